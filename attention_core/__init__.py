@@ -1,0 +1,18 @@
+"""Numbers only: sentence -> AttentionTrace. Never imports manim; imports torch lazily."""
+__version__ = "0.1.0"
+
+__all__ = ["AttentionTrace", "InputError", "compute_trace", "__version__"]
+
+
+def __getattr__(name):
+    # Lazy, so `attention-explainer --help` does not pay for torch.
+    if name == "compute_trace":
+        from .api import compute_trace
+        return compute_trace
+    if name == "AttentionTrace":
+        from .trace import AttentionTrace
+        return AttentionTrace
+    if name == "InputError":
+        from .errors import InputError
+        return InputError
+    raise AttributeError(name)

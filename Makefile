@@ -1,0 +1,44 @@
+# The two commands of the README: `make demo` and `make test`. Both set everything up
+# themselves (idempotently) on a fresh Debian machine, as root or with sudo.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config fonts-cmu fonts-noto-cjk fonts-symbola
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: setup system-packages demo test golden bench clean-cache
+
+setup: system-packages $(STAMP)
+
+# cairo/pango headers to build manim's bindings, and the fonts the scenes name (no LaTeX).
+system-packages:
+	@dpkg -s $(APT_PACKAGES) >/dev/null 2>&1 || { \
+	  echo "installing system packages: $(APT_PACKAGES)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES) >/dev/null; }
+
+# torch first, from the CPU wheel on disk: asking for the project first would let pip pull
+# a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	@[ -x $(PY) ] || python3 -m venv $(VENV)
+	$(PIP) install -q --disable-pip-version-check torch==2.13.0
+	$(PIP) install -q --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+demo: setup
+	$(VENV)/bin/attention-explainer render "The cat ate the fish" --resolution 1080p --fps 30 --force
+
+test: setup
+	$(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
+
+golden: setup
+	$(VENV)/bin/python -m tests.make_golden
+
+bench: setup
+	$(VENV)/bin/python bench/bench_inspect.py
+
+clean-cache:
+	rm -rf .cache/manim

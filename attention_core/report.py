@@ -1,0 +1,73 @@
+"""Plain-text and JSON views of a trace for the terminal (`inspect`)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from .trace import ARRAY_FIELDS, AttentionTrace
+
+BAR_WIDTH = 24
+
+
+def _cell(text: str, width: int) -> str:
+    return text[:width].ljust(width)
+
+
+def summary_lines(trace: AttentionTrace) -> list[str]:
+    m = trace.meta
+    heads = ", ".join(str(h) for h in trace.heads)
+    lines = [
+        f"sentence  {trace.sentence}",
+        f"model     {m.get('model_name', m['model'])}  (weights sha256 {m['weights_sha256'][:12]}…)",
+        f"device    {m['device']}, {m['dtype']}",
+        f"layer     {trace.layer} of 0..{m.get('num_layers', trace.layer + 1) - 1}"
+        f"{'  (auto: the layer with the best head)' if m.get('layer_choice') == 'auto' else ''}",
+        f"heads     {heads}  (explained: head {trace.primary_head}; choice: {m.get('head_choice', '?')})",
+        f"mask      {trace.mask_kind}"
+        + ("  (an illustration: this model is bidirectional)" if m.get("mask_is_illustration") else ""),
+        f"focus     {trace.focus_word!r} = token {trace.focus_index}",
+        "tokens    " + " ".join(f"{n}:{t}" for n, t in enumerate(trace.tokens)),
+    ]
+    return lines
+
+
+def focus_table(trace: AttentionTrace) -> list[str]:
+    """The focus token's weights onto every token, one column per head, a bar for the
+    explained head."""
+    f = trace.focus_index
+    width = max(8, max(len(t) for t in trace.tokens) + 2)
+    head_cols = "".join(f"{'head ' + str(h):>9}" for h in trace.heads)
+    lines = [f"attention from {trace.tokens[f]!r} (row {f}; rows sum to 1):",
+             f"  {'#':>3} {_cell('token', width)}{head_cols}   head {trace.primary_head}"]
+    slot = trace.primary_slot
+    for j, tok in enumerate(trace.tokens):
+        vals = "".join(f"{trace.weights[s, f, j]:9.4f}" for s in range(len(trace.heads)))
+        w = float(trace.weights[slot, f, j])
+        bar = "█" * int(round(w * BAR_WIDTH))
+        lines.append(f"  {j:>3} {_cell(tok, width)}{vals}   {bar}")
+    return lines
+
+
+def matrix_lines(trace: AttentionTrace) -> list[str]:
+    """The whole weight matrix of every selected head (rows: queries, columns: keys)."""
+    width = max(6, min(10, max(len(t) for t in trace.tokens) + 1))
+    lines = []
+    for s, h in enumerate(trace.heads):
+        lines.append(f"head {h} weights (row = query, column = key):")
+        lines.append(" " * (width + 1) + "".join(f"{_cell(t, 7):>8}" for t in trace.tokens))
+        for i, tok in enumerate(trace.tokens):
+            lines.append(f"{_cell(tok, width)} " + "".join(
+                f"{'-inf' if trace.mask[i, j] else format(trace.weights[s, i, j], '.4f'):>8}"
+                for j in range(trace.num_tokens)))
+        lines.append("")
+    return lines
+
+
+def to_json(trace: AttentionTrace) -> str:
+    """The trace's numbers and metadata as one JSON document (same names as the .npz)."""
+    doc = {"tokens": list(trace.tokens), "meta": trace.meta}
+    for name in ARRAY_FIELDS:
+        arr = getattr(trace, name)
+        doc[name] = arr.tolist() if arr.dtype == np.bool_ else np.asarray(arr, dtype=float).tolist()
+    return json.dumps(doc, ensure_ascii=False)

@@ -1,0 +1,84 @@
+"""The seed article's MultiHeadAttention, with its bugs fixed, for teaching head counts and masks.
+
+Fixed from seed 000: ``_split_heads``/``_combine_heads`` used ``batch_size`` (a local of
+``forward``) and ``self.d_model`` (never stored) — both now come from the tensor and the
+module; the divisibility check is a user error raised before anything runs, not an assert
+(which ``python -O`` strips); the mask convention is explicit (True = blocked) and masked
+positions are set to -inf so their weight is exactly 0, not merely tiny (-1e9).
+"""
+from __future__ import annotations
+
+import math
+
+from .errors import InputError
+
+
+def check_shape(d_model: int, num_heads: int) -> None:
+    if num_heads < 1 or d_model < 1:
+        raise InputError(f"--d-model {d_model} and --num-heads {num_heads} must be positive.")
+    if d_model % num_heads:
+        divisors = [n for n in range(1, min(d_model, 64) + 1) if d_model % n == 0]
+        raise InputError(f"--num-heads {num_heads} does not divide --d-model {d_model}; "
+                         f"choose a divisor such as {', '.join(map(str, divisors[-6:]))}.")
+
+
+def build_module(d_model: int = 512, num_heads: int = 8):
+    """Return a MultiHeadAttention (defined here so importing this file needs no torch)."""
+    import torch
+    import torch.nn as nn
+
+    from .bert import attention
+
+    check_shape(d_model, num_heads)
+
+    class MultiHeadAttention(nn.Module):
+        def __init__(self, d_model: int, num_heads: int):
+            super().__init__()
+            self.d_model = d_model
+            self.num_heads = num_heads
+            self.d_k = d_model // num_heads
+            # one fused layer makes Q, K and V at once (the seed's efficiency choice)
+            self.qkv_proj = nn.Linear(d_model, 3 * d_model)
+            self.out_proj = nn.Linear(d_model, d_model)
+
+        def forward(self, x: torch.Tensor, blocked: torch.Tensor | None = None,
+                    return_details: bool = False):
+            """x: B x T x d_model; blocked: broadcastable to B x H x T x T, True = masked."""
+            q, k, v = self.qkv_proj(x).chunk(3, dim=-1)
+            q, k, v = self._split_heads(q), self._split_heads(k), self._split_heads(v)
+            scores, weights, context = attention(q, k, v, blocked)
+            out = self.out_proj(self._combine_heads(context))
+            if return_details:
+                return out, {"q": q, "k": k, "v": v, "scores": scores,
+                             "weights": weights, "context": context}
+            return out
+
+        def _split_heads(self, t: torch.Tensor) -> torch.Tensor:
+            batch_size, seq_len, _ = t.shape
+            return t.view(batch_size, seq_len, self.num_heads, self.d_k).transpose(1, 2)
+
+        def _combine_heads(self, t: torch.Tensor) -> torch.Tensor:
+            batch_size, _, seq_len, _ = t.shape
+            return t.transpose(1, 2).contiguous().view(batch_size, seq_len, self.d_model)
+
+    return MultiHeadAttention(d_model, num_heads)
+
+
+def seeded_module(d_model: int, num_heads: int, seed: int, device, dtype):
+    """The module with weights drawn from a seeded generator (same seed, same weights)."""
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        module = build_module(d_model, num_heads)
+    return module.to(device=device, dtype=dtype).eval()
+
+
+def seeded_input_projection(d_in: int, d_model: int, seed: int, device, dtype):
+    """A fixed random map from the MiniLM embedding space (d_in) to d_model: the scratch
+    model's input vectors are MiniLM's real token embeddings seen through it."""
+    import torch
+
+    gen = torch.Generator().manual_seed(10_000 + seed)
+    proj = torch.randn(d_in, d_model, generator=gen) / math.sqrt(d_in)
+    return proj.to(device=device, dtype=dtype)

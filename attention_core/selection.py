@@ -1,0 +1,138 @@
+"""Which token to explain (the focus) and which layer/heads to show."""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import numpy as np
+
+from .errors import InputError
+
+# Function words carry little content of their own; attention onto them says little to a
+# student, so they don't count as "content" when choosing a head or an automatic focus.
+STOPWORDS = frozenset("""
+a an the and or but if then of to in on at by for with from as into onto over under about
+is are was were be been being am do does did has have had it its this that these those
+there here i you he she we they me him her us them my your his our their not no so than
+too very can will would shall should may might must just s t
+""".split())
+
+AUTO_HEAD_COUNT = 4   # heads shown side by side when --heads auto
+
+
+def _fold(text: str) -> str:
+    """Case- and accent-insensitive form for matching --focus against the sentence."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def is_content_word(word: str) -> bool:
+    return any(ch.isalnum() for ch in word) and _fold(word) not in STOPWORDS
+
+
+def content_tokens(special: list[bool], word_ids: list[int], words: list[str]) -> np.ndarray:
+    """Boolean per token: a piece of a content word (not special, punctuation or stopword)."""
+    return np.array([(not sp) and wid >= 0 and is_content_word(words[wid])
+                     for sp, wid in zip(special, word_ids)], dtype=bool)
+
+
+def first_token_of_word(word_ids: list[int], word: int) -> int:
+    return word_ids.index(word)
+
+
+def resolve_focus(focus: str | None, words: list[str], word_ids: list[int]) -> tuple[int, str]:
+    """(token index, word) of the query token to explain.
+
+    A word split into sub-tokens focuses its first piece. 'auto' (or None) picks the middle
+    content word — "ate" in "The cat ate the fish".
+    """
+    if not words:
+        raise InputError("the sentence has no words to explain; type a sentence with words.")
+    if focus is None or focus.strip().lower() in ("", "auto"):
+        candidates = [n for n, w in enumerate(words) if is_content_word(w)]
+        if not candidates:
+            candidates = [n for n, w in enumerate(words) if any(c.isalnum() for c in w)] \
+                or list(range(len(words)))
+        word = candidates[len(candidates) // 2]
+        return first_token_of_word(word_ids, word), words[word]
+    wanted = _fold(focus.strip())
+    for n, w in enumerate(words):
+        if _fold(w) == wanted:
+            return first_token_of_word(word_ids, n), w
+    shown = ", ".join(dict.fromkeys(words))
+    if len(shown) > 300:
+        shown = shown[:300] + "…"
+    raise InputError(f"--focus {focus!r} is not a word of the sentence; choose one of: {shown}.")
+
+
+def head_scores(focus_rows: np.ndarray, focus_index: int, content: np.ndarray) -> np.ndarray:
+    """How well each head explains the focus: the attention it sends to other content
+    words, times how evenly that is spread over them (1 - sum of squared shares).
+
+    focus_rows: ... x H x T (the focus token's weights). A head that sends everything to one
+    neighbour is usually positional ("look at the previous token") and explains little; when
+    only one other content word exists the spread term is skipped.
+    """
+    targets = content.copy()
+    targets[focus_index] = False
+    mass = (focus_rows * targets).sum(axis=-1)
+    if targets.sum() < 2:
+        return mass
+    shares = focus_rows * targets / np.maximum(mass[..., None], 1e-12)
+    return mass * (1.0 - (shares ** 2).sum(axis=-1))
+
+
+def parse_heads(spec: str | None, num_heads: int) -> str | list[int]:
+    """'auto', 'all' or a list of head indices (checked against the model)."""
+    text = (spec or "auto").strip().lower()
+    if text in ("auto", "all"):
+        return text
+    if not re.fullmatch(r"\d+(\s*,\s*\d+)*", text):
+        raise InputError(f"--heads {spec!r} is malformed; use auto, all or indices like 0,5,11 "
+                         f"(0 to {num_heads - 1}).")
+    heads = [int(h) for h in text.split(",")]
+    bad = [h for h in heads if h >= num_heads]
+    if bad:
+        raise InputError(f"--heads {bad[0]} is out of range; this model has {num_heads} heads "
+                         f"per layer (0 to {num_heads - 1}).")
+    if len(set(heads)) != len(heads):
+        raise InputError(f"--heads {spec!r} names a head twice; list each head once.")
+    return heads
+
+
+def parse_layer(spec: str | int | None, num_layers: int) -> str | int:
+    text = str("auto" if spec is None else spec).strip().lower()
+    if text == "auto":
+        return "auto"
+    if not re.fullmatch(r"-?\d+", text):
+        raise InputError(f"--layer {spec!r} is malformed; use auto or a number from 0 to "
+                         f"{num_layers - 1}.")
+    layer = int(text)
+    if not 0 <= layer < num_layers:
+        raise InputError(f"--layer {layer} is out of range; this model has {num_layers} "
+                         f"layers (0 to {num_layers - 1}).")
+    return layer
+
+
+def choose(scores: np.ndarray, layer_spec, head_spec) -> tuple[int, list[int], int]:
+    """From per-layer, per-head scores (L x H) pick (layer, heads in axis order, primary).
+
+    auto: the best head and the next best of its layer (AUTO_HEAD_COUNT in all), best first;
+    all: every head in order, the best one primary; a list: those heads in the given order,
+    the first one primary. --layer auto takes the layer holding the best eligible head.
+    """
+    num_layers, num_heads = scores.shape
+    eligible = list(range(num_heads)) if isinstance(head_spec, str) else head_spec
+    if layer_spec == "auto":
+        # ties broken by the lowest layer, then the lowest head: deterministic
+        layer = int(max(range(num_layers), key=lambda L: (max(scores[L, h] for h in eligible), -L)))
+    else:
+        layer = int(layer_spec)
+    row = scores[layer]
+    ranked = sorted(range(num_heads), key=lambda h: (-row[h], h))
+    if head_spec == "auto":
+        heads = ranked[:min(AUTO_HEAD_COUNT, num_heads)]
+        return layer, heads, heads[0]
+    if head_spec == "all":
+        return layer, list(range(num_heads)), ranked[0]
+    return layer, list(head_spec), head_spec[0]

@@ -1,0 +1,186 @@
+"""attention-explainer: the command line. Thin: parse, validate, call.
+
+torch and manim are imported inside the commands, so `--help` and `--version` stay fast.
+Errors the user can fix exit 2 with one line; unexpected failures exit 1 with one line
+(`--debug` shows the traceback).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import click
+
+from attention_core import __version__
+from attention_core.errors import InputError
+
+DEFAULT_SENTENCE = "The cat ate the fish"
+
+
+def trace_options(func):
+    """The options every command shares: which model, layer, heads, token and mask."""
+    options = [
+        click.option("--focus", default="auto", show_default=True, metavar="WORD",
+                     help="The word whose query is explained (auto: the middle content word)."),
+        click.option("--model", default="minilm", show_default=True, metavar="minilm|scratch|PATH",
+                     help="minilm (all-MiniLM-L6-v2, bundled), scratch (the seed's "
+                          "MultiHeadAttention, seeded) or a local Hugging Face BERT folder."),
+        click.option("--layer", default="auto", show_default=True, metavar="N|auto",
+                     help="Layer to show (auto: the layer holding the best head)."),
+        click.option("--heads", default="auto", show_default=True, metavar="auto|all|I,J,...",
+                     help="Heads to show; auto picks those sending the most attention from the "
+                          "focus to other content words."),
+        click.option("--num-heads", default=8, show_default=True, type=int,
+                     help="scratch model: number of heads."),
+        click.option("--d-model", default=512, show_default=True, type=int,
+                     help="scratch model: model width (a multiple of --num-heads)."),
+        click.option("--seed", default=0, show_default=True, type=int,
+                     help="scratch model: seed of its weights."),
+        click.option("--mask", default="none", show_default=True, metavar="none|causal|window:K",
+                     help="Mask applied at the shown layer (an illustration on MiniLM, which is "
+                          "bidirectional)."),
+        click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda",
+                     help="Where the model runs (auto: CUDA when available)."),
+        click.option("--dtype", default="float32", show_default=True,
+                     type=click.Choice(["float32", "float16", "bfloat16"]),
+                     help="Precision of the model; drawn values are always float32."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _request(sentence, opts):
+    from attention_core.api import TraceRequest
+
+    return TraceRequest(sentence=sentence, model=opts["model"], focus=opts["focus"],
+                        layer=opts["layer"], heads=opts["heads"], mask=opts["mask"],
+                        device=opts["device"], dtype=opts["dtype"], d_model=opts["d_model"],
+                        num_heads=opts["num_heads"], seed=opts["seed"])
+
+
+def _trace(sentence, opts):
+    from attention_core.api import trace_for
+
+    return trace_for(_request(sentence, opts))
+
+
+def _write_atomically(path: Path, write) -> None:
+    """write(tmp_path) then rename into place; a failure leaves no partial file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix + ".part")
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="attention-explainer")
+@click.option("--debug", is_flag=True, help="Show the traceback of unexpected failures.")
+def cli(debug):
+    """Turn a real transformer's attention on your sentence into a 3Blue1Brown-style video."""
+
+
+@cli.command()
+@click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
+@trace_options
+@click.option("--matrix", is_flag=True, help="Also print every head's whole weight matrix.")
+@click.option("--json", "as_json", is_flag=True, help="Print the trace's numbers as JSON.")
+@click.option("--npz", "npz_path", type=click.Path(dir_okay=False), metavar="PATH",
+              help="Save the trace (.npz, the AttentionTrace field names as keys).")
+@click.option("--force", is_flag=True, help="Overwrite an existing --npz file.")
+def inspect(sentence, matrix, as_json, npz_path, force, **opts):
+    """Print the tokens, the chosen layer and heads and the focus token's attention."""
+    from attention_core import report
+    from scenes.options import check_output
+
+    target = check_output(Path(npz_path), force) if npz_path else None
+    trace = _trace(sentence, opts)
+    if target is not None:
+        _write_atomically(target, trace.save)
+    if as_json:
+        click.echo(report.to_json(trace))
+        return
+    lines = report.summary_lines(trace) + [""] + report.focus_table(trace)
+    if matrix:
+        lines += [""] + report.matrix_lines(trace)
+    if target is not None:
+        lines += ["", f"trace saved to {target}"]
+    click.echo("\n".join(lines))
+
+
+@cli.command()
+@click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
+@trace_options
+@click.option("--resolution", default="1080p", show_default=True,
+              metavar="480p|720p|1080p|1440p|4k|WxH", help="Video size.")
+@click.option("--fps", default=30, show_default=True, type=int, help="Frames per second.")
+@click.option("--beats", default="all", show_default=True, metavar="LIST",
+              help="Beats to render, comma-separated: title, embed, project, sparks, softmax, "
+                   "pull, heads, mask, summary.")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="FILE.npz",
+              help="Draw from a saved trace instead of running the model.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), metavar="PATH",
+              help="Output MP4 (default renders/<slug>-<resolution>.mp4).")
+@click.option("--force", is_flag=True, help="Overwrite an existing output.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, **opts):
+    """Render the explainer video (MP4, with .srt captions, a poster .png and the .npz trace)."""
+    from scenes.options import check_fps, check_output, parse_beats, parse_resolution, slugify
+
+    width, height, label = parse_resolution(resolution)
+    check_fps(fps)
+    beat_list = parse_beats(beats)
+    if output is None:
+        output = Path("renders") / f"{slugify(sentence)}-{label}.mp4"
+    output = check_output(Path(output), force)
+    if output.suffix.lower() != ".mp4":
+        raise InputError(f"output {output.name!r} must end in .mp4.")
+    if trace_path:
+        from attention_core.trace import AttentionTrace
+
+        trace = AttentionTrace.load(trace_path)
+    else:
+        trace = _trace(sentence, opts)
+    from scenes.render import render_video
+
+    result = render_video(trace, beats=beat_list, width=width, height=height, fps=fps,
+                          output=output, progress=not quiet)
+    click.echo(f"wrote {result.video} ({result.duration:.1f} s, {width}x{height} at {fps} fps)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: one line per error, exit 2 for bad input, 1 for failures."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        code = cli.main(args=argv, prog_name="attention-explainer", standalone_mode=False)
+    except InputError as exc:
+        _fail(str(exc), 2)
+    except click.UsageError as exc:
+        _fail(exc.format_message(), exc.exit_code)
+    except click.ClickException as exc:
+        _fail(exc.format_message(), exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        _fail("interrupted; nothing was written in place of your files.", 130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence, reported in one line
+        if debug:
+            traceback.print_exc()
+        _fail(f"unexpected failure ({type(exc).__name__}: {exc}); rerun with --debug "
+              "for the traceback.", 1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo("Error: " + " ".join(str(message).split()), err=True)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+"""The core through the real command line: inspect, heads, npz, devices, tampering."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from attention_core import bert, compute_trace, selection
+from attention_core.trace import NPZ_KEYS, AttentionTrace
+from tests.conftest import DEFAULT, ROOT
+
+
+def _one_line(err):
+    lines = err.strip().splitlines()
+    return len(lines) == 1 and "Traceback" not in err
+
+
+def test_inspect_default_names_layer_head_and_cat_fish(run_cli, default_trace):
+    code, out, err = run_cli("inspect", DEFAULT)
+    assert code == 0, err
+    layer, head = default_trace.layer, default_trace.primary_head
+    assert f"layer     {layer} " in out and f"explained: head {head}" in out
+    # the explained head's two largest weights from "ate" onto other content tokens
+    t = default_trace
+    content = selection.content_tokens(t.special, t.word_ids, t.words)
+    row = t.weights[t.primary_slot, t.focus_index].copy()
+    row[~content] = -1
+    row[t.focus_index] = -1
+    top2 = {t.tokens[j] for j in np.argsort(row)[-2:]}
+    assert t.focus_word == "ate" and top2 == {"cat", "fish"}
+    assert "cat" in out and "fish" in out
+
+
+def test_auto_focus_and_explicit_focus():
+    assert compute_trace(DEFAULT).focus_word == "ate"
+    t = compute_trace(DEFAULT, focus="FISH")
+    assert t.focus_word == "fish" and t.tokens[t.focus_index] == "fish"
+    # a word split into pieces focuses its first piece
+    t = compute_trace("Tokenization is unbelievably hard", focus="Unbelievably")
+    assert t.tokens[t.focus_index] == "un" and t.tokens[t.focus_index + 1] == "##bel"
+    assert t.focus_word == "unbelievably" and t.words[2] == "unbelievably"
+
+
+def test_focus_not_in_sentence_lists_words(run_cli):
+    code, out, err = run_cli("inspect", DEFAULT, "--focus", "dog")
+    assert code == 2 and _one_line(err)
+    assert "cat" in err and "fish" in err
+
+
+def test_npz_keys_and_meta(tmp_path, run_cli):
+    path = tmp_path / "t.npz"
+    code, out, err = run_cli("inspect", DEFAULT, "--heads", "all", "--npz", path)
+    assert code == 0, err
+    with np.load(path, allow_pickle=False) as data:
+        assert sorted(data.files) == sorted(NPZ_KEYS)
+        meta = json.loads(str(data["meta"]))
+        for key in ("model", "weights_sha256", "layer", "heads", "focus", "device", "dtype"):
+            assert key in meta
+        assert meta["heads"] == list(range(12))
+        assert data["weights"].shape[0] == 12 and data["q"].shape[0] == 12
+        assert meta["weights_sha256"] == bert.MINILM_SHA256
+    # the head axis is in model order: slot h is head h
+    full = compute_trace(DEFAULT, heads="all", layer=meta["layer"])
+    np.testing.assert_array_equal(AttentionTrace.load(path).weights, full.weights)
+
+
+def test_npz_refuses_to_overwrite_without_force(tmp_path, run_cli):
+    path = tmp_path / "t.npz"
+    path.write_bytes(b"keep me")
+    code, out, err = run_cli("inspect", "--npz", path)
+    assert code == 2 and _one_line(err) and path.read_bytes() == b"keep me"
+
+
+def test_trace_saves_identically_and_round_trips(tmp_path, default_trace):
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    default_trace.save(a)
+    default_trace.save(b)
+    assert a.read_bytes() == b.read_bytes()
+    loaded = AttentionTrace.load(a)
+    assert loaded.tokens == default_trace.tokens and loaded.meta == default_trace.meta
+    for name in ("embeddings", "q", "k", "v", "scores", "mask", "weights", "context", "output"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(default_trace, name))
+
+
+def test_pickled_npz_is_refused(tmp_path):
+    from attention_core.errors import InputError
+
+    path = tmp_path / "evil.npz"
+    arrays = {k: np.zeros(1) for k in NPZ_KEYS}
+    arrays["meta"] = np.array([{"x": 1}], dtype=object)
+    np.savez(path, **arrays)
+    with pytest.raises(InputError, match="pickled"):
+        AttentionTrace.load(path)
+
+
+def test_heads_and_layer_choices():
+    t = compute_trace(DEFAULT, heads="0,5,11", layer=2)
+    assert t.heads == [0, 5, 11] and t.primary_head == 0 and t.layer == 2
+    t = compute_trace(DEFAULT, heads="auto", layer=1)
+    assert t.layer == 1 and len(t.heads) == 4 and t.primary_head == t.heads[0]
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--heads", "12"], "out of range"),
+    (["--heads", "1,,2"], "malformed"),
+    (["--layer", "6"], "out of range"),
+    (["--layer", "x"], "malformed"),
+    (["--mask", "diagonal"], "not a mask"),
+    (["--model", "/nonexistent/model"], "neither a known model"),
+    ([""], "empty"),
+])
+def test_bad_options_exit_2_with_one_line(run_cli, args, needle):
+    argv = ["inspect"] + (args if args == [""] else [DEFAULT] + args)
+    code, out, err = run_cli(*argv)
+    assert code == 2 and _one_line(err) and needle in err
+
+
+def test_json_output(run_cli):
+    code, out, err = run_cli("inspect", DEFAULT, "--json")
+    doc = json.loads(out)
+    assert doc["tokens"][3] == "ate" and len(doc["weights"]) == 4
+    assert abs(sum(doc["weights"][0][3]) - 1) < 1e-5
+
+
+def test_cuda_requested_without_cuda(run_cli, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    code, out, err = run_cli("inspect", DEFAULT, "--device", "cuda")
+    assert code == 2 and _one_line(err) and "CUDA" in err
+
+
+def test_auto_device_picks_cuda_when_available(monkeypatch):
+    from attention_core.device import resolve_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve_device("auto").type == "cuda"
+    assert resolve_device("cuda").type == "cuda"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert resolve_device("auto").type == "cpu"
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_matches_cpu():
+    cpu = compute_trace(DEFAULT, device="cpu", heads="all")
+    gpu = compute_trace(DEFAULT, device="cuda", heads="all")
+    assert gpu.meta["device"].startswith("cuda")
+    np.testing.assert_allclose(gpu.weights, cpu.weights, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype, tol", [("float16", 5e-3), ("bfloat16", 3e-2)])
+def test_half_precisions_come_back_float32(dtype, tol, default_trace):
+    t = compute_trace(DEFAULT, dtype=dtype, layer=default_trace.layer)
+    assert t.weights.dtype == np.float32 and t.meta["dtype"] == dtype
+    np.testing.assert_allclose(t.weights.sum(-1), 1.0, atol=1e-2)
+    assert np.abs(t.weights[0] - default_trace.weights[0]).max() < tol * 10
+
+
+def test_local_bert_folder(tmp_path):
+    folder = tmp_path / "bert"
+    folder.mkdir()
+    src = bert.minilm_dir()
+    for name in ("config.json", "tokenizer.json", "model.safetensors"):
+        os.symlink(src / name, folder / name)
+    t = compute_trace(DEFAULT, model=str(folder), layer=5, heads="11")
+    ref = compute_trace(DEFAULT, layer=5, heads="11")
+    np.testing.assert_array_equal(t.weights, ref.weights)
+    (folder / "config.json").unlink()
+    (folder / "config.json").write_text('{"model_type": "gpt2"}')
+    from attention_core.errors import InputError
+    from attention_core.api import model_files
+
+    model_files.cache_clear()
+    with pytest.raises(InputError, match="BERT-family"):
+        compute_trace(DEFAULT, model=str(folder))
+
+
+def test_tampered_weights_are_refused(tmp_path):
+    """A flipped byte in model.safetensors: exit 2, one line, nothing computed."""
+    folder = tmp_path / "minilm"
+    shutil.copytree(bert.minilm_dir(), folder)
+    weights = folder / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    weights.write_bytes(bytes(data))
+    env = dict(os.environ, ATTENTION_EXPLAINER_MINILM_DIR=str(folder))
+    proc = subprocess.run([sys.executable, "-c", "import cli; cli.main()", "inspect"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert _one_line(proc.stderr) and "tampered" in proc.stderr
+
+
+def test_help_and_version_import_neither_torch_nor_manim():
+    code = ("import sys, cli\n"
+            "for args in (['--help'], ['--version'], ['inspect', '--help'], ['render', '--help']):\n"
+            "    try:\n        cli.main(args)\n    except SystemExit as e:\n        assert e.code == 0, e.code\n"
+            "bad = [m for m in ('torch', 'manim', 'transformers') if m in sys.modules]\n"
+            "assert not bad, bad\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "attention-explainer" in proc.stdout and "0.1.0" in proc.stdout
