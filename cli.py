@@ -157,7 +157,17 @@ def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, *
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one line per error, exit 2 for bad input, 1 for failures."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:   # a real process: skip torch's slow interpreter teardown (~0.3 s)
+        try:
+            main(sys.argv[1:])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if "torch" in sys.modules:
+            os._exit(code)
+        sys.exit(code)
+    argv = list(argv)
     debug = "--debug" in argv
     try:
         code = cli.main(args=argv, prog_name="attention-explainer", standalone_mode=False)

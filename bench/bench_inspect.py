@@ -1,0 +1,73 @@
+"""Benchmark: `attention-explainer inspect` end to end against the plain Hugging Face path
+(AutoTokenizer + AutoModel, eager attention, output_attentions) on the same sentence.
+
+Both run as whole processes (imports and model loading included, as a user meets them),
+alternating, N runs each; we report medians, the ratio, and peak memory (max RSS).
+Also `--help` (which must not import torch or manim). Writes bench/RESULTS-inspect.md.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+SENTENCE = "The cat ate the fish"
+RUNS = int(os.environ.get("BENCH_RUNS", "7"))
+
+
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MiB) of one whole process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{cmd} failed: {proc.stderr.read().decode()[-500:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    ours = [str(BIN / "attention-explainer"), "inspect", SENTENCE]
+    theirs = [sys.executable, str(ROOT / "bench" / "hf_inspect.py"), SENTENCE]
+    helps = [str(BIN / "attention-explainer"), "--help"]
+    timed(ours), timed(theirs)            # warm the file cache once, not counted
+    results = {"ours": [], "hf": [], "help": []}
+    for _ in range(RUNS):                 # alternate so drift hits both equally
+        results["ours"].append(timed(ours))
+        results["hf"].append(timed(theirs))
+        results["help"].append(timed(helps))
+    med = {k: statistics.median(w for w, _ in v) for k, v in results.items()}
+    mem = {k: max(m for _, m in v) for k, v in results.items()}
+    ratio = med["hf"] / med["ours"]
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if "model name" in l),
+               platform.processor())
+    lines = [
+        "## inspect vs plain Hugging Face",
+        "",
+        f"Machine: {os.cpu_count()} cores ({cpu}), {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}. Sentence: \"{SENTENCE}\". "
+        f"{RUNS} alternating runs each, whole processes, median wall time.",
+        "",
+        "| command | median wall | peak RSS |",
+        "| --- | ---: | ---: |",
+        f"| `attention-explainer inspect` (ours: explicit forward, sha256 check) | {med['ours']:.2f} s | {mem['ours']:.0f} MiB |",
+        f"| plain HF: AutoTokenizer + AutoModel (eager, output_attentions) | {med['hf']:.2f} s | {mem['hf']:.0f} MiB |",
+        f"| `attention-explainer --help` | {med['help']:.3f} s | {mem['help']:.0f} MiB |",
+        "",
+        f"**Ratio: inspect is {ratio:.1f}x faster than the plain HF path** (goal >= 3x).",
+        "",
+    ]
+    out = ROOT / "bench" / "RESULTS-inspect.md"
+    out.write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
