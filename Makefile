@@ -1,6 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both set everything up
 # themselves (idempotently) on a fresh Debian machine, as root or with sudo.
 SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
@@ -24,8 +25,8 @@ system-packages:
 # a multi-GB CUDA build.
 $(STAMP): pyproject.toml
 	@[ -x $(PY) ] || python3 -m venv $(VENV)
-	$(PIP) install -q --disable-pip-version-check torch==2.13.0
-	$(PIP) install -q --disable-pip-version-check -e '.[dev]'
+	$(PIP) install -q --disable-pip-version-check torch==2.13.0 2>&1 | { grep -v 'is ignored: it is neither' || true; }
+	$(PIP) install -q --disable-pip-version-check -e '.[dev]' 2>&1 | { grep -v 'is ignored: it is neither' || true; }
 	@touch $(STAMP)
 
 demo: setup

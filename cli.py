@@ -155,6 +155,101 @@ def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, *
     click.echo(f"wrote {result.video} ({result.duration:.1f} s, {width}x{height} at {fps} fps)")
 
 
+def _parse_times(spec: str) -> list:
+    times = []
+    for part in (p.strip().lower() for p in (spec or "key").split(",")):
+        if part in ("key", "end"):
+            times.append(part)
+            continue
+        try:
+            seconds = float(part.rstrip("s"))
+        except ValueError:
+            seconds = -1.0
+        if not (seconds >= 0 and seconds < 3600):
+            raise InputError(f"--at {part!r} is not a time; use seconds from the beat's start "
+                             "(e.g. 1.5), key (the beat's key frame) or end, comma-separated.")
+        times.append(seconds)
+    return list(dict.fromkeys(times))
+
+
+@cli.command()
+@click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
+@trace_options
+@click.option("--beat", default="all", show_default=True, metavar="NAME|all",
+              help="Beat(s) to draw: title, embed, project, sparks, softmax, pull, heads, mask, "
+                   "summary (comma-separated) or all.")
+@click.option("--at", "at", default="key", show_default=True, metavar="T[,T...]|key|end",
+              help="When, in seconds from the beat's start; key = the frame that best shows "
+                   "the beat, end = its last frame.")
+@click.option("--out", "out_dir", default="renders/frames", show_default=True,
+              type=click.Path(file_okay=False), help="Folder for the PNGs (<beat>-<t>s.png).")
+@click.option("--resolution", default="1080p", show_default=True,
+              metavar="480p|720p|1080p|1440p|4k|WxH", help="Still size.")
+@click.option("--fps", default=30, show_default=True, type=int,
+              help="Frame rate the times are counted in.")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="FILE.npz",
+              help="Draw from a saved trace instead of running the model.")
+@click.option("--contact-sheet", "sheet_path", type=click.Path(dir_okay=False), metavar="PATH",
+              help="Also write one labelled PNG grid of the beats' key frames.")
+@click.option("--check", "golden_dir", type=click.Path(file_okay=False), metavar="GOLDEN_DIR",
+              help="Compare each still with the golden PNG of the same name; exit 1 on change.")
+@click.option("--tolerance", default=0, show_default=True, type=click.IntRange(0, 255),
+              help="--check: a pixel differs when a channel moves by more than this.")
+@click.option("--max-diff-share", default=0.0, show_default=True, type=click.FloatRange(0, 1),
+              help="--check: share of differing pixels still accepted (0 = none).")
+def frames(sentence, beat, at, out_dir, resolution, fps, trace_path, sheet_path, golden_dir,
+           tolerance, max_diff_share, **opts):
+    """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
+    from scenes.options import check_fps, check_output, parse_beats, parse_resolution
+
+    width, height, _ = parse_resolution(resolution)
+    check_fps(fps)
+    beats = parse_beats(beat)
+    times = _parse_times(at)
+    out = Path(out_dir).expanduser().absolute()
+    check_output(out / ".probe.png", force=True)       # creates the folder, checks writable
+    if sheet_path:
+        sheet_path = check_output(Path(sheet_path), force=True)
+    if golden_dir and not Path(golden_dir).is_dir():
+        raise InputError(f"--check {golden_dir!r} is not a folder of golden PNGs; make one "
+                         "with `attention-explainer frames --out GOLDEN_DIR` first.")
+    if trace_path:
+        from attention_core.trace import AttentionTrace
+
+        trace = AttentionTrace.load(trace_path)
+    else:
+        trace = _trace(sentence, opts)
+    from scenes.regression import check_against, contact_sheet
+    from scenes.render import render_stills, still_label
+
+    written, key_frames = [], []
+    for name in beats:
+        wanted = times + (["key"] if sheet_path and "key" not in times else [])
+        stills = render_stills(trace, beat=name, times=wanted, width=width, height=height, fps=fps)
+        for when in times:
+            label = still_label(when)
+            path = out / f"{name}-{label}.png"
+            _write_atomically(path, lambda tmp, im=stills[label]: im.save(tmp, format="PNG"))
+            written.append(path)
+        key_frames.append((name, stills["key"] if "key" in stills else None))
+    if sheet_path:
+        sheet = contact_sheet([(n, im) for n, im in key_frames])
+        _write_atomically(sheet_path, lambda tmp: sheet.save(tmp, format="PNG", optimize=True))
+    for path in written:
+        click.echo(str(path))
+    if sheet_path:
+        click.echo(f"contact sheet: {sheet_path}")
+    if golden_dir:
+        results = check_against(out, Path(golden_dir), [p.name for p in written],
+                                tolerance=tolerance, max_share=max_diff_share)
+        failed = [r for r in results if not r.passed]
+        for r in failed:
+            click.echo(f"changed: {r.line()}", err=True)
+        if failed:
+            sys.exit(1)
+        click.echo(f"all {len(results)} frames match {golden_dir}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one line per error, exit 2 for bad input, 1 for failures."""
     if argv is None:   # a real process: skip torch's slow interpreter teardown (~0.3 s)
