@@ -3,7 +3,7 @@
 
 Both run as whole processes (imports and model loading included, as a user meets them),
 alternating, N runs each; we report medians, the ratio, and peak memory (max RSS).
-Also `--help` (which must not import torch or manim). Writes bench/RESULTS-inspect.md.
+Also `--help` (which must not import torch or manim). Writes its section of bench/RESULTS.md.
 """
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results import update_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -64,8 +67,7 @@ def main() -> None:
         f"**Ratio: inspect is {ratio:.1f}x faster than the plain HF path** (goal >= 3x).",
         "",
     ]
-    out = ROOT / "bench" / "RESULTS-inspect.md"
-    out.write_text("\n".join(lines))
+    update_section("inspect", "\n".join(lines))
     print("\n".join(lines))
 
 
