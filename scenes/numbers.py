@@ -42,10 +42,42 @@ DERIVED = {
     "sqrt_dk": _sqrt_dk,
     "weighted_value": _weighted_value,
     "d_k": lambda trace: trace.d_k,
+    "d_model": lambda trace: int(trace.embeddings.shape[-1]),
     "num_tokens": lambda trace: trace.num_tokens,
     "layer": lambda trace: trace.layer,
     "head": lambda trace, h: trace.heads[h],
 }
+# ---- derived kinds of the pull, heads, mask and summary beats ----------------------------
+def _causal_scores(trace, h, i):      # row i of the scores with future keys (j > i) at -inf
+    row = trace.scores[h, i].astype(np.float64).copy()
+    row[i + 1:] = -np.inf
+    return row
+
+
+def _causal_masked_score(trace, h, i, j):   # the score a causal mask would leave
+    return float(_causal_scores(trace, h, i)[j])
+
+
+def _causal_weight(trace, h, i, j):   # softmax over j <= i: the weights renormalised
+    row = _causal_scores(trace, h, i)
+    e = np.exp(row - row[: i + 1].max())
+    return float(e[j] / e.sum())
+
+
+def _value_view_percent(trace, h):    # % of the value vectors' squared length the 2-D view keeps
+    from .projection import fit_pca
+    return 100.0 * float(sum(fit_pca(trace.v[h]).explained))
+
+
+DERIVED.update({
+    "causal_masked_score": _causal_masked_score,
+    "causal_weight": _causal_weight,
+    "causal_weight_sum": lambda trace, h, i: float(sum(
+        _causal_weight(trace, h, i, j) for j in range(trace.num_tokens))),
+    "value_view_percent": _value_view_percent,
+})
+
+
 FIELDS = ("embeddings", "q", "k", "v", "scores", "weights", "context", "output")
 
 

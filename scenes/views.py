@@ -1,0 +1,62 @@
+"""Trace-aware layout shared by several beats: which tokens are drawn, and the 2-D views
+of embeddings and of one head's queries, keys and values.
+
+Kept apart from ``components`` (which never reads a trace) so a beat and the beat after
+it draw the same picture of the same vectors.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from scenes.components import TokenRow, focus_window
+from scenes.projection import Projection2D, fit_pca
+
+
+def drawn_indices(trace) -> list[int]:
+    """Token positions drawn in full (a window around the focus for long sentences)."""
+    start, stop = focus_window(trace.num_tokens, trace.focus_index)
+    return list(range(start, stop))
+
+
+def token_row(trace, **kwargs) -> TokenRow:
+    """The sentence's tokens as chips, special tokens dimmed, windowed around the focus."""
+    return TokenRow(trace.display_tokens, trace.special, focus_index=trace.focus_index,
+                    **kwargs)
+
+
+def embedding_view(trace) -> tuple[Projection2D, np.ndarray]:
+    """Uncentred PCA of the drawn tokens' embeddings and their 2-D points (N x 2)."""
+    idx = drawn_indices(trace)
+    proj = fit_pca(trace.embeddings[idx])
+    return proj, proj(trace.embeddings[idx])
+
+
+def qk_view(trace, slot: int) -> tuple[Projection2D, np.ndarray, np.ndarray]:
+    """One PCA fitted jointly on a head's queries and keys (as AttentionViz does), so
+    q·k pictures compare in one space; returns it and the q and k points."""
+    idx = drawn_indices(trace)
+    proj = fit_pca(np.vstack([trace.q[slot, idx], trace.k[slot, idx]]))
+    return proj, proj(trace.q[slot, idx]), proj(trace.k[slot, idx])
+
+
+def value_view(trace, slot: int) -> tuple[Projection2D, np.ndarray]:
+    """Uncentred PCA of a head's value vectors (values live in their own space)."""
+    idx = drawn_indices(trace)
+    proj = fit_pca(trace.v[slot, idx])
+    return proj, proj(trace.v[slot, idx])
+
+
+def head_name(scene, slot: int | None = None) -> str:
+    """'head 11': the model's index of a head, recorded as a shown number."""
+    slot = scene.trace.primary_slot if slot is None else slot
+    return "head " + scene.record_number("head", (slot,), 0)
+
+
+def layer_name(scene) -> str:
+    """'layer 5', recorded as a shown number."""
+    return "layer " + scene.record_number("layer", (), 0)
+
+
+def token_word(trace, index: int) -> str:
+    """The user's text for a token (for captions and labels)."""
+    return trace.display_tokens[index]
