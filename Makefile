@@ -40,6 +40,7 @@ golden: setup
 
 bench: setup
 	$(VENV)/bin/python bench/bench_inspect.py
+	$(VENV)/bin/python bench/bench_render.py
 
 clean-cache:
 	rm -rf .cache/manim

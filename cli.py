@@ -68,6 +68,34 @@ def _trace(sentence, opts):
     return trace_for(_request(sentence, opts))
 
 
+DRAW_LIMIT_DEFAULT = 64
+
+
+def _drawable_trace(sentence, opts, trace_path, max_tokens):
+    """The trace to draw: loaded, or computed after checking the sentence is drawable."""
+    from attention_core.api import count_tokens
+
+    if trace_path:
+        from attention_core.trace import AttentionTrace
+
+        trace = AttentionTrace.load(trace_path)
+        count = trace.num_tokens
+    else:
+        count = count_tokens(sentence, opts["model"])
+        trace = None
+    if count > max_tokens:
+        raise InputError(f"the sentence is {count} tokens long; the explainer draws at most "
+                         f"{max_tokens} legibly (more than 16 are shown as a window around the "
+                         "focus word); shorten it, or raise --max-tokens (up to 512).")
+    return trace if trace is not None else _trace(sentence, opts)
+
+
+def max_tokens_option(func):
+    return click.option("--max-tokens", default=DRAW_LIMIT_DEFAULT, show_default=True,
+                        type=click.IntRange(2, 512),
+                        help="Longest sentence (in model tokens) to draw.")(func)
+
+
 def _write_atomically(path: Path, write) -> None:
     """write(tmp_path) then rename into place; a failure leaves no partial file."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix + ".part")
@@ -130,7 +158,8 @@ def inspect(sentence, matrix, as_json, npz_path, force, **opts):
               help="Output MP4 (default renders/<slug>-<resolution>.mp4).")
 @click.option("--force", is_flag=True, help="Overwrite an existing output.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, **opts):
+@max_tokens_option
+def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, max_tokens, **opts):
     """Render the explainer video (MP4, with .srt captions, a poster .png and the .npz trace)."""
     from scenes.options import check_fps, check_output, parse_beats, parse_resolution, slugify
 
@@ -142,12 +171,7 @@ def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, *
     output = check_output(Path(output), force)
     if output.suffix.lower() != ".mp4":
         raise InputError(f"output {output.name!r} must end in .mp4.")
-    if trace_path:
-        from attention_core.trace import AttentionTrace
-
-        trace = AttentionTrace.load(trace_path)
-    else:
-        trace = _trace(sentence, opts)
+    trace = _drawable_trace(sentence, opts, trace_path, max_tokens)
     from scenes.render import render_video
 
     result = render_video(trace, beats=beat_list, width=width, height=height, fps=fps,
@@ -197,8 +221,9 @@ def _parse_times(spec: str) -> list:
               help="--check: a pixel differs when a channel moves by more than this.")
 @click.option("--max-diff-share", default=0.0, show_default=True, type=click.FloatRange(0, 1),
               help="--check: share of differing pixels still accepted (0 = none).")
+@max_tokens_option
 def frames(sentence, beat, at, out_dir, resolution, fps, trace_path, sheet_path, golden_dir,
-           tolerance, max_diff_share, **opts):
+           tolerance, max_diff_share, max_tokens, **opts):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
     from scenes.options import check_fps, check_output, parse_beats, parse_resolution
 
@@ -213,12 +238,7 @@ def frames(sentence, beat, at, out_dir, resolution, fps, trace_path, sheet_path,
     if golden_dir and not Path(golden_dir).is_dir():
         raise InputError(f"--check {golden_dir!r} is not a folder of golden PNGs; make one "
                          "with `attention-explainer frames --out GOLDEN_DIR` first.")
-    if trace_path:
-        from attention_core.trace import AttentionTrace
-
-        trace = AttentionTrace.load(trace_path)
-    else:
-        trace = _trace(sentence, opts)
+    trace = _drawable_trace(sentence, opts, trace_path, max_tokens)
     from scenes.regression import check_against, contact_sheet
     from scenes.render import render_stills, still_label
 

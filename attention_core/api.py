@@ -61,6 +61,12 @@ def _loaded_weights(model: str, device: str, dtype: str):
     return model_files(model).load_weights(torch.device(device), getattr(torch, dtype))
 
 
+def count_tokens(sentence: str, model: str = "minilm") -> int:
+    """How many model tokens (special ones included) the sentence becomes; no torch needed."""
+    files = model_files("minilm" if model == "scratch" else model)
+    return len(files.tokenize(check_sentence(sentence)).ids)
+
+
 def _versions() -> dict:
     import tokenizers
     import torch

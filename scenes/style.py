@@ -33,9 +33,10 @@ class Palette:
     positive: str = "#58C4DD"    # weight-matrix entries: blue for +
     negative: str = "#FC6255"    # red for -
     special: str = "#666666"     # [CLS]/[SEP]: dimmed, never hidden
+    # head colours avoid the query/key/value/output hues, so a head never reads as a role
     heads: tuple[str, ...] = (
-        "#FFFF00", "#5CD0B3", "#FC6255", "#D147BD", "#58C4DD", "#FF862F",
-        "#83C167", "#9A72AC", "#F7A1A3", "#C9B037", "#3B8CFF", "#E8E8E8",
+        "#58C4DD", "#FF862F", "#83C167", "#B189F5", "#F7A1A3", "#E5C07B",
+        "#3B8CFF", "#C77C48", "#C0C0C0", "#B5D33D", "#7B68EE", "#FFCC99",
     )
 
     def head(self, index: int) -> str:
