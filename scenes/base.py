@@ -109,5 +109,5 @@ class BeatScene(MovingCameraScene):
     def user_text(text: str, font_size: float = style.FONT_TOKEN, color: str | None = None,
                   **kwargs) -> Text:
         """User text (tokens, words): plain text, never markup, font by script."""
-        return Text(style.plain(text), font=style.font_for(text), font_size=font_size,
-                    color=color or style.PALETTE.text, disable_ligatures=True, **kwargs)
+        return style.user_text_mobject(text, font_size=font_size,
+                                       color=color or style.PALETTE.text, **kwargs)

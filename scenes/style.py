@@ -118,6 +118,23 @@ def plain(text: str) -> str:
     return cleaned
 
 
+def user_text_mobject(text: str, **kwargs):
+    """A manim Text of user text: plain text (never markup), font by script, NFC-composed.
+
+    manim's Text with ``disable_ligatures`` insists on one glyph per character, which
+    combining marks, right-to-left shaping and some scripts break; for those we let Pango
+    shape freely (the glyph-per-character mapping is not needed for user text).
+    """
+    from manim import Text
+
+    composed = plain(unicodedata.normalize("NFC", text))
+    font = kwargs.pop("font", None) or font_for(text)
+    try:
+        return Text(composed, font=font, disable_ligatures=True, **kwargs)
+    except ValueError:
+        return Text(composed, font=font, disable_ligatures=False, **kwargs)
+
+
 # ---- sizes (in manim units; the frame is 14.22 x 8 at 16:9) ----------------------------
 FONT_TITLE = 44
 FONT_BODY = 30

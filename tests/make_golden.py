@@ -1,0 +1,34 @@
+"""Regenerate tests/golden on purpose (`make golden`): the default sentence's trace and the
+key frame of every beat drawn from it, small (320x180, 10 fps), for the regression tests.
+
+Numbers first: the frames are drawn from the saved golden trace, so a frame change with
+unchanged numbers is a drawing change, and changed numbers are a model change.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden"
+SENTENCE = "The cat ate the fish"
+TRACE = GOLDEN / "default-trace.npz"
+FRAME_ARGS = ["--beat", "all", "--at", "key", "--resolution", "320x180", "--fps", "10"]
+
+
+def cli(*args: str) -> None:
+    subprocess.run([sys.executable, "-c", "import cli; cli.main()", *args], cwd=ROOT, check=True)
+
+
+def main() -> None:
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    for old in GOLDEN.glob("*.png"):
+        old.unlink()
+    cli("inspect", SENTENCE, "--npz", str(TRACE), "--force")
+    cli("frames", "--trace", str(TRACE), *FRAME_ARGS, "--out", str(GOLDEN))
+    print(f"golden trace and frames written to {GOLDEN}")
+
+
+if __name__ == "__main__":
+    main()

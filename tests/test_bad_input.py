@@ -1,0 +1,135 @@
+"""DESIGN.md's "Bad input and safety" table, row by row, through the real command line.
+
+Every row: exit 2 (or 1 where stated), exactly one line on stderr, no traceback, and no new
+or changed file at the output path. Rows are refused before the model or the renderer runs.
+"""
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from attention_core import bert
+from attention_core.api import model_files
+from attention_core.trace import NPZ_KEYS
+from tests.conftest import DEFAULT
+
+LONG_FOR_DRAWING = " ".join(["word"] * 70)          # 72 tokens: above the drawing limit
+LONG_FOR_MODEL = " ".join(["word"] * 600)           # 602 tokens: above 512 positions
+
+
+def _files(folder):
+    return {p.name: p.read_bytes() for p in folder.iterdir()} if folder.exists() else {}
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    """Files some rows need: a foreign npz, a pickled npz, a corrupt npz, a GPT-2 folder,
+    a tampered MiniLM copy, a file standing where a folder should be."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "existing.mp4").write_bytes(b"a good render")
+    np.savez(tmp_path / "foreign.npz", x=np.zeros(3))
+    pickled = {k: np.zeros(1) for k in NPZ_KEYS}
+    pickled["meta"] = np.array([{"evil": True}], dtype=object)
+    np.savez(tmp_path / "pickled.npz", **pickled)
+    (tmp_path / "corrupt.npz").write_bytes(b"PK\x03\x04 not really a zip")
+    gpt2 = tmp_path / "gpt2"
+    gpt2.mkdir()
+    (gpt2 / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
+    (gpt2 / "model.safetensors").write_bytes(b"")
+    (gpt2 / "tokenizer.json").write_text("{}")
+    (tmp_path / "a-file").write_text("not a folder")
+    tampered = tmp_path / "tampered"
+    shutil.copytree(bert.minilm_dir(), tampered)
+    data = bytearray((tampered / "model.safetensors").read_bytes())
+    data[1000] ^= 0x01
+    (tampered / "model.safetensors").write_bytes(bytes(data))
+    return tmp_path, out
+
+
+# (id, argv template, expected fragment of the one line). {o} = output mp4, {t} = tmp dir
+ROWS = [
+    ("empty sentence", ["render", "", "-o", "{o}"], "empty"),
+    ("blank sentence", ["render", "   \t ", "-o", "{o}"], "empty"),
+    ("over 512 positions", ["inspect", LONG_FOR_MODEL, "--npz", "{t}/out/t.npz"], "512 positions"),
+    ("too long to draw", ["render", LONG_FOR_DRAWING, "-o", "{o}"], "at most 64"),
+    ("focus not in sentence", ["render", DEFAULT, "--focus", "dog", "-o", "{o}"], "choose one of"),
+    ("heads out of range", ["render", DEFAULT, "--heads", "0,12", "-o", "{o}"], "0 to 11"),
+    ("heads malformed", ["render", DEFAULT, "--heads", "two", "-o", "{o}"], "malformed"),
+    ("layer out of range", ["render", DEFAULT, "--layer", "9", "-o", "{o}"], "0 to 5"),
+    ("layer malformed", ["frames", DEFAULT, "--layer", "last", "--out", "{t}/out"], "malformed"),
+    ("num-heads not dividing", ["render", DEFAULT, "--model", "scratch", "--num-heads", "7",
+                                "-o", "{o}"], "does not divide"),
+    ("unknown resolution", ["render", DEFAULT, "--resolution", "8k", "-o", "{o}"], "1080p"),
+    ("odd resolution", ["render", DEFAULT, "--resolution", "1921x1080", "-o", "{o}"], "even"),
+    ("fps zero", ["render", DEFAULT, "--fps", "0", "-o", "{o}"], "out of range"),
+    ("fps absurd", ["render", DEFAULT, "--fps", "10000", "-o", "{o}"], "out of range"),
+    ("cuda without cuda", ["render", DEFAULT, "--device", "cuda", "-o", "{o}"], "no CUDA"),
+    ("output exists", ["render", DEFAULT, "-o", "{t}/out/existing.mp4"], "--force"),
+    ("output folder is a file", ["render", DEFAULT, "-o", "{t}/a-file/x.mp4"], "output folder"),
+    ("output folder not writable", ["render", DEFAULT, "-o", "/proc/x.mp4"], "not writable"),
+    ("model path missing", ["render", DEFAULT, "--model", "{t}/nothing", "-o", "{o}"],
+     "neither a known model"),
+    ("model not BERT", ["render", DEFAULT, "--model", "{t}/gpt2", "-o", "{o}"], "BERT-family"),
+    ("tampered weights", ["render", DEFAULT, "-o", "{o}"], "tampered"),
+    ("corrupt trace", ["frames", "--trace", "{t}/corrupt.npz", "--out", "{t}/out"], "trace"),
+    ("foreign trace", ["render", "--trace", "{t}/foreign.npz", "-o", "{o}"], "not an attention trace"),
+    ("pickled trace", ["frames", "--trace", "{t}/pickled.npz", "--out", "{t}/out"], "pickled"),
+    ("missing trace", ["render", "--trace", "{t}/none.npz", "-o", "{o}"], "does not exist"),
+    ("unknown beat (render)", ["render", DEFAULT, "--beats", "title,dance", "-o", "{o}"], "not a beat"),
+    ("unknown beat (frames)", ["frames", DEFAULT, "--beat", "dance", "--out", "{t}/out"], "not a beat"),
+    ("bad mask", ["inspect", DEFAULT, "--mask", "window:0"], "not a mask"),
+    ("not an mp4", ["render", DEFAULT, "-o", "{t}/out/video.avi"], ".mp4"),
+]
+
+
+@pytest.mark.parametrize("name, argv, fragment", ROWS, ids=[r[0] for r in ROWS])
+def test_bad_input_row(name, argv, fragment, setup, run_cli, monkeypatch):
+    tmp, out = setup
+    model_files.cache_clear()
+    if name == "cuda without cuda":
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    if name == "tampered weights":
+        monkeypatch.setenv(bert.MINILM_DIR_ENV, str(tmp / "tampered"))
+    before = _files(out)
+    args = [a.format(o=out / "video.mp4", t=tmp) for a in argv]
+    code, stdout, stderr = run_cli(*args)
+    model_files.cache_clear()
+    assert code == 2, (code, stderr)
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr + stdout
+    assert fragment in lines[0], lines[0]
+    assert _files(out) == before            # nothing new, nothing changed
+
+
+def test_unexpected_failure_is_one_line_and_debug_shows_traceback(run_cli, monkeypatch):
+    import attention_core.api
+
+    def broken(request):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(attention_core.api, "trace_for", broken)
+    code, out, err = run_cli("inspect", DEFAULT)
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "--debug" in err and "simulated bug" in err
+    code, out, err = run_cli("--debug", "inspect", DEFAULT)
+    assert code == 1 and "Traceback" in err
+
+
+@pytest.mark.parametrize("sentence", ["../../etc/passwd", "/abs/path", "a\x00b", "..", "我爱你",
+                                      "<b>&amp;</b> $x$ \\input{x}"])
+def test_slugs_are_safe_names(sentence):
+    from scenes.options import slugify
+
+    slug = slugify(sentence)
+    assert slug and set(slug) <= set("abcdefghijklmnopqrstuvwxyz0123456789-")
+    assert "/" not in slug and ".." not in slug and not slug.startswith("-")
+
+
+def test_nul_in_sentence_is_refused(run_cli):
+    code, out, err = run_cli("inspect", "The cat\x00 ate")
+    assert code == 2 and "NUL" in err and len(err.strip().splitlines()) == 1
