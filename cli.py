@@ -90,10 +90,21 @@ def _drawable_trace(sentence, opts, trace_path, max_tokens):
     return trace if trace is not None else _trace(sentence, opts)
 
 
-def max_tokens_option(func):
-    return click.option("--max-tokens", default=DRAW_LIMIT_DEFAULT, show_default=True,
+def drawing_options(func):
+    """Options of the commands that draw: the legible limit and the colour theme."""
+    func = click.option("--max-tokens", default=DRAW_LIMIT_DEFAULT, show_default=True,
                         type=click.IntRange(2, 512),
                         help="Longest sentence (in model tokens) to draw.")(func)
+    return click.option("--theme", default="3b1b", show_default=True,
+                        type=click.Choice(["3b1b", "illustrated", "colorblind"]),
+                        help="Colour roles: 3Blue1Brown's, the Illustrated Transformer's "
+                             "(query red, key blue, value green) or colour-blind safe.")(func)
+
+
+def _use_theme(name: str) -> None:
+    from scenes import style
+
+    style.set_theme(name)
 
 
 def _write_atomically(path: Path, write) -> None:
@@ -158,8 +169,9 @@ def inspect(sentence, matrix, as_json, npz_path, force, **opts):
               help="Output MP4 (default renders/<slug>-<resolution>.mp4).")
 @click.option("--force", is_flag=True, help="Overwrite an existing output.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-@max_tokens_option
-def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, max_tokens, **opts):
+@drawing_options
+def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, max_tokens, theme,
+           **opts):
     """Render the explainer video (MP4, with .srt captions, a poster .png and the .npz trace)."""
     from scenes.options import check_fps, check_output, parse_beats, parse_resolution, slugify
 
@@ -172,6 +184,7 @@ def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, m
     if output.suffix.lower() != ".mp4":
         raise InputError(f"output {output.name!r} must end in .mp4.")
     trace = _drawable_trace(sentence, opts, trace_path, max_tokens)
+    _use_theme(theme)
     from scenes.render import render_video
 
     result = render_video(trace, beats=beat_list, width=width, height=height, fps=fps,
@@ -221,9 +234,9 @@ def _parse_times(spec: str) -> list:
               help="--check: a pixel differs when a channel moves by more than this.")
 @click.option("--max-diff-share", default=0.0, show_default=True, type=click.FloatRange(0, 1),
               help="--check: share of differing pixels still accepted (0 = none).")
-@max_tokens_option
+@drawing_options
 def frames(sentence, beat, at, out_dir, resolution, fps, trace_path, sheet_path, golden_dir,
-           tolerance, max_diff_share, max_tokens, **opts):
+           tolerance, max_diff_share, max_tokens, theme, **opts):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
     from scenes.options import check_fps, check_output, parse_beats, parse_resolution
 
@@ -239,6 +252,7 @@ def frames(sentence, beat, at, out_dir, resolution, fps, trace_path, sheet_path,
         raise InputError(f"--check {golden_dir!r} is not a folder of golden PNGs; make one "
                          "with `attention-explainer frames --out GOLDEN_DIR` first.")
     trace = _drawable_trace(sentence, opts, trace_path, max_tokens)
+    _use_theme(theme)
     from scenes.regression import check_against, contact_sheet
     from scenes.render import render_stills, still_label
 

@@ -133,3 +133,12 @@ def test_slugs_are_safe_names(sentence):
 def test_nul_in_sentence_is_refused(run_cli):
     code, out, err = run_cli("inspect", "The cat\x00 ate")
     assert code == 2 and "NUL" in err and len(err.strip().splitlines()) == 1
+
+
+def test_readme_lists_every_row():
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Errors you may see", 1)[1].split("\n## ", 1)[0]
+    for name, _, _ in ROWS:
+        assert name in section, f"README's error table lacks the row {name!r}"
