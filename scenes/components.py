@@ -12,6 +12,7 @@ a beat can add first.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -31,8 +32,8 @@ def user_text(text: str, font_size: float = style.FONT_TOKEN, color: str | None 
 
     Same rules as ``BeatScene.user_text``; here so components need no scene.
     """
-    return Text(style.plain(text), font=style.font_for(text), font_size=font_size,
-                color=color or style.PALETTE.text, disable_ligatures=True, **kwargs)
+    return style.user_text_mobject(text, font_size=font_size,
+                                   color=color or style.PALETTE.text, **kwargs)
 
 
 def label_text(text: str, font_size: float = style.FONT_LABEL, color: str | None = None,
@@ -54,11 +55,10 @@ def baseline_text(text: str, font_size: float = style.FONT_TOKEN, color: str | N
     drop the reference glyphs: what is left keeps the shared baseline. Returns the glyphs
     and the y of the line box's top and bottom (from the reference glyphs).
     """
-    safe = style.plain(text)
     font = style.font_for(text)
-    whole = Text(_BASELINE_REF + safe, font=font, font_size=font_size,
-                 color=color or style.PALETTE.text, disable_ligatures=True)
-    alone = Text(safe, font=font, font_size=font_size, disable_ligatures=True)
+    whole = style.user_text_mobject(_BASELINE_REF + text, font=font, font_size=font_size,
+                                    color=color or style.PALETTE.text)
+    alone = style.user_text_mobject(text, font=font, font_size=font_size)
     n_ref = len(_BASELINE_REF)
     if len(whole.submobjects) == n_ref + len(alone.submobjects) and len(alone.submobjects):
         ref = VGroup(*whole.submobjects[:n_ref])
@@ -403,7 +403,10 @@ def place_label_at_tip(label: Mobject, tail: np.ndarray, tip: np.ndarray,
 
 
 def spread_labels(labels: Sequence[Mobject], *, gap: float = 0.04, iterations: int = 60) -> None:
-    """Push apart labels whose boxes overlap (vertically, smallest move first); deterministic."""
+    """Push apart labels whose boxes overlap (vertically, smallest move first); deterministic.
+
+    For words at arrow tips in a 2-D view use :func:`place_labels` /
+    :func:`place_arrow_labels`, which also keep clear of arrows and bounds."""
     mobs = list(labels)
     for _ in range(iterations):
         moved = False
@@ -424,11 +427,462 @@ def spread_labels(labels: Sequence[Mobject], *, gap: float = 0.04, iterations: i
             return
 
 
+# ---- label layout for 2-D views ------------------------------------------------------------
+#
+# Words at arrow tips crowd when vectors nearly coincide. ``place_labels`` lays them out once,
+# at scene-build time: each label (or one shared label for a cluster of coincident tips) tries
+# candidate spots around its anchor and takes the cheapest, greedily in priority order, then
+# a few rounds of re-placing each with all the others fixed. The cost penalises overlapping
+# placed labels, covering arrow tips, crossing arrow shafts, leaving the bounds, and distance
+# and turn away from the label's natural spot beyond its tip. Deterministic (no randomness,
+# ties broken by candidate order). A label that had to move far gets a thin leader line to
+# its tip, in its own colour at low opacity.
+
+_BASELINE_DROPS: dict[tuple, float] = {}
+
+
+def _first_text(mob: Mobject) -> Text | None:
+    for m in mob.get_family():
+        if isinstance(m, Text):
+            return m
+    return None
+
+
+def baseline_drop(label: Mobject) -> float:
+    """How far a label's ink reaches below its baseline (0 for "cat", more for "fish,"'s
+    comma or "[SEP]"), in scene units at the label's current size; 0 when unknown."""
+    text = label if isinstance(label, Text) else None
+    if text is None or not text.submobjects or not getattr(text, "original_text", ""):
+        return 0.0
+    key = (text.original_text, text.font, round(text._font_size, 3))
+    if key not in _BASELINE_DROPS:
+        drop = 0.0
+        try:
+            ref = Text("H" + text.original_text, font=text.font, font_size=text._font_size,
+                       disable_ligatures=True)
+            alone = Text(text.original_text, font=text.font, font_size=text._font_size,
+                         disable_ligatures=True)
+            if len(ref.submobjects) == 1 + len(alone.submobjects) and alone.height > 0:
+                glyphs = VGroup(*ref.submobjects[1:])
+                drop = (ref.submobjects[0].get_bottom()[1] - glyphs.get_bottom()[1]) / glyphs.height
+        except Exception:       # shaping quirks of rare scripts: centre on the ink instead
+            drop = 0.0
+        _BASELINE_DROPS[key] = drop
+    return _BASELINE_DROPS[key] * label.height
+
+
+def _label_color(label: Mobject) -> tuple[str, float]:
+    for m in label.get_family():
+        if m.has_points():
+            return m.get_fill_color().to_hex(), float(m.get_fill_opacity())
+    return style.PALETTE.text, 1.0
+
+
+def _box_of(mob) -> np.ndarray:
+    """[x0, y0, x1, y1] of a Mobject, or a 4-sequence as is."""
+    if isinstance(mob, Mobject):
+        return np.array([mob.get_left()[0], mob.get_bottom()[1], mob.get_right()[0],
+                         mob.get_top()[1]], dtype=float)
+    return np.asarray(mob, dtype=float).reshape(4)
+
+
+def _overlap_areas(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Pairwise intersection areas, (C, 4) x (P, 4) -> (C, P)."""
+    if len(others) == 0:
+        return np.zeros((len(boxes), 0))
+    ox = np.minimum(boxes[:, None, 2], others[None, :, 2]) - np.maximum(boxes[:, None, 0], others[None, :, 0])
+    oy = np.minimum(boxes[:, None, 3], others[None, :, 3]) - np.maximum(boxes[:, None, 1], others[None, :, 1])
+    return np.clip(ox, 0, None) * np.clip(oy, 0, None)
+
+
+def _clip_lengths(boxes: np.ndarray, segs: np.ndarray) -> np.ndarray:
+    """Length of each segment inside each box (Liang-Barsky), (C, 4) x (S, 4) -> (C, S)."""
+    if len(segs) == 0:
+        return np.zeros((len(boxes), 0))
+    a, b = segs[:, :2], segs[:, 2:]
+    d = b - a
+    lo = np.zeros((len(boxes), len(segs)))
+    hi = np.ones((len(boxes), len(segs)))
+    for axis in (0, 1):
+        p, dd = a[:, axis][None, :], d[:, axis][None, :]
+        bmin, bmax = boxes[:, axis][:, None], boxes[:, axis + 2][:, None]
+        flat = np.abs(dd) < 1e-12
+        safe = np.where(flat, 1.0, dd)
+        t1, t2 = (bmin - p) / safe, (bmax - p) / safe
+        inside = (p >= bmin) & (p <= bmax)
+        tmin = np.where(flat, np.where(inside, -np.inf, np.inf), np.minimum(t1, t2))
+        tmax = np.where(flat, np.where(inside, np.inf, -np.inf), np.maximum(t1, t2))
+        lo, hi = np.maximum(lo, tmin), np.minimum(hi, tmax)
+    return np.clip(hi - lo, 0, None) * np.linalg.norm(d, axis=1)[None, :]
+
+
+class LabelLayout:
+    """What :func:`place_labels` decided: final label ``boxes`` ([x0, y0, x1, y1] each),
+    the ``clusters`` of labels shown as one shared label, and for each label its
+    ``extras`` (a VGroup: the leader line and the commas of a shared label, possibly
+    empty) that must be shown with it."""
+
+    def __init__(self, n: int):
+        self.boxes = np.zeros((n, 4))
+        self.clusters: list[list[int]] = []
+        self.extras = [VGroup() for _ in range(n)]
+        self.leaders: list[Line | None] = [None] * n
+
+    def all_extras(self) -> VGroup:
+        return VGroup(*[e for e in self.extras if e.submobjects])
+
+
+class _Shape:
+    """One way to write a unit (a label, or a cluster's shared label) as a block:
+    its size, and each member's centre offset from the block's centre."""
+
+    def __init__(self, kind: str, width: float, height: float, offsets: np.ndarray,
+                 commas: list[tuple[int, np.ndarray]] | None = None, cost: float = 0.0):
+        self.kind, self.width, self.height = kind, width, height
+        self.offsets = offsets
+        self.commas = commas or []        # (member position, separator centre offset)
+        self.cost = cost
+        self.separator = ","
+
+
+def _is_punctuation(label: Mobject) -> bool:
+    text = getattr(_first_text(label), "original_text", "")
+    core = text.replace("\u200e", "").strip()
+    return bool(core) and all(unicodedata.category(ch)[0] in "PS" for ch in core)
+
+
+def _separator(text: str, font_size: float) -> Text:
+    return Text(text, font=style.SERIF, font_size=font_size)
+
+
+def _cluster_shapes(labels: list[Mobject], font_size: float, gap: float,
+                    row_max_width: float) -> list[_Shape]:
+    """The ways to write a cluster's words as one shared label: a row "cat, fish", the
+    same list wrapped on two or three lines, or one word a line; wrapped lists align
+    left or right. Baselines are aligned. Words keep their own colours; the separators
+    (commas, or a middle dot when a word is itself punctuation) are made at the end."""
+    k = len(labels)
+    ws = np.array([m.width for m in labels])
+    hs = np.array([m.height for m in labels])
+    drops = np.array([baseline_drop(m) for m in labels])
+    comma = not any(_is_punctuation(m) for m in labels)
+    sep = _separator("," if comma else "\u00b7", font_size)
+    s_drop, s_w, s_h = baseline_drop(sep), sep.width, sep.height
+    if not comma:       # a middle dot sits at mid-height, not on the baseline
+        s_drop = -(0.5 * float(np.median(hs - drops)) - s_h / 2)
+    space = 0.14 * font_size / style.FONT_LABEL
+    tight = 0.02 * font_size / style.FONT_LABEL
+    pitch = 1.12 * float((hs - drops).max() + drops.max()) + gap
+    shapes = []
+    for n_lines in sorted({1, 2, 3, k}):
+        if n_lines > k:
+            continue
+        per = math.ceil(k / n_lines)
+        lines = [list(range(a, min(a + per, k))) for a in range(0, k, per)]
+        # x along each line; separators after every word but the last of the list
+        placed, seps, widths = [], [], []
+        for members in lines:
+            x, row, row_seps = 0.0, [], []
+            for m in members:
+                if not comma and m != members[0]:     # " · " between words on a line
+                    row_seps.append(x + space + s_w / 2)
+                    x += 2 * space + s_w
+                row.append(x + ws[m] / 2)
+                x += ws[m]
+                if comma and m < k - 1:
+                    row_seps.append(x + tight + s_w / 2)
+                    x += tight + s_w + (space if m != members[-1] else 0.0)
+            placed.append(row)
+            seps.append(row_seps)
+            widths.append(x)
+        width = max(widths)
+        if n_lines < k and width > row_max_width:
+            continue
+        for align in (("left", "right") if len(lines) > 1 else ("row",)):
+            xs, ys, sx, sy = np.zeros(k), np.zeros(k), [], []
+            for r, (members, row, row_seps, w_line) in enumerate(zip(lines, placed, seps, widths)):
+                shift = (width - w_line) if align == "right" else 0.0
+                base = -r * pitch
+                for m, x in zip(members, row):
+                    xs[m], ys[m] = x + shift, base - drops[m] + hs[m] / 2
+                for x in row_seps:
+                    sx.append(x + shift)
+                    sy.append(base - s_drop + s_h / 2)
+            top = max(float((ys + hs / 2).max()), max(sy, default=-1e9) + s_h / 2)
+            bottom = min(float((ys - hs / 2).min()), min(sy, default=1e9) - s_h / 2)
+            cx, cy = width / 2, (top + bottom) / 2
+            offsets = np.stack([xs - cx, ys - cy], axis=1)
+            # each separator belongs to the word before it (it fades in with that word)
+            owners = []
+            for members, row_seps in zip(lines, seps):
+                if comma:
+                    owners += [m for m in members if m < k - 1]
+                else:
+                    owners += members[:-1]
+            commas = [(o, np.array([x - cx, y - cy])) for o, x, y in zip(owners, sx, sy)]
+            shp = _Shape(align, width, top - bottom, offsets, commas,
+                         cost=0.3 * (len(lines) - 1))
+            shp.separator = "," if comma else "\u00b7"
+            shapes.append(shp)
+    return shapes
+
+
+def place_labels(labels: Sequence[Mobject], anchors, *, directions=None,
+                 segments=(), keep_clear=(), keep_clear_owner: Sequence[int] | None = None,
+                 bounds=None, priority: Sequence[float] | None = None,
+                 solo: Sequence[int] = (), merge_within: float = 0.3, gap: float = 0.05,
+                 leader_from: float = 0.45, leader_opacity: float = 0.45,
+                 row_max_width: float = 2.6, rounds: int = 3) -> LabelLayout:
+    """Place labels near their anchors without overlapping each other, the given arrow
+    shafts and tips, or the bounds. Moves the labels; returns a :class:`LabelLayout`.
+
+    ``anchors``: one scene point per label (an arrow tip, or a segment's middle);
+    ``directions``: the way each label would naturally sit from its anchor (the arrow's
+    direction; default: up-right). ``segments``: shafts to keep clear of, as
+    (start, end) pairs of points. ``keep_clear``: boxes ([x0, y0, x1, y1] or Mobjects:
+    tips, dots) to stay off; ``keep_clear_owner[i]`` names the label a box belongs to (its
+    own tip), or -1. ``bounds``: a box (or Mobject) every label must stay inside.
+    ``priority``: placed highest first (default: in order). Labels whose anchors lie within
+    ``merge_within`` of each other, none of them in ``solo``, share one label: a row
+    "cat, fish" or a stacked list, each word keeping its own colour; the commas are in
+    ``layout.extras``. A label placed farther than ``leader_from`` from its anchor gets a
+    leader line (also in ``extras``). Deterministic.
+    """
+    labels = list(labels)
+    n = len(labels)
+    layout = LabelLayout(n)
+    if n == 0:
+        return layout
+    anchors = np.array([np.asarray(a, float)[:2] for a in anchors])
+    if directions is None:
+        dirs = np.tile([1.0, 1.0], (n, 1))
+    else:
+        dirs = np.array([np.asarray(d, float)[:2] for d in directions])
+    norms = np.linalg.norm(dirs, axis=1)
+    dirs = np.where(norms[:, None] > 1e-9, dirs / np.maximum(norms, 1e-9)[:, None],
+                    np.array([1.0, 0.0]))
+    seg_arr = np.array([[*np.asarray(s, float)[:2], *np.asarray(e, float)[:2]]
+                        for s, e in segments]).reshape(-1, 4)
+    clear = np.array([_box_of(b) for b in keep_clear]).reshape(-1, 4)
+    owner = np.full(len(clear), -1) if keep_clear_owner is None else np.asarray(keep_clear_owner)
+    bbox = None if bounds is None else _box_of(bounds)
+    prio = np.zeros(n) if priority is None else np.asarray(priority, float)
+    solo = set(int(i) for i in solo)
+
+    # ---- clusters: agglomerative, complete linkage on the anchors (closest pair first) --
+    dist = np.linalg.norm(anchors[:, None, :] - anchors[None, :, :], axis=2)
+    clusters: list[list[int]] = [[i] for i in range(n)]
+    while True:
+        best = None
+        for a in range(len(clusters)):
+            for b in range(a + 1, len(clusters)):
+                ca, cb = clusters[a], clusters[b]
+                if solo & {*ca, *cb}:
+                    continue
+                d = float(dist[np.ix_(ca, cb)].max())
+                if d < merge_within and (best is None or d < best[0] - 1e-12):
+                    best = (d, a, b)
+        if best is None:
+            break
+        _, a, b = best
+        clusters[a] = sorted(clusters[a] + clusters[b])
+        del clusters[b]
+    layout.clusters = [c for c in clusters if len(c) > 1]
+
+    units = []
+    for c in clusters:
+        mobs = [labels[i] for i in c]
+        if len(c) == 1:
+            m = mobs[0]
+            shapes = [_Shape("single", m.width, m.height, np.zeros((1, 2)))]
+        else:
+            first = _first_text(mobs[0])
+            font = first.font_size if first is not None else style.FONT_LABEL
+            shapes = _cluster_shapes(mobs, font, gap, row_max_width)
+        anchor = anchors[c].mean(axis=0)
+        radius = float(max(np.linalg.norm(anchors[j] - anchor) for j in c))
+        d = dirs[c].sum(axis=0)
+        d = d / np.linalg.norm(d) if np.linalg.norm(d) > 1e-9 else dirs[c[0]]
+        units.append(dict(members=c, shapes=shapes, anchor=anchor, radius=radius, dir=d,
+                          prio=float(max(prio[j] for j in c)), choice=None))
+    order = sorted(range(len(units)), key=lambda u: (-units[u]["prio"], u))
+
+    gaps = np.array([0.05, 0.13, 0.24, 0.38, 0.56, 0.8, 1.1, 1.5])
+    n_dir = 32
+
+    def candidates(u):
+        unit = units[u]
+        base = math.atan2(unit["dir"][1], unit["dir"][0])
+        # angles alternate around the natural direction: 0, +1, -1, +2, -2, ...
+        steps = [0] + [s for k in range(1, n_dir // 2 + 1) for s in (k, -k)][:n_dir - 1]
+        ang = base + np.array(steps) * (2 * math.pi / n_dir)
+        us = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+        rows = []
+        for si, shp in enumerate(unit["shapes"]):
+            support = 0.5 * (shp.width * np.abs(us[:, 0]) + shp.height * np.abs(us[:, 1]))
+            for g in gaps:
+                centres = unit["anchor"] + us * (support + unit["radius"] + g)[:, None]
+                for a in range(len(ang)):
+                    rows.append((si, g, a, centres[a], us[a]))
+        si = np.array([r[0] for r in rows])
+        g = np.array([r[1] for r in rows])
+        c = np.array([r[3] for r in rows])
+        uu = np.array([r[4] for r in rows])
+        w = np.array([unit["shapes"][s].width for s in si])
+        h = np.array([unit["shapes"][s].height for s in si])
+        boxes = np.stack([c[:, 0] - w / 2, c[:, 1] - h / 2, c[:, 0] + w / 2, c[:, 1] + h / 2], 1)
+        # how far the label really is from its anchor (a diagonal spot is farther than its
+        # gap): this sets the distance cost and whether a leader line is drawn
+        near = np.clip(unit["anchor"], boxes[:, :2], boxes[:, 2:])
+        dist = np.linalg.norm(near - unit["anchor"], axis=1)
+        return si, dist, c, uu, boxes
+
+    cand = [candidates(u) for u in range(len(units))]
+    placed_box: dict[int, np.ndarray] = {}
+    placed_leader: dict[int, np.ndarray] = {}
+
+    def cost(u):
+        si, g, c, uu, boxes = cand[u]
+        unit = units[u]
+        pad = np.array([-gap, -gap, gap, gap])
+        total = np.zeros(len(boxes))
+        others = [placed_box[v] for v in placed_box if v != u]
+        if others:
+            others = np.array(others)
+            ov = _overlap_areas(boxes + pad, others)
+            total += 600 * ov.sum(1) + 60 * (ov > 1e-9).sum(1)
+            # this label's own leader (when it would need one) must not cut a placed label
+            far = g > leader_from
+            if far.any():
+                near = np.clip(unit["anchor"], boxes[far, :2], boxes[far, 2:])
+                legs = np.hstack([np.tile(unit["anchor"], (int(far.sum()), 1)), near])
+                ln = _clip_lengths(others, legs).T
+                total[far] += 8 * ln.sum(1) + 3 * (ln > 1e-6).sum(1)
+        if len(clear):
+            mine = np.isin(owner, unit["members"])
+            ov = _overlap_areas(boxes, clear[~mine])
+            total += 300 * ov.sum(1) + 12 * (ov > 1e-9).sum(1)
+        if len(seg_arr):
+            ln = _clip_lengths(boxes + pad * 0.6, seg_arr)
+            total += 6 * ln.sum(1) + 1.5 * (ln > 1e-6).sum(1)
+        leaders = [placed_leader[v] for v in placed_leader if v != u]
+        if leaders:
+            ln = _clip_lengths(boxes, np.array(leaders))
+            total += 3 * ln.sum(1) + 1.0 * (ln > 1e-6).sum(1)
+        if bbox is not None:
+            inside = _overlap_areas(boxes, bbox[None, :])[:, 0]
+            area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+            out = np.clip(area - inside, 0, None)
+            total += 2000 * out + 200 * (out > 1e-9)
+        total += 4.0 * g + 1.0 * (g > leader_from)  # g: distance to the anchor
+        total += 1.2 * (1 - uu @ unit["dir"])
+        kinds = [unit["shapes"][s].kind for s in si]
+        total += np.array([unit["shapes"][s].cost for s in si])
+        # a stacked list reads from its aligned edge: left-aligned to the right of the tips
+        total += 0.4 * np.array([(k == "left" and x < -0.2) or (k == "right" and x > 0.2)
+                                 for k, x in zip(kinds, uu[:, 0])])
+        return total
+
+    def leader_segment(u, box):
+        anchor = units[u]["anchor"]
+        near = np.clip(anchor, box[:2], box[2:])
+        return np.array([*anchor, *near])
+
+    def choose(u):
+        total = cost(u)
+        best = int(np.argmin(total))     # first minimum: ties go to the earlier candidate
+        units[u]["choice"] = best
+        _, g, _, _, boxes = cand[u]
+        placed_box[u] = boxes[best]
+        if g[best] > leader_from:
+            placed_leader[u] = leader_segment(u, boxes[best])
+        else:
+            placed_leader.pop(u, None)
+
+    for u in order:
+        choose(u)
+    for _ in range(max(rounds - 1, 0)):
+        before = [units[u]["choice"] for u in order]
+        for u in order:
+            choose(u)
+        if before == [units[u]["choice"] for u in order]:
+            break
+
+    # ---- move the mobjects, make commas and leaders --------------------------------------
+    for u, unit in enumerate(units):
+        si, g, c, uu, boxes = cand[u]
+        best = unit["choice"]
+        shp = unit["shapes"][si[best]]
+        centre = c[best]
+        for m, off in zip(unit["members"], shp.offsets):
+            labels[m].move_to([centre[0] + off[0], centre[1] + off[1], labels[m].get_z()])
+            layout.boxes[m] = _box_of(labels[m])
+        for pos, off in shp.commas:
+            owner_label = labels[unit["members"][pos]]
+            color, opacity = _label_color(owner_label)
+            first = _first_text(owner_label)
+            font = first.font_size if first is not None else style.FONT_LABEL
+            comma = Text(shp.separator, font=style.SERIF, font_size=font, color=color)
+            comma.set_opacity(opacity)
+            comma.set_stroke(style.BACKGROUND, width=5, background=True)
+            comma.move_to([centre[0] + off[0], centre[1] + off[1], 0])
+            layout.extras[unit["members"][pos]].add(comma)
+        if g[best] > leader_from:
+            seg = leader_segment(u, boxes[best])
+            a, b = np.array([*seg[:2], 0.0]), np.array([*seg[2:], 0.0])
+            span = np.linalg.norm(b - a)
+            if span > 0.1:
+                unit_v = (b - a) / span
+                first = unit["members"][0]
+                color, opacity = _label_color(labels[first])
+                leader = Line(a + unit_v * 0.06, b - unit_v * 0.04)
+                leader.set_stroke(color, width=1.5, opacity=leader_opacity * opacity)
+                layout.leaders[first] = leader
+                layout.extras[first].add(leader)
+    return layout
+
+
+def place_arrow_labels(arrows: Sequence["LabelledArrow"], *, bounds=None, solo: Sequence[int] = (),
+                       segments=(), keep_clear=(), priority: Sequence[float] | None = None,
+                       **kwargs) -> LabelLayout:
+    """:func:`place_labels` for LabelledArrows (arrows without a word are obstacles only):
+    anchors at the tips, natural direction along each arrow, every shaft and tip kept
+    clear; the leader lines and commas go into each arrow's ``extras``. ``solo`` and
+    ``priority`` index ``arrows``. Default priority: solo labels first, then ordinary words
+    before special tokens, then longer arrows first (the crowd near the origin fits round
+    them)."""
+    arrows = list(arrows)
+    worded = [n for n, a in enumerate(arrows) if a.word.has_points() or
+              any(m.has_points() for m in a.word.get_family())]
+    segs = [(a.arrow.get_start(), a.tip_point) for a in arrows] + list(segments)
+    tips = [[*(a.tip_point[:2] - 0.1), *(a.tip_point[:2] + 0.1)] for a in arrows]
+    owners = [worded.index(n) if n in worded else -1 for n in range(len(arrows))]
+    extra_clear = [_box_of(b) for b in keep_clear]
+    solo = set(solo)
+    if priority is None:
+        priority = [1000.0 * (n in solo) + 100.0 * (not arrows[n].special)
+                    + float(np.linalg.norm(arrows[n].tip_point - arrows[n].arrow.get_start()))
+                    for n in range(len(arrows))]
+    layout = place_labels(
+        [arrows[n].word for n in worded], [arrows[n].tip_point for n in worded],
+        directions=[arrows[n].tip_point - arrows[n].arrow.get_start() for n in worded],
+        segments=segs, keep_clear=tips + extra_clear,
+        keep_clear_owner=owners + [-1] * len(extra_clear), bounds=bounds,
+        priority=[priority[n] for n in worded],
+        solo=[worded.index(n) for n in solo if n in worded], **kwargs)
+    for k, n in enumerate(worded):
+        arrows[n].extras.remove(*arrows[n].extras.submobjects)
+        arrows[n].extras.add(*layout.extras[k].submobjects)
+    return layout
+
+
 class LabelledArrow(VGroup):
     """An arrow from a plane's origin to a 2-D point, with the word at its tip.
 
     One colour per role (query yellow, key teal, value red...). Special tokens are drawn
-    dimmed. ``self.arrow``, ``self.word``; ``self.xy`` the view coordinates.
+    dimmed. ``self.arrow``, ``self.word``; ``self.xy`` the view coordinates;
+    ``self.extras`` holds what :func:`place_arrow_labels` adds for the word (a leader
+    line, the comma of a shared label): show it with the word.
     """
 
     def __init__(self, plane: Plane2D, xy, word: str | Mobject, color: str, *,
@@ -436,6 +890,7 @@ class LabelledArrow(VGroup):
                  stroke_width: float = 4.0):
         super().__init__()
         self.xy = np.asarray(xy, dtype=float)[:2]
+        self.special = special
         start = plane.origin
         end = plane.c2p(*self.xy)
         if np.linalg.norm(end - start) < 0.02:    # a zero vector still needs a direction
@@ -450,11 +905,18 @@ class LabelledArrow(VGroup):
         # a black outline keeps the word legible over crossing arrows and grid lines
         self.word.set_stroke(style.BACKGROUND, width=5, background=True)
         place_label_at_tip(self.word, start, end)
-        self.add(self.arrow, self.word)
+        self.extras = VGroup()
+        self.add(self.arrow, self.word, self.extras)
 
     @property
     def tip_point(self) -> np.ndarray:
         return self.arrow.get_end()
+
+    def drop_word(self) -> "LabelledArrow":
+        """Leave the arrow unnamed (a crowded view names only the words that matter)."""
+        self.remove(self.word)
+        self.word = VGroup()
+        return self
 
 
 # ---- the attention grid ------------------------------------------------------------------

@@ -24,6 +24,25 @@ def token_row(trace, **kwargs) -> TokenRow:
                     **kwargs)
 
 
+LABEL_ALL_UP_TO = 10    # drawn tokens; beyond this a crowded view names the words that matter
+LABEL_TOP = 5           # ... the focus and the words it attends to most
+
+
+def named_indices(trace, slot: int | None = None, *, limit: int = LABEL_ALL_UP_TO,
+                  top: int = LABEL_TOP) -> set[int]:
+    """Token positions whose words are written in a crowded 2-D view: all drawn tokens
+    when there are at most ``limit``, else the focus token and the ``top`` drawn tokens
+    it gives the most weight to (in the primary head, or ``slot``)."""
+    idx = drawn_indices(trace)
+    if len(idx) <= limit:
+        return set(idx)
+    slot = trace.primary_slot if slot is None else slot
+    w = trace.weights[slot, trace.focus_index]
+    drawn = set(idx)
+    order = [int(j) for j in np.argsort(-w, kind="stable") if int(j) in drawn]
+    return {int(trace.focus_index)} | set(order[:top])
+
+
 def embedding_view(trace) -> tuple[Projection2D, np.ndarray]:
     """Uncentred PCA of the drawn tokens' embeddings and their 2-D points (N x 2)."""
     idx = drawn_indices(trace)

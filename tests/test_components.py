@@ -223,3 +223,76 @@ def test_long_sentence_is_windowed_in_the_sparks_beat(tmp_path, monkeypatch):
     scene = render_tiny(SparksBeat, trace, tmp_path)
     keys = {s.index[2] for s in scene.shown_numbers if s.kind == "qk_dot"}
     assert len(keys) == style.MAX_TOKENS_DRAWN and trace.focus_index in keys
+
+
+# ---- label placement ----------------------------------------------------------------------
+
+def _placer_case():
+    from scenes.components import label_text, user_text
+    words = ["cat", "fish", "the", "The", "[SEP]", "ate", "dog", "\uff0c"]
+    labels = [user_text(w, style.FONT_LABEL) for w in words]
+    # five tips on top of each other, two close by, one apart; arrows from the origin
+    tips = [np.array(p + [0.0]) for p in ([1.0, 1.0], [1.0, 1.0], [1.02, 0.98], [0.99, 1.01],
+                                          [1.0, 1.03], [1.3, 0.9], [-1.0, 0.5], [1.05, 1.0])]
+    segments = [(np.zeros(3), t) for t in tips]
+    return labels, tips, segments, label_text
+
+
+def test_label_placer_separates_coincident_tips_inside_bounds_deterministically():
+    from scenes.components import place_labels
+
+    def run(solo=(5,)):
+        labels, tips, segments, _ = _placer_case()
+        layout = place_labels(labels, tips, directions=tips, segments=segments,
+                              bounds=[-2.0, -2.0, 2.5, 2.0], solo=solo)
+        return labels, layout
+
+    labels, layout = run()
+    boxes = layout.boxes
+    # every label inside the bounds
+    assert (boxes[:, 0] >= -2.0 - 1e-6).all() and (boxes[:, 2] <= 2.5 + 1e-6).all()
+    assert (boxes[:, 1] >= -2.0 - 1e-6).all() and (boxes[:, 3] <= 2.0 + 1e-6).all()
+    # no two label boxes overlap (words of one shared label sit side by side too)
+    for a in range(len(boxes)):
+        for b in range(a + 1, len(boxes)):
+            ox = min(boxes[a, 2], boxes[b, 2]) - max(boxes[a, 0], boxes[b, 0])
+            oy = min(boxes[a, 3], boxes[b, 3]) - max(boxes[a, 1], boxes[b, 1])
+            assert ox <= 1e-6 or oy <= 1e-6, (a, b)
+    # coincident tips share one label; the solo word is never merged
+    assert any(len(c) >= 4 for c in layout.clusters)
+    assert all(5 not in c for c in layout.clusters)
+    # the shared label's separators come back as extras; a punctuation token makes them dots
+    seps = [m for e in layout.extras for m in e if m.__class__.__name__ == "Text"]
+    assert seps and all(t.original_text in (",", "\u00b7") for t in seps)
+    # deterministic: the same input gives the same layout
+    labels2, layout2 = run()
+    assert np.array_equal(layout.boxes, layout2.boxes)
+    assert layout.clusters == layout2.clusters
+
+
+def test_label_placer_keeps_clear_of_shafts_and_draws_leaders_when_far():
+    from scenes.components import LabelledArrow, Plane2D, place_arrow_labels
+    pts = np.array([[2.0, 1.0], [2.0, 1.02], [2.01, 0.99], [-1.5, 0.2], [0.3, -1.8],
+                    [0.31, -1.78], [1.0, 0.5]])
+    plane = Plane2D(pts, width=5, height=4)
+    words = ["cat", "fish", "the", "[CLS]", "ate", "dog", "sat"]
+    arrows = [LabelledArrow(plane, p, w, style.PALETTE.key, special=w.startswith("["))
+              for p, w in zip(pts, words)]
+    layout = place_arrow_labels(arrows, bounds=plane.plane, solo=[4])
+    box = plane.plane
+    for a in arrows:
+        w = a.word
+        assert w.get_left()[0] >= box.get_left()[0] - 1e-6
+        assert w.get_right()[0] <= box.get_right()[0] + 1e-6
+        assert w.get_bottom()[1] >= box.get_bottom()[1] - 1e-6
+        assert w.get_top()[1] <= box.get_top()[1] + 1e-6
+    # extras (leaders, commas) live in the arrow group, so they move with it
+    for a in arrows:
+        for m in a.extras:
+            assert m in a.get_family()
+    # any leader runs from near the tip of its own arrow
+    for n, leader in enumerate(layout.leaders):
+        if leader is not None:
+            tips = [a.tip_point for a in arrows if a.word.has_points()
+                    or any(m.has_points() for m in a.word.get_family())]
+            assert min(np.linalg.norm(leader.get_start() - t) for t in tips) < 0.6

@@ -6,14 +6,19 @@ from manim import DOWN, LEFT, UP, FadeIn, GrowArrow, LaggedStart, TransformFromC
 
 from scenes import style
 from scenes.base import BeatScene
-from scenes.components import LabelledArrow, Plane2D, VectorColumn, spread_labels
+from scenes.components import LabelledArrow, Plane2D, VectorColumn, place_arrow_labels
 from scenes.views import drawn_indices, embedding_view, layer_name, token_row, token_word
 
 MAX_COLUMNS = 10    # columns of numbers drawn side by side (more would not be legible)
+FOCUS_SCALE = 1.25  # the focus word grows by this when it is singled out
 
 
-def embedding_plane(scene, points, indices, *, width=7.0, height=3.6):
-    """The embedding view used by the embed and project beats: plane, note and arrows."""
+def embedding_plane(scene, points, indices, *, width=7.0, height=3.6, focus_scale=1.0):
+    """The embedding view used by the embed and project beats: plane, note and arrows.
+
+    The words are laid out by ``place_arrow_labels`` (inside the plane, clear of each
+    other and of the arrows); the focus word is laid out at ``focus_scale`` times its size,
+    the size a beat may grow it to later."""
     trace = scene.trace
     d_model = scene.record_number("d_model", (), 0)
     n = scene.record_number("num_tokens", (), 0) if len(indices) == trace.num_tokens \
@@ -25,8 +30,12 @@ def embedding_plane(scene, points, indices, *, width=7.0, height=3.6):
     arrows = [LabelledArrow(plane, points[n_], token_word(trace, i), style.PALETTE.text,
                             special=trace.special[i], font_size=style.FONT_LABEL)
               for n_, i in enumerate(indices)]
-    spread_labels([a.word for a in arrows])
-    # words may hang past the plane's edge: the note goes under whatever is lowest
+    f = indices.index(trace.focus_index) if trace.focus_index in indices else None
+    if f is not None:
+        arrows[f].word.scale(focus_scale)
+    place_arrow_labels(arrows, bounds=plane.plane, solo=[f] if f is not None else [])
+    if f is not None:
+        arrows[f].word.scale(1 / focus_scale)
     note.next_to(VGroup(plane.plane, *arrows), DOWN, buff=0.15)
     return plane, arrows
 
@@ -82,21 +91,22 @@ class EmbedBeat(BeatScene):
 
         # the same vectors as arrows in a stated 2-D projection
         _, points = embedding_view(trace)
-        plane, arrows = embedding_plane(self, points, indices)
+        plane, arrows = embedding_plane(self, points, indices, focus_scale=FOCUS_SCALE)
         view = VGroup(plane, *arrows)
         view.next_to(columns, DOWN, buff=0.3)
         if view.get_bottom()[1] < -3.85:
             view.scale((view.get_top()[1] + 3.85) / view.height, about_edge=UP)
         self.play(FadeIn(plane), run_time=style.T_STEP, rate_func=style.EASE)
         self.play(LaggedStart(*[GrowArrow(a.arrow) for a in arrows], lag_ratio=style.LAG_FEW),
-                  LaggedStart(*[FadeIn(a.word) for a in arrows], lag_ratio=style.LAG_FEW),
+                  LaggedStart(*[FadeIn(VGroup(a.word, a.extras)) for a in arrows],
+                              lag_ratio=style.LAG_FEW),
                   run_time=2.0, rate_func=style.EASE,
                   subcaption=f"The same vectors as arrows: a 2-D projection of {dims}-D space "
                              "(the two directions these vectors vary most in)",
                   subcaption_duration=3.0)
         focus_arrow = arrows[indices.index(f)]
         self.play(focus_arrow.arrow.animate.set_stroke(width=6),
-                  focus_arrow.word.animate.scale(1.25).set_color("#FFFFFF"),
+                  focus_arrow.word.animate.scale(FOCUS_SCALE).set_color("#FFFFFF"),
                   row.chip(f).box.animate.set_stroke("#FFFFFF", width=2.5),
                   run_time=0.8, rate_func=style.EASE,
                   subcaption=f"{token_word(trace, f)}: the word we will follow",

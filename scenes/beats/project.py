@@ -15,19 +15,25 @@ from scenes import style
 from scenes.base import BeatScene
 from scenes.beats.embed import embedding_plane
 from scenes.components import (LabelledArrow, MatrixVectorSweep, Plane2D, VectorColumn,
-                               spread_labels, vector_symbol)
+                               place_arrow_labels, vector_symbol)
 from scenes.projection import fit_linear_map_2d
-from scenes.views import (drawn_indices, embedding_view, head_name, qk_view, token_word,
-                          value_view)
+from scenes.views import (drawn_indices, embedding_view, head_name, named_indices, qk_view,
+                          token_word, value_view)
 
 PLANE_CENTER = np.array([3.55, -0.35, 0.0])
 
 
 def role_arrows(scene, plane, points, indices, color, font_size=style.FONT_SMALL):
+    """One role's arrows (q, k or v) in a view; in a crowded view only the focus and the
+    words it attends to most are named (``views.named_indices``)."""
     trace = scene.trace
+    named = named_indices(trace)
     arrows = [LabelledArrow(plane, points[n], token_word(trace, i), color,
                             special=trace.special[i], font_size=font_size, stroke_width=3.5)
               for n, i in enumerate(indices)]
+    for a, i in zip(arrows, indices):
+        if i not in named:
+            a.drop_word()
     return arrows
 
 
@@ -105,8 +111,11 @@ class ProjectBeat(BeatScene):
                   subcaption=f"Seen in 2-D, W_Q turns and stretches space (the best linear "
                              "fit of the real map)",
                   subcaption_duration=2.5)
+        # queries and keys share the view: their words are laid out together, once
         q_arrows = role_arrows(self, qk_plane, q_points, indices, pal.query)
-        spread_labels([a.word for a in q_arrows])
+        k_arrows = role_arrows(self, qk_plane, k_points, indices, pal.key)
+        focus_n = indices.index(f)
+        place_arrow_labels(q_arrows + k_arrows, bounds=qk_plane.plane, solo=[focus_n])
         self.play(ReplacementTransform(e_plane.plane, qk_plane.plane),
                   ReplacementTransform(warp_note, qk_note),
                   *[ReplacementTransform(a, b) for a, b in zip(e_arrows, q_arrows)],
@@ -117,10 +126,9 @@ class ProjectBeat(BeatScene):
         self.wait(0.4)
 
         # keys in the same view, values in their own
-        k_arrows = role_arrows(self, qk_plane, k_points, indices, pal.key)
-        spread_labels([a.word for a in q_arrows + k_arrows])
         self.play(LaggedStart(*[GrowArrow(a.arrow) for a in k_arrows], lag_ratio=style.LAG_FEW),
-                  LaggedStart(*[FadeIn(a.word) for a in k_arrows], lag_ratio=style.LAG_FEW),
+                  LaggedStart(*[FadeIn(VGroup(a.word, a.extras)) for a in k_arrows],
+                              lag_ratio=style.LAG_FEW),
                   run_time=1.2, rate_func=style.EASE,
                   subcaption="W_K gives every word a key (teal), in the same view",
                   subcaption_duration=2.0)
@@ -129,12 +137,13 @@ class ProjectBeat(BeatScene):
                             style.FONT_SMALL, pal.dim)
         v_plane = Plane2D(v_points, width=4.2, height=4.2, note=v_note)
         v_arrows = role_arrows(self, v_plane, v_points, indices, pal.value)
-        spread_labels([a.word for a in v_arrows])
+        place_arrow_labels(v_arrows, bounds=v_plane.plane, solo=[focus_n])
         v_group = VGroup(v_plane, *v_arrows).move_to([-3.7, -0.3, 0])
         v_title = MathTypst("W_V", color=pal.value, font_size=34).next_to(v_plane.plane, UP, buff=0.15)
         self.play(FadeOut(sweep), FadeOut(q_sym), FadeIn(v_plane), FadeIn(v_title),
                   LaggedStart(*[GrowArrow(a.arrow) for a in v_arrows], lag_ratio=style.LAG_FEW),
-                  LaggedStart(*[FadeIn(a.word) for a in v_arrows], lag_ratio=style.LAG_FEW),
+                  LaggedStart(*[FadeIn(VGroup(a.word, a.extras)) for a in v_arrows],
+                              lag_ratio=style.LAG_FEW),
                   run_time=1.5, rate_func=style.EASE,
                   subcaption="W_V gives every word a value (red): what it hands on when "
                              "another word attends to it",

@@ -21,13 +21,12 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, DashedLine, FadeIn, GrowArrow, 
 
 from scenes import style
 from scenes.base import BeatScene
-from scenes.components import (LabelledArrow, Plane2D, label_text, place_label_at_tip,
-                               spread_labels, user_text)
+from scenes.components import LabelledArrow, Plane2D, label_text, place_labels, user_text
 from scenes.projection import fit_pca
+from scenes.views import LABEL_ALL_UP_TO   # beyond this only the focus and heavy words are named
 
 PLANE_W, PLANE_H = 7.9, 6.3
 PLANE_CENTER = np.array([-2.9, -0.35, 0.0])
-LABEL_ALL_UP_TO = 10     # tokens; beyond this only the focus and the heavy words are named
 CHAIN_SEGMENTS = 12      # beyond this the lightest contributions are drawn as one "rest"
 PANEL_ROWS = 9           # beyond this the panel lists the heaviest words only
 PANEL_LEFT = 1.7
@@ -86,6 +85,38 @@ def value_plane(points: np.ndarray, width: float, height: float, pad: float) -> 
     return plane
 
 
+def layout_pull_labels(plane, arrows, focus, pull_labels, pull_anchors, pull_dirs, new_word,
+                       end, segments) -> tuple[VGroup, VGroup]:
+    """Lay out every label of the pull picture at once (shared ``place_labels``): the
+    value arrows' words, the weights on the chain ("0.38 × v_fish") beside their segments
+    and the focus word's new name at the weighted sum, clear of each other, of every
+    arrow, chain segment and pull line, inside the plane. The arrows' leader lines go in
+    their ``extras``; returns the extras of the weights and of the new name."""
+    origin = plane.origin
+    worded = [j for j, a in enumerate(arrows) if len(a.word.submobjects)]
+    labels = [arrows[j].word for j in worded] + list(pull_labels) + [new_word]
+    anchors = [arrows[j].tip_point for j in worded] + list(pull_anchors) + [end]
+    dirs = [arrows[j].tip_point - origin for j in worded] + list(pull_dirs) + [end - origin]
+    n_words, n_pull = len(worded), len(pull_labels)
+    new_n = n_words + n_pull
+    solo = [n for n, j in enumerate(worded) if j == focus] + list(range(n_words, new_n + 1))
+    priority = ([100.0 + float(np.linalg.norm(arrows[j].tip_point - origin)) + 800 * (j == focus)
+                 for j in worded] + [700.0 - n for n in range(n_pull)] + [1000.0])
+    tips = [[*(a.tip_point[:2] - 0.1), *(a.tip_point[:2] + 0.1)] for a in arrows]
+    owners = [worded.index(j) if j in worded else -1 for j in range(len(arrows))]
+    tips.append([*(end[:2] - 0.12), *(end[:2] + 0.12)])
+    owners.append(new_n)
+    layout = place_labels(
+        labels, anchors, directions=dirs,
+        segments=[(a.arrow.get_start(), a.tip_point) for a in arrows] + list(segments),
+        keep_clear=tips, keep_clear_owner=owners, bounds=plane.plane, priority=priority,
+        solo=solo, gap=0.06)
+    for n, j in enumerate(worded):
+        arrows[j].extras.add(*layout.extras[n].submobjects)
+    pull_extras = VGroup(*[m for n in range(n_words, new_n) for m in layout.extras[n]])
+    return pull_extras, VGroup(*layout.extras[new_n].submobjects)
+
+
 def build_pull(scene) -> None:
     trace = scene.trace
     pal = style.PALETTE
@@ -131,11 +162,8 @@ def build_pull(scene) -> None:
         if j == focus:
             la.word.set_color(pal.query)        # the word being explained is the query's
             la.word.scale(1.15)
-            place_label_at_tip(la.word, origin, la.tip_point)
         if j not in named:                       # crowded: only the words that matter
-            la.remove(la.word)
-            la.word = VGroup()
-        la.word.set_stroke(style.BACKGROUND, width=5, background=True)
+            la.drop_word()
         arrows.append(la)
 
     # the chain: scaled values tip to tail, heaviest first; the lightest lumped together
@@ -161,7 +189,7 @@ def build_pull(scene) -> None:
 
     # weights written on the heavy pulls, beside their segments, away from the total
     end = plane.c2p(*total)
-    pull_labels = VGroup()
+    pull_labels, pull_anchors, pull_dirs = VGroup(), [], []
     for j, seg in zip(shown, chained):
         if weights[j] < 0.08 or len(pull_labels) >= 4:
             continue
@@ -172,10 +200,10 @@ def build_pull(scene) -> None:
         centre = (seg.get_start() + seg.get_end()) / 2
         if np.dot(n, centre - end) < 0:
             n = -n
-        reach = 0.5 * (lab.width * abs(n[0]) + lab.height * abs(n[1]))
-        lab.move_to(centre + n * (0.12 + reach))
         lab.set_stroke(style.BACKGROUND, width=5, background=True)
         pull_labels.add(lab)
+        pull_anchors.append(centre)
+        pull_dirs.append(n)
 
     # the focus word's new arrow: from the origin to the weighted sum
     old_tip = arrows[focus].tip_point
@@ -188,13 +216,15 @@ def build_pull(scene) -> None:
     new_word = VGroup(user_text(trace.focus_word, style.FONT_LABEL * 1.15, pal.output),
                       label_text("\u2032", style.FONT_LABEL * 1.15, pal.output))
     new_word.arrange(RIGHT, buff=0.02, aligned_edge=UP)
-    place_label_at_tip(new_word, origin, end, buff=0.14)
     new_word.set_stroke(style.BACKGROUND, width=5, background=True)
     magnets = VGroup(*[Line(end, arrows[j].tip_point).set_stroke(
         pal.highlight, width=1 + 4 * float(weights[j]), opacity=0.3 + 0.4 * float(weights[j]))
         for j in heavy])
-    spread_labels([a.word for a in arrows if len(a.word.submobjects)]
-                  + list(pull_labels) + [new_word], gap=0.08)
+    pull_extras, new_extras = layout_pull_labels(
+        plane, arrows, focus, pull_labels, pull_anchors, pull_dirs, new_word, end,
+        segments=[(c.get_start(), c.get_end()) for c in chained]
+        + ([(rest_arrow.get_start(), rest_arrow.get_end())] if rest_arrow else [])
+        + [(origin, end), (old_tip, end)] + [(m.get_start(), m.get_end()) for m in magnets])
 
     # ---- value arrows appear ------------------------------------------------------------
     scene.add(plane, note)
@@ -204,7 +234,7 @@ def build_pull(scene) -> None:
                rate_func=style.EASE)
     scene.wait(0.3)
     scene.play(*[GrowArrow(a.arrow) for a in arrows],
-               *[FadeIn(a.word) for a in arrows if len(a.word.submobjects)],
+               *[FadeIn(VGroup(a.word, a.extras)) for a in arrows if len(a.word.submobjects)],
                run_time=1.4, rate_func=style.EASE)
     scene.wait(0.6)
 
@@ -278,7 +308,7 @@ def build_pull(scene) -> None:
     scene.play(*[ReplacementTransform(s, c) for s, c in zip(scaled, chained)],
                *([GrowArrow(rest_arrow)] if rest_arrow else []),
                run_time=1.6, rate_func=style.EASE)
-    scene.play(FadeIn(pull_labels), run_time=0.6, rate_func=style.EASE)
+    scene.play(FadeIn(pull_labels), FadeIn(pull_extras), run_time=0.6, rate_func=style.EASE)
     scene.wait(0.6)
 
     # ---- the focus word's arrow moves to the weighted sum -------------------------------
@@ -289,7 +319,7 @@ def build_pull(scene) -> None:
     scene.play(chained.animate.set_opacity(0.5),
                *([rest_arrow.animate.set_opacity(0.4)] if rest_arrow else []),
                ReplacementTransform(start_copy, moved), FadeIn(change),
-               TransformFromCopy(arrows[focus].word, new_word),
+               TransformFromCopy(arrows[focus].word, new_word), FadeIn(new_extras),
                run_time=1.6, rate_func=style.EASE)
     scene.play(*[FadeIn(m) for m in magnets], Write(formula), run_time=0.8,
                rate_func=style.EASE)
