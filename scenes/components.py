@@ -895,18 +895,28 @@ class LabelledArrow(VGroup):
         end = plane.c2p(*self.xy)
         if np.linalg.norm(end - start) < 0.02:    # a zero vector still needs a direction
             end = start + RIGHT * 0.02
-        self.arrow = Arrow(start, end, buff=0, stroke_width=stroke_width, color=color,
-                           max_tip_length_to_length_ratio=0.2, max_stroke_width_to_length_ratio=8,
-                           tip_length=0.2)
+        self._arrow_color, self._arrow_width = color, stroke_width
+        self.arrow = self.arrow_between(start, end)
         self.word = word if isinstance(word, Mobject) else user_text(word, font_size, color)
-        if special:     # dimmed but still in its role colour
-            self.arrow.set_opacity(0.4)
+        if special:     # dimmed but still in its role colour (the arrow already is)
             self.word.set_opacity(0.5)
         # a black outline keeps the word legible over crossing arrows and grid lines
         self.word.set_stroke(style.BACKGROUND, width=5, background=True)
         place_label_at_tip(self.word, start, end)
         self.extras = VGroup()
         self.add(self.arrow, self.word, self.extras)
+
+    def arrow_between(self, start, end) -> Arrow:
+        """A fresh arrow in this one's style (for motion that must not distort its head)."""
+        start, end = np.asarray(start, float), np.asarray(end, float)
+        if np.linalg.norm(end - start) < 0.02:
+            end = start + RIGHT * 0.02
+        arrow = Arrow(start, end, buff=0, stroke_width=self._arrow_width, color=self._arrow_color,
+                      max_tip_length_to_length_ratio=0.2, max_stroke_width_to_length_ratio=8,
+                      tip_length=0.2)
+        if self.special:
+            arrow.set_opacity(0.4)
+        return arrow
 
     @property
     def tip_point(self) -> np.ndarray:
@@ -917,6 +927,46 @@ class LabelledArrow(VGroup):
         self.remove(self.word)
         self.word = VGroup()
         return self
+
+
+class CarryPlane(Animation):
+    """Carries a plane's grid and its arrows through a path of 2x2 linear maps about the
+    plane's origin: ``path(t)`` (t from 0 to 1 after easing; the identity at 0) is applied
+    to the grid's points as they were at the start, and each arrow is redrawn from the
+    origin to its mapped tip, so arrow heads keep their shape. Text is never mapped: fade
+    the words out first and lay them out afresh where the arrows end.
+
+    ``grid`` is any VMobject (e.g. ``Plane2D.plane``); ``arrows`` are LabelledArrows.
+    ``shift(t)``, when given, moves the origin along (a 3-vector, zero at 0): the plane is
+    carried towards where another view's origin is while it turns.
+    """
+
+    def __init__(self, grid: VMobject, arrows: Sequence["LabelledArrow"], origin,
+                 path: Callable[[float], np.ndarray],
+                 shift: Callable[[float], np.ndarray] | None = None, **kwargs):
+        kwargs.setdefault("rate_func", style.EASE)
+        self.grid, self.labelled = grid, list(arrows)
+        self.origin = np.asarray(origin, dtype=float)
+        self.path = path
+        self.shift = shift
+        self.grid_start = [m.points.copy() for m in grid.family_members_with_points()]
+        self.tips_start = [a.tip_point - self.origin for a in self.labelled]
+        super().__init__(VGroup(grid, *[a.arrow for a in self.labelled]), **kwargs)
+
+    def _scene_matrix(self, t: float) -> np.ndarray:
+        m = np.eye(3)
+        m[:2, :2] = np.asarray(self.path(t), dtype=float).reshape(2, 2)
+        return m
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        t = self.rate_func(alpha)
+        m = self._scene_matrix(t)
+        here = self.origin + (np.zeros(3) if self.shift is None
+                              else np.asarray(self.shift(t), dtype=float))
+        for mob, pts in zip(self.grid.family_members_with_points(), self.grid_start):
+            mob.points = here + (pts - self.origin) @ m.T
+        for a, tip in zip(self.labelled, self.tips_start):
+            a.arrow.become(a.arrow_between(here, here + m @ tip))
 
 
 # ---- the attention grid ------------------------------------------------------------------
@@ -1308,6 +1358,12 @@ class MatrixVectorSweep(VGroup):
 
     def play_sweep(self, scene, *, time_per_row: float = 0.55) -> None:
         """Sweep the box down the rows; each output entry appears as its row is done."""
+        # the boxes are fitted now: the group may have been moved or scaled since built
+        color, width = self.row_box.get_stroke_color(), self.row_box.get_stroke_width()
+        self.row_box = SurroundingRectangle(self.matrix_rows[0], color=color, buff=0.05,
+                                            stroke_width=width)
+        self.vector_box = SurroundingRectangle(self.vector.rows, color=color, buff=0.06,
+                                               stroke_width=width)
         scene.play(Create(self.row_box), Create(self.vector_box), run_time=0.5,
                    rate_func=style.EASE)
         for n, (row, entry) in enumerate(zip(self.matrix_rows, self.output.entries)):

@@ -9,7 +9,7 @@ origin is an honest picture of a vector. ``center=True`` gives ordinary (centred
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -106,3 +106,92 @@ def fit_residual(source, target, matrix) -> float:
     if denom == 0:
         return 0.0
     return float(((src @ np.asarray(matrix).T - dst) ** 2).sum()) / denom
+
+
+def view_signs(source, target) -> np.ndarray:
+    """Signs (+1 or -1) for the two axes of the target view, chosen so the best 2x2 fit
+    source -> target keeps orientation (a positive determinant) with the smallest turn.
+
+    The sign of a principal direction is a convention, so a PCA view with an axis (or
+    both) reversed is as honest as the view itself; choosing them lets the map between
+    two views be drawn as a turn of at most a quarter and a stretch, not a flip through
+    a line or a half turn.
+    """
+    dst = np.asarray(target, dtype=np.float64).reshape(-1, 2)
+    best, best_angle = np.ones(2), np.inf
+    for signs in ((1, 1), (-1, -1), (1, -1), (-1, 1)):
+        m = fit_linear_map_2d(source, dst * np.array(signs, dtype=np.float64))
+        if np.linalg.det(m) < 0:
+            continue
+        angle = abs(polar_motion(m).angle)
+        if angle < best_angle - 1e-9:
+            best, best_angle = np.array(signs, dtype=np.float64), angle
+    return best
+
+
+@dataclass(frozen=True)
+class PolarMotion:
+    """A 2x2 linear map written as a turn and a stretch (its polar decompositions
+    ``M = P R = R Q``: turn then stretch, or stretch then turn), with the stretch limited
+    so the picture stays legible.
+
+    ``angle`` is the turn (radians, counter-clockwise); ``axes`` (2x2, orthonormal columns)
+    are the stretch directions after the turn, ``in_axes`` the same directions before it;
+    ``fitted`` the true stretch factors along them and ``stretch`` the ones drawn (equal
+    unless ``clamped``). ``reflects`` is True when the map reverses orientation (the turn
+    then cannot carry it: see :func:`view_signs`); the drawn motion leaves the reflection
+    out.
+    """
+
+    angle: float
+    axes: np.ndarray
+    fitted: np.ndarray
+    stretch: np.ndarray
+    reflects: bool
+    in_axes: np.ndarray = field(default_factory=lambda: np.eye(2))
+
+    @property
+    def clamped(self) -> bool:
+        return not np.allclose(self.fitted, self.stretch, rtol=1e-6, atol=1e-12)
+
+    def rotation(self, t: float = 1.0) -> np.ndarray:
+        a = self.angle * float(t)
+        return np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+    def stretching(self, t: float = 1.0, first: bool = False) -> np.ndarray:
+        """The stretch a share ``t`` of the way (geometric: never passes through zero),
+        along the directions it has after the turn, or before it when ``first``."""
+        axes = self.in_axes if first else self.axes
+        factors = np.power(self.stretch, float(t))
+        return axes @ np.diag(factors) @ axes.T
+
+    def matrix(self, turn: float = 1.0, stretch: float = 1.0,
+               stretch_first: bool = False) -> np.ndarray:
+        """The drawn map after ``turn`` of the turn and ``stretch`` of the stretch."""
+        if stretch_first:
+            return self.rotation(turn) @ self.stretching(stretch, first=True)
+        return self.stretching(stretch) @ self.rotation(turn)
+
+    @property
+    def drawn(self) -> np.ndarray:
+        return self.matrix(1.0, 1.0)
+
+
+def polar_motion(matrix, *, max_ratio: float = 3.0, min_scale: float = 0.4,
+                 max_scale: float = 2.5) -> PolarMotion:
+    """Split a 2x2 map into a turn and a stretch, limiting the stretch for the picture:
+    the larger factor to [min_scale, max_scale], the smaller to at least 1/max_ratio of
+    the larger (a nearly singular fit would otherwise squash the plane into a sliver)."""
+    m = np.asarray(matrix, dtype=np.float64).reshape(2, 2)
+    u, s, vt = np.linalg.svd(m)
+    reflects = bool(np.linalg.det(m) < 0)
+    if reflects:            # drop the reflection: flip the weakest direction back
+        u = u.copy()
+        u[:, 1] *= -1
+    r = u @ vt
+    angle = float(np.arctan2(r[1, 0], r[0, 0]))
+    if s[0] <= 1e-12:
+        return PolarMotion(0.0, np.eye(2), np.zeros(2), np.ones(2), reflects)
+    big = float(np.clip(s[0], min_scale, max_scale))
+    small = float(np.clip(s[1] * big / s[0], big / max_ratio, big))
+    return PolarMotion(angle, u, s.copy(), np.array([big, small]), reflects, vt.T.copy())
