@@ -60,12 +60,25 @@ class BeatScene(MovingCameraScene):
         """Draw one beat on this scene and note where it starts, ends and peaks."""
         self._current_beat = beat_cls.beat_name
         start = self.renderer.time
+        first_caption = len(self.renderer.file_writer.subcaptions)
         beat_cls.build(self)
+        self._tidy_captions(first_caption)
         self.beat_times[beat_cls.beat_name] = (start, self.renderer.time)
         self.key_times.setdefault(beat_cls.beat_name, self.renderer.time)
 
     def build(self) -> None:
         raise NotImplementedError
+
+    def _tidy_captions(self, first: int) -> None:
+        """Captions of one beat never overlap: each ends just before the next begins
+        (a reader sees one caption at a time in the .srt)."""
+        import datetime
+
+        subs = sorted(self.renderer.file_writer.subcaptions[first:], key=lambda c: c.start)
+        for current, following in zip(subs, subs[1:]):
+            limit = following.start - datetime.timedelta(seconds=0.05)
+            if current.end > limit:
+                current.end = max(limit, current.start + datetime.timedelta(seconds=0.3))
 
     def mark_key_frame(self) -> None:
         """Call at the moment that best shows this beat (poster, contact sheet)."""

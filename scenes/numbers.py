@@ -78,6 +78,24 @@ DERIVED.update({
 })
 
 
+# ---- derived kinds of the heads beat --------------------------------------------------------
+def _num_heads_total(trace):          # heads in the model's layer (traced or not)
+    return int(trace.meta.get("num_heads_total", len(trace.heads)))
+
+
+def _unmasked_weight(trace, h, i, j):   # softmax of row i of the scores with no mask at all
+    row = trace.scores[h, i].astype(np.float64)
+    e = np.exp(row - row.max())
+    return float(e[j] / e.sum())
+
+
+DERIVED.update({
+    "unmasked_weight": _unmasked_weight,      # the mask beat's "before", on a masked trace
+    "num_heads_total": _num_heads_total,
+    "heads_not_drawn": lambda trace: _num_heads_total(trace) - len(trace.heads),
+})
+
+
 FIELDS = ("embeddings", "q", "k", "v", "scores", "weights", "context", "output")
 
 

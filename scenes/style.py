@@ -34,9 +34,10 @@ class Palette:
     negative: str = "#FC6255"    # red for -
     special: str = "#666666"     # [CLS]/[SEP]: dimmed, never hidden
     # head colours avoid the query/key/value/output hues, so a head never reads as a role
+    # and differ from each other in hue or lightness (a 12-head layout shows them together)
     heads: tuple[str, ...] = (
-        "#58C4DD", "#FF862F", "#83C167", "#B189F5", "#F7A1A3", "#E5C07B",
-        "#3B8CFF", "#C77C48", "#C0C0C0", "#B5D33D", "#7B68EE", "#FFCC99",
+        "#58C4DD", "#FF8C00", "#83C167", "#B189F5", "#F7A1A3", "#3B6FE0",
+        "#A0522D", "#C0CA33", "#7E57C2", "#90A4AE", "#FFD180", "#2E8B57",
     )
 
     def head(self, index: int) -> str:

@@ -9,12 +9,14 @@ that is not what the model does.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, Line,
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeTransform, LaggedStart, Line,
                    Transform, VGroup)
 
 from scenes import style
 from scenes.base import BeatScene
-from scenes.components import AttentionGrid, focus_window, label_text
+from scenes.beats.tidy import (caption_mark, hold_captions, magnitude_decimals, make_grid,
+                               word_row)
+from scenes.components import focus_window, label_text
 
 GRID_CENTER = np.array([-3.5, -0.55, 0.0])
 TABLE_LEFT = 0.9
@@ -38,9 +40,9 @@ def build_mask(scene) -> None:
         mask = trace.mask.copy()
         after = trace.weights[slot].astype(np.float64)
         # what the grid shows "before": the softmax of the unmasked scores
-        s = trace.scores[slot].astype(np.float64)
-        e = np.exp(s - s.max(axis=1, keepdims=True))
-        before = e / e.sum(axis=1, keepdims=True)
+        from scenes.numbers import lookup
+        before = np.array([[lookup(trace, "unmasked_weight", (slot, i, j)) for j in range(T)]
+                           for i in range(T)])
         score_kind, weight_kind = "masked_score", "weights"
     else:
         mask = np.triu(np.ones((T, T), dtype=bool), k=1)
@@ -76,8 +78,8 @@ def build_mask(scene) -> None:
     tokens = [trace.display_tokens[i] for i in window]
     special = [trace.special[i] for i in window]
     row = window.index(focus)
-    grid = AttentionGrid(tokens, row_special=special, col_special=special,
-                         max_width=6.4, max_height=5.4, font_size=style.FONT_SMALL)
+    grid = make_grid(tokens, special, max_width=6.6, max_height=6.3,
+                     font_size=style.FONT_LABEL)
     grid.move_to(GRID_CENTER)
     sub = np.ix_(window, window)
     dots_before = grid.weight_dots(before[sub], color=head_color)
@@ -93,36 +95,42 @@ def build_mask(scene) -> None:
         window[max(0, row - MAX_TABLE_COLUMNS // 2):][:MAX_TABLE_COLUMNS]
     pitch = min(0.72, (6.75 - TABLE_LEFT - 1.45) / max(len(cols), 1))
     xs = [TABLE_LEFT + 1.45 + n * pitch for n in range(len(cols))]
-    key_labels = VGroup(*[scene.user_text(trace.display_tokens[j], style.FONT_SMALL,
-                                          pal.special if trace.special[j] else pal.text)
-                          .move_to([x, 1.6, 0]) for j, x in zip(cols, xs)])
-    for lab in key_labels:
-        if lab.width > pitch * 0.92:
-            lab.scale_to_fit_width(pitch * 0.92)
+    key_labels, _ = word_row([trace.display_tokens[j] for j in cols],
+                             [trace.special[j] for j in cols], xs, pitch=pitch,
+                             font_size=style.FONT_SMALL, bottom=1.5)
+    more = VGroup()      # the table shows a window of the row: say where it continues
+    if cols[0] > window[0]:
+        more.add(label_text("…", style.FONT_SMALL, pal.dim).next_to(
+            key_labels[0], LEFT, buff=0.1))
+    if cols[-1] < window[-1]:
+        more.add(label_text("…", style.FONT_SMALL, pal.dim).next_to(
+            key_labels[-1], RIGHT, buff=0.1))
     names = VGroup(*[label_text(t, style.FONT_SMALL, c).move_to([TABLE_LEFT + 0.5, y, 0])
                      for t, c, y in (("score", pal.soft, 1.0), ("weight", pal.soft, 0.3))])
     query = scene.user_text(trace.focus_word, style.FONT_LABEL, pal.query)
     query_note = VGroup(query, label_text("looks at:", style.FONT_SMALL, pal.soft))
-    query_note.arrange(RIGHT, buff=0.15, aligned_edge=DOWN).move_to([TABLE_LEFT, 2.3, 0],
-                                                                    aligned_edge=LEFT)
+    query_note.arrange(RIGHT, buff=0.15, aligned_edge=DOWN).move_to(
+        [TABLE_LEFT, max(2.3, key_labels.get_top()[1] + 0.35), 0], aligned_edge=LEFT)
 
     def cell_number(kind, j, y, decimals, signed, color):
         t = scene.number(kind, (slot, focus, j), decimals=decimals, signed=signed,
                          font_size=style.FONT_SMALL, color=color)
         return t.move_to([xs[cols.index(j)], y, 0])
 
-    scores = VGroup(*[cell_number("scores", j, 1.0, style.SCORE_DECIMALS, True, pal.text)
+    score_dec = magnitude_decimals([float(trace.scores[slot, focus, j]) for j in cols],
+                                   style.SCORE_DECIMALS)
+    scores = VGroup(*[cell_number("scores", j, 1.0, score_dec, True, pal.text)
                       for j in cols])
-    masked_scores = VGroup(*[cell_number(score_kind, j, 1.0, style.SCORE_DECIMALS, True,
-                                         pal.mask if mask[focus, j] else pal.text)
-                             for j in cols])
-    w_before = None if own_mask else VGroup(*[
-        cell_number("weights", j, 0.3, style.WEIGHT_DECIMALS, False, pal.dim) for j in cols])
+    # only the forbidden scores change: they become a red minus infinity
+    forbidden = [c for c, j in enumerate(cols) if mask[focus, j]]
+    masked_scores = VGroup(*[cell_number(score_kind, cols[c], 1.0, score_dec, True, pal.mask)
+                             for c in forbidden])
+    w_before = VGroup(*[cell_number("unmasked_weight" if own_mask else "weights", j, 0.3,
+                                    style.WEIGHT_DECIMALS, False, pal.dim) for j in cols])
     w_after = VGroup(*[cell_number(weight_kind, j, 0.3, style.WEIGHT_DECIMALS, False,
                                    pal.faint if mask[focus, j] else pal.text) for j in cols])
     # narrow columns: shrink every number by one factor rather than let them collide
-    table_numbers = [t for group in (scores, masked_scores, w_before, w_after)
-                     if group is not None for t in group]
+    table_numbers = [t for group in (scores, masked_scores, w_before, w_after) for t in group]
     widest = max(t.width for t in table_numbers)
     if widest > pitch * 0.88:
         for t in table_numbers:
@@ -134,40 +142,60 @@ def build_mask(scene) -> None:
         f"the {'' if own_mask else 'renormalised '}weights still sum to {row_sum}",
         style.FONT_SMALL, pal.dim).move_to([TABLE_LEFT, -0.35, 0], aligned_edge=LEFT)
 
+    # on a masked trace the "before" weights are not the model's: say so while they show
+    before_note = label_text("grey: the weights as they would be without the mask",
+                             style.FONT_SMALL, pal.dim) if own_mask else None
+    if before_note is not None:
+        before_note.move_to([TABLE_LEFT, -0.35, 0], aligned_edge=LEFT)
+
     # ---- play --------------------------------------------------------------------------
+    first_caption = caption_mark(scene)
     scene.add(grid)
     scene.play(FadeIn(heading, shift=DOWN * 0.2), FadeIn(head_tag),
                *([FadeIn(notice)] if notice else []),
                LaggedStart(*[FadeIn(d) for d in dots_before], lag_ratio=style.LAG_MANY),
-               run_time=1.2, rate_func=style.EASE)
+               run_time=1.2, rate_func=style.EASE,
+               subcaption=(f"Head {trace.primary_head} as the model ran it: "
+                           f"{trace.focus_word}'s scores and weights"
+                           if not own_mask else
+                           f"Head {trace.primary_head}'s scores for {trace.focus_word}, "
+                           "before the mask"),
+               subcaption_duration=2.7)
     scene.play(Create(box), FadeIn(query_note), FadeIn(key_labels), FadeIn(names),
-               FadeIn(scores), FadeIn(rule),
-               *([FadeIn(w_before)] if w_before is not None else []),
+               FadeIn(scores), FadeIn(rule), FadeIn(more), FadeIn(w_before),
+               *([FadeIn(before_note)] if before_note is not None else []),
                run_time=0.9, rate_func=style.EASE)
-    scene.wait(0.8)
+    scene.wait(0.7)
 
     n_future = int(mask[focus].sum())
-    scene.add_subcaption(
-        f"A causal mask forbids each word to look at the words after it: "
-        f"{n_future} of {trace.focus_word}'s scores become minus infinity."
-        if kind == "causal" else
-        f"The mask forbids {n_future} of {trace.focus_word}'s keys: their scores become "
-        "minus infinity.", duration=2.6)
     scene.play(LaggedStart(*[FadeIn(r, scale=0.6) for r in red], lag_ratio=style.LAG_MANY),
-               Transform(scores, masked_scores), run_time=1.4, rate_func=style.EASE)
-    scene.wait(0.8)
+               *[FadeTransform(scores[c], m) for c, m in zip(forbidden, masked_scores)],
+               run_time=1.3, rate_func=style.EASE,
+               subcaption=(f"No looking ahead: {n_future} of {trace.focus_word}'s scores "
+                           "become \u2212\u221e"
+                           if kind == "causal" else
+                           f"The mask forbids {n_future} of {trace.focus_word}'s keys: "
+                           "their scores become \u2212\u221e"),
+               subcaption_duration=2.2)
+    scene.wait(1.0)
 
     first = int(np.argmax(after[focus]))
-    scene.add_subcaption(
-        f"Softmax over what is left: the weights renormalise; {trace.focus_word} now gives "
-        f"{scene.record_number(weight_kind, (slot, focus, first), 2)} to "
-        f"{trace.display_tokens[first]}.", duration=2.8)
     scene.play(Transform(dots_before, dots_after),
-               *([Transform(w_before, w_after)] if w_before is not None else [FadeIn(w_after)]),
-               run_time=1.6, rate_func=style.EASE)
-    scene.play(FadeIn(total_after), run_time=0.5, rate_func=style.EASE)
+               *[FadeTransform(a, b) for a, b in zip(w_before, w_after)],
+               *([FadeTransform(before_note, total_after)] if before_note is not None else []),
+               run_time=1.5, rate_func=style.EASE,
+               subcaption=f"Softmax over what is left: the weights renormalise; "
+                          f"{trace.focus_word} now gives "
+                          f"{scene.record_number(weight_kind, (slot, focus, first), 2)} to "
+                          f"{trace.display_tokens[first]}.",
+               subcaption_duration=3.2)
+    if before_note is None:
+        scene.play(FadeIn(total_after), run_time=0.5, rate_func=style.EASE)
+    else:
+        scene.wait(0.5)
     scene.mark_key_frame()
-    scene.wait(1.6)
+    scene.wait(1.3)
+    hold_captions(scene, first_caption)
     scene.clear_stage()
 
 
