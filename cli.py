@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import traceback
 from pathlib import Path
 
@@ -109,8 +108,9 @@ def _use_theme(name: str) -> None:
 
 def _write_atomically(path: Path, write) -> None:
     """write(tmp_path) then rename into place; a failure leaves no partial file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix + ".part")
-    os.close(fd)
+    from scenes.options import temp_beside
+
+    tmp = temp_beside(path)
     try:
         write(Path(tmp))
         os.replace(tmp, path)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import tempfile
 import re
 import unicodedata
@@ -85,3 +86,15 @@ def check_output(path: Path, force: bool) -> Path:
         raise InputError(f"the output folder {folder} is not writable ({exc.strerror}); "
                          "choose a writable place with -o.") from exc
     return path
+
+
+def temp_beside(final: Path) -> Path:
+    """An empty temporary file in the output folder (same file system: atomic rename),
+    with the mode a normally created file would get (mkstemp makes 0600 files)."""
+    fd, name = tempfile.mkstemp(prefix=f".{final.stem}.", suffix=f".part{final.suffix}",
+                                dir=final.parent)
+    os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(name, 0o666 & ~umask)
+    return Path(name)

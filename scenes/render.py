@@ -235,15 +235,7 @@ class RenderResult:
 
 
 def _temp_beside(final: Path) -> Path:
-    """An empty temporary file in the output folder (same file system: atomic rename)."""
-    fd, name = tempfile.mkstemp(prefix=f".{final.stem}.", suffix=f".part{final.suffix}",
-                                dir=final.parent)
-    os.close(fd)
-    # mkstemp makes 0600 files; give the finished files the usual umask-based mode
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(name, 0o666 & ~umask)
-    return Path(name)
+    return options.temp_beside(final)
 
 
 def remux_faststart(source: Path, target: Path) -> None:
