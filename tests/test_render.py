@@ -2,7 +2,7 @@
 trace, the MP4 is what players need, stills are deterministic, failures leave no debris.
 
 Renders are tiny (160x90 or 320x180, 5 fps) and share one process, so the file stays fast.
-Traces come from .dev/traces (saved real MiniLM traces), so no model runs here.
+Traces are computed by the real model (MiniLM, about a second each).
 """
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ import pytest
 
 from tests.conftest import ROOT
 
-TRACES = ROOT / ".dev" / "traces"
 MY_BEATS = ("pull", "heads", "mask", "summary")
+SENTENCES = {"default": "The cat ate the fish", "chinese": "我爱北京天安门"}
 
 
 def load(name: str):
-    from attention_core.trace import AttentionTrace
-    return AttentionTrace.load(TRACES / f"{name}.npz")
+    from attention_core import compute_trace
+    return compute_trace(SENTENCES[name])
 
 
 @pytest.fixture(scope="module")
