@@ -37,7 +37,7 @@ class Palette:
     # and differ from each other in hue or lightness (a 12-head layout shows them together)
     heads: tuple[str, ...] = (
         "#58C4DD", "#FF8C00", "#83C167", "#B189F5", "#F7A1A3", "#3B6FE0",
-        "#A0522D", "#C0CA33", "#7E57C2", "#90A4AE", "#FFD180", "#2E8B57",
+        "#A0522D", "#C0CA33", "#7E57C2", "#90A4AE", "#2E8B57", "#FFD180",
     )
 
     def head(self, index: int) -> str:
