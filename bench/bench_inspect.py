@@ -8,7 +8,6 @@ Also `--help` (which must not import torch or manim). Writes its section of benc
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results import update_section  # noqa: E402
+from results import machine, update_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -49,13 +48,10 @@ def main() -> None:
     med = {k: statistics.median(w for w, _ in v) for k, v in results.items()}
     mem = {k: max(m for _, m in v) for k, v in results.items()}
     ratio = med["hf"] / med["ours"]
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if "model name" in l),
-               platform.processor())
     lines = [
         "## inspect vs plain Hugging Face",
         "",
-        f"Machine: {os.cpu_count()} cores ({cpu}), {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}. Sentence: \"{SENTENCE}\". "
+        f"Machine: {machine()}. Sentence: \"{SENTENCE}\". "
         f"{RUNS} alternating runs each, whole processes, median wall time.",
         "",
         "| command | median wall | peak RSS |",

@@ -8,7 +8,6 @@ bench/RESULTS.md. Slow (minutes): `make bench`, never the test suite.
 from __future__ import annotations
 
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -16,7 +15,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results import update_section  # noqa: E402
+from results import machine, update_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent / "attention-explainer"
@@ -50,12 +49,10 @@ def main() -> None:
             rows.append((resolution, fps, wall, duration, usage.ru_maxrss / 1024))
             print(f"{resolution}@{fps}: {wall:.1f} s wall for {duration:.1f} s of video "
                   f"({wall / duration:.2f}x)", flush=True)
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if "model name" in l),
-               platform.processor())
     lines = [
         "## render: wall time against the video's duration",
         "",
-        f"Machine: {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}. "
+        f"Machine: {machine()}. "
         "Default sentence, all nine beats, one `attention-explainer render` process "
         "(imports, model, drawing, H.264 encoding, poster, captions).",
         "",

@@ -410,7 +410,7 @@ def still_label(when: float | str) -> str:
 
 
 def render_stills(trace, *, beat: str, times: list[float | str], width: int, height: int,
-                  fps: int = 30) -> dict[str, "Image.Image"]:
+                  fps: int = 30) -> dict:
     """Raw frames of one beat, rendered alone, captured in memory (no video written).
 
     ``times``: seconds from the beat's start (frame round(t * fps)), "key" (the beat's key

@@ -4,7 +4,6 @@ Every row: exit 2 (or 1 where stated), exactly one line on stderr, no traceback,
 or changed file at the output path. Rows are refused before the model or the renderer runs.
 """
 import json
-import os
 import shutil
 
 import numpy as np

@@ -6,14 +6,11 @@ Traces are computed by the real model (MiniLM, about a second each).
 """
 from __future__ import annotations
 
-import dataclasses
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT
 
 MY_BEATS = ("pull", "heads", "mask", "summary")
 SENTENCES = {"default": "The cat ate the fish", "chinese": "我爱北京天安门"}

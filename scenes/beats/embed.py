@@ -2,7 +2,7 @@
 then as an arrow in a stated 2-D view of embedding space."""
 from __future__ import annotations
 
-from manim import DOWN, LEFT, UP, FadeIn, GrowArrow, LaggedStart, TransformFromCopy, VGroup
+from manim import DOWN, UP, FadeIn, GrowArrow, LaggedStart, TransformFromCopy, VGroup
 
 from scenes import style
 from scenes.base import BeatScene
@@ -46,7 +46,6 @@ class EmbedBeat(BeatScene):
 
     def build(self):
         trace = self.trace
-        pal = style.PALETTE
         row = token_row(trace)
         row.to_edge(UP, buff=0.4)
         self.add(row)

@@ -158,7 +158,6 @@ def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float],
     """Words centred on ``xs`` on one baseline, one size for all; turned (reading upward)
     when they would shrink below ``MIN_SCALE`` upright. Hung from ``top`` (their line box
     top, or the turned words' tops) or stood on ``bottom``. Returns (words, turned)."""
-    pal = style.PALETTE
     colors = list(colors) if colors is not None else [None] * len(texts)
     glyphs = []
     for t, sp, col in zip(texts, special, colors):
