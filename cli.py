@@ -13,10 +13,34 @@ from pathlib import Path
 
 import click
 
-from attention_core import __version__
-from attention_core.errors import InputError
+from .attention_core import DEFAULT_SENTENCE, __version__
+from .attention_core.errors import InputError
+from .scenes.formats import FPS_RANGE, parse_resolution
+from .scenes.registry import BEAT_NAMES, parse_beats
 
-DEFAULT_SENTENCE = "The cat ate the fish"
+
+class _ParsedBy(click.ParamType):
+    """A click type whose value is parsed by one of our parsers (the same the API uses);
+    its one-line error becomes click's usage error (exit 2)."""
+
+    def __init__(self, name: str, parse, metavar: str):
+        self.name, self.parse, self._metavar = name, parse, metavar
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return self._metavar
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        try:
+            return self.parse(value)
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+RESOLUTION = _ParsedBy("resolution", parse_resolution, "480p|720p|1080p|1440p|4k|WxH")
+BEATS = _ParsedBy("beats", parse_beats, "all|" + ",".join(BEAT_NAMES[:2]) + ",...")
+FPS = click.IntRange(*FPS_RANGE)
 
 
 def trace_options(func):
@@ -53,7 +77,7 @@ def trace_options(func):
 
 
 def _request(sentence, opts):
-    from attention_core.api import TraceRequest
+    from .attention_core.api import TraceRequest
 
     return TraceRequest(sentence=sentence, model=opts["model"], focus=opts["focus"],
                         layer=opts["layer"], heads=opts["heads"], mask=opts["mask"],
@@ -62,7 +86,7 @@ def _request(sentence, opts):
 
 
 def _trace(sentence, opts):
-    from attention_core.api import trace_for
+    from .attention_core.api import trace_for
 
     return trace_for(_request(sentence, opts))
 
@@ -72,10 +96,10 @@ DRAW_LIMIT_DEFAULT = 64
 
 def _drawable_trace(sentence, opts, trace_path, max_tokens):
     """The trace to draw: loaded, or computed after checking the sentence is drawable."""
-    from attention_core.api import count_tokens
+    from .attention_core.api import count_tokens
 
     if trace_path:
-        from attention_core.trace import AttentionTrace
+        from .attention_core.trace import AttentionTrace
 
         trace = AttentionTrace.load(trace_path)
         count = trace.num_tokens
@@ -101,14 +125,14 @@ def drawing_options(func):
 
 
 def _use_theme(name: str) -> None:
-    from scenes import style
+    from .scenes import style
 
     style.set_theme(name)
 
 
 def _write_atomically(path: Path, write) -> None:
     """write(tmp_path) then rename into place; a failure leaves no partial file."""
-    from scenes.options import temp_beside
+    from .outputs import temp_beside
 
     tmp = temp_beside(path)
     try:
@@ -136,8 +160,8 @@ def cli(debug):
 @click.option("--force", is_flag=True, help="Overwrite an existing --npz file.")
 def inspect(sentence, matrix, as_json, npz_path, force, **opts):
     """Print the tokens, the chosen layer and heads and the focus token's attention."""
-    from attention_core import report
-    from scenes.options import check_output
+    from .attention_core import report
+    from .outputs import check_output
 
     target = check_output(Path(npz_path), force) if npz_path else None
     trace = _trace(sentence, opts)
@@ -157,12 +181,12 @@ def inspect(sentence, matrix, as_json, npz_path, force, **opts):
 @cli.command()
 @click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
 @trace_options
-@click.option("--resolution", default="1080p", show_default=True,
-              metavar="480p|720p|1080p|1440p|4k|WxH", help="Video size.")
-@click.option("--fps", default=30, show_default=True, type=int, help="Frames per second.")
-@click.option("--beats", default="all", show_default=True, metavar="LIST",
-              help="Beats to render, comma-separated: title, embed, project, sparks, softmax, "
-                   "pull, heads, mask, summary.")
+@click.option("--resolution", default="1080p", show_default=True, type=RESOLUTION,
+              help="Video size.")
+@click.option("--fps", default=30, show_default=True, type=FPS, help="Frames per second.")
+@click.option("--beats", default="all", show_default=True, type=BEATS,
+              help="Beats to render, comma-separated, drawn in storyboard order: "
+                   + ", ".join(BEAT_NAMES) + ".")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="FILE.npz",
               help="Draw from a saved trace instead of running the model.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), metavar="PATH",
@@ -173,11 +197,9 @@ def inspect(sentence, matrix, as_json, npz_path, force, **opts):
 def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, max_tokens, theme,
            **opts):
     """Render the explainer video (MP4, with .srt captions, a poster .png and the .npz trace)."""
-    from scenes.options import check_fps, check_output, parse_beats, parse_resolution, slugify
+    from .outputs import check_output, slugify
 
-    width, height, label = parse_resolution(resolution)
-    check_fps(fps)
-    beat_list = parse_beats(beats)
+    width, height, label = resolution
     if output is None:
         output = Path("renders") / f"{slugify(sentence)}-{label}.mp4"
     output = check_output(Path(output), force)
@@ -185,9 +207,9 @@ def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, m
         raise InputError(f"output {output.name!r} must end in .mp4.")
     trace = _drawable_trace(sentence, opts, trace_path, max_tokens)
     _use_theme(theme)
-    from scenes.render import render_video
+    from .scenes.render import render_video
 
-    result = render_video(trace, beats=beat_list, width=width, height=height, fps=fps,
+    result = render_video(trace, beats=beats, width=width, height=height, fps=fps,
                           output=output, progress=not quiet)
     click.echo(f"wrote {result.video} ({result.duration:.1f} s, {width}x{height} at {fps} fps)")
 
@@ -212,17 +234,16 @@ def _parse_times(spec: str) -> list:
 @cli.command()
 @click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
 @trace_options
-@click.option("--beat", default="all", show_default=True, metavar="NAME|all",
-              help="Beat(s) to draw: title, embed, project, sparks, softmax, pull, heads, mask, "
-                   "summary (comma-separated) or all.")
+@click.option("--beat", default="all", show_default=True, type=BEATS,
+              help="Beat(s) to draw, comma-separated, or all: " + ", ".join(BEAT_NAMES) + ".")
 @click.option("--at", "at", default="key", show_default=True, metavar="T[,T...]|key|end",
               help="When, in seconds from the beat's start; key = the frame that best shows "
                    "the beat, end = its last frame.")
 @click.option("--out", "out_dir", default="renders/frames", show_default=True,
               type=click.Path(file_okay=False), help="Folder for the PNGs (<beat>-<t>s.png).")
-@click.option("--resolution", default="1080p", show_default=True,
-              metavar="480p|720p|1080p|1440p|4k|WxH", help="Still size.")
-@click.option("--fps", default=30, show_default=True, type=int,
+@click.option("--resolution", default="1080p", show_default=True, type=RESOLUTION,
+              help="Still size.")
+@click.option("--fps", default=30, show_default=True, type=FPS,
               help="Frame rate the times are counted in.")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="FILE.npz",
               help="Draw from a saved trace instead of running the model.")
@@ -238,11 +259,10 @@ def _parse_times(spec: str) -> list:
 def frames(sentence, beat, at, out_dir, resolution, fps, trace_path, sheet_path, golden_dir,
            tolerance, max_diff_share, max_tokens, theme, **opts):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
-    from scenes.options import check_fps, check_output, parse_beats, parse_resolution
+    from .outputs import check_output
 
-    width, height, _ = parse_resolution(resolution)
-    check_fps(fps)
-    beats = parse_beats(beat)
+    width, height, _ = resolution
+    beats = beat
     times = _parse_times(at)
     out = Path(out_dir).expanduser().absolute()
     check_output(out / ".probe.png", force=True)       # creates the folder, checks writable
@@ -253,8 +273,8 @@ def frames(sentence, beat, at, out_dir, resolution, fps, trace_path, sheet_path,
                          "with `attention-explainer frames --out GOLDEN_DIR` first.")
     trace = _drawable_trace(sentence, opts, trace_path, max_tokens)
     _use_theme(theme)
-    from scenes.regression import check_against, contact_sheet
-    from scenes.render import render_stills, still_label
+    from .scenes.regression import check_against, contact_sheet
+    from .scenes.render import render_stills, still_label
 
     written, key_frames = [], []
     for name in beats:

@@ -1,7 +1,8 @@
 """Numbers only: sentence -> AttentionTrace. Never imports manim; imports torch lazily."""
 __version__ = "0.1.0"
+DEFAULT_SENTENCE = "The cat ate the fish"   # the README's sentence: "ate" attends to "cat" and "fish"
 
-__all__ = ["AttentionTrace", "InputError", "compute_trace", "__version__"]
+__all__ = ["AttentionTrace", "DEFAULT_SENTENCE", "InputError", "compute_trace", "__version__"]
 
 
 def __getattr__(name):

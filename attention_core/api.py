@@ -7,12 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import bert, scratch, selection
+from . import DEFAULT_SENTENCE, bert, scratch, selection
 from .errors import InputError
-from .masks import build_mask, parse_mask
+from .attention import build_mask, padding_blocked, parse_mask
 from .trace import AttentionTrace
 
-DEFAULT_SENTENCE = "The cat ate the fish"
 MODEL_CHOICES = "minilm, scratch or a path to a local Hugging Face BERT folder"
 
 
@@ -164,7 +163,7 @@ def _scratch_layer(weights, ids, req, device, dtype, mask):
     proj = scratch.seeded_input_projection(weights.d_model, req.d_model, req.seed, device, dtype)
     x = bert.embed(weights, ids) @ proj
     T = ids.shape[1]
-    no_mask = bert.padding_blocked([T], T, device)
+    no_mask = padding_blocked([T], T, device)
 
     def run(blocked):
         out, d = module(x, blocked[:, None], return_details=True)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .attention import attend, padding_blocked, scaled_scores
 from .errors import InputError
 
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -223,33 +223,6 @@ def _activation(name, x):
     return F.gelu(x)
 
 
-def scaled_scores(q, k):
-    """QK^T / sqrt(d_k) for B x H x T x d_k inputs."""
-    import torch
-
-    return torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
-
-
-def attend(scores, v, blocked):
-    """Softmax of the masked scores and the weighted sum of values.
-
-    blocked: broadcastable to scores, True = masked (set to -inf, so its weight is exactly 0).
-    The softmax runs in float32 even for half-precision models, for stable weights.
-    """
-    import torch
-
-    masked = scores.masked_fill(blocked, float("-inf")) if blocked is not None else scores
-    weights = torch.softmax(masked.float(), dim=-1).to(v.dtype)
-    return weights, torch.matmul(weights, v)
-
-
-def attention(q, k, v, blocked):
-    """Scaled dot-product attention with every step kept: (scores, weights, context)."""
-    scores = scaled_scores(q, k)
-    weights, context = attend(scores, v, blocked)
-    return scores, weights, context
-
-
 def layer_attention(weights: BertWeights, layer: int, x, blocked) -> LayerCapture:
     """One layer's self-attention on its input x (B x T x D); blocked: B x T x T."""
     B, T, _ = x.shape
@@ -273,15 +246,6 @@ def embed(weights: BertWeights, ids):
     positions = torch.arange(T, device=weights.word.device)
     x = weights.word[ids] + weights.position[positions][None] + weights.token_type[0][None, None]
     return torch.nn.functional.layer_norm(x, (weights.d_model,), *weights.emb_ln, weights.eps)
-
-
-def padding_blocked(lengths, num_positions: int, device):
-    """B x T x T: keys past each sequence's real length are masked (padding)."""
-    import torch
-
-    positions = torch.arange(num_positions, device=device)
-    pad = positions[None, :] >= torch.as_tensor(list(lengths), device=device)[:, None]
-    return pad[:, None, :].expand(len(lengths), num_positions, num_positions)
 
 
 def forward(weights: BertWeights, ids, lengths, *, last_layer: int | None = None):

@@ -27,7 +27,7 @@ def build_module(d_model: int = 512, num_heads: int = 8):
     import torch
     import torch.nn as nn
 
-    from .bert import attention
+    from .attention import attention
 
     check_shape(d_model, num_heads)
 

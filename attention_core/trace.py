@@ -193,3 +193,17 @@ class AttentionTrace:
             raise InputError("trace focus_index is out of range")
         if not all(np.isfinite(getattr(self, n)).all() for n in ARRAY_FIELDS if n != "mask"):
             raise InputError("trace holds non-finite numbers")
+
+
+# ---- the trace a plain `manim` render draws ------------------------------------------------
+TRACE_ENV = "ATTENTION_EXPLAINER_TRACE"
+DEFAULT_TRACE = Path(__file__).resolve().parent / "data" / "default-trace.npz"
+
+
+def trace_from_environment() -> AttentionTrace:
+    """The trace named by $ATTENTION_EXPLAINER_TRACE, else the shipped trace of the default
+    sentence ("The cat ate the fish"). Runs no model: a beat rendered by plain ``manim``
+    draws a saved trace."""
+    import os
+
+    return AttentionTrace.load(os.environ.get(TRACE_ENV) or DEFAULT_TRACE)

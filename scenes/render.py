@@ -23,58 +23,12 @@ from typing import Callable
 
 import numpy as np
 
-from attention_core.errors import InputError
-
-from . import options, style
-from .explainer import Explainer, parse_beats
-
-# ---- sizes ---------------------------------------------------------------------------
-# one table and one set of limits, shared with the CLI's option checks
-RESOLUTIONS: dict[str, tuple[int, int]] = options.RESOLUTIONS
-MIN_WIDTH, MIN_HEIGHT, MAX_WIDTH, MAX_HEIGHT = 64, 36, 7680, 4320
-MIN_FPS, MAX_FPS = options.FPS_RANGE
-
-
-def parse_resolution(text: str) -> tuple[int, int]:
-    """``"1080p"``, ``"4K"`` or ``"1920x1080"`` -> (1920, 1080).
-
-    Raises InputError (a ValueError) naming the allowed values for unknown, odd or
-    out-of-range sizes (H.264 in yuv420p needs even sides)."""
-    width, height, _label = options.parse_resolution(text)
-    return width, height
-
-
-def check_size(width: int, height: int) -> tuple[int, int]:
-    """Validate a frame size given as numbers (the API's callers may skip the parser)."""
-    for value in (width, height):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise InputError(f"frame size {width!r}x{height!r} is not whole numbers; "
-                             f"{options.RESOLUTION_HELP}.")
-    if width % 2 or height % 2:
-        raise InputError(f"frame size {width}x{height} has an odd side (H.264 needs even "
-                         f"width and height); {options.RESOLUTION_HELP}.")
-    if not (MIN_WIDTH <= width <= MAX_WIDTH and MIN_HEIGHT <= height <= MAX_HEIGHT):
-        raise InputError(f"frame size {width}x{height} is out of range; "
-                         f"{options.RESOLUTION_HELP}.")
-    return int(width), int(height)
-
-
-def check_fps(fps) -> int:
-    if isinstance(fps, bool) or not isinstance(fps, (int, np.integer)) \
-            or not MIN_FPS <= fps <= MAX_FPS:
-        raise InputError(f"fps {fps!r} is out of range; use a whole number from {MIN_FPS} "
-                         f"to {MAX_FPS} (30 is usual, 60 for smooth motion).")
-    return int(fps)
-
-
-def _frame_size(width: int, height: int) -> dict:
-    """Manim frame size for a pixel size: the beats are laid out on the 16:9 stage
-    (14.22 x 8); other aspect ratios widen or heighten it so nothing is cut off."""
-    stage_w, stage_h = 8.0 * 16 / 9, 8.0
-    if width / height >= 16 / 9:
-        return {"frame_height": stage_h, "frame_width": stage_h * width / height}
-    return {"frame_width": stage_w, "frame_height": stage_w * height / width}
-
+from ..outputs import temp_beside
+from . import style
+from .film import FilmScene
+from .formats import check_fps, check_size
+from .registry import parse_beats
+from .stage import frame_size
 
 # ---- frame capture -------------------------------------------------------------------
 def _capturing_writer_class():
@@ -123,15 +77,15 @@ def _capturing_writer_class():
 
 
 def _capturing_scene_class():
-    """Explainer whose key frames and beat ends are captured by the writer."""
+    """A FilmScene whose key frames and beat ends are captured by the writer."""
 
-    class CapturingExplainer(Explainer):
+    class CapturingFilm(FilmScene):
         on_beat: Callable[[str, str], None] | None = None   # (event, beat name)
         snapshot_key_frames = False   # with a segment cache, cached plays write no frames
 
-        def mark_key_frame(self) -> None:
-            super().mark_key_frame()
-            label = f"key:{self._current_beat}"
+        def mark_key_frame(self, beat: str) -> None:
+            super().mark_key_frame(beat)
+            label = f"key:{beat}"
             writer = self.renderer.file_writer
             writer.want_next(label)
             if self.snapshot_key_frames:
@@ -141,18 +95,18 @@ def _capturing_scene_class():
                 self.renderer.update_frame(self)
                 writer.captured[label] = self.renderer.get_frame()
 
-        def clear_stage(self, run_time: float = 0.8) -> None:
-            self.renderer.file_writer.keep_last(f"end:{self._current_beat}")
-            super().clear_stage(run_time)
+        def clear_stage(self, beat: str) -> None:
+            self.renderer.file_writer.keep_last(f"end:{beat}")
+            super().clear_stage(beat)
 
         def run_beat(self, beat_cls) -> None:
             if self.on_beat:
-                self.on_beat("start", beat_cls.beat_name)
+                self.on_beat("start", beat_cls.name)
             super().run_beat(beat_cls)
             if self.on_beat:
-                self.on_beat("end", beat_cls.beat_name)
+                self.on_beat("end", beat_cls.name)
 
-    return CapturingExplainer
+    return CapturingFilm
 
 
 def _manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path,
@@ -181,12 +135,12 @@ def _manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Pat
         "from_animation_number": 0,
         "upto_animation_number": -1,
     }
-    conf.update(_frame_size(width, height))
+    conf.update(frame_size(width, height))
     return conf
 
 
 def _make_scene(trace, beats, **hooks):
-    """Construct the capturing explainer (call inside tempconfig)."""
+    """Construct the capturing film (call inside tempconfig)."""
     from manim import MovingCamera
     from manim.renderer.cairo_renderer import CairoRenderer
 
@@ -230,12 +184,8 @@ class RenderResult:
     beats: list[str]
     beat_times: dict[str, tuple[float, float]]        # beat -> (start, end) seconds
     key_times: dict[str, float]                       # beat -> key frame time
-    shown_numbers: list = field(default_factory=list)  # base.ShownNumber records
+    shown_numbers: list = field(default_factory=list)  # readouts.ShownNumber records
     render_seconds: float = 0.0                        # wall time of the render
-
-
-def _temp_beside(final: Path) -> Path:
-    return options.temp_beside(final)
 
 
 def remux_faststart(source: Path, target: Path) -> None:
@@ -305,6 +255,34 @@ class _Progress:
             self.progress.update(self.task, description="rendered")
 
 
+def _write_outputs(scene, names, trace, raw_video: Path, finals: dict, temps: dict) -> None:
+    """Write the MP4 (faststart), captions, poster and trace to temporary files beside
+    their final paths (``temps`` keeps them, for clean-up), then rename them into place,
+    the video last."""
+    from PIL import Image
+
+    writer = scene.renderer.file_writer
+    temps["video"] = temp_beside(finals["video"])
+    remux_faststart(raw_video, temps["video"])
+    raw_captions = raw_video.with_suffix(".srt")
+    if raw_captions.is_file():
+        temps["captions"] = temp_beside(finals["captions"])
+        shutil.copyfile(raw_captions, temps["captions"])
+    poster_beat = "pull" if "pull" in names else names[-1]
+    frame = (writer.captured.get(f"key:{poster_beat}")
+             if f"key:{poster_beat}" in writer.captured
+             else writer.captured.get(f"end:{poster_beat}", writer.last_frame))
+    if frame is None:
+        raise RuntimeError("no frame was captured for the poster")
+    temps["poster"] = temp_beside(finals["poster"])
+    Image.fromarray(np.asarray(frame)[..., :3]).save(temps["poster"], format="PNG")
+    temps["trace"] = temp_beside(finals["trace"])
+    trace.save(temps["trace"])
+    for kind in ("trace", "poster", "captions", "video"):
+        if kind in temps:
+            os.replace(temps.pop(kind), finals[kind])
+
+
 def render_video(trace, *, beats: list[str], width: int, height: int, fps: int,
                  output: Path, progress: bool = True,
                  cache_dir: Path | None = None) -> RenderResult:
@@ -320,7 +298,6 @@ def render_video(trace, *, beats: list[str], width: int, height: int, fps: int,
     unchanged beats are then mostly copies); without it every frame is drawn afresh.
     """
     from manim import tempconfig
-    from PIL import Image
 
     width, height = check_size(width, height)
     fps = check_fps(fps)
@@ -350,33 +327,8 @@ def render_video(trace, *, beats: list[str], width: int, height: int, fps: int,
                     bar.finishing()
                     if not raw_video.is_file():
                         raise RuntimeError("manim wrote no video (the beats played nothing)")
-                    writer = scene.renderer.file_writer
 
-                    temps["video"] = _temp_beside(output)
-                    remux_faststart(raw_video, temps["video"])
-
-                    raw_captions = raw_video.with_suffix(".srt")
-                    if raw_captions.is_file():
-                        temps["captions"] = _temp_beside(finals["captions"])
-                        shutil.copyfile(raw_captions, temps["captions"])
-
-                    poster_beat = "pull" if "pull" in names else names[-1]
-                    frame = (writer.captured.get(f"key:{poster_beat}")
-                             if f"key:{poster_beat}" in writer.captured
-                             else writer.captured.get(f"end:{poster_beat}", writer.last_frame))
-                    if frame is None:
-                        raise RuntimeError("no frame was captured for the poster")
-                    temps["poster"] = _temp_beside(finals["poster"])
-                    Image.fromarray(np.asarray(frame)[..., :3]).save(temps["poster"],
-                                                                     format="PNG")
-
-                    temps["trace"] = _temp_beside(finals["trace"])
-                    trace.save(temps["trace"])
-
-                    # all written: move into place, the video last
-                    for kind in ("trace", "poster", "captions", "video"):
-                        if kind in temps:
-                            os.replace(temps.pop(kind), finals[kind])
+                    _write_outputs(scene, names, trace, raw_video, finals, temps)
                     bar.done()
             except BaseException:
                 for path in temps.values():

@@ -1,12 +1,13 @@
 """One place for the look: palette, fonts, sizes, timings, easing (3Blue1Brown's language).
 
+Every run time and lag of the beats is named here; the stage's geometry is in ``stage``.
+
 Colours are bound to roles for the whole video: query, key, value and output each have one
 colour everywhere, and each head has its own colour. Hex values on purpose: ManimCE's named
 colours are not 3b1b's.
 """
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,10 @@ class Palette:
     positive: str = "#58C4DD"    # weight-matrix entries: blue for +
     negative: str = "#FC6255"    # red for -
     special: str = "#666666"     # [CLS]/[SEP]: dimmed, never hidden
+    # what captions call the role colours (a caption must be true under every theme)
+    query_name: str = "yellow"
+    key_name: str = "teal"
+    value_name: str = "red"
     # head colours avoid the query/key/value/output hues, so a head never reads as a role
     # and differ from each other in hue or lightness (a 12-head layout shows them together)
     heads: tuple[str, ...] = (
@@ -50,10 +55,12 @@ THEMES = {
                     updated="#5CD0B3"),
     # Jay Alammar's Illustrated Transformer (seed 001): query red, key blue, value green
     "illustrated": Palette(query="#F06060", key="#5B8FF9", value="#6DC56D", output="#D147BD",
-                           updated="#5CD0B3"),
+                           updated="#5CD0B3", query_name="red", key_name="blue",
+                           value_name="green"),
     # Okabe-Ito colour-blind-safe roles
     "colorblind": Palette(query="#F0E442", key="#56B4E9", value="#D55E00", output="#CC79A7",
-                          updated="#009E73",
+                          updated="#009E73", query_name="yellow", key_name="sky blue",
+                          value_name="vermilion",
                           heads=("#F0E442", "#56B4E9", "#D55E00", "#CC79A7", "#009E73",
                                  "#E69F00", "#0072B2", "#FFFFFF", "#999999", "#B3DE69",
                                  "#FB8072", "#80B1D3")),
@@ -71,7 +78,6 @@ def set_theme(name: str) -> Palette:
 # ---- fonts ---------------------------------------------------------------------------
 SERIF = "CMU Serif"               # Computer Modern: the 3b1b look, for text and numbers
 CJK = "Noto Sans CJK SC"
-SYMBOLS = "Symbola"               # monochrome emoji (colour emoji render empty in Cairo)
 FONT_FILES = (
     "/usr/share/fonts/truetype/cmu/cmunrm.ttf",
     "/usr/share/fonts/truetype/cmu/cmunbx.ttf",
@@ -98,44 +104,6 @@ def register_fonts() -> list[str]:
     return missing
 
 
-_RTL = ("R", "AL", "AN")
-
-
-def font_for(text: str) -> str:
-    """The font family for a piece of user text: CJK needs its own font."""
-    for ch in text:
-        name = unicodedata.name(ch, "")
-        if "CJK" in name or "HIRAGANA" in name or "KATAKANA" in name or "HANGUL" in name:
-            return CJK
-    return SERIF
-
-
-def plain(text: str) -> str:
-    """User text made safe for Pango's plain-text path: no control characters, and a
-    left-to-right mark before right-to-left text (pure RTL Text renders empty otherwise)."""
-    cleaned = "".join(ch if unicodedata.category(ch)[0] != "C" else "\uFFFD" for ch in text)
-    if any(unicodedata.bidirectional(ch) in _RTL for ch in cleaned):
-        cleaned = "\u200E" + cleaned
-    return cleaned
-
-
-def user_text_mobject(text: str, **kwargs):
-    """A manim Text of user text: plain text (never markup), font by script, NFC-composed.
-
-    manim's Text with ``disable_ligatures`` insists on one glyph per character, which
-    combining marks, right-to-left shaping and some scripts break; for those we let Pango
-    shape freely (the glyph-per-character mapping is not needed for user text).
-    """
-    from manim import Text
-
-    composed = plain(unicodedata.normalize("NFC", text))
-    font = kwargs.pop("font", None) or font_for(text)
-    try:
-        return Text(composed, font=font, disable_ligatures=True, **kwargs)
-    except ValueError:
-        return Text(composed, font=font, disable_ligatures=False, **kwargs)
-
-
 # ---- sizes (in manim units; the frame is 14.22 x 8 at 16:9) ----------------------------
 FONT_TITLE = 44
 FONT_BODY = 30
@@ -143,15 +111,32 @@ FONT_TOKEN = 30
 FONT_LABEL = 24
 FONT_NUMBER = 20
 FONT_SMALL = 18
-FONT_CAPTION = 22
+MIN_FONT = 12          # smallest text drawn: digits about 16 px tall at 1080p
+MIN_LABEL_SCALE = 0.62  # words of a row or grid shrink to this share before they turn
 
 # ---- motion --------------------------------------------------------------------------
 EASE = rate_functions.smootherstep        # ManimGL's "smooth"
+T_FLICK = 0.4       # a highlight box leaves, a divisor appears
+T_QUICK = 0.5       # a box is drawn, a few small things fade in
+T_SHORT = 0.8       # a heading arrives, a word is singled out
 T_STEP = 1.0        # a simple step
-T_COMPOUND = 2.5    # a compound step or a camera move
+T_MOVE = 1.4        # things fly to new places: numbers into cells, arrows into a chain
+T_BUILD = 1.6       # many things arrive in a lagged wave
+T_WRITE = 2.0       # a formula is written, columns of numbers are born
 T_PAUSE = 1.0       # stillness after each step
+T_BREATH = 0.5      # a short stillness between two parts of one step
+T_HOLD = 1.0        # stillness on a beat's key frame before the stage clears
+T_CLEAR = 0.8       # the stage fades out between beats
 LAG_FEW = 0.15      # LaggedStart lag for a few items
 LAG_MANY = 0.03     # ... for dozens
+FEW = 9             # up to this many items count as "a few"
+
+
+def lag_for(count: int, many: float = 0.05) -> float:
+    """The LaggedStart lag for ``count`` items: ``LAG_FEW`` for a few, ``many`` beyond."""
+    return LAG_FEW if count <= FEW else many
+
+
 DIM_OPACITY = 0.78  # how dark the cover over the unfocused rest is
 FAINT_ROW = 0.35    # non-focus rows of the attention grid
 

@@ -1,15 +1,20 @@
 """Trace-aware layout shared by several beats: which tokens are drawn, and the 2-D views
 of embeddings and of one head's queries, keys and values.
 
-Kept apart from ``components`` (which never reads a trace) so a beat and the beat after
+Kept apart from the vocabulary (which never reads a trace) so a beat and the beat after
 it draw the same picture of the same vectors.
 """
 from __future__ import annotations
 
 import numpy as np
+from manim import DOWN, VGroup
 
-from scenes.components import TokenRow, focus_window
-from scenes.projection import Projection2D, fit_pca
+from ..attention_core.projection import Projection2D, fit_pca
+from . import style
+from .labels import place_arrow_labels
+from .planes import LabelledArrow, Plane2D
+from .text import label_text
+from .tokens import TokenRow, focus_window
 
 
 def drawn_indices(trace) -> list[int]:
@@ -65,17 +70,32 @@ def value_view(trace, slot: int) -> tuple[Projection2D, np.ndarray]:
     return proj, proj(trace.v[slot, idx])
 
 
-def head_name(scene, slot: int | None = None) -> str:
-    """'head 11': the model's index of a head, recorded as a shown number."""
-    slot = scene.trace.primary_slot if slot is None else slot
-    return "head " + scene.record_number("head", (slot,), 0)
-
-
-def layer_name(scene) -> str:
-    """'layer 5', recorded as a shown number."""
-    return "layer " + scene.record_number("layer", (), 0)
-
-
 def token_word(trace, index: int) -> str:
     """The user's text for a token (for captions and labels)."""
     return trace.display_tokens[index]
+
+
+def embedding_plane(book, points, indices, *, width=7.0, height=3.6, focus_scale=1.0):
+    """The embedding view of the embed and project beats: plane, note and arrows.
+
+    The words are laid out by ``place_arrow_labels`` (inside the plane, clear of each
+    other and of the arrows); the focus word is laid out at ``focus_scale`` times its size,
+    the size a beat may grow it to later."""
+    trace = book.trace
+    d_model = book.text("d_model", (), 0)
+    n = book.text("num_tokens", (), 0) if len(indices) == trace.num_tokens else str(len(indices))
+    note = label_text(f"2-D view of {d_model}-D embeddings: their top two principal "
+                      f"directions (uncentred PCA of these {n})", style.FONT_SMALL,
+                      style.PALETTE.dim)
+    plane = Plane2D(points, width=width, height=height, note=note)
+    arrows = [LabelledArrow(plane, points[n_], token_word(trace, i), style.PALETTE.text,
+                            special=trace.special[i], font_size=style.FONT_LABEL)
+              for n_, i in enumerate(indices)]
+    f = indices.index(trace.focus_index) if trace.focus_index in indices else None
+    if f is not None:
+        arrows[f].word.scale(focus_scale)
+    place_arrow_labels(arrows, bounds=plane.plane, solo=[f] if f is not None else [])
+    if f is not None:
+        arrows[f].word.scale(1 / focus_scale)
+    note.next_to(VGroup(plane.plane, *arrows), DOWN, buff=0.15)
+    return plane, arrows

@@ -1,20 +1,30 @@
+"""Shared by every test: offline, the repository root, the command line run in-process
+or as a real process, the real model's default trace, and small synthetic traces."""
 import os
+import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")      # no network, ever
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 DEFAULT = "The cat ate the fish"
+CLI = [sys.executable, "-m", "attention_explainer.cli"]     # the real command, as a process
+
+
+def run_process(*args, timeout=600, **kwargs) -> subprocess.CompletedProcess:
+    """`attention-explainer ARGS` as a separate process (signals, audit hooks, timing)."""
+    return subprocess.run(CLI + [str(a) for a in args], cwd=kwargs.pop("cwd", ROOT),
+                          capture_output=True, text=True, timeout=timeout, **kwargs)
 
 
 @pytest.fixture(scope="session")
 def default_trace():
-    from attention_core import compute_trace
+    from attention_explainer.attention_core import compute_trace
 
     return compute_trace(DEFAULT)
 
@@ -22,7 +32,7 @@ def default_trace():
 @pytest.fixture
 def run_cli(capsys):
     """Run the real CLI entry point in-process; returns (exit code, stdout, stderr)."""
-    import cli
+    from attention_explainer import cli
 
     def run(*args):
         code = 0
@@ -34,3 +44,43 @@ def run_cli(capsys):
         return code, out, err
 
     return run
+
+
+def synthetic_trace(words=("the", "cat", "ate", "the", "fish"), focus=2, heads=(3, 0),
+                    d_model=24, d_k=8, seed=0):
+    """A small, consistent trace made from seeded random numbers (no model)."""
+    from attention_explainer.attention_core.trace import AttentionTrace
+
+    rng = np.random.default_rng(seed)
+    tokens = ("[CLS]",) + tuple(words) + ("[SEP]",)
+    T, H = len(tokens), len(heads)
+    emb = rng.normal(size=(T, d_model)).astype(np.float32)
+    wq, wk, wv = (rng.normal(size=(H, d_model, d_k)) / np.sqrt(d_model) for _ in range(3))
+    q = np.einsum("td,hdk->htk", emb, wq).astype(np.float32)
+    k = np.einsum("td,hdk->htk", emb, wk).astype(np.float32)
+    v = np.einsum("td,hdk->htk", emb, wv).astype(np.float32)
+    scores = (q @ k.transpose(0, 2, 1) / np.sqrt(d_k)).astype(np.float32)
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    weights = (e / e.sum(-1, keepdims=True)).astype(np.float32)
+    context = (weights @ v).astype(np.float32)
+    special = [True] + [False] * len(words) + [True]
+    meta = dict(model="synthetic", weights_sha256="none", layer=2, heads=list(heads),
+                primary_head=heads[0], focus=tokens[focus + 1], focus_index=focus + 1,
+                device="cpu", dtype="float32", sentence=" ".join(words), special=special,
+                display_tokens=list(tokens), words=list(words), mask="none")
+    trace = AttentionTrace(tokens=tokens, embeddings=emb, q=q, k=k, v=v, scores=scores,
+                           mask=np.zeros((T, T), bool), weights=weights, context=context,
+                           output=emb.copy(), meta=meta)
+    trace.validate()
+    return trace
+
+
+def assert_numbers_rederive(trace, shown):
+    """Every number drawn re-derives from the trace alone, as the same text."""
+    from attention_explainer.attention_core.derived import lookup
+    from attention_explainer.scenes.readouts import format_number
+
+    assert shown, "no numbers were recorded"
+    for n in shown:
+        expected = format_number(lookup(trace, n.kind, n.index), n.decimals, n.signed)
+        assert n.text == expected, n

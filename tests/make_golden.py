@@ -18,7 +18,7 @@ FRAME_ARGS = ["--beat", "all", "--at", "key", "--resolution", "320x180", "--fps"
 
 
 def cli(*args: str) -> None:
-    subprocess.run([sys.executable, "-c", "import cli; cli.main()", *args], cwd=ROOT, check=True)
+    subprocess.run([sys.executable, "-m", "attention_explainer.cli", *args], cwd=ROOT, check=True)
 
 
 def main() -> None:

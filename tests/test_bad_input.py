@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from attention_core import bert
-from attention_core.api import model_files
-from attention_core.trace import NPZ_KEYS
+from attention_explainer.attention_core import bert
+from attention_explainer.attention_core.api import model_files
+from attention_explainer.attention_core.trace import NPZ_KEYS
 from tests.conftest import DEFAULT
 
 LONG_FOR_DRAWING = " ".join(["word"] * 70)          # 72 tokens: above the drawing limit
@@ -64,8 +64,8 @@ ROWS = [
                                 "-o", "{o}"], "does not divide"),
     ("unknown resolution", ["render", DEFAULT, "--resolution", "8k", "-o", "{o}"], "1080p"),
     ("odd resolution", ["render", DEFAULT, "--resolution", "1921x1080", "-o", "{o}"], "even"),
-    ("fps zero", ["render", DEFAULT, "--fps", "0", "-o", "{o}"], "out of range"),
-    ("fps absurd", ["render", DEFAULT, "--fps", "10000", "-o", "{o}"], "out of range"),
+    ("fps zero", ["render", DEFAULT, "--fps", "0", "-o", "{o}"], "not in the range 1<=x<=120"),
+    ("fps absurd", ["render", DEFAULT, "--fps", "10000", "-o", "{o}"], "not in the range 1<=x<=120"),
     ("cuda without cuda", ["render", DEFAULT, "--device", "cuda", "-o", "{o}"], "no CUDA"),
     ("output exists", ["render", DEFAULT, "-o", "{t}/out/existing.mp4"], "--force"),
     ("output folder is a file", ["render", DEFAULT, "-o", "{t}/a-file/x.mp4"], "output folder"),
@@ -106,12 +106,12 @@ def test_bad_input_row(name, argv, fragment, setup, run_cli, monkeypatch):
 
 
 def test_unexpected_failure_is_one_line_and_debug_shows_traceback(run_cli, monkeypatch):
-    import attention_core.api
+    import attention_explainer.attention_core.api
 
     def broken(request):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(attention_core.api, "trace_for", broken)
+    monkeypatch.setattr(attention_explainer.attention_core.api, "trace_for", broken)
     code, out, err = run_cli("inspect", DEFAULT)
     assert code == 1 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert "--debug" in err and "simulated bug" in err
@@ -122,7 +122,7 @@ def test_unexpected_failure_is_one_line_and_debug_shows_traceback(run_cli, monke
 @pytest.mark.parametrize("sentence", ["../../etc/passwd", "/abs/path", "a\x00b", "..", "我爱你",
                                       "<b>&amp;</b> $x$ \\input{x}"])
 def test_slugs_are_safe_names(sentence):
-    from scenes.options import slugify
+    from attention_explainer.outputs import slugify
 
     slug = slugify(sentence)
     assert slug and set(slug) <= set("abcdefghijklmnopqrstuvwxyz0123456789-")

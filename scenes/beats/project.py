@@ -15,15 +15,17 @@ from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, FadeIn, FadeOut
                    LaggedStart, MarkupText, MathTypst, Rectangle, ReplacementTransform,
                    Transform, TransformFromCopy, VGroup)
 
-from scenes import style
-from scenes.base import BeatScene
-from scenes.beats.embed import embedding_plane
-from scenes.components import (CarryPlane, LabelledArrow, MatrixVectorSweep, Plane2D,
-                               VectorColumn, baseline_drop, place_arrow_labels,
-                               vector_symbol)
-from scenes.projection import fit_linear_map_2d, polar_motion, view_signs
-from scenes.views import (drawn_indices, embedding_view, head_name, named_indices, qk_view,
-                          token_word, value_view)
+from ...attention_core.projection import fit_linear_map_2d, polar_motion, view_signs
+from .. import style
+from ..film import Beat
+from ..headers import head_name
+from ..labels import baseline_drop, place_arrow_labels
+from ..matrices import MatrixVectorSweep
+from ..planes import CarryPlane, LabelledArrow, Plane2D
+from ..text import label_text
+from ..vectors import VectorColumn, vector_symbol
+from ..views import (drawn_indices, embedding_plane, embedding_view, named_indices, qk_view,
+                     token_word, value_view)
 
 PLANE_W, PLANE_H = 6.2, 5.8              # both views of the beat, and the embedding view
 RIGHT_CENTER = np.array([3.55, -0.15, 0.0])
@@ -33,11 +35,10 @@ MAX_SQUEEZE = 3.0                        # the drawn stretch is at most this lop
 SYMBOL_SIZE = 34                         # W_Q, W_K, W_V
 
 
-def role_arrows(scene, plane, points, indices, color, font_size=style.FONT_SMALL,
+def role_arrows(trace, plane, points, indices, color, font_size=style.FONT_SMALL,
                 focus_width=None):
     """One role's arrows (q, k or v) in a view; in a crowded view only the focus and the
     words it attends to most are named (``views.named_indices``)."""
-    trace = scene.trace
     named = named_indices(trace)
     arrows = [LabelledArrow(plane, points[n], token_word(trace, i), color,
                             special=trace.special[i], font_size=font_size,
@@ -62,14 +63,14 @@ def eased(*animations):
     return list(animations)
 
 
-def role_entry(scene, symbol: str, word: str, color: str) -> VGroup:
+def role_entry(symbol: str, word: str, color: str) -> VGroup:
     """A legend entry 'W_Q -> queries' in a role's colour: ``entry.symbol`` (the matrix's
     name, a copy of which flies in from the matrix), the arrow and the word sit on one
     baseline."""
     sym = MathTypst(symbol, color=color, font_size=SYMBOL_SIZE * 0.85)
     swatch = Arrow(LEFT * 0.28, RIGHT * 0.28, buff=0, stroke_width=3.5, color=color,
                    tip_length=0.16, max_tip_length_to_length_ratio=0.5)
-    text = scene.label(word, style.FONT_LABEL, color)
+    text = label_text(word, style.FONT_LABEL, color)
     entry = VGroup(sym, swatch, text).arrange(RIGHT, buff=0.16)
     # the word's baseline on the letter W's foot; the arrow at the word's mid-height
     glyphs = [m for m in sym.get_family() if m.has_points()]
@@ -160,86 +161,101 @@ def fitted_motion(e_plane, e_arrows, q_points, k_points):
     return q_points, k_points, motion
 
 
-class ProjectBeat(BeatScene):
-    beat_name = "project"
-    beat_title = "Queries, keys and values"
+class ProjectBeat(Beat):
+    name = "project"
 
-    def build(self):
+    def script(self):
         trace = self.trace
-        pal = style.PALETTE
-        slot, f = trace.primary_slot, trace.focus_index
-        word = token_word(trace, f)
-        indices = drawn_indices(trace)
-        focus_n = indices.index(f)
+        self.slot, self.f = trace.primary_slot, trace.focus_index
+        self.word = token_word(trace, self.f)
+        self.indices = drawn_indices(trace)
+        self.focus_n = self.indices.index(self.f)
+        self.head = head_name(self.book, self.slot)
+        self.n_shown = (self.record("num_tokens", (), 0)
+                        if len(self.indices) == trace.num_tokens else str(len(self.indices)))
+        self.embedding_view_on_the_right()
+        self.query_of_the_focus_word()
+        self.plane_stretches_and_turns()
+        self.arrows_land_as_queries()
+        self.keys_by_w_k()
+        self.values_by_w_v()
+
+    # ---- the embedding view of the last beat, on the right ---------------------------------
+    def embedding_view_on_the_right(self):
+        _, e_points = embedding_view(self.trace)
+        self.e_plane, self.e_arrows = embedding_plane(self.book, e_points, self.indices,
+                                                      width=PLANE_W, height=PLANE_H)
+        VGroup(self.e_plane, *self.e_arrows).shift(RIGHT_CENTER - self.e_plane.plane.get_center())
+        place_note(self.e_plane.note, self.e_plane, self.e_arrows)
+        self.e_header = label_text("embeddings", style.FONT_LABEL, style.PALETTE.text)
+        place_header(self.e_header, self.e_plane)
+
+    # ---- W_Q times the focus embedding equals its query, on the left -----------------------
+    def query_of_the_focus_word(self):
+        trace, pal, f, word = self.trace, style.PALETTE, self.f, self.word
         d_model, d_k = int(trace.embeddings.shape[-1]), trace.d_k
-        head = head_name(self)
-        n_shown = self.record_number("num_tokens", (), 0) if len(indices) == trace.num_tokens \
-            else str(len(indices))
-
-        # ---- the embedding view of the last beat, on the right ---------------------------
-        _, e_points = embedding_view(trace)
-        e_plane, e_arrows = embedding_plane(self, e_points, indices, width=PLANE_W,
-                                            height=PLANE_H)
-        VGroup(e_plane, *e_arrows).shift(RIGHT_CENTER - e_plane.plane.get_center())
-        place_note(e_plane.note, e_plane, e_arrows)
-        e_header = self.label("embeddings", style.FONT_LABEL, pal.text)
-        place_header(e_header, e_plane)
-
-        # ---- W_Q times the focus embedding equals its query, on the left -----------------
-        emb_col = VectorColumn.from_trace(self, "embeddings", (f,), d_model)
-        q_col = VectorColumn.from_trace(self, "q", (slot, f), d_k, bracket_color=pal.query)
-        dims_q, dims_e = self.record_number("d_k", (), 0), self.record_number("d_model", (), 0)
-        size_note = self.label(f"{dims_q} \u00d7 {dims_e} learned weights (not drawn), "
+        emb_col = VectorColumn.from_trace(self.book, "embeddings", (f,), d_model)
+        self.q_col = VectorColumn.from_trace(self.book, "q", (self.slot, f), d_k,
+                                             bracket_color=pal.query)
+        dims_q, dims_e = self.record("d_k", (), 0), self.record("d_model", (), 0)
+        size_note = label_text(f"{dims_q} \u00d7 {dims_e} learned weights (not drawn), "
                                "plus a bias", style.FONT_SMALL, pal.dim)
-        w_label = MathTypst("W_Q", color=pal.query, font_size=SYMBOL_SIZE)
-        sweep = MatrixVectorSweep(w_label, emb_col, q_col, size_note=size_note)
-        e_sym = vector_symbol("E", word, font_size=style.FONT_LABEL).next_to(emb_col, UP, buff=0.2)
-        q_sym = vector_symbol("q", word, color=pal.query, font_size=style.FONT_LABEL)
-        q_sym.next_to(q_col, UP, buff=0.2)
-        left = VGroup(sweep, e_sym, q_sym)
-        scale = min(1.0, 6.3 / left.width)
-        left.scale(scale).move_to(LEFT_CENTER + UP * 0.35)
-        block = VGroup(*[m for m in sweep.static if m is not w_label])
+        self.w_label = MathTypst("W_Q", color=pal.query, font_size=SYMBOL_SIZE)
+        sweep = MatrixVectorSweep(self.w_label, emb_col, self.q_col, size_note=size_note)
+        self.e_sym = vector_symbol("E", word, font_size=style.FONT_LABEL).next_to(emb_col, UP,
+                                                                                  buff=0.2)
+        self.q_sym = vector_symbol("q", word, color=pal.query, font_size=style.FONT_LABEL)
+        self.q_sym.next_to(self.q_col, UP, buff=0.2)
+        self.left = VGroup(sweep, self.e_sym, self.q_sym)
+        self.scale = min(1.0, 6.3 / self.left.width)
+        self.left.scale(self.scale).move_to(LEFT_CENTER + UP * 0.35)
+        self.block = VGroup(*[m for m in sweep.static if m is not self.w_label])
 
-        self.play(FadeIn(VGroup(e_plane.plane, e_plane.note, e_header)),
-                  *[FadeIn(a) for a in e_arrows],
-                  FadeIn(block), FadeIn(w_label), FadeIn(e_sym), FadeIn(q_sym),
-                  run_time=0.9, rate_func=style.EASE,
+        self.play(FadeIn(VGroup(self.e_plane.plane, self.e_plane.note, self.e_header)),
+                  *[FadeIn(a) for a in self.e_arrows],
+                  FadeIn(self.block), FadeIn(self.w_label), FadeIn(self.e_sym),
+                  FadeIn(self.q_sym), run_time=style.T_STEP, rate_func=style.EASE,
                   subcaption=f"Three learned matrices, W_Q, W_K and W_V ({dims_q} \u00d7 "
-                             f"{dims_e} each, for {head}), turn every embedding into a "
+                             f"{dims_e} each, for {self.head}), turn every embedding into a "
                              "query, a key and a value",
                   subcaption_duration=2.0)
-        self.add_subcaption(f"W_Q times {word}'s embedding, plus a bias, gives {word}'s "
-                            f"query: {dims_q} numbers", duration=1.5, offset=1.1)
-        sweep.play_sweep(self, time_per_row=0.24)
-        self.wait(0.4)
+        self.caption(f"W_Q times {word}'s embedding, plus a bias, gives {word}'s "
+                     f"query: {dims_q} numbers", duration=1.5, offset=1.1)
+        sweep.play_sweep(self.film, time_per_row=0.24)
+        self.wait(style.T_FLICK)
 
-        # ---- the plane stretches, then turns (the best 2x2 fit of W_Q between views) -----
-        _, q_points, k_points = qk_view(trace, slot)
+    # ---- the plane stretches, then turns (the best 2x2 fit of W_Q between views) -----------
+    def plane_stretches_and_turns(self):
+        trace, pal = self.trace, style.PALETTE
+        e_plane, e_arrows = self.e_plane, self.e_arrows
+        _, q_points, k_points = qk_view(trace, self.slot)
         q_points, k_points, motion = fitted_motion(e_plane, e_arrows, q_points, k_points)
-        qk_note = self.label(f"2-D view: PCA fitted jointly on {head}'s {n_shown} queries "
-                             "and keys (uncentred)", style.FONT_SMALL, pal.dim)
-        qk_plane = Plane2D(np.vstack([q_points, k_points]), width=PLANE_W, height=PLANE_H)
-        place_plane(qk_plane, RIGHT_CENTER)
-        q_arrows = role_arrows(self, qk_plane, q_points, indices, pal.query, focus_width=5.0)
-        place_arrow_labels(q_arrows, bounds=qk_plane.plane, solo=[focus_n])
+        self.qk_note = label_text(f"2-D view: PCA fitted jointly on {self.head}'s "
+                                  f"{self.n_shown} queries and keys (uncentred)",
+                                  style.FONT_SMALL, pal.dim)
+        self.qk_plane = Plane2D(np.vstack([q_points, k_points]), width=PLANE_W, height=PLANE_H)
+        place_plane(self.qk_plane, RIGHT_CENTER)
+        self.q_arrows = role_arrows(trace, self.qk_plane, q_points, self.indices, pal.query,
+                                    focus_width=5.0)
+        place_arrow_labels(self.q_arrows, bounds=self.qk_plane.plane, solo=[self.focus_n])
         # when the keys arrive, queries and keys share the view: all words laid out afresh
-        q_final = role_arrows(self, qk_plane, q_points, indices, pal.query, focus_width=5.0)
-        k_arrows = role_arrows(self, qk_plane, k_points, indices, pal.key)
-        place_arrow_labels(q_final + k_arrows, bounds=qk_plane.plane, solo=[focus_n])
-        place_note(qk_note, qk_plane, q_arrows + q_final + k_arrows)
+        self.q_final = role_arrows(trace, self.qk_plane, q_points, self.indices, pal.query,
+                                   focus_width=5.0)
+        self.k_arrows = role_arrows(trace, self.qk_plane, k_points, self.indices, pal.key)
+        place_arrow_labels(self.q_final + self.k_arrows, bounds=self.qk_plane.plane,
+                           solo=[self.focus_n])
+        place_note(self.qk_note, self.qk_plane, self.q_arrows + self.q_final + self.k_arrows)
 
-        note = warp_note(motion.clamped)
-        if note.width > NOTE_WIDTH:
-            note.scale_to_fit_width(NOTE_WIDTH)
-        note.next_to(e_plane.plane, DOWN, buff=0.12).set_x(e_plane.plane.get_center()[0])
-        cover = Rectangle(width=left.width + 0.5, height=left.height + 0.5)
-        cover.set_stroke(width=0).set_fill(style.BACKGROUND, opacity=style.DIM_OPACITY)
-        cover.move_to(left)
-        e_words = words_of(e_arrows)
-        self.play(FadeIn(cover), FadeOut(e_words), FadeOut(e_header),
-                  LaggedStart(FadeOut(e_plane.note), FadeIn(note), lag_ratio=1.0),
-                  run_time=0.5, rate_func=style.EASE)
+        self.note = warp_note(motion.clamped)
+        if self.note.width > NOTE_WIDTH:
+            self.note.scale_to_fit_width(NOTE_WIDTH)
+        self.note.next_to(e_plane.plane, DOWN, buff=0.12).set_x(e_plane.plane.get_center()[0])
+        self.cover = Rectangle(width=self.left.width + 0.5, height=self.left.height + 0.5)
+        self.cover.set_stroke(width=0).set_fill(style.BACKGROUND, opacity=style.DIM_OPACITY)
+        self.cover.move_to(self.left)
+        self.play(FadeIn(self.cover), FadeOut(words_of(e_arrows)), FadeOut(self.e_header),
+                  LaggedStart(FadeOut(e_plane.note), FadeIn(self.note), lag_ratio=1.0),
+                  run_time=style.T_QUICK, rate_func=style.EASE)
         for a in e_arrows:              # the words are gone: only grid and arrows move
             a.remove(a.word, a.extras)
         # the stretch, about the embedding view's origin; then the turn, which also carries
@@ -247,73 +263,85 @@ class ProjectBeat(BeatScene):
         # there (so the turning fan stays on its half of the stage)
         self.play(CarryPlane(e_plane.plane, e_arrows, e_plane.origin,
                              lambda t: motion.stretching(t, first=True)),
-                  run_time=0.9,
+                  run_time=style.T_STEP,
                   subcaption="Seen in 2-D, W_Q stretches the plane and turns it (the best "
                              "linear fit of the real map between these two views)",
                   subcaption_duration=1.9)
         self.play(CarryPlane(e_plane.plane, e_arrows, e_plane.origin, motion.rotation,
-                             shift=glide(e_arrows, e_plane.origin, qk_plane.origin,
+                             shift=glide(e_arrows, e_plane.origin, self.qk_plane.origin,
                                          motion.rotation)),
-                  run_time=1.0)
+                  run_time=style.T_STEP)
 
-        # ---- the arrows land as queries, at their true places in the q/k view ------------
-        legend_q = role_entry(self, "W_Q", "queries", pal.query)
-        legend_k = role_entry(self, "W_K", "keys", pal.key)
-        qk_legend = legend(legend_q, legend_k)
-        place_header(qk_legend, qk_plane)
+    # ---- the arrows land as queries, at their true places in the q/k view ------------------
+    def arrows_land_as_queries(self):
+        pal = style.PALETTE
+        self.legend_q = role_entry("W_Q", "queries", pal.query)
+        self.legend_k = role_entry("W_K", "keys", pal.key)
+        qk_legend = legend(self.legend_q, self.legend_k)
+        place_header(qk_legend, self.qk_plane)
         land = AnimationGroup(*eased(
-            ReplacementTransform(e_plane.plane, qk_plane.plane),
-            *[ReplacementTransform(a.arrow, b.arrow) for a, b in zip(e_arrows, q_arrows)],
-            FadeOut(note), TransformFromCopy(w_label, legend_q.symbol),
-            FadeIn(VGroup(legend_q.swatch, legend_q.words))), run_time=1.1)
+            ReplacementTransform(self.e_plane.plane, self.qk_plane.plane),
+            *[ReplacementTransform(a.arrow, b.arrow) for a, b in zip(self.e_arrows, self.q_arrows)],
+            FadeOut(self.note), TransformFromCopy(self.w_label, self.legend_q.symbol),
+            FadeIn(VGroup(self.legend_q.swatch, self.legend_q.words))), run_time=1.1)
         # the words (and the view's note) arrive once the arrows are nearly there
-        q_words = words_of(q_arrows)
-        named = LaggedStart(*eased(FadeIn(qk_note), *[FadeIn(w) for w in q_words]),
-                            lag_ratio=style.LAG_FEW, run_time=0.8)
-        self.play(AnimationGroup(land, named, lag_ratio=0.6), run_time=1.4,
-                  subcaption=f"The arrows land as queries (yellow), at their true places in a "
-                             f"2-D PCA of {head}'s queries and keys",
+        self.q_words = words_of(self.q_arrows)
+        named = LaggedStart(*eased(FadeIn(self.qk_note), *[FadeIn(w) for w in self.q_words]),
+                            lag_ratio=style.LAG_FEW, run_time=style.T_SHORT)
+        self.play(AnimationGroup(land, named, lag_ratio=0.6), run_time=style.T_MOVE,
+                  subcaption=f"The arrows land as queries ({pal.query_name}), at their true "
+                             f"places in a 2-D PCA of {self.head}'s queries and keys",
                   subcaption_duration=2.0)
-        self.wait(0.6)
+        self.wait(style.T_BREATH)
 
-        # ---- W_K: the same picture gives every word a key --------------------------------
-        k_col = VectorColumn.from_trace(self, "k", (slot, f), d_k, bracket_color=pal.key)
+    # ---- W_K: the same picture gives every word a key --------------------------------------
+    def keys_by_w_k(self):
+        pal, word, scale = style.PALETTE, self.word, self.scale
+        q_col, q_sym = self.q_col, self.q_sym
+        k_col = VectorColumn.from_trace(self.book, "k", (self.slot, self.f), self.trace.d_k,
+                                        bracket_color=pal.key)
         k_col.scale(scale)
         k_col.shift(q_col.brackets[0].get_center() - k_col.brackets[0].get_center())
         k_sym = vector_symbol("k", word, color=pal.key, font_size=style.FONT_LABEL)
         k_sym.scale(scale).move_to(q_sym)
         wk_label = MathTypst("W_K", color=pal.key, font_size=SYMBOL_SIZE).scale(scale)
-        wk_label.move_to(w_label)
-        self.play(FadeOut(cover), Transform(w_label, wk_label), Transform(q_sym, k_sym),
+        wk_label.move_to(self.w_label)
+        self.play(FadeOut(self.cover), Transform(self.w_label, wk_label), Transform(q_sym, k_sym),
                   Transform(q_col.brackets, k_col.brackets),
                   LaggedStart(*[Transform(a, b) for a, b in zip(q_col.entries, k_col.entries)],
                               lag_ratio=style.LAG_FEW),
-                  run_time=0.8, rate_func=style.EASE,
+                  run_time=style.T_SHORT, rate_func=style.EASE,
                   subcaption=f"W_K, the same way, gives {word} a key, and every word one "
-                             "(teal), in the same view",
+                             f"({pal.key_name}), in the same view",
                   subcaption_duration=2.2)
-        self.play(LaggedStart(*[GrowArrow(a.arrow) for a in k_arrows], lag_ratio=style.LAG_FEW),
-                  LaggedStart(*[FadeIn(w) for w in words_of(k_arrows)], lag_ratio=style.LAG_FEW),
-                  *[ReplacementTransform(a, b) for a, b in zip(q_words, words_of(q_final))],
-                  TransformFromCopy(w_label, legend_k.symbol),
-                  FadeIn(VGroup(legend_k.swatch, legend_k.words)),
-                  run_time=1.0, rate_func=style.EASE)
-        self.wait(0.4)
+        self.play(LaggedStart(*[GrowArrow(a.arrow) for a in self.k_arrows],
+                              lag_ratio=style.LAG_FEW),
+                  LaggedStart(*[FadeIn(w) for w in words_of(self.k_arrows)],
+                              lag_ratio=style.LAG_FEW),
+                  *[ReplacementTransform(a, b) for a, b in zip(self.q_words,
+                                                               words_of(self.q_final))],
+                  TransformFromCopy(self.w_label, self.legend_k.symbol),
+                  FadeIn(VGroup(self.legend_k.swatch, self.legend_k.words)),
+                  run_time=style.T_STEP, rate_func=style.EASE)
+        self.wait(style.T_FLICK)
 
-        # ---- W_V: values in their own view, where the matrix was -------------------------
-        _, v_points = value_view(trace, slot)
-        v_note = self.label(f"2-D view: PCA of {head}'s values (uncentred)",
+    # ---- W_V: values in their own view, where the matrix was -------------------------------
+    def values_by_w_v(self):
+        trace, pal = self.trace, style.PALETTE
+        _, v_points = value_view(trace, self.slot)
+        v_note = label_text(f"2-D view: PCA of {self.head}'s values (uncentred)",
                             style.FONT_SMALL, pal.dim)
         v_plane = Plane2D(v_points, width=PLANE_W, height=PLANE_H)
         place_plane(v_plane, LEFT_CENTER)
-        v_arrows = role_arrows(self, v_plane, v_points, indices, pal.value, focus_width=5.0)
-        place_arrow_labels(v_arrows, bounds=v_plane.plane, solo=[focus_n])
+        v_arrows = role_arrows(trace, v_plane, v_points, self.indices, pal.value,
+                               focus_width=5.0)
+        place_arrow_labels(v_arrows, bounds=v_plane.plane, solo=[self.focus_n])
         place_note(v_note, v_plane, v_arrows)
-        legend_v = role_entry(self, "W_V", "values", pal.value)
+        legend_v = role_entry("W_V", "values", pal.value)
         place_header(legend_v, v_plane)
-        leaving = VGroup(block, q_col.entries, e_sym, q_sym)
+        leaving = VGroup(self.block, self.q_col.entries, self.e_sym, self.q_sym)
         out = AnimationGroup(*eased(FadeOut(leaving, scale=0.85),
-                                    Transform(w_label, legend_v.symbol),
+                                    Transform(self.w_label, legend_v.symbol),
                                     FadeIn(VGroup(legend_v.swatch, legend_v.words))),
                              run_time=0.6)
         grow = AnimationGroup(
@@ -321,10 +349,7 @@ class ProjectBeat(BeatScene):
             LaggedStart(*eased(*[GrowArrow(a.arrow) for a in v_arrows]), lag_ratio=style.LAG_FEW),
             LaggedStart(*eased(*[FadeIn(w) for w in words_of(v_arrows)]), lag_ratio=style.LAG_FEW),
             run_time=1.1)
-        self.play(AnimationGroup(out, grow, lag_ratio=0.5), run_time=1.4,
-                  subcaption="W_V gives every word a value (red): what it hands on when "
-                             "another word attends to it",
+        self.play(AnimationGroup(out, grow, lag_ratio=0.5), run_time=style.T_MOVE,
+                  subcaption=f"W_V gives every word a value ({pal.value_name}): what it hands "
+                             "on when another word attends to it",
                   subcaption_duration=2.4)
-        self.mark_key_frame()
-        self.wait(style.T_PAUSE)
-        self.clear_stage()

@@ -98,16 +98,6 @@ def fit_linear_map_2d(source, target) -> np.ndarray:
     return solution.T
 
 
-def fit_residual(source, target, matrix) -> float:
-    """Share of the target's squared norm the linear map does not explain (0 = exact)."""
-    src = np.asarray(source, dtype=np.float64).reshape(-1, 2)
-    dst = np.asarray(target, dtype=np.float64).reshape(-1, 2)
-    denom = float((dst ** 2).sum())
-    if denom == 0:
-        return 0.0
-    return float(((src @ np.asarray(matrix).T - dst) ** 2).sum()) / denom
-
-
 def view_signs(source, target) -> np.ndarray:
     """Signs (+1 or -1) for the two axes of the target view, chosen so the best 2x2 fit
     source -> target keeps orientation (a positive determinant) with the smallest turn.

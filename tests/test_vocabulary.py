@@ -1,47 +1,16 @@
-"""Fast tests of the shared drawing components, the 2-D projections, and tiny renders of
-the title, embed, project, sparks and softmax beats (drawn from small synthetic traces,
-so no model is needed)."""
+"""The drawing vocabulary on its own: tokens, vectors, planes and the turn-and-stretch,
+the attention grid, sparks, bars, and the label placer (no beat, no model)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from attention_core.trace import AttentionTrace
-from scenes import style
-from scenes.numbers import format_number, lookup
-from scenes.projection import fit_linear_map_2d, fit_pca
+from attention_explainer.attention_core.projection import (fit_linear_map_2d, fit_pca,
+                                                            polar_motion, view_signs)
+from attention_explainer.scenes import style
 
 manim = pytest.importorskip("manim")
 
-
-def synthetic_trace(words=("the", "cat", "ate", "the", "fish"), focus=2, heads=(3, 0),
-                    d_model=24, d_k=8, seed=0) -> AttentionTrace:
-    """A small, consistent trace made from seeded random numbers (no model)."""
-    rng = np.random.default_rng(seed)
-    tokens = ("[CLS]",) + tuple(words) + ("[SEP]",)
-    T, H = len(tokens), len(heads)
-    emb = rng.normal(size=(T, d_model)).astype(np.float32)
-    wq, wk, wv = (rng.normal(size=(H, d_model, d_k)) / np.sqrt(d_model) for _ in range(3))
-    q = np.einsum("td,hdk->htk", emb, wq).astype(np.float32)
-    k = np.einsum("td,hdk->htk", emb, wk).astype(np.float32)
-    v = np.einsum("td,hdk->htk", emb, wv).astype(np.float32)
-    scores = (q @ k.transpose(0, 2, 1) / np.sqrt(d_k)).astype(np.float32)
-    e = np.exp(scores - scores.max(-1, keepdims=True))
-    weights = (e / e.sum(-1, keepdims=True)).astype(np.float32)
-    context = (weights @ v).astype(np.float32)
-    special = [True] + [False] * len(words) + [True]
-    meta = dict(model="synthetic", weights_sha256="none", layer=2, heads=list(heads),
-                primary_head=heads[0], focus=tokens[focus + 1], focus_index=focus + 1,
-                device="cpu", dtype="float32", sentence=" ".join(words), special=special,
-                display_tokens=list(tokens), words=list(words), mask="none")
-    trace = AttentionTrace(tokens=tokens, embeddings=emb, q=q, k=k, v=v, scores=scores,
-                           mask=np.zeros((T, T), bool), weights=weights, context=context,
-                           output=emb.copy(), meta=meta)
-    trace.validate()
-    return trace
-
-
-# ---- projection ------------------------------------------------------------------------
 
 def test_pca_is_deterministic_and_orthonormal():
     x = np.random.default_rng(1).normal(size=(9, 32))
@@ -75,7 +44,75 @@ def test_linear_fit_recovers_an_exact_map():
     assert np.allclose(fit_linear_map_2d(src, src @ m.T), m)
 
 
-# ---- components ------------------------------------------------------------------------
+def test_polar_motion_reproduces_a_well_conditioned_map_in_either_order():
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        m = rng.normal(size=(2, 2))
+        if np.linalg.det(m) < 0:
+            m[:, 0] *= -1
+        s = np.linalg.svd(m, compute_uv=False)
+        if s[0] / s[1] > 3 or not 0.4 <= s[0] <= 2.5:
+            continue
+        p = polar_motion(m)
+        assert not p.clamped and not p.reflects
+        assert np.allclose(p.matrix(), m)
+        assert np.allclose(p.matrix(stretch_first=True), m)
+        assert np.allclose(p.matrix(0.0, 0.0), np.eye(2))
+        r = p.rotation()
+        assert np.allclose(r @ r.T, np.eye(2)) and np.linalg.det(r) > 0
+
+
+def test_a_nearly_singular_fit_is_drawn_no_more_lopsided_than_the_cap():
+    m = np.array([[1.2, 0.0], [0.0, 0.02]]) @ np.array([[0.6, -0.8], [0.8, 0.6]])
+    p = polar_motion(m, max_ratio=3.0)
+    assert p.clamped
+    assert np.allclose(p.fitted, [1.2, 0.02])
+    for t in np.linspace(0, 1, 11):
+        for first in (False, True):
+            s = np.linalg.svd(p.matrix(t, t, stretch_first=first), compute_uv=False)
+            assert s[1] > 0.3 and s[0] / s[1] <= 3.0 + 1e-9   # never a sliver on the way
+
+
+def test_view_signs_keep_orientation_with_at_most_a_quarter_turn():
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        src = rng.normal(size=(8, 2))
+        dst = src @ rng.normal(size=(2, 2)).T + 0.05 * rng.normal(size=(8, 2))
+        signs = view_signs(src, dst)
+        assert set(np.abs(signs)) == {1.0}
+        m = fit_linear_map_2d(src, dst * signs)
+        assert np.linalg.det(m) >= 0
+        assert abs(polar_motion(m).angle) <= np.pi / 2 + 1e-9
+
+
+def test_carry_plane_maps_grid_and_redraws_arrows_but_not_words():
+    pytest.importorskip("manim")
+    from attention_explainer.scenes.planes import CarryPlane, LabelledArrow, Plane2D
+
+    plane = Plane2D(np.array([[1.0, 0.5], [-0.5, 1.0]]), width=4, height=4)
+    arrows = [LabelledArrow(plane, p, w, "#FFFF00") for p, w in
+              (([1.0, 0.5], "cat"), ([-0.5, 1.0], "fish"))]
+    word_before = arrows[0].word.get_center().copy()
+    tip_len = arrows[0].arrow.tip.length
+    grid_before = [mob.points.copy() for mob in plane.plane.family_members_with_points()]
+    origin = plane.origin
+    tips = [a.tip_point - origin for a in arrows]
+    turn = np.array([[0.0, -1.0], [1.0, 0.0]])
+    shift = np.array([0.5, -0.25, 0.0])
+    anim = CarryPlane(plane.plane, arrows, origin, lambda t: np.eye(2) + t * (turn - np.eye(2)),
+                      shift=lambda t: t * shift)
+    anim.begin()
+    anim.interpolate(1.0)
+    m = np.eye(3)
+    m[:2, :2] = turn
+    for a, tip in zip(arrows, tips):
+        assert np.allclose(a.arrow.get_start(), origin + shift, atol=1e-6)
+        assert np.allclose(a.tip_point, origin + shift + m @ tip, atol=1e-6)
+    assert arrows[0].arrow.tip.length == pytest.approx(tip_len)
+    for mob, pts in zip(plane.plane.family_members_with_points(), grid_before):
+        assert np.allclose(mob.points, origin + shift + (pts - origin) @ m.T, atol=1e-6)
+    assert np.allclose(arrows[0].word.get_center(), word_before)   # words never move
+
 
 @pytest.fixture(scope="module", autouse=True)
 def fonts():
@@ -83,7 +120,7 @@ def fonts():
 
 
 def test_dot_area_is_monotone_and_proportional_to_weight():
-    from scenes.components import dot_radius
+    from attention_explainer.scenes.grid import dot_radius
     ws = np.linspace(0, 1, 21)
     areas = [np.pi * dot_radius(w, 0.5) ** 2 for w in ws]
     assert all(b > a for a, b in zip(areas, areas[1:]))
@@ -92,7 +129,7 @@ def test_dot_area_is_monotone_and_proportional_to_weight():
 
 def test_token_row_fits_the_frame_for_16_tokens_and_windows_longer_ones():
     from manim import config
-    from scenes.components import TokenRow, focus_window
+    from attention_explainer.scenes.tokens import TokenRow, focus_window
     words = ["internationalisation"] * 16
     row = TokenRow(words, focus_index=5)
     assert row.width <= config.frame_width - 1.0 + 1e-6
@@ -107,7 +144,7 @@ def test_token_row_fits_the_frame_for_16_tokens_and_windows_longer_ones():
 
 def test_token_chips_share_height_and_special_tokens_are_dimmed():
     from manim import ManimColor
-    from scenes.components import TokenChip
+    from attention_explainer.scenes.tokens import TokenChip
     chips = [TokenChip(t) for t in ("the", "jumped", "fish", "猫")]
     assert max(c.box.height for c in chips) - min(c.box.height for c in chips) < 1e-6
     special = TokenChip("[CLS]", special=True)
@@ -115,7 +152,7 @@ def test_token_chips_share_height_and_special_tokens_are_dimmed():
 
 
 def test_spark_is_deterministic_and_follows_strength():
-    from scenes.components import Spark
+    from attention_explainer.scenes.sparks import Spark
     a = Spark([-2, 0, 0], [2, 0, 0], 0.7, seed=4).set_progress(0.5)
     b = Spark([-2, 0, 0], [2, 0, 0], 0.7, seed=4).set_progress(0.5)
     assert np.array_equal(a.get_all_points(), b.get_all_points())
@@ -129,7 +166,8 @@ def test_spark_is_deterministic_and_follows_strength():
 
 
 def test_vector_column_shows_a_few_entries_and_a_gap():
-    from scenes.components import VectorColumn, label_text, shown_components
+    from attention_explainer.scenes.text import label_text
+    from attention_explainer.scenes.vectors import VectorColumn, shown_components
     assert shown_components(384) == [0, 1, 2, 383]
     assert shown_components(4) == [0, 1, 2, 3]
     col = VectorColumn(lambda c: label_text(str(c)), length=384,
@@ -141,7 +179,7 @@ def test_vector_column_shows_a_few_entries_and_a_gap():
 
 
 def test_plane_contains_its_points_and_arrows_start_at_the_origin():
-    from scenes.components import LabelledArrow, Plane2D
+    from attention_explainer.scenes.planes import LabelledArrow, Plane2D
     pts = np.array([[-3.0, 1.0], [2.0, -0.5], [0.1, 2.5]])
     plane = Plane2D(pts, width=6, height=4, note="test view")
     box = plane.plane
@@ -156,7 +194,7 @@ def test_plane_contains_its_points_and_arrows_start_at_the_origin():
 
 
 def test_attention_grid_cells_follow_the_group_and_mask_cells_count():
-    from scenes.components import AttentionGrid
+    from attention_explainer.scenes.grid import AttentionGrid
     grid = AttentionGrid(["a", "bb", "ccc"], max_width=4, max_height=3)
     c0 = grid.cell_center(1, 2)
     grid.shift([1, 1, 0])
@@ -168,7 +206,8 @@ def test_attention_grid_cells_follow_the_group_and_mask_cells_count():
 
 
 def test_softmax_bars_stack_to_the_unit_height():
-    from scenes.components import SoftmaxBars, label_text
+    from attention_explainer.scenes.bars import SoftmaxBars
+    from attention_explainer.scenes.text import label_text
     w = np.array([0.2, 0.5, 0.3])
     bars = SoftmaxBars(w, [label_text(s) for s in "abc"], unit_height=2.0)
     stack = bars.stacked(w, 4.0, 0.0, 3.0)
@@ -176,59 +215,8 @@ def test_softmax_bars_stack_to_the_unit_height():
     assert bars.bars[1].height == pytest.approx(1.0)
 
 
-# ---- tiny renders of the beats ------------------------------------------------------------
-
-BEATS = [("scenes.beats.title", "TitleBeat"), ("scenes.beats.embed", "EmbedBeat"),
-         ("scenes.beats.project", "ProjectBeat"), ("scenes.beats.sparks", "SparksBeat"),
-         ("scenes.beats.softmax", "SoftmaxBeat")]
-
-
-def render_tiny(beat_cls, trace, tmp_path):
-    from manim import tempconfig
-    with tempconfig({"pixel_height": 90, "pixel_width": 160, "frame_rate": 5,
-                     "format": "none", "disable_caching": True,
-                     "media_dir": str(tmp_path / "media"), "seed": 0,
-                     "output_file": str(tmp_path / "out"), "progress_bar": "none",
-                     "verbosity": "ERROR"}):
-        scene = beat_cls(trace)
-        scene.render()
-    return scene
-
-
-@pytest.mark.parametrize("module,name", BEATS)
-@pytest.mark.parametrize("variant", ["latin", "cjk"])
-def test_beat_renders_and_every_number_comes_from_the_trace(module, name, variant, tmp_path):
-    import importlib
-    beat_cls = getattr(importlib.import_module(module), name)
-    trace = synthetic_trace() if variant == "latin" else \
-        synthetic_trace(words=("我", "爱", "北", "京"), focus=2, seed=5)
-    scene = render_tiny(beat_cls, trace, tmp_path)
-    start, end = scene.beat_times[beat_cls.beat_name]
-    assert 6.0 <= end - start <= 16.0, f"{name} lasts {end - start:.1f} s"
-    assert beat_cls.beat_name in scene.key_times
-    assert scene.mobjects == []          # it left the stage clear for the next beat
-    assert scene.shown_numbers, "a beat that shows no numbers?"
-    for shown in scene.shown_numbers:
-        expected = format_number(lookup(trace, shown.kind, shown.index), shown.decimals,
-                                 shown.signed)
-        assert shown.text == expected, shown
-
-
-def test_long_sentence_is_windowed_in_the_sparks_beat(tmp_path, monkeypatch):
-    from scenes.beats.sparks import SparksBeat
-    # a small window keeps this render fast; the layout code reads the limit at call time
-    monkeypatch.setattr(style, "MAX_TOKENS_DRAWN", 6)
-    words = tuple(f"w{i}" for i in range(10))
-    trace = synthetic_trace(words=words, focus=8, seed=7)
-    scene = render_tiny(SparksBeat, trace, tmp_path)
-    keys = {s.index[2] for s in scene.shown_numbers if s.kind == "qk_dot"}
-    assert len(keys) == style.MAX_TOKENS_DRAWN and trace.focus_index in keys
-
-
-# ---- label placement ----------------------------------------------------------------------
-
 def _placer_case():
-    from scenes.components import label_text, user_text
+    from attention_explainer.scenes.text import label_text, user_text
     words = ["cat", "fish", "the", "The", "[SEP]", "ate", "dog", "\uff0c"]
     labels = [user_text(w, style.FONT_LABEL) for w in words]
     # five tips on top of each other, two close by, one apart; arrows from the origin
@@ -239,7 +227,7 @@ def _placer_case():
 
 
 def test_label_placer_separates_coincident_tips_inside_bounds_deterministically():
-    from scenes.components import place_labels
+    from attention_explainer.scenes.labels import place_labels
 
     def run(solo=(5,)):
         labels, tips, segments, _ = _placer_case()
@@ -271,7 +259,8 @@ def test_label_placer_separates_coincident_tips_inside_bounds_deterministically(
 
 
 def test_label_placer_keeps_clear_of_shafts_and_draws_leaders_when_far():
-    from scenes.components import LabelledArrow, Plane2D, place_arrow_labels
+    from attention_explainer.scenes.labels import place_arrow_labels
+    from attention_explainer.scenes.planes import LabelledArrow, Plane2D
     pts = np.array([[2.0, 1.0], [2.0, 1.02], [2.01, 0.99], [-1.5, 0.2], [0.3, -1.8],
                     [0.31, -1.78], [1.0, 0.5]])
     plane = Plane2D(pts, width=5, height=4)

@@ -1,59 +1,17 @@
-"""Render options checked before anything heavy runs (no manim import here)."""
+"""The user's files: output names, checks before writing, and atomic writes.
+
+Nothing here draws; the command line and the rendering pipeline both write through it.
+"""
 from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import re
+import tempfile
 import unicodedata
 from pathlib import Path
 
-from attention_core.errors import InputError
-
-RESOLUTIONS = {
-    "480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
-    "1440p": (2560, 1440), "4k": (3840, 2160),
-}
-RESOLUTION_HELP = "use 480p, 720p, 1080p, 1440p, 4k or WxH with even sizes from 64x36 to 7680x4320"
-BEAT_NAMES = ("title", "embed", "project", "sparks", "softmax", "pull", "heads", "mask", "summary")
-FPS_RANGE = (1, 120)
-
-
-def parse_resolution(spec: str) -> tuple[int, int, str]:
-    """(width, height, label) from '1080p', '4K' or 'WxH'; H.264 needs even sizes."""
-    text = (spec or "1080p").strip().lower()
-    if text in RESOLUTIONS:
-        return (*RESOLUTIONS[text], text)
-    match = re.fullmatch(r"(\d+)x(\d+)", text)
-    if not match:
-        raise InputError(f"--resolution {spec!r} is unknown; {RESOLUTION_HELP}.")
-    width, height = int(match.group(1)), int(match.group(2))
-    if width % 2 or height % 2:
-        raise InputError(f"--resolution {spec} has an odd size (H.264 needs even width and "
-                         f"height); {RESOLUTION_HELP}.")
-    if not (64 <= width <= 7680 and 36 <= height <= 4320):
-        raise InputError(f"--resolution {spec} is out of range; {RESOLUTION_HELP}.")
-    return width, height, f"{width}x{height}"
-
-
-def check_fps(fps: int) -> int:
-    if not FPS_RANGE[0] <= fps <= FPS_RANGE[1]:
-        raise InputError(f"--fps {fps} is out of range; use {FPS_RANGE[0]} to {FPS_RANGE[1]} "
-                         "(30 is usual, 60 for smooth motion).")
-    return fps
-
-
-def parse_beats(spec: str | None) -> list[str]:
-    """Beat names in storyboard order; 'all' (or nothing) means every beat."""
-    text = (spec or "all").strip().lower()
-    if text == "all":
-        return list(BEAT_NAMES)
-    names = [b.strip() for b in text.split(",") if b.strip()]
-    unknown = [b for b in names if b not in BEAT_NAMES]
-    if unknown or not names:
-        raise InputError(f"--beats: {unknown[0] if unknown else spec!r} is not a beat; choose from "
-                         f"{', '.join(BEAT_NAMES)} (comma-separated) or all.")
-    return [b for b in BEAT_NAMES if b in names]
+from .attention_core.errors import InputError
 
 
 def slugify(sentence: str, max_length: int = 48) -> str:

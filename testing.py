@@ -1,6 +1,6 @@
 """A pytest helper for lecture repos: assert that a beat still matches a golden PNG.
 
-    from scenes.testing import assert_frame_matches
+    from attention_explainer.testing import assert_frame_matches
 
     def test_pull_beat_is_unchanged():
         assert_frame_matches("golden/pull-key.png", beat="pull", at="key",
@@ -15,19 +15,27 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def trace_for_drawing(*, sentence: str | None = None, trace=None, **trace_options):
+    """The trace a still is drawn from: ``trace`` (an AttentionTrace or a saved .npz), or
+    the model's trace of ``sentence`` (default: the README's sentence)."""
+    from .attention_core import DEFAULT_SENTENCE
+    from .attention_core.api import compute_trace
+    from .attention_core.trace import AttentionTrace
+
+    if trace is None:
+        return compute_trace(sentence or DEFAULT_SENTENCE, **trace_options)
+    if isinstance(trace, (str, Path)):
+        return AttentionTrace.load(trace)
+    return trace
+
+
 def render_still(*, beat: str, at="key", sentence: str | None = None, trace=None,
                  width: int = 320, height: int = 180, fps: int = 30, **trace_options):
     """One still (a PIL image) of ``beat`` at ``at`` (seconds, "key" or "end")."""
-    from attention_core.api import DEFAULT_SENTENCE, compute_trace
-    from attention_core.trace import AttentionTrace
+    from .scenes.render import render_stills, still_label
 
-    from .render import render_stills, still_label
-
-    if trace is None:
-        trace = compute_trace(sentence or DEFAULT_SENTENCE, **trace_options)
-    elif isinstance(trace, (str, Path)):
-        trace = AttentionTrace.load(trace)
-    stills = render_stills(trace, beat=beat, times=[at], width=width, height=height, fps=fps)
+    drawn = trace_for_drawing(sentence=sentence, trace=trace, **trace_options)
+    stills = render_stills(drawn, beat=beat, times=[at], width=width, height=height, fps=fps)
     return stills[still_label(at)]
 
 
@@ -36,7 +44,7 @@ def assert_frame_matches(golden_png, *, beat: str, at="key", tolerance: int = 0,
     """Fail (AssertionError) when the fresh still differs from ``golden_png``."""
     from PIL import Image
 
-    from .regression import compare, diff_image
+    from .scenes.regression import compare, diff_image
 
     golden_png = Path(golden_png)
     if not golden_png.is_file():

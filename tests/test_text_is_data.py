@@ -16,8 +16,8 @@ TEX = r"\input{/etc/passwd} $x$ 100% \write18{rm -rf /}"
 def raster():
     from manim import Camera, tempconfig
 
-    from scenes import style
-    from scenes.components import user_text
+    from attention_explainer.scenes import style
+    from attention_explainer.scenes.text import user_text
 
     style.register_fonts()
 
@@ -56,22 +56,22 @@ def test_two_different_cjk_characters_differ(raster):
                                                   (TEX, ("\\", "}", "$", "%", "write"))],
                          ids=["pango-markup", "tex"])
 def test_markup_is_drawn_literally(sentence, fragments, monkeypatch):
-    from attention_core import compute_trace
-    from scenes import style
-    from scenes.render import render_stills
+    from attention_explainer.attention_core import compute_trace
+    from attention_explainer.scenes import text
+    from attention_explainer.scenes.render import render_stills
 
     drawn = []
-    real = style.user_text_mobject
+    real = text.user_text_mobject
 
     def recording(text, **kwargs):
         drawn.append(text)
         return real(text, **kwargs)
 
-    monkeypatch.setattr(style, "user_text_mobject", recording)
+    monkeypatch.setattr(text, "user_text_mobject", recording)
     trace = compute_trace(sentence)
     stills = render_stills(trace, beat="title", times=["key"], width=320, height=180, fps=5)
     assert np.asarray(stills["key"]).max() > 100
-    from scenes.views import drawn_indices
+    from attention_explainer.scenes.views import drawn_indices
 
     for i in drawn_indices(trace):       # long sentences are drawn as a window
         if not trace.special[i]:
@@ -93,7 +93,7 @@ def test_tex_sentence_never_touches_passwd(tmp_path):
         "        if 'passwd' in path or path.endswith('.tex'):\n"
         "            raise SystemExit('forbidden open: ' + path)\n"
         "sys.addaudithook(hook)\n"
-        "import cli\n"
+        "from attention_explainer import cli\n"
         "cli.main()\n")
     out = tmp_path / "frames"
     proc = subprocess.run([sys.executable, "-c", code, "frames", TEX, "--beat", "title,summary",

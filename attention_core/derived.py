@@ -1,0 +1,88 @@
+"""Quantities a scene may show that are not trace fields, each computed from a trace alone.
+
+The drawing side reads every number through :func:`lookup`; the tests recompute each drawn
+number with it, so a number on screen that the model did not compute fails them.
+Index conventions: h = position on the head axis, i = query token, j = key token,
+c = vector component.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .attention import build_mask, masked_softmax
+from .projection import fit_pca
+
+FIELDS = ("embeddings", "q", "k", "v", "scores", "weights", "context", "output")
+
+
+def qk_dot(trace, h, i, j) -> float:
+    """Raw q_i · k_j, before the 1/√d_k scaling."""
+    return float(np.dot(trace.q[h, i].astype(np.float64), trace.k[h, j].astype(np.float64)))
+
+
+def masked_score(trace, h, i, j) -> float:
+    """The score after the trace's own mask (-inf where masked)."""
+    return -math.inf if trace.mask[i, j] else float(trace.scores[h, i, j])
+
+
+def causal_mask(trace) -> np.ndarray:
+    """The causal mask over the trace's tokens (True = a later key, not seen)."""
+    return build_mask("causal", trace.num_tokens)
+
+
+def causal_masked_score(trace, h, i, j) -> float:
+    """The score a causal mask would leave (-inf for a later key)."""
+    return -math.inf if causal_mask(trace)[i, j] else float(trace.scores[h, i, j])
+
+
+def causal_weights(trace, h, i) -> np.ndarray:
+    """Row i of head h's weights under a causal mask: the softmax over keys j <= i."""
+    return masked_softmax(trace.scores[h, i], causal_mask(trace)[i])
+
+
+def unmasked_weights(trace, h, i) -> np.ndarray:
+    """Row i of head h's weights with no mask at all (a masked trace's "before")."""
+    return masked_softmax(trace.scores[h, i])
+
+
+def num_heads_total(trace) -> int:
+    """Heads in the model's layer, traced or not."""
+    return int(trace.meta.get("num_heads_total", len(trace.heads)))
+
+
+def value_view_percent(trace, h) -> float:
+    """% of head h's value vectors' squared length that their 2-D view keeps."""
+    return 100.0 * float(sum(fit_pca(trace.v[h]).explained))
+
+
+DERIVED = {
+    "qk_dot": qk_dot,
+    "weight_sum": lambda trace, h, i: float(trace.weights[h, i].astype(np.float64).sum()),
+    "masked_score": masked_score,
+    "sqrt_dk": lambda trace: math.sqrt(trace.d_k),
+    "weighted_value": lambda trace, h, i, j, c: float(trace.weights[h, i, j]) * float(trace.v[h, j, c]),
+    "d_k": lambda trace: trace.d_k,
+    "d_model": lambda trace: int(trace.embeddings.shape[-1]),
+    "num_tokens": lambda trace: trace.num_tokens,
+    "layer": lambda trace: trace.layer,
+    "head": lambda trace, h: trace.heads[h],
+    "causal_masked_score": causal_masked_score,
+    "causal_weight": lambda trace, h, i, j: float(causal_weights(trace, h, i)[j]),
+    "causal_weight_sum": lambda trace, h, i: float(sum(
+        float(w) for w in causal_weights(trace, h, i))),
+    "unmasked_weight": lambda trace, h, i, j: float(unmasked_weights(trace, h, i)[j]),
+    "value_view_percent": value_view_percent,
+    "num_heads_total": num_heads_total,
+    "heads_not_drawn": lambda trace: num_heads_total(trace) - len(trace.heads),
+}
+
+
+def lookup(trace, kind: str, index: tuple = ()) -> float:
+    """The value of ``kind`` at ``index``: a trace field or a derived quantity."""
+    if kind in FIELDS:
+        return float(getattr(trace, kind)[tuple(index)])
+    if kind in DERIVED:
+        return DERIVED[kind](trace, *index)
+    raise KeyError(f"unknown number kind {kind!r}")

@@ -1,0 +1,263 @@
+"""The attention grid: queries as rows, keys as columns, thin grey lines, the words on
+both axes; cells that hold numbers, dots whose area follows a weight, red masked cells.
+
+:func:`make_grid` fits a square grid to a space and tidies its labels: one size for all,
+on one baseline, upright when they fit at ``style.MIN_LABEL_SCALE`` of their size or more,
+else all turned (special tokens alone may turn).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Dot, Line, Mobject, Rectangle, Square,
+                   SurroundingRectangle, VGroup)
+
+from . import style
+from .text import glyphs_of, label_text, line_box_height, user_text
+
+LABEL_BUFF = 0.12      # between a grid and its labels
+TITLE_BUFF = 0.12      # between the labels and "keys" / "queries"
+
+
+def dot_radius(weight: float, max_radius: float) -> float:
+    """Radius of a weight dot: its AREA follows the weight (radius ∝ √weight)."""
+    return max_radius * math.sqrt(min(max(float(weight), 0.0), 1.0))
+
+
+class AttentionGrid(VGroup):
+    """Rows are queries, columns are keys: thin grey lines, token labels on both axes.
+
+    Cells hold what a beat puts in them (:meth:`put_all` scales numbers to fit, at one
+    scale), then dots whose area follows the weight (:meth:`weight_dots`). :meth:`focus_box` boxes a
+    row in yellow, :meth:`row_mobjects` helps fading the other rows to ~35 %, and
+    :meth:`mask_cells` makes red squares for masked entries.
+    """
+
+    def __init__(self, row_tokens: Sequence[str], col_tokens: Sequence[str] | None = None, *,
+                 row_special: Sequence[bool] | None = None,
+                 col_special: Sequence[bool] | None = None,
+                 cell_size: float | None = None, max_width: float = 8.0,
+                 max_height: float = 6.0, font_size: float = style.FONT_LABEL,
+                 row_title: str | None = "queries", col_title: str | None = "keys"):
+        super().__init__()
+        col_tokens = list(row_tokens if col_tokens is None else col_tokens)
+        row_tokens = list(row_tokens)
+        row_special = list(row_special) if row_special is not None else [False] * len(row_tokens)
+        col_special = list(col_special) if col_special is not None else [False] * len(col_tokens)
+        pal = style.PALETTE
+        self.n_rows, self.n_cols = len(row_tokens), len(col_tokens)
+
+        def word(t, sp):
+            return user_text(t, font_size, pal.special if sp else pal.text)
+
+        self.row_labels = VGroup(*[word(t, s) for t, s in zip(row_tokens, row_special)])
+        self.col_labels = VGroup(*[word(t, s) for t, s in zip(col_tokens, col_special)])
+        label_w = max(m.width for m in self.row_labels) + 0.3
+        label_h = max(m.height for m in self.col_labels) + 0.3
+        if cell_size is None:
+            cell_size = min((max_width - label_w) / self.n_cols,
+                            (max_height - label_h) / self.n_rows, 1.0)
+        self.cell_size = cell_size
+        # the column labels must not collide: shrink them a little, or rotate them when
+        # a cell is far too narrow for the widest word
+        widest = max(m.width for m in self.col_labels)
+        shrink = 0.92 * cell_size / widest if widest > 0 else 1.0
+        if 0.7 <= shrink < 1.0:
+            for lab in self.col_labels:
+                lab.scale(shrink)
+        # only words still wider than a cell are turned (CJK characters stay upright)
+        self.rotated_cols = [c for c, lab in enumerate(self.col_labels)
+                             if lab.width > 0.92 * cell_size]
+        w, h = self.n_cols * cell_size, self.n_rows * cell_size
+        self.top_left = np.array([-w / 2, h / 2, 0.0])
+        lines = [Line(self.top_left + RIGHT * c * cell_size,
+                      self.top_left + RIGHT * c * cell_size + DOWN * h) for c in range(self.n_cols + 1)]
+        lines += [Line(self.top_left + DOWN * r * cell_size,
+                       self.top_left + DOWN * r * cell_size + RIGHT * w) for r in range(self.n_rows + 1)]
+        self.lines = VGroup(*lines).set_stroke(pal.grid, width=1.0)
+        for r, lab in enumerate(self.row_labels):
+            lab.next_to(self.cell_center(r, 0), LEFT, buff=cell_size / 2 + 0.15)
+        for c, lab in enumerate(self.col_labels):
+            if c in self.rotated_cols:
+                lab.rotate(math.pi / 2)
+            lab.next_to(self.cell_center(0, c), UP, buff=cell_size / 2 + 0.12)
+        self.add(self.lines, self.row_labels, self.col_labels)
+        self.titles = VGroup()
+        if col_title:
+            t = label_text(col_title, style.FONT_SMALL, pal.key)
+            t.next_to(self.col_labels, UP, buff=0.15)
+            self.titles.add(t)
+        if row_title:
+            t = label_text(row_title, style.FONT_SMALL, pal.query).rotate(math.pi / 2)
+            t.next_to(self.row_labels, LEFT, buff=0.15)
+            self.titles.add(t)
+        self.add(self.titles)
+
+    @property
+    def cell(self) -> float:
+        """The current cell size (follows the group when it is scaled)."""
+        return float(np.linalg.norm(self.lines[0].get_end() - self.lines[0].get_start())) / self.n_rows
+
+    def cell_center(self, row: int, col: int) -> np.ndarray:
+        # measured from the first vertical line, so it follows moves and scaling
+        s = self.cell
+        return self.lines[0].get_start() + np.array([(col + 0.5) * s, -(row + 0.5) * s, 0])
+
+    def cell_square(self, row: int, col: int) -> Square:
+        """An unstyled square covering one cell."""
+        return Square(self.cell).move_to(self.cell_center(row, col))
+
+    def put_all(self, placed: Sequence[tuple[Mobject, int, int]], fill: float = 0.8) -> VGroup:
+        """Place several mobjects in cells at ONE common scale (numbers of one grid should
+        not change size from cell to cell); ``placed`` is (mobject, row, col) triples."""
+        limit = self.cell * fill
+        widest = max((m.width for m, _, _ in placed), default=0.0)
+        tallest = max((m.height for m, _, _ in placed), default=0.0)
+        factor = min(1.0, limit / widest if widest else 1.0, limit / tallest if tallest else 1.0)
+        for mob, r, c in placed:
+            mob.scale(factor).move_to(self.cell_center(r, c))
+        return VGroup(*[m for m, _, _ in placed])
+
+    def weight_dot(self, row: int, col: int, weight: float, color: str | None = None) -> Dot:
+        """A dot whose area follows the weight (a full cell's dot at weight 1)."""
+        r = dot_radius(weight, 0.46 * self.cell)
+        return Dot(self.cell_center(row, col), radius=max(r, 1e-4),
+                   color=color or style.PALETTE.soft)
+
+    def weight_dots(self, weights, color: str | None = None) -> VGroup:
+        """One dot per cell, row-major, for a rows x cols array of weights."""
+        w = np.asarray(weights)
+        return VGroup(*[self.weight_dot(r, c, w[r, c], color)
+                        for r in range(self.n_rows) for c in range(self.n_cols)])
+
+    def row_rect(self, row: int) -> Rectangle:
+        """A rectangle over one row's cells."""
+        s = self.cell
+        rect = Rectangle(width=self.n_cols * s, height=s)
+        return rect.move_to((self.cell_center(row, 0) + self.cell_center(row, self.n_cols - 1)) / 2)
+
+    def focus_box(self, row: int, color: str | None = None, include_label: bool = True
+                  ) -> SurroundingRectangle:
+        """A yellow box around a row (and its label): the row being explained."""
+        target = VGroup(self.row_rect(row), self.row_labels[row]) if include_label else self.row_rect(row)
+        return SurroundingRectangle(target, color=color or style.PALETTE.highlight,
+                                    buff=0.06, stroke_width=3)
+
+    def mask_cells(self, mask, opacity: float = 0.55) -> VGroup:
+        """Red squares on the masked (forbidden) cells of a rows x cols boolean array."""
+        m = np.asarray(mask, dtype=bool)
+        squares = VGroup()
+        for r in range(self.n_rows):
+            for c in range(self.n_cols):
+                if m[r, c]:
+                    sq = self.cell_square(r, c)
+                    sq.scale(0.96).set_stroke(width=0).set_fill(style.PALETTE.mask, opacity)
+                    squares.add(sq)
+        return squares
+
+
+# ---- tidy labels ------------------------------------------------------------------
+def label_plan(col_texts: Sequence[str], col_special: Sequence[bool], cell: float,
+               font_size: float) -> tuple[float, bool]:
+    """(scale, turned) for a grid's column labels at a cell size: one scale for all;
+    turned when the content words would shrink below ``style.MIN_LABEL_SCALE`` to stand upright."""
+    widths = [glyphs_of(t, font_size, s).width for t, s in zip(col_texts, col_special)
+              if not s] or [glyphs_of(t, font_size, s).width for t, s in zip(col_texts, col_special)]
+    widest = max(widths, default=0.0)
+    upright = min(1.0, 0.82 * cell / widest) if widest > 0 else 1.0     # a gap between words
+    if upright >= style.MIN_LABEL_SCALE:
+        return upright, False
+    return min(1.0, 0.8 * cell / line_box_height(font_size)), True
+
+
+def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: float,
+              max_height: float, font_size: float, titles: bool = True,
+              row_labels: bool = True, col_labels: bool = True,
+              limit: float = 1.0) -> float:
+    """The largest cell for an n x n grid whose labels (as :func:`tidy_grid` draws them)
+    and titles fit in max_width x max_height."""
+    n = len(tokens)
+    row_w = max(glyphs_of(t, font_size, s).width for t, s in zip(tokens, special))
+    title = (line_box_height(style.FONT_SMALL) + TITLE_BUFF) if titles else 0.0
+    longest = max(glyphs_of(t, font_size, s).width for t, s in zip(tokens, special))
+    cell = limit
+    for _ in range(8):       # the label plan depends on the cell: settle it
+        scale, turned = label_plan(tokens, special, cell, font_size)
+        col_h = (longest if turned else line_box_height(font_size)) * scale if col_labels else 0.0
+        row_scale = min(1.0, 0.8 * cell / line_box_height(font_size))
+        w_used = (row_w * row_scale + LABEL_BUFF + title) if row_labels else 0.0
+        h_used = (col_h + LABEL_BUFF + title) if col_labels else 0.0
+        new = min((max_width - w_used) / n, (max_height - h_used) / n, limit)
+        if abs(new - cell) < 1e-4:
+            break
+        cell = new
+    return max(cell, 0.05)
+
+
+def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence[str], *,
+              row_special: Sequence[bool], col_special: Sequence[bool],
+              font_size: float) -> AttentionGrid:
+    """Rebuild a grid's labels: one size, one baseline, one direction; titles re-placed."""
+    cell = grid.cell
+    top = grid.lines.get_top()[1]
+    left = grid.lines.get_left()[0]
+    # columns
+    scale, turned = label_plan(col_texts, col_special, cell, font_size)
+    new_cols, turned_cols = [], []
+    for c, (t, sp) in enumerate(zip(col_texts, col_special)):
+        g = glyphs_of(t, font_size, sp).scale(scale, about_point=ORIGIN)
+        x = grid.cell_center(0, c)[0]
+        size = scale
+        if not turned and g.width > 0.86 * cell and 0.86 * cell / g.width >= style.MIN_LABEL_SCALE:
+            size *= 0.86 * cell / g.width                           # a long special token
+            g.scale(0.86 * cell / g.width, about_point=ORIGIN)
+        turn = turned or g.width > 0.86 * cell       # ... turns only when far too long
+        if turn:
+            if not turned:
+                g.scale(min(1.0, 0.9 * cell / (line_box_height(font_size) * scale)), about_point=ORIGIN)
+            g.rotate(math.pi / 2, about_point=ORIGIN)
+            g.shift([x, top + LABEL_BUFF - g.get_bottom()[1], 0])
+            turned_cols.append(c)
+        else:
+            g.shift([x, top + LABEL_BUFF + line_box_height(font_size) * size / 2, 0])
+        new_cols.append(g)
+    grid.col_labels.submobjects = new_cols
+    grid.rotated_cols = turned_cols
+    # rows: one size, line boxes centred on the rows, right-aligned against the grid
+    row_scale = min(1.0, 0.8 * cell / line_box_height(font_size))
+    new_rows = []
+    for r, (t, sp) in enumerate(zip(row_texts, row_special)):
+        g = glyphs_of(t, font_size, sp).scale(row_scale, about_point=ORIGIN)
+        y = grid.cell_center(r, 0)[1]
+        g.shift([left - LABEL_BUFF - g.get_right()[0], y, 0])
+        new_rows.append(g)
+    grid.row_labels.submobjects = new_rows
+    # titles: "keys" above the column labels, "queries" left of the row labels
+    pal = style.PALETTE
+    for t in list(grid.titles):
+        is_keys = t.width >= t.height
+        if is_keys:
+            above = grid.col_labels if len(grid.col_labels) else grid.lines
+            t.next_to(above, UP, buff=TITLE_BUFF).set_x(grid.lines.get_x())
+            t.set_color(pal.key)
+        else:
+            beside = grid.row_labels if len(grid.row_labels) else grid.lines
+            t.next_to(beside, LEFT, buff=TITLE_BUFF).set_y(grid.lines.get_y())
+            t.set_color(pal.query)
+    return grid
+
+
+def make_grid(tokens: Sequence[str], special: Sequence[bool], *, max_width: float,
+              max_height: float, font_size: float = style.FONT_SMALL, titles: bool = True,
+              limit: float = 1.0) -> AttentionGrid:
+    """A square attention grid over ``tokens`` fitted to the space, labels tidied."""
+    cell = grid_cell(tokens, special, max_width=max_width, max_height=max_height,
+                     font_size=font_size, titles=titles, limit=limit)
+    grid = AttentionGrid(list(tokens), row_special=list(special), col_special=list(special),
+                         cell_size=cell, font_size=font_size,
+                         row_title="queries" if titles else None,
+                         col_title="keys" if titles else None)
+    return tidy_grid(grid, tokens, tokens, row_special=special, col_special=special,
+                     font_size=font_size)

@@ -1,0 +1,225 @@
+"""2-D views: a faint coordinate plane, arrows from its origin with a word at the tip, and
+the motion that carries a plane through a linear map.
+
+A 2-D picture of a high-dimensional vector is a projection, and says so: a plane takes a
+``note`` written under it.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from manim import DOWN, RIGHT, Animation, Arrow, Mobject, NumberPlane, VGroup, VMobject
+
+from . import style
+from .text import label_text, user_text
+
+
+def nice_step(extent: float, lines_per_side: float = 4) -> float:
+    """A round grid step (1, 2 or 5 times a power of ten) giving about
+    ``lines_per_side`` lines over ``extent``.
+
+    >>> nice_step(3.7)
+    1.0
+    """
+    raw = max(extent, 1e-9) / lines_per_side
+    power = 10.0 ** math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if raw <= m * power:
+            return m * power
+    return 10 * power
+
+
+def _plane_style(line_opacity: float = 0.35) -> dict:
+    return dict(
+        background_line_style={"stroke_color": style.PALETTE.grid,
+                               "stroke_width": 1, "stroke_opacity": line_opacity},
+        faded_line_ratio=1,
+        axis_config={"stroke_color": style.PALETTE.dim, "stroke_width": 1.5,
+                     "include_ticks": False, "include_tip": False})
+
+
+class Plane2D(VGroup):
+    """A faint coordinate plane for a 2-D view of vectors, with a note saying which
+    projection it is (honesty rule: a 2-D picture of a high-dimensional vector says so).
+
+    ``points`` (N x 2) set the view: the plane spans their bounding box and the origin,
+    with a margin, at equal units on both axes, within ``width`` x ``height``; or give
+    ``extent`` for a square view from -extent to +extent. ``self.plane`` is a manim
+    NumberPlane; ``self.c2p(x, y)`` maps view coordinates to the scene.
+    :meth:`cropped` makes a plane over just the range some points use.
+
+    >>> plane = Plane2D(np.array([[1.0, 2.0], [-0.5, 0.3]]), width=4, height=3)
+    >>> bool(np.allclose(plane.origin, plane.c2p(0, 0)))
+    True
+    """
+
+    def __init__(self, points=None, *, width: float = 6.0, height: float = 6.0,
+                 extent: float | None = None, note: str | Mobject | None = None,
+                 note_font_size: float = style.FONT_SMALL, line_opacity: float = 0.35,
+                 margin: float = 1.25):
+        super().__init__()
+        if extent is not None:
+            extent = extent if extent > 1e-9 else 1.0
+            lo, hi = np.array([-extent, -extent]), np.array([extent, extent])
+        else:
+            pts = np.zeros((1, 2)) if points is None else np.asarray(points, float).reshape(-1, 2)
+            lo = np.minimum(pts.min(axis=0), 0.0)
+            hi = np.maximum(pts.max(axis=0), 0.0)
+            span = max(float((hi - lo).max()), 1e-9)
+            pad = (margin - 1.0) * span / 2 + 1e-9
+            lo, hi = lo - pad, hi + pad
+            extent = float(np.abs(np.vstack([lo, hi])).max())
+        self.extent = extent
+        # equal units on both axes: grow the short side of the box to the frame's shape
+        unit = min(width / (hi[0] - lo[0]), height / (hi[1] - lo[1]))
+        extra_x = (width / unit - (hi[0] - lo[0])) / 2
+        extra_y = (height / unit - (hi[1] - lo[1])) / 2
+        lo, hi = lo - [extra_x, extra_y], hi + [extra_x, extra_y]
+        step = nice_step(float(max(hi[0] - lo[0], hi[1] - lo[1])) / 2)
+        self.plane = NumberPlane(x_range=[lo[0], hi[0], step], y_range=[lo[1], hi[1], step],
+                                 x_length=width, y_length=height, **_plane_style(line_opacity))
+        self.add(self.plane)
+        self.note = None
+        if note is not None:
+            self.note = note if isinstance(note, Mobject) else label_text(
+                note, note_font_size, style.PALETTE.dim)
+            self.note.next_to(self.plane, DOWN, buff=0.15)
+            self.add(self.note)
+
+    @classmethod
+    def cropped(cls, points: np.ndarray, width: float, height: float, pad: float) -> "Plane2D":
+        """A plane fitted to the points and the origin with ``pad`` scene units to spare
+        around them, over just the range they use (at most ``width`` x ``height``): value
+        vectors often lean one way, and a plane symmetric about the origin would waste
+        half the room."""
+        lo = np.minimum(points.min(axis=0), 0.0)
+        hi = np.maximum(points.max(axis=0), 0.0)
+        span = np.maximum(hi - lo, 1e-6)
+        scale = min((width - 2 * pad) / span[0], (height - 2 * pad) / span[1])
+        lo, hi = lo - pad / scale, hi + pad / scale
+        step = nice_step(max(float((hi - lo).max()), 1e-9), lines_per_side=6)
+        lo = np.floor(lo / step) * step
+        hi = np.ceil(hi / step) * step
+        scale = min(width / (hi[0] - lo[0]), height / (hi[1] - lo[1]))
+        plane = cls(extent=float(np.abs(np.concatenate([lo, hi])).max()), width=width,
+                    height=height)
+        plane.remove(plane.plane)
+        plane.plane = NumberPlane(x_range=[lo[0], hi[0], step], y_range=[lo[1], hi[1], step],
+                                  x_length=(hi[0] - lo[0]) * scale,
+                                  y_length=(hi[1] - lo[1]) * scale, **_plane_style())
+        plane.add(plane.plane)
+        return plane
+
+    def c2p(self, x: float, y: float) -> np.ndarray:
+        return self.plane.c2p(x, y)
+
+    @property
+    def origin(self) -> np.ndarray:
+        return self.plane.c2p(0, 0)
+
+
+def place_label_at_tip(label: Mobject, tail: np.ndarray, tip: np.ndarray,
+                       buff: float = 0.1) -> Mobject:
+    """Put a label just beyond an arrow's tip, along its direction, without touching it."""
+    d = np.asarray(tip, float) - np.asarray(tail, float)
+    n = np.linalg.norm(d[:2])
+    u = np.array([1.0, 0.0, 0.0]) if n < 1e-9 else d / n
+    support = 0.5 * (label.width * abs(u[0]) + label.height * abs(u[1]))
+    label.move_to(np.asarray(tip, float) + u * (support + buff))
+    return label
+
+
+class LabelledArrow(VGroup):
+    """An arrow from a plane's origin to a 2-D point, with the word at its tip.
+
+    One colour per role (query yellow, key teal, value red...). Special tokens are drawn
+    dimmed. ``self.arrow``, ``self.word``; ``self.xy`` the view coordinates;
+    ``self.extras`` holds what :func:`place_arrow_labels` adds for the word (a leader
+    line, the comma of a shared label): show it with the word.
+    """
+
+    def __init__(self, plane: Plane2D, xy, word: str | Mobject, color: str, *,
+                 special: bool = False, font_size: float = style.FONT_LABEL,
+                 stroke_width: float = 4.0):
+        super().__init__()
+        self.xy = np.asarray(xy, dtype=float)[:2]
+        self.special = special
+        start = plane.origin
+        end = plane.c2p(*self.xy)
+        if np.linalg.norm(end - start) < 0.02:    # a zero vector still needs a direction
+            end = start + RIGHT * 0.02
+        self._arrow_color, self._arrow_width = color, stroke_width
+        self.arrow = self.arrow_between(start, end)
+        self.word = word if isinstance(word, Mobject) else user_text(word, font_size, color)
+        if special:     # dimmed but still in its role colour (the arrow already is)
+            self.word.set_opacity(0.5)
+        # a black outline keeps the word legible over crossing arrows and grid lines
+        self.word.set_stroke(style.BACKGROUND, width=5, background=True)
+        place_label_at_tip(self.word, start, end)
+        self.extras = VGroup()
+        self.add(self.arrow, self.word, self.extras)
+
+    def arrow_between(self, start, end) -> Arrow:
+        """A fresh arrow in this one's style (for motion that must not distort its head)."""
+        start, end = np.asarray(start, float), np.asarray(end, float)
+        if np.linalg.norm(end - start) < 0.02:
+            end = start + RIGHT * 0.02
+        arrow = Arrow(start, end, buff=0, stroke_width=self._arrow_width, color=self._arrow_color,
+                      max_tip_length_to_length_ratio=0.2, max_stroke_width_to_length_ratio=8,
+                      tip_length=0.2)
+        if self.special:
+            arrow.set_opacity(0.4)
+        return arrow
+
+    @property
+    def tip_point(self) -> np.ndarray:
+        return self.arrow.get_end()
+
+    def drop_word(self) -> "LabelledArrow":
+        """Leave the arrow unnamed (a crowded view names only the words that matter)."""
+        self.remove(self.word)
+        self.word = VGroup()
+        return self
+
+
+class CarryPlane(Animation):
+    """Carries a plane's grid and its arrows through a path of 2x2 linear maps about the
+    plane's origin: ``path(t)`` (t from 0 to 1 after easing; the identity at 0) is applied
+    to the grid's points as they were at the start, and each arrow is redrawn from the
+    origin to its mapped tip, so arrow heads keep their shape. Text is never mapped: fade
+    the words out first and lay them out afresh where the arrows end.
+
+    ``grid`` is any VMobject (e.g. ``Plane2D.plane``); ``arrows`` are LabelledArrows.
+    ``shift(t)``, when given, moves the origin along (a 3-vector, zero at 0): the plane is
+    carried towards where another view's origin is while it turns.
+    """
+
+    def __init__(self, grid: VMobject, arrows: Sequence["LabelledArrow"], origin,
+                 path: Callable[[float], np.ndarray],
+                 shift: Callable[[float], np.ndarray] | None = None, **kwargs):
+        kwargs.setdefault("rate_func", style.EASE)
+        self.grid, self.labelled = grid, list(arrows)
+        self.origin = np.asarray(origin, dtype=float)
+        self.path = path
+        self.shift = shift
+        self.grid_start = [m.points.copy() for m in grid.family_members_with_points()]
+        self.tips_start = [a.tip_point - self.origin for a in self.labelled]
+        super().__init__(VGroup(grid, *[a.arrow for a in self.labelled]), **kwargs)
+
+    def _scene_matrix(self, t: float) -> np.ndarray:
+        m = np.eye(3)
+        m[:2, :2] = np.asarray(self.path(t), dtype=float).reshape(2, 2)
+        return m
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        t = self.rate_func(alpha)
+        m = self._scene_matrix(t)
+        here = self.origin + (np.zeros(3) if self.shift is None
+                              else np.asarray(self.shift(t), dtype=float))
+        for mob, pts in zip(self.grid.family_members_with_points(), self.grid_start):
+            mob.points = here + (pts - self.origin) @ m.T
+        for a, tip in zip(self.labelled, self.tips_start):
+            a.arrow.become(a.arrow_between(here, here + m @ tip))
+

@@ -1,0 +1,39 @@
+"""The stage every beat is laid out on: a 16:9 area of 14.22 x 8 manim units, its safe
+edges and named places. Frames of other shapes widen or heighten the manim frame around
+it (see :func:`frame_size`), so nothing on the stage is ever cut off.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+HEIGHT = 8.0
+WIDTH = HEIGHT * 16 / 9
+
+# safe edges: text and rows stay inside these (a little in from the frame's edges)
+RIGHT_EDGE = 6.9
+LEFT_EDGE = -6.9
+BOTTOM_EDGE = -3.85
+TEXT_WIDTH = 13.4          # widest a row of tokens, a note or a formula may be
+FORMULA_WIDTH = 12.5       # widest the title's formula may be
+
+CORNER_BUFF = 0.4          # a beat's heading from the top-left corner
+TAG_BUFF = 0.45            # the head/layer tag from the top-right corner
+
+
+def frame_size(width: int, height: int) -> dict:
+    """Manim frame size (in units) for a pixel size: the 16:9 stage, widened or
+    heightened for other aspect ratios so the stage always fits.
+
+    >>> frame_size(1920, 1080)
+    {'frame_height': 8.0, 'frame_width': 14.222222222222221}
+    """
+    if width / height >= 16 / 9:
+        return {"frame_height": HEIGHT, "frame_width": HEIGHT * width / height}
+    return {"frame_width": WIDTH, "frame_height": WIDTH * height / width}
+
+
+def keep_right_of(mob, limit: float = RIGHT_EDGE):
+    """Shift a mobject left so its right side is at most ``limit``."""
+    if mob.get_right()[0] > limit:
+        mob.shift(np.array([limit - mob.get_right()[0], 0.0, 0.0]))
+    return mob

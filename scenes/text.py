@@ -1,0 +1,130 @@
+"""Text on screen: our own wording, the user's text, and words that share a baseline.
+
+User text is data, never markup: it goes through :func:`user_text_mobject` (plain text,
+font by script, NFC-composed, control characters replaced). Our own fixed wording uses
+:func:`label_text` in Computer Modern.
+"""
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+from manim import ORIGIN, Text, VGroup
+
+from . import style
+
+_RTL = ("R", "AL", "AN")
+
+
+def font_for(text: str) -> str:
+    """The font family for a piece of user text: CJK needs its own font."""
+    for ch in text:
+        name = unicodedata.name(ch, "")
+        if "CJK" in name or "HIRAGANA" in name or "KATAKANA" in name or "HANGUL" in name:
+            return style.CJK
+    return style.SERIF
+
+
+def plain(text: str) -> str:
+    """User text made safe for Pango's plain-text path: no control characters, and a
+    left-to-right mark before right-to-left text (pure RTL Text renders empty otherwise)."""
+    cleaned = "".join(ch if unicodedata.category(ch)[0] != "C" else "\uFFFD" for ch in text)
+    if any(unicodedata.bidirectional(ch) in _RTL for ch in cleaned):
+        cleaned = "\u200E" + cleaned
+    return cleaned
+
+
+def user_text_mobject(text: str, **kwargs) -> Text:
+    """A manim Text of user text: plain text (never markup), font by script, NFC-composed.
+
+    manim's Text with ``disable_ligatures`` insists on one glyph per character, which
+    combining marks, right-to-left shaping and some scripts break; for those we let Pango
+    shape freely (the glyph-per-character mapping is not needed for user text).
+    """
+    composed = plain(unicodedata.normalize("NFC", text))
+    font = kwargs.pop("font", None) or font_for(text)
+    try:
+        return Text(composed, font=font, disable_ligatures=True, **kwargs)
+    except ValueError:
+        return Text(composed, font=font, disable_ligatures=False, **kwargs)
+
+
+def user_text(text: str, font_size: float = style.FONT_TOKEN, color: str | None = None,
+              **kwargs) -> Text:
+    """User text (tokens, words) in the text colour unless told otherwise.
+
+    >>> user_text("北京").height > 0
+    True
+    """
+    return user_text_mobject(text, font_size=font_size, color=color or style.PALETTE.text,
+                             **kwargs)
+
+
+def label_text(text: str, font_size: float = style.FONT_LABEL, color: str | None = None,
+               **kwargs) -> Text:
+    """Our own fixed wording in Computer Modern (never user text).
+
+    >>> label_text("keys", color=style.PALETTE.key).font == style.SERIF
+    True
+    """
+    return Text(text, font=style.SERIF, font_size=font_size,
+                color=color or style.PALETTE.text, **kwargs)
+
+
+_BASELINE_REF = "Hg"   # cap height + descender: fixes a line box independent of the word
+
+
+def baseline_text(text: str, font_size: float = style.FONT_TOKEN, color: str | None = None
+                  ) -> tuple[VGroup, float, float]:
+    """User text whose vertical placement follows the font's baseline, not its ink.
+
+    Centring each word by its ink would make "the", "jumped" and "fish" sit at different
+    heights in a row. We render the word after a reference pair ("Hg") in one Text and
+    drop the reference glyphs: what is left keeps the shared baseline. Returns the glyphs
+    and the y of the line box's top and bottom (from the reference glyphs).
+    """
+    font = font_for(text)
+    whole = user_text_mobject(_BASELINE_REF + text, font=font, font_size=font_size,
+                              color=color or style.PALETTE.text)
+    alone = user_text_mobject(text, font=font, font_size=font_size)
+    n_ref = len(_BASELINE_REF)
+    if len(whole.submobjects) == n_ref + len(alone.submobjects) and len(alone.submobjects):
+        ref = VGroup(*whole.submobjects[:n_ref])
+        glyphs = VGroup(*whole.submobjects[n_ref:])
+        top, bottom = ref.get_top()[1], ref.get_bottom()[1]
+        shift = -np.array([glyphs.get_center()[0], (top + bottom) / 2, 0])
+        glyphs.shift(shift)
+        return glyphs, top + shift[1], bottom + shift[1]
+    # shaping merged glyphs (rare scripts): fall back to centring the ink
+    alone.set_color(color or style.PALETTE.text).move_to(ORIGIN)
+    return VGroup(*alone.submobjects) if alone.submobjects else VGroup(alone), \
+        alone.get_top()[1], alone.get_bottom()[1]
+
+
+def glyphs_of(text: str, font_size: float, special: bool) -> VGroup:
+    """A word whose line box is centred at the origin (so words share a baseline);
+    special tokens in their dimmed colour."""
+    pal = style.PALETTE
+    glyphs, _, _ = baseline_text(text, font_size, pal.special if special else pal.text)
+    return glyphs
+
+
+_LINE_BOX: dict[float, float] = {}
+
+
+def line_box_height(font_size: float) -> float:
+    """The tallest reference line box ("Hg") among the fonts a token may use."""
+    if font_size not in _LINE_BOX:
+        _LINE_BOX[font_size] = max(
+            Text(_BASELINE_REF, font=font, font_size=font_size).height
+            for font in (style.SERIF, style.CJK))
+    return _LINE_BOX[font_size]
+
+
+def fit_width(mobs, limit: float) -> float:
+    """Shrink every mobject by ONE factor so the widest is at most ``limit``; returns it."""
+    widest = max((m.width for m in mobs), default=0.0)
+    factor = min(1.0, limit / widest) if widest > 0 else 1.0
+    for m in mobs:
+        m.scale(factor)
+    return factor

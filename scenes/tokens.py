@@ -1,0 +1,160 @@
+"""Tokens on screen: a token in a chip, a row of chips, a row of words on one baseline."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from manim import DOWN, LEFT, ORIGIN, RIGHT, RoundedRectangle, VGroup, config
+
+from . import style
+from .text import baseline_text, glyphs_of, label_text, line_box_height
+
+
+class TokenChip(VGroup):
+    """A token written in a rounded box.
+
+    Special tokens ([CLS], [SEP], ...) are drawn dimmed, never hidden. ``self.word`` is
+    the text glyphs, ``self.box`` the rounded rectangle, ``self.token_text`` the string.
+    All chips of one font size have the same height, and their words share a baseline.
+
+    >>> TokenChip("cat").box.height == TokenChip("fish").box.height
+    True
+    """
+
+    def __init__(self, text: str, *, special: bool = False,
+                 font_size: float = style.FONT_TOKEN, color: str | None = None,
+                 box_color: str | None = None, min_width: float = 0.0):
+        super().__init__()
+        pal = style.PALETTE
+        self.token_text = text
+        self.special = special
+        text_color = pal.special if special else (color or pal.text)
+        self.word, top, bottom = baseline_text(text, font_size, text_color)
+        pad_x = 0.22 * font_size / 30
+        pad_y = 0.14 * font_size / 30
+        # one height for every chip of a size, whatever the script (rows mix fonts)
+        height = line_box_height(font_size) + 2 * pad_y
+        width = max(self.word.width + 2 * pad_x, min_width, height)
+        self.box = RoundedRectangle(corner_radius=0.1 * font_size / 30, width=width,
+                                    height=height)
+        self.box.move_to([0, (top + bottom) / 2, 0])
+        edge = box_color or (pal.special if special else pal.dim)
+        self.box.set_stroke(edge, width=1.5, opacity=0.6 if special else 1.0)
+        self.box.set_fill(style.BACKGROUND, opacity=1.0)
+        self.add(self.box, self.word)
+
+    def set_role_color(self, color: str) -> "TokenChip":
+        """Tint the box edge (e.g. the focus token in the query colour)."""
+        self.box.set_stroke(color, opacity=1.0)
+        return self
+
+
+def focus_window(num_tokens: int, focus_index: int | None,
+                 max_tokens: int | None = None) -> tuple[int, int]:
+    """The half-open range of token positions to draw: all of them when they fit, else
+    ``max_tokens`` (default ``style.MAX_TOKENS_DRAWN``) positions around the focus token,
+    shifted to stay inside the sentence.
+
+    >>> focus_window(40, 39, 16)
+    (24, 40)
+    """
+    max_tokens = style.MAX_TOKENS_DRAWN if max_tokens is None else max_tokens
+    if num_tokens <= max_tokens:
+        return 0, num_tokens
+    focus = 0 if focus_index is None else int(focus_index)
+    start = min(max(focus - max_tokens // 2, 0), num_tokens - max_tokens)
+    return start, start + max_tokens
+
+
+class TokenRow(VGroup):
+    """A row of TokenChips fitted to the frame width.
+
+    With more than ``max_tokens`` tokens only a window around ``focus_index`` is drawn,
+    with "…" where the sentence continues and a small note under the row stating the
+    window (``self.window_note``). ``self.indices`` lists the token positions drawn;
+    ``self.chip(i)`` is the chip of token position ``i`` (None outside the window).
+
+    >>> row = TokenRow(["[CLS]", "the", "cat", "[SEP]"], [True, False, False, True])
+    >>> row.chip(2).token_text
+    'cat'
+    """
+
+    def __init__(self, tokens: Sequence[str], special: Sequence[bool] | None = None, *,
+                 focus_index: int | None = None, max_tokens: int | None = None,
+                 max_width: float | None = None, font_size: float = style.FONT_TOKEN,
+                 buff: float = 0.18):
+        super().__init__()
+        tokens = list(tokens)
+        special = list(special) if special is not None else [False] * len(tokens)
+        self.num_tokens = len(tokens)
+        self.window = focus_window(len(tokens), focus_index, max_tokens)
+        start, stop = self.window
+        self.indices = list(range(start, stop))
+        self.chips = VGroup(*[TokenChip(tokens[i], special=special[i], font_size=font_size)
+                              for i in self.indices])
+        self.chips.arrange(RIGHT, buff=buff)
+        self.add(self.chips)
+        self.ellipses = VGroup()
+        if start > 0:
+            self.ellipses.add(label_text("…", font_size).next_to(self.chips, LEFT, buff=buff))
+        if stop < len(tokens):
+            self.ellipses.add(label_text("…", font_size).next_to(self.chips, RIGHT, buff=buff))
+        self.add(self.ellipses)
+        self.window_note = None
+        if self.windowed:
+            self.window_note = label_text(
+                f"showing tokens {start + 1}\u2013{stop} of {len(tokens)}, around the focus word",
+                style.FONT_SMALL, style.PALETTE.dim)
+            self.window_note.next_to(self.chips, DOWN, buff=0.25)
+            self.add(self.window_note)
+        limit = max_width if max_width is not None else config.frame_width - 1.0
+        if self.width > limit:
+            self.scale_to_fit_width(limit)
+        self.move_to(ORIGIN)
+
+    @property
+    def windowed(self) -> bool:
+        return self.window != (0, self.num_tokens)
+
+    def chip(self, token_index: int) -> TokenChip | None:
+        if token_index in self.indices:
+            return self.chips[self.indices.index(token_index)]
+        return None
+
+
+def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float], *,
+             pitch: float, font_size: float, top: float | None = None,
+             bottom: float | None = None, colors: Sequence[str | None] | None = None
+             ) -> tuple[VGroup, bool]:
+    """Words centred on ``xs`` on one baseline, one size for all; turned (reading
+    downward) when they would shrink below ``style.MIN_LABEL_SCALE`` upright. Hung from
+    ``top`` (their line box top, or the turned words' tops) or stood on ``bottom``.
+    Returns (words, turned)."""
+    colors = list(colors) if colors is not None else [None] * len(texts)
+    glyphs = []
+    for t, sp, col in zip(texts, special, colors):
+        g = glyphs_of(t, font_size, sp)
+        if col is not None:
+            g.set_color(col)
+        glyphs.append(g)
+    widths = [g.width for g, sp in zip(glyphs, special) if not sp] or [g.width for g in glyphs]
+    widest = max(widths, default=0.0)
+    scale = min(1.0, 0.9 * pitch / widest) if widest > 0 else 1.0
+    line = line_box_height(font_size)
+    turned = scale < style.MIN_LABEL_SCALE
+    if turned:
+        scale = min(1.0, 0.9 * pitch / line)
+    for g, x in zip(glyphs, xs):
+        g.scale(scale, about_point=ORIGIN)
+        if turned:
+            g.rotate(-math.pi / 2, about_point=ORIGIN)      # reads downward, hangs
+            if top is not None:
+                g.shift([x, top - g.get_top()[1], 0])
+            else:
+                g.shift([x, bottom - g.get_bottom()[1], 0])
+        else:
+            if g.width > 0.95 * pitch:                       # a long special token
+                g.scale(0.95 * pitch / g.width, about_point=ORIGIN)
+            y = (top - line * scale / 2) if top is not None else (bottom + line * scale / 2)
+            g.shift([x, y, 0])
+    return VGroup(*glyphs), turned

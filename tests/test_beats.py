@@ -1,0 +1,131 @@
+"""Each beat renders alone, lasts about as long as it should, and every number it draws
+re-derives from the trace: small synthetic traces (Latin and CJK) for every beat, the real
+model for the later beats, all twelve heads, a causal trace, a Chinese sentence, a window
+over a long sentence. Renders are tiny (160x90, 5 fps)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_explainer.scenes import style
+from tests.conftest import assert_numbers_rederive, synthetic_trace
+
+SENTENCES = {"default": "The cat ate the fish", "chinese": "我爱北京天安门"}
+
+
+def load(name: str):
+    from attention_explainer.attention_core import compute_trace
+    return compute_trace(SENTENCES[name])
+
+
+@pytest.fixture(scope="module")
+def default():
+    return load("default")
+
+
+@pytest.fixture(scope="module")
+def chinese():
+    return load("chinese")
+
+
+def causal(trace):
+    """The default trace as if computed with a causal mask (weights renormalised)."""
+    from attention_explainer.attention_core.trace import AttentionTrace
+    T = trace.num_tokens
+    mask = np.triu(np.ones((T, T), dtype=bool), k=1)
+    s = np.where(mask[None], -np.inf, trace.scores.astype(np.float64))
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = (w / w.sum(axis=-1, keepdims=True)).astype(np.float32)
+    t = AttentionTrace(tokens=trace.tokens, embeddings=trace.embeddings, q=trace.q, k=trace.k,
+                       v=trace.v, scores=trace.scores, mask=mask, weights=w,
+                       context=(w @ trace.v).astype(np.float32), output=trace.output,
+                       meta=dict(trace.meta, mask="causal", model="scratch"))
+    t.validate()
+    return t
+
+
+def render_tiny(beats, trace, tmp_path):
+    """The film of ``beats`` for ``trace`` at 160x90, 5 fps, frames drawn but not kept."""
+    from manim import tempconfig
+
+    from attention_explainer.scenes.film import FilmScene
+    with tempconfig({"pixel_height": 90, "pixel_width": 160, "frame_rate": 5,
+                     "format": "none", "disable_caching": True,
+                     "media_dir": str(tmp_path / "media"), "seed": 0,
+                     "output_file": str(tmp_path / "out"), "progress_bar": "none",
+                     "verbosity": "ERROR"}):
+        scene = FilmScene(trace, beats=beats)
+        scene.render()
+    return scene
+
+
+EARLY_BEATS = ("title", "embed", "project", "sparks", "softmax")
+LATER_BEATS = ("pull", "heads", "mask", "summary")
+
+
+@pytest.mark.parametrize("beat", EARLY_BEATS)
+@pytest.mark.parametrize("variant", ["latin", "cjk"])
+def test_beat_renders_and_every_number_comes_from_the_trace(beat, variant, tmp_path):
+    trace = synthetic_trace() if variant == "latin" else \
+        synthetic_trace(words=("我", "爱", "北", "京"), focus=2, seed=5)
+    scene = render_tiny([beat], trace, tmp_path)
+    start, end = scene.beat_times[beat]
+    assert 6.0 <= end - start <= 16.0, f"{beat} lasts {end - start:.1f} s"
+    assert beat in scene.key_times
+    assert scene.mobjects == []          # it left the stage clear for the next beat
+    assert_numbers_rederive(trace, scene.shown_numbers)
+
+
+def test_long_sentence_is_windowed_in_the_sparks_beat(tmp_path, monkeypatch):
+    # a small window keeps this render fast; the layout code reads the limit at call time
+    monkeypatch.setattr(style, "MAX_TOKENS_DRAWN", 6)
+    words = tuple(f"w{i}" for i in range(10))
+    trace = synthetic_trace(words=words, focus=8, seed=7)
+    scene = render_tiny(["sparks"], trace, tmp_path)
+    keys = {s.index[2] for s in scene.shown_numbers if s.kind == "qk_dot"}
+    assert len(keys) == style.MAX_TOKENS_DRAWN and trace.focus_index in keys
+
+
+@pytest.mark.parametrize("beat", LATER_BEATS)
+def test_beat_renders_alone_and_its_numbers_come_from_the_trace(beat, default, tmp_path):
+    from attention_explainer.scenes.render import render_video
+    result = render_video(default, beats=[beat], width=160, height=90, fps=5,
+                          output=tmp_path / f"{beat}.mp4", progress=False)
+    assert result.video.is_file() and result.poster.is_file()
+    start, end = result.beat_times[beat]
+    assert 6.0 <= end - start <= 16.0, "a beat should take about 7-12 s"
+    assert start <= result.key_times[beat] <= end
+    assert_numbers_rederive(default, result.shown_numbers)
+    captions = result.captions.read_text(encoding="utf-8")
+    assert captions.strip()
+    if beat == "pull":      # the real weights, drawn and captioned
+        shown = {(n.kind, n.index): n.text for n in result.shown_numbers}
+        slot, f = default.primary_slot, default.focus_index
+        cat, fish = default.tokens.index("cat"), default.tokens.index("fish")
+        assert shown[("weights", (slot, f, fish))] == "0.38"
+        assert shown[("weights", (slot, f, cat))] == "0.37"
+        assert "ate gives 0.38 of its attention to fish, 0.37 to cat" in captions
+
+
+def test_heads_draws_all_twelve_heads_with_their_own_numbers(tmp_path):
+    """`--heads all`: twelve real heads laid out, each head's own index and weights drawn."""
+    from attention_explainer.attention_core import compute_trace
+    trace = compute_trace(SENTENCES["default"], heads="all")
+    assert trace.heads == list(range(12))
+    scene = render_tiny(["heads"], trace, tmp_path)
+    assert_numbers_rederive(trace, scene.shown_numbers)
+    shown = {(n.kind, n.index) for n in scene.shown_numbers}
+    assert {("head", (slot,)) for slot in range(12)} <= shown     # every head is named
+    weights = {n.index[0] for n in scene.shown_numbers if n.kind == "weights"}
+    assert weights and weights <= set(range(12))
+    assert ("heads_not_drawn", ()) not in shown                    # none is missing
+
+
+def test_mask_on_a_causal_trace_and_on_chinese(default, chinese, tmp_path):
+    from attention_explainer.scenes.render import render_video
+    for name, trace in (("causal", causal(default)), ("chinese", chinese)):
+        result = render_video(trace, beats=["mask"], width=160, height=90, fps=5,
+                              output=tmp_path / f"{name}.mp4", progress=False)
+        assert_numbers_rederive(trace, result.shown_numbers)
+        kinds = {n.kind for n in result.shown_numbers}
+        assert ("masked_score" in kinds) == (name == "causal")

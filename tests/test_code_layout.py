@@ -1,0 +1,157 @@
+"""Rules of the code base that a reader relies on: numbers and drawing stay apart, files
+and functions stay short, beats do no bookkeeping of their own, the plain-manim scenes
+work, and a lecture repo with its own `scenes/` and `cli.py` can use our frame helper."""
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+from tests.make_golden import TRACE
+
+PACKAGE_DIRS = ("attention_core", "scenes")
+MAX_FILE_LINES = 500
+MAX_FUNCTION_LINES = 80
+LONG_OK = "# long:"          # a comment at a function's top that says why it is long
+
+
+def sources():
+    files = [ROOT / "cli.py", ROOT / "outputs.py", ROOT / "testing.py"]
+    for folder in PACKAGE_DIRS:
+        files += sorted((ROOT / folder).rglob("*.py"))
+    return files
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Absolute names of the modules a file imports (relative imports resolved)."""
+    package = ".".join(("attention_explainer",) + path.relative_to(ROOT).parent.parts)
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[:len(base) - node.level + 1]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module
+            names.add(prefix)
+            names |= {f"{prefix}.{a.name}" for a in node.names}
+    return names
+
+
+MODEL_CODE = ("torch", "safetensors", "tokenizers", "transformers",
+              "attention_explainer.attention_core.api", "attention_explainer.attention_core.bert",
+              "attention_explainer.attention_core.scratch",
+              "attention_explainer.attention_core.compute_trace")
+
+
+def test_scenes_never_import_model_code_and_the_core_never_imports_manim():
+    for path in sources():
+        names = imported_modules(path)
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("scenes/"):
+            bad = [n for n in names if n.startswith(MODEL_CODE)]
+            assert not bad, f"{rel} imports model code: {bad}"
+        if rel.startswith("attention_core/"):
+            bad = [n for n in names if n == "manim" or n.startswith("manim.")
+                   or n.startswith("attention_explainer.scenes")]
+            assert not bad, f"{rel} imports drawing code: {bad}"
+
+
+def test_importing_every_scene_module_loads_no_model():
+    code = ("import sys, pkgutil, importlib\n"
+            "import attention_explainer.scenes as s\n"
+            "for m in pkgutil.walk_packages(s.__path__, s.__name__ + '.'):\n"
+            "    if not m.name.endswith('plain_manim'):\n"
+            "        importlib.import_module(m.name)\n"
+            "bad = [m for m in ('torch', 'safetensors', 'tokenizers', 'transformers',\n"
+            "       'attention_explainer.attention_core.bert') if m in sys.modules]\n"
+            "assert not bad, bad\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-1500:]
+
+
+def test_files_and_functions_stay_short():
+    for path in sources():
+        rel = path.relative_to(ROOT).as_posix()
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert len(lines) <= MAX_FILE_LINES, f"{rel} has {len(lines)} lines"
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                said_why = any(LONG_OK in line for line in lines[node.lineno - 1:node.lineno + 3])
+                assert length <= MAX_FUNCTION_LINES or said_why, \
+                    f"{rel}:{node.lineno} {node.name} has {length} lines"
+
+
+def test_beats_leave_their_bookkeeping_to_the_film():
+    """Key frame, hold, captions and clearing the stage are done once, by the film."""
+    for path in sorted((ROOT / "scenes" / "beats").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for word in ("mark_key_frame", "clear_stage", "hold_captions", "caption_count"):
+            assert word not in text, f"{path.name} does the film's bookkeeping ({word})"
+
+
+def test_plain_manim_renders_a_generated_beat_scene(tmp_path):
+    manim = Path(sys.executable).parent / "manim"
+    env = dict(os.environ, ATTENTION_EXPLAINER_TRACE=str(TRACE))
+    proc = subprocess.run([str(manim), "render", "-r", "160,90", "--fps", "5",
+                           "--disable_caching", "--media_dir", str(tmp_path),
+                           str(ROOT / "scenes" / "plain_manim.py"), "SoftmaxBeat"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    videos = [p for p in tmp_path.rglob("SoftmaxBeat.mp4") if "partial" not in str(p)]
+    assert videos and videos[0].stat().st_size > 1000
+
+
+def test_the_shipped_default_trace_is_the_golden_one():
+    from attention_explainer.attention_core.trace import DEFAULT_TRACE
+    assert DEFAULT_TRACE.read_bytes() == TRACE.read_bytes()
+
+
+def readme_frame_test() -> str:
+    """The README's example pytest file for a lecture repo, as written there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    tests = [b for b in blocks if "assert_frame_matches" in b]
+    assert len(tests) == 1, "the README should show one lecture-repo frame test"
+    return tests[0]
+
+
+def test_readme_frame_test_passes_in_a_lecture_repo_with_its_own_scenes_and_cli(tmp_path):
+    repo = tmp_path / "lecture"
+    (repo / "scenes").mkdir(parents=True)
+    (repo / "scenes" / "__init__.py").write_text("LECTURE = 'my own manim scenes'\n")
+    (repo / "cli.py").write_text("def main():\n    print('the lecture repo\\'s own cli')\n")
+    (repo / "golden").mkdir()
+    test = readme_frame_test()
+    beats = re.search(r"parametrize\(\"beat\", \[(.*?)\]\)", test).group(1)
+    sentence = re.search(r'sentence="([^"]+)"', test).group(1)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # step 1 of the README: the lecture's golden stills, written once on this machine
+    wrote = subprocess.run([str(Path(sys.executable).parent / "attention-explainer"), "frames",
+                            sentence, "--beat", ",".join(re.findall(r'"(\w+)"', beats)),
+                            "--at", "key", "--resolution", "320x180", "--out", "golden"],
+                           cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+    assert wrote.returncode == 0, wrote.stderr[-2000:]
+    (repo / "test_lecture_frames.py").write_text(test)
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "test_lecture_frames.py"], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "passed" in proc.stdout
+
+
+def test_readme_storyboard_is_the_registry():
+    from attention_explainer.scenes.registry import BEATS
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### The storyboard", 1)[1].split("\n\n", 2)[1]
+    rows = [line.strip("| ").split(" | ") for line in table.splitlines()[2:]]
+    assert [(b.name, b.shows) for b in BEATS] == [(r[0], r[1]) for r in rows]

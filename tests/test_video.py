@@ -1,0 +1,192 @@
+"""The whole explainer as one MP4 that players take (H.264, yuv420p, faststart, captions,
+poster, trace), the one beat parser of the API and the command line, and failures or
+interrupts that leave the previous files untouched and no temporary behind."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import CLI, ROOT, assert_numbers_rederive
+
+SENTENCES = {"default": "The cat ate the fish", "chinese": "我爱北京天安门"}
+
+
+def load(name: str):
+    from attention_explainer.attention_core import compute_trace
+    return compute_trace(SENTENCES[name])
+
+
+def video_stream_facts(path: Path) -> dict:
+    import av
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames = sum(1 for _ in container.decode(stream))
+        return {"codec": stream.codec_context.name, "pix_fmt": stream.codec_context.pix_fmt,
+                "size": (stream.width, stream.height), "fps": float(stream.average_rate),
+                "frames": frames}
+
+
+def top_level_atoms(path: Path) -> list[str]:
+    """The MP4's top-level box names, in order (faststart puts moov before mdat)."""
+    data, names, pos = path.read_bytes(), [], 0
+    while pos + 8 <= len(data):
+        size = int.from_bytes(data[pos:pos + 4], "big")
+        names.append(data[pos + 4:pos + 8].decode("latin-1"))
+        if size == 1:
+            size = int.from_bytes(data[pos + 8:pos + 16], "big")
+        if size < 8:
+            break
+        pos += size
+    return names
+
+
+def test_resolutions_parse_and_odd_sizes_are_refused():
+    from attention_explainer.scenes.formats import RESOLUTIONS, check_size, parse_resolution
+    assert parse_resolution("1080p") == (1920, 1080, "1080p")
+    assert RESOLUTIONS["1080p"] == (1920, 1080)
+    assert parse_resolution("4K") == (3840, 2160, "4k")
+    assert parse_resolution("1280x720") == (1280, 720, "1280x720")
+    assert all(w % 2 == 0 and h % 2 == 0 for w, h in RESOLUTIONS.values())
+    for bad in ("1279x720", "1280x721", "huge", "0x0", "99999x2"):
+        with pytest.raises(ValueError, match="1080p"):
+            parse_resolution(bad)
+    with pytest.raises(ValueError, match="odd"):
+        check_size(161, 90)
+
+
+def test_beats_come_in_storyboard_order_from_one_parser(run_cli, tmp_path, monkeypatch):
+    """`--beats mask,pull` and the API's beats=["mask", "pull"] give the same video order."""
+    from attention_explainer.scenes import render as render_module
+    from attention_explainer.scenes.registry import (BEAT_NAMES, BeatUnavailable, load_beat,
+                                                     parse_beats)
+    assert list(BEAT_NAMES) == ["title", "embed", "project", "sparks", "softmax", "pull",
+                                "heads", "mask", "summary"]
+    for name in BEAT_NAMES:
+        assert load_beat(name).name == name
+    with pytest.raises(BeatUnavailable, match="unknown beat"):
+        load_beat("nonsense")
+    with pytest.raises(ValueError, match="nonsense"):
+        parse_beats("pull,nonsense")
+    assert parse_beats("mask, pull") == parse_beats(["mask", "pull"]) == ["pull", "mask"]
+    asked = []
+
+    def recording(trace, *, beats, **kwargs):
+        asked.append(list(beats))
+        raise KeyboardInterrupt          # stop before drawing: the order is what we test
+
+    monkeypatch.setattr(render_module, "render_video", recording)
+    code, _, _ = run_cli("render", "--beats", "mask,pull", "-o", tmp_path / "x.mp4")
+    assert code == 130 and asked == [["pull", "mask"]]
+
+
+@pytest.mark.parametrize("name", ["default", "chinese"])
+def test_full_explainer_renders_one_video(name, tmp_path):
+    from attention_explainer.scenes.registry import BEAT_NAMES
+    from attention_explainer.scenes.render import render_video
+    trace = load(name)
+    out = tmp_path / "explainer.mp4"
+    result = render_video(trace, beats=list(BEAT_NAMES), width=160, height=90, fps=5,
+                          output=out, progress=False)
+    assert list(result.beat_times) == list(BEAT_NAMES)
+    assert 50 <= result.duration <= 120
+    facts = video_stream_facts(out)
+    assert facts["codec"] == "h264" and facts["pix_fmt"] == "yuv420p"
+    assert facts["size"] == (160, 90) and facts["fps"] == 5
+    assert abs(facts["frames"] - round(result.duration * 5)) <= 1
+    atoms = top_level_atoms(out)
+    assert atoms.index("moov") < atoms.index("mdat"), "not faststart"
+    assert_numbers_rederive(trace, result.shown_numbers)
+    from PIL import Image
+    with Image.open(result.poster) as poster:
+        assert poster.size == (160, 90)
+        assert np.asarray(poster).max() > 0, "the poster is black"
+    from attention_explainer.attention_core.trace import AttentionTrace
+    again = AttentionTrace.load(result.trace)
+    assert np.array_equal(again.weights, trace.weights)
+    srt = result.captions.read_text(encoding="utf-8")
+    assert srt.count("-->") >= len(BEAT_NAMES)
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert leftovers == []
+
+
+def test_a_failed_render_keeps_the_previous_file_and_leaves_no_temporary(default_trace, tmp_path,
+                                                                          monkeypatch):
+    from attention_explainer.scenes import render as render_module
+    out = tmp_path / "talk.mp4"
+    previous = {out: b"the previous good video", out.with_suffix(".png"): b"old poster"}
+    for path, data in previous.items():
+        path.write_bytes(data)
+
+    def broken_script(beat):
+        beat.wait(0.4)
+        raise RuntimeError("boom in the middle of a beat")
+
+    from attention_explainer.scenes.beats import pull as pull_module
+    monkeypatch.setattr(pull_module.PullBeat, "script", broken_script)
+    with pytest.raises(RuntimeError, match="boom"):
+        render_module.render_video(default_trace, beats=["pull"], width=160, height=90, fps=5,
+                                   output=out, progress=False)
+    for path, data in previous.items():
+        assert path.read_bytes() == data
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["talk.mp4", "talk.png"]
+
+
+def test_an_interrupt_while_writing_leaves_no_temporary(default_trace, tmp_path, monkeypatch):
+    from attention_explainer.scenes import render as render_module
+    out = tmp_path / "talk.mp4"
+    out.write_bytes(b"old")
+
+    def interrupted(source, target):
+        Path(target).write_bytes(b"half a video")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(render_module, "remux_faststart", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        render_module.render_video(default_trace, beats=["summary"], width=160, height=90, fps=5,
+                                   output=out, progress=False)
+    assert out.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["talk.mp4"]
+
+
+@pytest.fixture(scope="module")
+def good_render(tmp_path_factory):
+    out = tmp_path_factory.mktemp("good") / "lecture.mp4"
+    proc = subprocess.run(CLI + ["render", "--beats", "title", "--resolution", "160x90", "--fps", "5",
+                                 "-o", str(out), "--quiet"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return {p.name: p.read_bytes() for p in out.parent.iterdir()}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupted_render_keeps_the_previous_file(sig, good_render, tmp_path):
+    folder = tmp_path / "renders"
+    folder.mkdir()
+    for name, data in good_render.items():
+        (folder / name).write_bytes(data)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch))
+    proc = subprocess.Popen(CLI + ["render", "--resolution", "320x180", "--fps", "10", "-o",
+                                   str(folder / "lecture.mp4"), "--force", "--quiet"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 120
+    while not any(p.name.startswith("attention-explainer-") for p in scratch.iterdir()):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the render never started"
+        time.sleep(0.2)
+    time.sleep(3)                      # well inside the drawing of the beats
+    assert proc.poll() is None, "the render finished before it could be interrupted"
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode != 0
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == good_render   # untouched
+    assert list(scratch.iterdir()) == []                                        # no leftovers
