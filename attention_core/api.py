@@ -17,7 +17,7 @@ MODEL_CHOICES = "minilm, scratch or a path to a local Hugging Face BERT folder"
 
 @dataclass(frozen=True)
 class TraceRequest:
-    """Everything that decides a trace; validated by :func:`check_request`."""
+    """Everything that decides a trace; checked by :func:`trace_for` before the model runs."""
     sentence: str = DEFAULT_SENTENCE
     model: str = "minilm"
     focus: str | None = None

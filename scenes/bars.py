@@ -13,7 +13,7 @@ class SoftmaxBars(VGroup):
     """Bars for a row of numbers over a baseline, one label under each.
 
     Negative values hang below the baseline. ``value_labels`` (Text made by
-    ``scene.number``) sit above each bar. :meth:`bars_for` gives bars of other values at
+    the number book) sit above each bar. :meth:`bars_for` gives bars of other values at
     the same places (Transform into them: scores become probabilities);
     :meth:`stacked` stacks the bars in one column whose height is their sum, so weights
     that sum to 1 visibly reach the "1" mark.

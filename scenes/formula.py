@@ -15,7 +15,7 @@ def attention_formula(font_size: float = 40, *, full: bool = True) -> MathTypst:
     """Attention(Q, K, V) = softmax(QKᵀ/√d_k)V (or, ``full=False``, its right-hand side)
     with Q, K, V in the query, key and value colours.
 
-    >>> attention_formula(full=False).width > 0
+    >>> bool(attention_formula(full=False).width > 0)
     True
     """
     pal = style.PALETTE

@@ -30,8 +30,8 @@ class AttentionGrid(VGroup):
     """Rows are queries, columns are keys: thin grey lines, token labels on both axes.
 
     Cells hold what a beat puts in them (:meth:`put_all` scales numbers to fit, at one
-    scale), then dots whose area follows the weight (:meth:`weight_dots`). :meth:`focus_box` boxes a
-    row in yellow, :meth:`row_mobjects` helps fading the other rows to ~35 %, and
+    scale), then dots whose area follows the weight (:meth:`weight_dots`). :meth:`focus_box`
+    boxes a row in the highlight colour, :meth:`row_rect` covers a row, and
     :meth:`mask_cells` makes red squares for masked entries.
     """
 

@@ -37,7 +37,7 @@ class Spark(VGroup):
     :class:`SparkTravel`.
 
     >>> spark = Spark([-2, 0, 0], [2, 0, 0], 0.7).set_progress(0.5)
-    >>> spark.profile(0.5)[0].max() > Spark([-2, 0, 0], [2, 0, 0], 0.1).profile(0.5)[0].max()
+    >>> bool(spark.profile(0.5)[0].max() > Spark([-2, 0, 0], [2, 0, 0], 0.1).profile(0.5)[0].max())
     True
     """
 

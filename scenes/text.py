@@ -53,7 +53,7 @@ def user_text(text: str, font_size: float = style.FONT_TOKEN, color: str | None 
               **kwargs) -> Text:
     """User text (tokens, words) in the text colour unless told otherwise.
 
-    >>> user_text("北京").height > 0
+    >>> bool(user_text("北京").height > 0)
     True
     """
     return user_text_mobject(text, font_size=font_size, color=color or style.PALETTE.text,

@@ -17,7 +17,7 @@ class TokenChip(VGroup):
     the text glyphs, ``self.box`` the rounded rectangle, ``self.token_text`` the string.
     All chips of one font size have the same height, and their words share a baseline.
 
-    >>> TokenChip("cat").box.height == TokenChip("fish").box.height
+    >>> bool(TokenChip("cat").box.height == TokenChip("fish").box.height)
     True
     """
 

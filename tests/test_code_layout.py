@@ -155,3 +155,22 @@ def test_readme_storyboard_is_the_registry():
     table = readme.split("### The storyboard", 1)[1].split("\n\n", 2)[1]
     rows = [line.strip("| ").split(" | ") for line in table.splitlines()[2:]]
     assert [(b.name, b.shows) for b in BEATS] == [(r[0], r[1]) for r in rows]
+
+
+def test_the_vocabularys_examples_run(tmp_path):
+    """Every public noun's docstring example (doctest) works as written."""
+    code = ("import doctest, importlib, pkgutil, sys\n"
+            "from manim import config\n"
+            "config.verbosity = 'ERROR'\n"
+            "import attention_explainer.scenes as s\n"
+            "from attention_explainer.scenes import style\n"
+            "style.register_fonts()\n"
+            "failed = 0\n"
+            "for m in pkgutil.walk_packages(s.__path__, s.__name__ + '.'):\n"
+            "    if m.name.endswith(('plain_manim',)) or '.beats' in m.name:\n"
+            "        continue\n"
+            "    failed += doctest.testmod(importlib.import_module(m.name)).failed\n"
+            "sys.exit(1 if failed else 0)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-1000:]
