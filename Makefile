@@ -32,8 +32,9 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(VENV)/bin/attention-explainer render "The cat ate the fish" --resolution 1080p --fps 30 --force
 
+# one test file per worker, a worker per core: renders dominate the suite's time
 test: setup
-	$(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -q -n auto --dist loadfile $(PYTEST_ARGS)
 
 golden: setup
 	$(VENV)/bin/python -m tests.make_golden

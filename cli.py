@@ -1,22 +1,30 @@
 """attention-explainer: the command line. Thin: parse, validate, call.
 
 torch and manim are imported inside the commands, so `--help` and `--version` stay fast.
-Errors the user can fix exit 2 with one line; unexpected failures exit 1 with one line
-(`--debug` shows the traceback).
+Every input is validated before anything is written; errors the user can fix exit 2 with
+one line; unexpected failures exit 1 with one line (`--debug` shows the traceback).
 """
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import traceback
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from .attention_core import DEFAULT_SENTENCE, __version__
 from .attention_core.errors import InputError
 from .scenes.formats import FPS_RANGE, parse_resolution
 from .scenes.registry import BEAT_NAMES, parse_beats
+
+SEED_RANGE = (0, 2 ** 63 - 1)
+D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly
+NUM_HEADS_RANGE = (1, 512)
+TRACE_DECIDES = ("sentence", "focus", "model", "layer", "heads", "num_heads", "d_model", "seed",
+                 "mask", "device", "dtype")
 
 
 class _ParsedBy(click.ParamType):
@@ -38,16 +46,37 @@ class _ParsedBy(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+def _parse_times(spec: str) -> list:
+    """--at: seconds from the beat's start, key or end, comma-separated."""
+    times = []
+    for part in (p.strip().lower() for p in (spec or "key").split(",")):
+        if part in ("key", "end"):
+            times.append(part)
+            continue
+        try:
+            seconds = float(part.rstrip("s")) + 0.0      # + 0.0: "-0" is 0
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds < 3600:
+            raise InputError(f"{part!r} is not a time; use seconds from the beat's start "
+                             "(e.g. 1.5), key (the beat's key frame) or end, comma-separated.")
+        times.append(seconds)
+    return list(dict.fromkeys(times))
+
+
 RESOLUTION = _ParsedBy("resolution", parse_resolution, "480p|720p|1080p|1440p|4k|WxH")
 BEATS = _ParsedBy("beats", parse_beats, "all|" + ",".join(BEAT_NAMES[:2]) + ",...")
+TIMES = _ParsedBy("times", _parse_times, "T[,T...]|key|end")
 FPS = click.IntRange(*FPS_RANGE)
 
 
 def trace_options(func):
     """The options every command shares: which model, layer, heads, token and mask."""
     options = [
-        click.option("--focus", default="auto", show_default=True, metavar="WORD",
-                     help="The word whose query is explained (auto: the middle content word)."),
+        click.option("--focus", default="", metavar="WORDS",
+                     help="The word(s) whose query is explained: any run of whole tokens of "
+                          "the sentence; WORDS[n] picks its n-th token (from 0). Default: "
+                          "chosen automatically (the middle content word)."),
         click.option("--model", default="minilm", show_default=True, metavar="minilm|scratch|PATH",
                      help="minilm (all-MiniLM-L6-v2, bundled), scratch (the seed's "
                           "MultiHeadAttention, seeded) or a local Hugging Face BERT folder."),
@@ -56,11 +85,11 @@ def trace_options(func):
         click.option("--heads", default="auto", show_default=True, metavar="auto|all|I,J,...",
                      help="Heads to show; auto picks those sending the most attention from the "
                           "focus to other content words."),
-        click.option("--num-heads", default=8, show_default=True, type=int,
+        click.option("--num-heads", default=8, show_default=True, type=click.IntRange(*NUM_HEADS_RANGE),
                      help="scratch model: number of heads."),
-        click.option("--d-model", default=512, show_default=True, type=int,
+        click.option("--d-model", default=512, show_default=True, type=click.IntRange(*D_MODEL_RANGE),
                      help="scratch model: model width (a multiple of --num-heads)."),
-        click.option("--seed", default=0, show_default=True, type=int,
+        click.option("--seed", default=0, show_default=True, type=click.IntRange(*SEED_RANGE),
                      help="scratch model: seed of its weights."),
         click.option("--mask", default="none", show_default=True, metavar="none|causal|window:K",
                      help="Mask applied at the shown layer (an illustration on MiniLM, which is "
@@ -76,52 +105,59 @@ def trace_options(func):
     return func
 
 
-def _request(sentence, opts):
-    from .attention_core.api import TraceRequest
+def drawing_options(func):
+    """Options of the commands that draw: the legible limit and the colour theme."""
+    func = click.option("--max-tokens", default=64, show_default=True,
+                        type=click.IntRange(2, 512),
+                        help="Longest sentence (in model tokens) to draw.")(func)
+    func = click.option("--theme", default="3b1b", show_default=True,
+                        type=click.Choice(["3b1b", "illustrated", "colorblind"]),
+                        help="Colour roles: 3Blue1Brown's, the Illustrated Transformer's "
+                             "(query red, key blue, value green) or colour-blind safe.")(func)
+    return click.option("--trace", "trace_path", type=click.Path(dir_okay=True), metavar="FILE.npz",
+                        help="Draw from a saved trace (inspect --npz) instead of running the "
+                             "model; it fixes the sentence and every model option.")(func)
 
-    return TraceRequest(sentence=sentence, model=opts["model"], focus=opts["focus"],
-                        layer=opts["layer"], heads=opts["heads"], mask=opts["mask"],
-                        device=opts["device"], dtype=opts["dtype"], d_model=opts["d_model"],
-                        num_heads=opts["num_heads"], seed=opts["seed"])
 
-
+# ---- what the commands share ----------------------------------------------------------------
 def _trace(sentence, opts):
-    from .attention_core.api import trace_for
+    from .attention_core.api import TraceRequest, trace_for
 
-    return trace_for(_request(sentence, opts))
+    return trace_for(TraceRequest(
+        sentence=sentence, model=opts["model"], focus=opts["focus"], layer=opts["layer"],
+        heads=opts["heads"], mask=opts["mask"], device=opts["device"], dtype=opts["dtype"],
+        d_model=opts["d_model"], num_heads=opts["num_heads"], seed=opts["seed"]))
 
 
-DRAW_LIMIT_DEFAULT = 64
+def _saved_trace(ctx: click.Context, trace_path: str | None, max_tokens: int):
+    """The trace given by --trace (refusing the options it already fixes), or None."""
+    if trace_path is None:
+        return None
+    given = [name for name in TRACE_DECIDES
+             if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    if given:
+        what = "a SENTENCE" if given[0] == "sentence" else "--" + given[0].replace("_", "-")
+        raise InputError(f"{what} cannot be used with --trace: the saved trace already fixes "
+                         "its sentence, model, layer, heads, focus and mask; drop one of them.")
+    from .attention_core.trace import AttentionTrace
+
+    trace = AttentionTrace.load(trace_path)
+    _check_drawable(trace.num_tokens, max_tokens)
+    return trace
 
 
-def _drawable_trace(sentence, opts, trace_path, max_tokens):
-    """The trace to draw: loaded, or computed after checking the sentence is drawable."""
-    from .attention_core.api import count_tokens
-
-    if trace_path:
-        from .attention_core.trace import AttentionTrace
-
-        trace = AttentionTrace.load(trace_path)
-        count = trace.num_tokens
-    else:
-        count = count_tokens(sentence, opts["model"])
-        trace = None
+def _check_drawable(count: int, max_tokens: int) -> None:
     if count > max_tokens:
         raise InputError(f"the sentence is {count} tokens long; the explainer draws at most "
                          f"{max_tokens} legibly (more than 16 are shown as a window around the "
                          "focus word); shorten it, or raise --max-tokens (up to 512).")
-    return trace if trace is not None else _trace(sentence, opts)
 
 
-def drawing_options(func):
-    """Options of the commands that draw: the legible limit and the colour theme."""
-    func = click.option("--max-tokens", default=DRAW_LIMIT_DEFAULT, show_default=True,
-                        type=click.IntRange(2, 512),
-                        help="Longest sentence (in model tokens) to draw.")(func)
-    return click.option("--theme", default="3b1b", show_default=True,
-                        type=click.Choice(["3b1b", "illustrated", "colorblind"]),
-                        help="Colour roles: 3Blue1Brown's, the Illustrated Transformer's "
-                             "(query red, key blue, value green) or colour-blind safe.")(func)
+def _drawable_sentence(sentence: str, opts, max_tokens: int) -> None:
+    """Refuse a sentence too long to draw before the model runs."""
+    from .attention_core.api import count_tokens
+
+    _check_drawable(count_tokens(sentence, opts["model"]), max_tokens)
 
 
 def _use_theme(name: str) -> None:
@@ -130,17 +166,8 @@ def _use_theme(name: str) -> None:
     style.set_theme(name)
 
 
-def _write_atomically(path: Path, write) -> None:
-    """write(tmp_path) then rename into place; a failure leaves no partial file."""
-    from .outputs import temp_beside
-
-    tmp = temp_beside(path)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+def _say(line: str) -> None:
+    click.echo(line, err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -155,26 +182,31 @@ def cli(debug):
 @trace_options
 @click.option("--matrix", is_flag=True, help="Also print every head's whole weight matrix.")
 @click.option("--json", "as_json", is_flag=True, help="Print the trace's numbers as JSON.")
-@click.option("--npz", "npz_path", type=click.Path(dir_okay=False), metavar="PATH",
+@click.option("--npz", "npz_path", type=click.Path(dir_okay=True), metavar="PATH",
               help="Save the trace (.npz, the AttentionTrace field names as keys).")
 @click.option("--force", is_flag=True, help="Overwrite an existing --npz file.")
 def inspect(sentence, matrix, as_json, npz_path, force, **opts):
     """Print the tokens, the chosen layer and heads and the focus token's attention."""
     from .attention_core import report
-    from .outputs import check_output
+    from .outputs import OutputSet
 
-    target = check_output(Path(npz_path), force) if npz_path else None
+    saving = None
+    if npz_path:
+        saving = OutputSet({"trace": Path(npz_path)}, force=force, what="trace",
+                           hint="choose another --npz").check()
     trace = _trace(sentence, opts)
-    if target is not None:
-        _write_atomically(target, trace.save)
+    if saving is not None:
+        with saving.opened(report=_say):
+            trace.save(saving.path("trace"))
+            saving.commit()
     if as_json:
         click.echo(report.to_json(trace))
         return
     lines = report.summary_lines(trace) + [""] + report.focus_table(trace)
     if matrix:
         lines += [""] + report.matrix_lines(trace)
-    if target is not None:
-        lines += ["", f"trace saved to {target}"]
+    if saving is not None:
+        lines += ["", f"trace saved to {saving.files['trace']}"]
     click.echo("\n".join(lines))
 
 
@@ -187,48 +219,35 @@ def inspect(sentence, matrix, as_json, npz_path, force, **opts):
 @click.option("--beats", default="all", show_default=True, type=BEATS,
               help="Beats to render, comma-separated, drawn in storyboard order: "
                    + ", ".join(BEAT_NAMES) + ".")
-@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="FILE.npz",
-              help="Draw from a saved trace instead of running the model.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), metavar="PATH",
-              help="Output MP4 (default renders/<slug>-<resolution>.mp4).")
-@click.option("--force", is_flag=True, help="Overwrite an existing output.")
+@click.option("-o", "--output", type=click.Path(dir_okay=True), metavar="PATH",
+              help="Output MP4 (default renders/<slug>-<resolution>.mp4); its .srt, .png and "
+                   ".npz are written beside it.")
+@click.option("--force", is_flag=True, help="Overwrite an existing output and its sidecars.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @drawing_options
-def render(sentence, resolution, fps, beats, trace_path, output, force, quiet, max_tokens, theme,
-           **opts):
+@click.pass_context
+def render(ctx, sentence, resolution, fps, beats, output, force, quiet, max_tokens, theme,
+           trace_path, **opts):
     """Render the explainer video (MP4, with .srt captions, a poster .png and the .npz trace)."""
-    from .outputs import check_output, slugify
+    from .outputs import slugify, video_outputs
 
     width, height, label = resolution
+    trace = _saved_trace(ctx, trace_path, max_tokens)
+    if trace is not None:
+        sentence = trace.sentence          # outputs are named after the trace's own sentence
+    else:
+        _drawable_sentence(sentence, opts, max_tokens)
     if output is None:
         output = Path("renders") / f"{slugify(sentence)}-{label}.mp4"
-    output = check_output(Path(output), force)
-    if output.suffix.lower() != ".mp4":
-        raise InputError(f"output {output.name!r} must end in .mp4.")
-    trace = _drawable_trace(sentence, opts, trace_path, max_tokens)
+    outputs = video_outputs(Path(output), force=force).check()
+    if trace is None:
+        trace = _trace(sentence, opts)
     _use_theme(theme)
     from .scenes.render import render_video
 
     result = render_video(trace, beats=beats, width=width, height=height, fps=fps,
-                          output=output, progress=not quiet)
+                          outputs=outputs, progress=not quiet, report=_say)
     click.echo(f"wrote {result.video} ({result.duration:.1f} s, {width}x{height} at {fps} fps)")
-
-
-def _parse_times(spec: str) -> list:
-    times = []
-    for part in (p.strip().lower() for p in (spec or "key").split(",")):
-        if part in ("key", "end"):
-            times.append(part)
-            continue
-        try:
-            seconds = float(part.rstrip("s"))
-        except ValueError:
-            seconds = -1.0
-        if not (seconds >= 0 and seconds < 3600):
-            raise InputError(f"--at {part!r} is not a time; use seconds from the beat's start "
-                             "(e.g. 1.5), key (the beat's key frame) or end, comma-separated.")
-        times.append(seconds)
-    return list(dict.fromkeys(times))
 
 
 @cli.command()
@@ -236,77 +255,55 @@ def _parse_times(spec: str) -> list:
 @trace_options
 @click.option("--beat", default="all", show_default=True, type=BEATS,
               help="Beat(s) to draw, comma-separated, or all: " + ", ".join(BEAT_NAMES) + ".")
-@click.option("--at", "at", default="key", show_default=True, metavar="T[,T...]|key|end",
+@click.option("--at", "times", default="key", show_default=True, type=TIMES,
               help="When, in seconds from the beat's start; key = the frame that best shows "
                    "the beat, end = its last frame.")
 @click.option("--out", "out_dir", default="renders/frames", show_default=True,
-              type=click.Path(file_okay=False), help="Folder for the PNGs (<beat>-<t>s.png).")
+              type=click.Path(file_okay=True), help="Folder for the PNGs (<beat>-<t>s.png).")
 @click.option("--resolution", default="1080p", show_default=True, type=RESOLUTION,
               help="Still size.")
 @click.option("--fps", default=30, show_default=True, type=FPS,
               help="Frame rate the times are counted in.")
-@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="FILE.npz",
-              help="Draw from a saved trace instead of running the model.")
-@click.option("--contact-sheet", "sheet_path", type=click.Path(dir_okay=False), metavar="PATH",
-              help="Also write one labelled PNG grid of the beats' key frames.")
-@click.option("--check", "golden_dir", type=click.Path(file_okay=False), metavar="GOLDEN_DIR",
+@click.option("--contact-sheet", "sheet_path", type=click.Path(dir_okay=True), metavar="PATH",
+              help="Also write one labelled grid of the beats' key frames (.png, .jpg or .webp).")
+@click.option("--check", "golden_dir", type=click.Path(file_okay=True), metavar="GOLDEN_DIR",
               help="Compare each still with the golden PNG of the same name; exit 1 on change.")
 @click.option("--tolerance", default=0, show_default=True, type=click.IntRange(0, 255),
               help="--check: a pixel differs when a channel moves by more than this.")
 @click.option("--max-diff-share", default=0.0, show_default=True, type=click.FloatRange(0, 1),
               help="--check: share of differing pixels still accepted (0 = none).")
 @drawing_options
-def frames(sentence, beat, at, out_dir, resolution, fps, trace_path, sheet_path, golden_dir,
-           tolerance, max_diff_share, max_tokens, theme, **opts):
+@click.pass_context
+def frames(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, golden_dir,
+           tolerance, max_diff_share, max_tokens, theme, trace_path, **opts):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
-    from .outputs import check_output
+    from .scenes.stills import StillsJob
 
     width, height, _ = resolution
-    beats = beat
-    times = _parse_times(at)
-    out = Path(out_dir).expanduser().absolute()
-    check_output(out / ".probe.png", force=True)       # creates the folder, checks writable
-    if sheet_path:
-        sheet_path = check_output(Path(sheet_path), force=True)
-    if golden_dir and not Path(golden_dir).is_dir():
-        raise InputError(f"--check {golden_dir!r} is not a folder of golden PNGs; make one "
-                         "with `attention-explainer frames --out GOLDEN_DIR` first.")
-    trace = _drawable_trace(sentence, opts, trace_path, max_tokens)
+    job = StillsJob(beats=beat, times=times, out_dir=Path(out_dir), width=width, height=height,
+                    fps=fps, sheet=Path(sheet_path) if sheet_path else None,
+                    golden=Path(golden_dir) if golden_dir else None).check()
+    trace = _saved_trace(ctx, trace_path, max_tokens)
+    if trace is None:
+        _drawable_sentence(sentence, opts, max_tokens)
+        trace = _trace(sentence, opts)
     _use_theme(theme)
-    from .scenes.regression import check_against, contact_sheet
-    from .scenes.render import render_stills, still_label
-
-    written, key_frames = [], []
-    for name in beats:
-        wanted = times + (["key"] if sheet_path and "key" not in times else [])
-        stills = render_stills(trace, beat=name, times=wanted, width=width, height=height, fps=fps)
-        for when in times:
-            label = still_label(when)
-            path = out / f"{name}-{label}.png"
-            _write_atomically(path, lambda tmp, im=stills[label]: im.save(tmp, format="PNG"))
-            written.append(path)
-        key_frames.append((name, stills["key"] if "key" in stills else None))
-    if sheet_path:
-        sheet = contact_sheet([(n, im) for n, im in key_frames])
-        _write_atomically(sheet_path, lambda tmp: sheet.save(tmp, format="PNG", optimize=True))
+    written = job.run(trace, report=_say)
     for path in written:
         click.echo(str(path))
-    if sheet_path:
-        click.echo(f"contact sheet: {sheet_path}")
-    if golden_dir:
-        results = check_against(out, Path(golden_dir), [p.name for p in written],
-                                tolerance=tolerance, max_share=max_diff_share)
-        failed = [r for r in results if not r.passed]
-        for r in failed:
-            click.echo(f"changed: {r.line()}", err=True)
+    if job.golden is not None:
+        failed = job.compare(tolerance=tolerance, max_share=max_diff_share)
+        for line in failed:
+            click.echo(f"changed: {line}", err=True)
         if failed:
             sys.exit(1)
-        click.echo(f"all {len(results)} frames match {golden_dir}")
+        click.echo(f"all {len(job.stills)} frames match {job.golden}")
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one line per error, exit 2 for bad input, 1 for failures."""
     if argv is None:   # a real process: skip torch's slow interpreter teardown (~0.3 s)
+        signal.signal(signal.SIGTERM, _terminated)     # clean up as for Ctrl-C
         try:
             main(sys.argv[1:])
         except SystemExit as exc:
@@ -336,8 +333,15 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt("terminated (SIGTERM)")
+
+
 def _fail(message: str, code: int) -> None:
-    click.echo("Error: " + " ".join(str(message).split()), err=True)
+    text = " ".join(str(message).split())
+    # a message may quote the user's text: never let an unencodable character hide it
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    click.echo("Error: " + text, err=True)
     sys.exit(code)
 
 

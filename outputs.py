@@ -1,58 +1,439 @@
-"""The user's files: output names, checks before writing, and atomic writes.
+"""The user's files: output paths, checks before anything is written, a claim against a
+second run, and output sets committed all-or-nothing.
 
-Nothing here draws; the command line and the rendering pipeline both write through it.
+A command's outputs (an MP4 and its sidecars, a folder of stills) form one
+:class:`OutputSet`. It is checked before the model runs (nothing exists that would be
+replaced without ``--force``, nothing is a folder, the place is writable), and written
+only once everything is valid: folders are created then, the set is claimed (a second run
+writing the same name sees the claim and is refused), files are written into a private
+staging folder beside their final place (same file system, so renames are atomic) and
+committed together through a journal. A failure or an interrupt leaves every previous
+file as it was and nothing of ours; a run killed outright (SIGKILL) leaves its staging
+folder, which the next run in that folder recognises as stale (its lock is free) and
+removes, rolling back a commit the kill cut short.
 """
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import errno
+import fcntl
+import json
 import os
 import re
+import shutil
+import signal
+import stat
+import sys
 import tempfile
+import threading
+import time
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 from .attention_core.errors import InputError
 
+WORK_PREFIX = ".attention-explainer-"      # our staging folders and claims (hidden files)
+LOCK = "lock"                              # the lock file inside a staging folder
+JOURNAL = "commit.json"                    # what a commit moves, and whether it finished
+UNLOCKED_GRACE = 60.0                      # seconds: a lock-less staging folder is stale after
+PLACE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
+                errno.ENOTDIR, errno.EEXIST}     # the place, not the program: exit 2
+OLD_PART = re.compile(r"^\..+\.[a-z0-9_]{8}\.part\.(mp4|png|srt|npz|jpg|jpeg|webp)$")
+
 
 def slugify(sentence: str, max_length: int = 48) -> str:
-    """A file-name-safe slug: ASCII letters, digits and hyphens only, never a path."""
-    ascii_text = unicodedata.normalize("NFKD", sentence).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:max_length].strip("-")
-    if len(slug) < 3:   # e.g. a Chinese sentence: name it by a short hash of the text
-        slug = "sentence-" + hashlib.sha256(sentence.encode("utf-8", "replace")).hexdigest()[:8]
-    return slug
+    """A file-name-safe slug of a sentence: ASCII letters, digits and hyphens only, never a
+    path. Other scripts are transliterated (我爱北京 -> wo-ai-bei-jing); symbols that have
+    no transliteration are named (🍮 -> custard).
+
+    >>> slugify("我爱北京天安门"), slugify("../../etc/passwd")
+    ('wo-ai-bei-jing-tian-an-men', 'etc-passwd')
+    """
+    from slugify import slugify as transliterate
+
+    slug = transliterate(sentence, max_length=max_length, word_boundary=True)
+    if not slug:
+        names = " ".join(unicodedata.name(ch, "") for ch in sentence if not ch.isspace())
+        slug = transliterate(names, max_length=max_length, word_boundary=True)
+    return slug or "explainer"
 
 
-def check_output(path: Path, force: bool) -> Path:
-    """The output path, absolute; refuse to overwrite without --force or write where we can't."""
-    path = Path(path).expanduser().absolute()
-    if path.is_dir():
-        raise InputError(f"output {str(path)!r} is a folder; give a file name ending in .mp4.")
-    if path.exists() and not force:
-        raise InputError(f"{path} already exists; pass --force to overwrite it or choose "
-                         "another name with -o.")
-    folder = path.parent
+def output_path(path: str | Path) -> Path:
+    """An output path made absolute and normal (``sub/../x.mp4`` is ``x.mp4``: ``sub`` is
+    never created), with symbolic links of existing folders followed."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create the output folder {folder} ({exc.strerror}); "
-                         "choose a writable place with -o.") from exc
-    try:   # a real probe: os.access says yes to root even on read-only mounts
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
-            pass
-    except OSError as exc:
-        raise InputError(f"the output folder {folder} is not writable ({exc.strerror}); "
-                         "choose a writable place with -o.") from exc
-    return path
+        return Path(path).expanduser().resolve(strict=False)
+    except (OSError, RuntimeError) as exc:
+        raise InputError(f"the output path {str(path)!r} cannot be resolved ({exc}); "
+                         "choose another path.") from exc
 
 
-def temp_beside(final: Path) -> Path:
-    """An empty temporary file in the output folder (same file system: atomic rename),
-    with the mode a normally created file would get (mkstemp makes 0600 files)."""
-    fd, name = tempfile.mkstemp(prefix=f".{final.stem}.", suffix=f".part{final.suffix}",
-                                dir=final.parent)
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(name, 0o666 & ~umask)
-    return Path(name)
+def check_place(folder: Path) -> None:
+    """Refuse a folder that cannot receive files, without writing anything: the nearest
+    existing ancestor must be a writable folder on a writable file system."""
+    existing = folder
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"the output folder {folder} cannot be made: {existing} is a file; "
+                         "choose a writable folder with -o.")
+    writable = os.access(existing, os.W_OK | os.X_OK)
+    try:
+        writable = writable and not (os.statvfs(existing).f_flag & os.ST_RDONLY)
+    except OSError:
+        pass
+    if not writable or _is_pseudo_file_system(existing):
+        raise InputError(f"the output folder {folder} is not writable; choose a writable "
+                         "place with -o.")
+
+
+def _is_pseudo_file_system(folder: Path) -> bool:
+    """/proc and /sys take no new files even for root (os.access says yes to root)."""
+    return folder.parts[:2] in (("/", "proc"), ("/", "sys"))
+
+
+# ---- locks: held while a run writes, free once it is gone (even after SIGKILL) -----------
+def _try_lock(path: Path) -> int | None:
+    """An open descriptor holding an exclusive lock on ``path`` (created if missing), or
+    None when another process holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    # the file may have been removed (and re-made by another run) while we waited
+    if not path.exists() or os.stat(path).st_ino != os.fstat(fd).st_ino:
+        os.close(fd)
+        return _try_lock(path)
+    return fd
+
+
+def _holder(path: Path) -> str:
+    with contextlib.suppress(OSError, ValueError):
+        return f" (pid {int(path.read_text().strip())})"
+    return ""
+
+
+# ---- stale leftovers of killed runs ---------------------------------------------------------
+def sweep_stale(folder: Path) -> int:
+    """Remove what killed runs of ours left in ``folder``: staging folders and claims whose
+    lock is free (rolling back a commit that was cut short), and ``.NAME.XXXXXXXX.part.EXT``
+    files of older versions. Returns how many were removed."""
+    removed = 0
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return 0
+    for entry in entries:
+        name = entry.name
+        if name.startswith(WORK_PREFIX) and entry.is_dir() and not entry.is_symlink():
+            removed += _sweep_staging(entry)
+        elif name.startswith(WORK_PREFIX + "claim-") and entry.is_file():
+            fd = _try_lock(entry)
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+                os.close(fd)
+                removed += 1
+        elif OLD_PART.match(name) and entry.is_file() and _age(entry) > UNLOCKED_GRACE:
+            with contextlib.suppress(OSError):
+                entry.unlink()
+                removed += 1
+    return removed
+
+
+def _age(path: Path) -> float:
+    try:
+        return time.time() - path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _sweep_staging(folder: Path) -> int:
+    """A working folder of ours: in use while its lock is held; being made (no lock yet)
+    for a moment; otherwise stale: roll back a commit it was in the middle of, remove it."""
+    if folder.name.startswith(WORK_PREFIX + "trash-"):
+        return _remove(folder)
+    lock = folder / LOCK
+    if not lock.exists():
+        return _remove(folder) if _age(folder) > UNLOCKED_GRACE else 0
+    fd = _try_lock(lock)
+    if fd is None:                              # a live run
+        return 0
+    try:
+        journal = folder / JOURNAL
+        if journal.exists():
+            with contextlib.suppress(OSError, ValueError):
+                state = json.loads(journal.read_text())
+                if not state.get("done"):
+                    _roll_back(state["entries"])
+        return _remove(folder)
+    finally:
+        os.close(fd)
+
+
+def _remove(folder: Path) -> int:
+    """Remove a working folder: first renamed to a trash name (one atomic step), so a run
+    killed while deleting never leaves a half-emptied folder that looks in use."""
+    trash = folder
+    if not folder.name.startswith(WORK_PREFIX + "trash-"):
+        trash = folder.with_name(f"{WORK_PREFIX}trash-{os.getpid()}-{folder.name[-8:]}")
+        try:
+            os.rename(folder, trash)
+        except OSError:
+            return 0
+    shutil.rmtree(trash, ignore_errors=True)
+    return 1
+
+
+def _new_working_folder(parent: Path, prefix: str) -> tuple[Path, int | None]:
+    """A working folder that is never seen without its lock: made under a temporary
+    name, locked, then renamed into place."""
+    making = Path(tempfile.mkdtemp(prefix=WORK_PREFIX + "new-", dir=parent))
+    fd = _try_lock(making / LOCK)
+    final = parent / (WORK_PREFIX + prefix + making.name[len(WORK_PREFIX + "new-"):])
+    os.rename(making, final)
+    return final, fd
+
+
+def _roll_back(entries: list) -> None:
+    """Undo a commit: every final path gets its old file back (or none, if it had none)."""
+    for final, staged, backup in entries:
+        final, staged = Path(final), Path(staged)
+        placed = not staged.exists() and final.exists()
+        if backup and Path(backup).exists():
+            os.replace(backup, final)
+        elif placed:
+            final.unlink()
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str = "scratch-"):
+    """A private, locked working folder in the temporary folder (for renders that write
+    no file of the user's), removed afterwards; stale ones of killed runs are swept first."""
+    base = Path(tempfile.gettempdir())
+    sweep_stale(base)
+    folder, fd = _new_working_folder(base, prefix)
+    try:
+        yield folder
+    finally:
+        _remove(folder)
+        if fd is not None:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """Turn SIGTERM into KeyboardInterrupt while files are being written, so the clean-up
+    runs (a render or a still is killed politely by schedulers and `kill`)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt("terminated (SIGTERM)")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class OutputSet:
+    """The files one command writes, committed as one set.
+
+    ``files`` maps a kind ("video", "poster", "still:pull-key", ...) to its final path.
+    Use :meth:`check` before any heavy work (it writes nothing), then::
+
+        with outputs.opened(report=print):
+            write each file to outputs.path(kind)
+            outputs.commit()
+
+    Leaving the block without :meth:`commit` (an error, Ctrl-C, SIGTERM) removes
+    everything written and every folder created, and keeps every previous file.
+    """
+
+    def __init__(self, files: dict[str, Path], *, force: bool = False,
+                 what: str = "output", hint: str = "choose another name with -o"):
+        self.files = {kind: output_path(p) for kind, p in files.items()}
+        self.force, self.what, self.hint = force, what, hint
+        self._created: list[Path] = []
+        self._locks: list[int] = []
+        self._claim: Path | None = None
+        self._staging: dict[Path, Path] = {}
+        self.committed = False
+
+    @property
+    def folders(self) -> list[Path]:
+        return list(dict.fromkeys(p.parent for p in self.files.values()))
+
+    # ---- before anything is written ---------------------------------------------------
+    def check(self) -> "OutputSet":
+        """Refuse folders among the files, files that exist (without ``force``) and
+        places that cannot be written. Writes nothing."""
+        for path in self.files.values():
+            if path.is_dir():
+                raise InputError(f"{path} is a folder, where the {self.what} would be "
+                                 f"written; {self.hint}.")
+        existing = [p for p in self.files.values() if p.exists() or p.is_symlink()]
+        if existing and not self.force:
+            names = ", ".join(p.name for p in existing[:4]) + (" …" if len(existing) > 4 else "")
+            raise InputError(f"{names} already exist{'s' if len(existing) == 1 else ''} in "
+                             f"{existing[0].parent}; pass --force to overwrite, or {self.hint}.")
+        for folder in self.folders:
+            check_place(folder)
+        return self
+
+    # ---- writing ------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def opened(self, report: Callable[[str], None] | None = None):
+        """Make the folders, claim the set, sweep stale leftovers, open staging folders."""
+        try:
+            self._make_folders()
+            self._take_claim()
+            removed = sum(sweep_stale(folder) for folder in self.folders)
+            if removed and report is not None:
+                report(f"removed {removed} stale temporary item{'s' * (removed > 1)} left "
+                       f"by an interrupted run in {self.folders[0]}")
+            self.check()                      # again, under the claim
+            for folder in self.folders:
+                staging, fd = _new_working_folder(folder, "staging-")
+                self._staging[folder] = staging
+                if fd is not None:
+                    self._locks.append(fd)
+            yield self
+        except OSError as exc:
+            if exc.errno not in PLACE_ERRORS:
+                raise
+            raise InputError(f"cannot write to {self.folders[0]} ({exc.strerror or exc}); "
+                             "free some space or choose a writable place with -o.") from exc
+        finally:
+            self._release()
+            if not self.committed:
+                self._discard()
+
+    def path(self, kind: str) -> Path:
+        """Where to write ``kind`` now: its name, in the staging folder beside it."""
+        final = self.files[kind]
+        return self._staging[final.parent] / final.name
+
+    @property
+    def scratch(self) -> Path:
+        """A working folder that goes with the staging (manim's media files)."""
+        folder = self._staging[self.folders[0]] / "scratch"
+        folder.mkdir(exist_ok=True)
+        return folder
+
+    def commit(self) -> list[Path]:
+        """Move every staged file into place, replacing old files, all or nothing."""
+        entries = []
+        for kind, final in self.files.items():
+            staged = self.path(kind)
+            if not staged.is_file():
+                raise RuntimeError(f"nothing was written for {final.name}")
+            had_old = final.exists() or final.is_symlink()
+            backup = staged.parent / ("old-" + final.name) if had_old else None
+            entries.append([str(final), str(staged), str(backup) if backup else None])
+        journal = self._staging[self.folders[0]] / JOURNAL
+        _write_json(journal, {"entries": entries, "done": False})
+        try:
+            for final, _, backup in entries:
+                if backup:
+                    os.replace(final, backup)
+            for final, staged, _ in entries:
+                os.replace(staged, final)
+            _write_json(journal, {"entries": entries, "done": True})
+        except BaseException:
+            _roll_back(entries)
+            raise
+        self.committed = True
+        self._discard()
+        return list(self.files.values())
+
+    # ---- clean-up -----------------------------------------------------------------------
+    def _make_folders(self) -> None:
+        for folder in self.folders:
+            missing = []
+            parent = folder
+            while not parent.exists():
+                missing.append(parent)
+                parent = parent.parent
+            folder.mkdir(parents=True, exist_ok=True)
+            self._created += reversed(missing)
+
+    def _take_claim(self) -> None:
+        first = min(self.files.values(), key=lambda p: (str(p.parent), p.name))
+        claim = first.parent / f"{WORK_PREFIX}claim-{first.name}.lock"
+        fd = _try_lock(claim)
+        if fd is None:
+            raise InputError(f"another attention-explainer run{_holder(claim)} is writing "
+                             f"{first.name} in {first.parent}; wait for it to finish, or "
+                             f"{self.hint}.")
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._locks.append(fd)
+        self._claim = claim
+
+    def _discard(self) -> None:
+        for staging in self._staging.values():
+            _remove(staging)
+        self._staging = {} if self.committed else self._staging
+        if not self.committed:
+            for folder in reversed(self._created):     # deepest first, only if empty
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+
+    def _release(self) -> None:
+        if self._claim is not None:
+            with contextlib.suppress(OSError):
+                self._claim.unlink()
+            self._claim = None
+        for fd in self._locks:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._locks = []
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """Write a small JSON file atomically (a reader sees the old or the new, never half)."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, path)
+
+
+def write_atomically(path: Path, write: Callable[[Path], object], *, force: bool,
+                     what: str = "file", report: Callable[[str], None] | None = None) -> Path:
+    """One file as a set of one: ``write(tmp_path)`` then commit."""
+    outputs = OutputSet({"file": path}, force=force, what=what).check()
+    with outputs.opened(report=report):
+        write(outputs.path("file"))
+        outputs.commit()
+    return outputs.files["file"]
+
+
+def report_to_stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def is_regular_file(path: Path) -> bool:
+    """True for a regular file (not a FIFO, a device or a folder); never opens it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+VIDEO_SIDECARS = {"captions": ".srt", "poster": ".png", "trace": ".npz"}
+
+
+def video_outputs(output: Path, *, force: bool = False) -> OutputSet:
+    """The files of one render: the MP4 and, beside it, its captions, poster and trace."""
+    output = Path(output)
+    if output.suffix.lower() != ".mp4":
+        raise InputError(f"the output {output.name!r} must end in .mp4; give -o NAME.mp4.")
+    files = {"video": output}
+    files.update({kind: output.with_suffix(suffix) for kind, suffix in VIDEO_SIDECARS.items()})
+    return OutputSet(files, force=force, what="video or one of its sidecars")

@@ -20,7 +20,7 @@ class TraceRequest:
     """Everything that decides a trace; checked by :func:`trace_for` before the model runs."""
     sentence: str = DEFAULT_SENTENCE
     model: str = "minilm"
-    focus: str | None = None
+    focus: str | None = None        # None or "": chosen automatically
     layer: str | int = "auto"
     heads: str = "auto"
     mask: str = "none"
@@ -37,6 +37,12 @@ def check_sentence(sentence: str | None) -> str:
                          f"attention-explainer inspect \"{DEFAULT_SENTENCE}\".")
     if "\x00" in sentence:
         raise InputError("the sentence contains a NUL character; remove it.")
+    try:
+        sentence.encode("utf-8")
+    except UnicodeEncodeError as exc:     # lone surrogates: bytes the shell could not decode
+        raise InputError("the sentence holds bytes that are not valid UTF-8 text (character "
+                         f"{exc.start + 1}); check your terminal's encoding, e.g. "
+                         "export LANG=C.UTF-8.") from exc
     return sentence
 
 
@@ -63,7 +69,9 @@ def _loaded_weights(model: str, device: str, dtype: str):
 def count_tokens(sentence: str, model: str = "minilm") -> int:
     """How many model tokens (special ones included) the sentence becomes; no torch needed."""
     files = model_files("minilm" if model == "scratch" else model)
-    return len(files.tokenize(check_sentence(sentence)).ids)
+    count = len(files.tokenize(check_sentence(sentence)).ids)
+    files.check_length(count)     # before the drawing limit: the model could not run it at all
+    return count
 
 
 def _versions() -> dict:
@@ -101,10 +109,9 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
     head_spec = selection.parse_heads(req.heads, num_heads)
     layer_spec = selection.parse_layer(req.layer, num_layers)
     tokens = files.tokenize(sentence)
-    if len(tokens.ids) > files.max_positions:
-        raise InputError(f"the sentence is {len(tokens.ids)} tokens long, more than the model's "
-                         f"{files.max_positions} positions; shorten it.")
-    focus_index, focus_word = selection.resolve_focus(req.focus, tokens.words, tokens.word_ids)
+    files.check_length(len(tokens.ids))
+    focus = selection.resolve_focus(req.focus, tokens)
+    focus_index = focus.index
     device = resolve_device(req.device)
     dtype = resolve_dtype(req.dtype)
     T = len(tokens.ids)
@@ -149,8 +156,8 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
             weights=f(cap.weights[0, sel]),
             context=f(cap.context[0, sel]),
             output=f(cap.output[0]),
-            meta=_meta(req, files, tokens, mask_spec, layer, heads, primary, focus_index,
-                       focus_word, device, dtype, num_layers, num_heads, cap, scores)
+            meta=_meta(req, files, tokens, mask_spec, layer, heads, primary, focus,
+                       device, dtype, num_layers, num_heads, cap, scores)
             | {"layer_choice": "auto" if layer_spec == "auto" else "given"},
         )
     trace.validate()
@@ -173,12 +180,13 @@ def _scratch_layer(weights, ids, req, device, dtype, mask):
     return [run(no_mask)], run
 
 
-def _meta(req, files, tokens, mask_spec, layer, heads, primary, focus_index, focus_word,
-          device, dtype, num_layers, num_heads, cap, scores) -> dict:
+def _meta(req, files, tokens, mask_spec, layer, heads, primary, focus, device, dtype,
+          num_layers, num_heads, cap, scores) -> dict:
     is_scratch = req.model == "scratch"
     meta = {
         "model": req.model if req.model in ("minilm", "scratch") else files.name,
-        "model_name": "MultiHeadAttention (seed 000, seeded weights)" if is_scratch else files.name,
+        "model_name": (f"MultiHeadAttention (the seed article's), weights seeded with "
+                       f"{req.seed}") if is_scratch else files.name,
         "weights_sha256": files.sha256,
         "sentence": req.sentence,
         "layer": int(layer),
@@ -190,8 +198,10 @@ def _meta(req, files, tokens, mask_spec, layer, heads, primary, focus_index, foc
         "head_scores": [float(round(scores[layer, h], 6)) for h in heads],
         "d_model": int(cap.embeddings.shape[-1]),
         "d_k": int(cap.q.shape[-1]),
-        "focus": focus_word,
-        "focus_index": int(focus_index),
+        "focus": focus.text,
+        "focus_index": int(focus.index),
+        "focus_span": [int(focus.span[0]), int(focus.span[1])],
+        "focus_span_text": focus.span_text,
         "mask": mask_spec.name,
         "bidirectional": True,
         # a causal/window mask on a bidirectional model is drawn for teaching, not what it does

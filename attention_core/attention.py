@@ -94,8 +94,8 @@ def attention(q, k, v, blocked):
 def masked_softmax(scores, blocked=None) -> np.ndarray:
     """Softmax of a row (or rows, last axis) of scores in float64, blocked entries -inf:
     the weights a mask leaves, renormalised over what is left."""
-    x = np.asarray(scores, dtype=np.float64).copy()
-    if blocked is not None:
-        x[np.asarray(blocked, dtype=bool)] = -np.inf
+    x = np.asarray(scores, dtype=np.float64)
+    if blocked is not None:          # broadcast: one mask for the rows of every head
+        x = np.where(np.asarray(blocked, dtype=bool), -np.inf, x)
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)

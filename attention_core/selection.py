@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,33 +37,80 @@ def content_tokens(special: list[bool], word_ids: list[int], words: list[str]) -
                      for sp, wid in zip(special, word_ids)], dtype=bool)
 
 
-def first_token_of_word(word_ids: list[int], word: int) -> int:
-    return word_ids.index(word)
+@dataclass(frozen=True)
+class Focus:
+    """The query explained: token ``index`` (``text`` as the user wrote it), chosen from
+    the run of whole tokens ``span`` (first, last) that the user named (``span_text``)."""
+    index: int
+    text: str
+    span: tuple[int, int]
+    span_text: str
 
 
-def resolve_focus(focus: str | None, words: list[str], word_ids: list[int]) -> tuple[int, str]:
-    """(token index, word) of the query token to explain.
+_PICK = re.compile(r"^(?P<words>.*\S)\s*\[(?P<n>-?\d{1,4})\]$", re.S)
 
-    A word split into sub-tokens focuses its first piece. 'auto' (or None) picks the middle
-    content word — "ate" in "The cat ate the fish".
+
+def resolve_focus(focus: str | None, tokens) -> Focus:
+    """The query token to explain, from ``--focus`` and a TokenizedSentence.
+
+    Empty (the default) picks the middle content word, "ate" in "The cat ate the fish".
+    Otherwise ``focus`` is any run of whole tokens of the sentence, matched case- and
+    accent-insensitively ("北京" is the two tokens 北 and 京; "unbelievably" is un ##bel
+    ##ie ##va ##bly); its first token's query is explained, or the n-th with
+    "WORDS[n]" (from 0; -1 is the last).
     """
+    words, word_ids = tokens.words, tokens.word_ids
     if not words:
         raise InputError("the sentence has no words to explain; type a sentence with words.")
-    if focus is None or focus.strip().lower() in ("", "auto"):
+    if focus is None or not focus.strip():
         candidates = [n for n, w in enumerate(words) if is_content_word(w)]
         if not candidates:
             candidates = [n for n, w in enumerate(words) if any(c.isalnum() for c in w)] \
                 or list(range(len(words)))
         word = candidates[len(candidates) // 2]
-        return first_token_of_word(word_ids, word), words[word]
-    wanted = _fold(focus.strip())
-    for n, w in enumerate(words):
-        if _fold(w) == wanted:
-            return first_token_of_word(word_ids, n), w
-    shown = ", ".join(dict.fromkeys(words))
-    if len(shown) > 300:
-        shown = shown[:300] + "…"
-    raise InputError(f"--focus {focus!r} is not a word of the sentence; choose one of: {shown}.")
+        first = word_ids.index(word)
+        last = len(word_ids) - 1 - word_ids[::-1].index(word)
+        return _focus(tokens, (first, last), 0, words[word])
+    match = _PICK.match(focus.strip())
+    wanted, pick = (match["words"], int(match["n"])) if match else (focus.strip(), 0)
+    span = _find_span(tokens, wanted)
+    if span is None:
+        shown = ", ".join(dict.fromkeys(words))
+        shown = shown[:300] + "…" if len(shown) > 300 else shown
+        raise InputError(f"--focus {focus!r} is not a run of whole tokens of the sentence; "
+                         f"choose words from: {shown}.")
+    size = span[1] - span[0] + 1
+    if not -size <= pick < size:
+        raise InputError(f"--focus {focus!r}: {wanted} is {size} token{'s' * (size > 1)}; "
+                         f"pick one with [0] to [{size - 1}].")
+    sentence = tokens.sentence
+    return _focus(tokens, span, pick % size,
+                  sentence[tokens.offsets[span[0]][0]:tokens.offsets[span[1]][1]])
+
+
+def _focus(tokens, span: tuple[int, int], pick: int, span_text: str) -> Focus:
+    index = span[0] + pick
+    return Focus(index, tokens.display_tokens[index], span, span_text)
+
+
+def _find_span(tokens, wanted: str) -> tuple[int, int] | None:
+    """The first run of non-special tokens whose text in the sentence is ``wanted``."""
+    target = " ".join(_fold(wanted).split())
+    if not target:
+        return None
+    offsets, special, sentence = tokens.offsets, tokens.special, tokens.sentence
+    for a in range(len(offsets)):
+        if special[a]:
+            continue
+        for b in range(a, len(offsets)):
+            if special[b]:
+                break
+            text = " ".join(_fold(sentence[offsets[a][0]:offsets[b][1]]).split())
+            if text == target:
+                return a, b
+            if len(text) > len(target):
+                break
+    return None
 
 
 def head_scores(focus_rows: np.ndarray, focus_index: int, content: np.ndarray) -> np.ndarray:

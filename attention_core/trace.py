@@ -15,11 +15,14 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError
+from .trace_file import HINT, SHAPES, describe_shape, read_trace_arrays
 
-ARRAY_FIELDS = ("embeddings", "q", "k", "v", "scores", "mask", "weights", "context", "output")
-NPZ_KEYS = ("tokens",) + ARRAY_FIELDS + ("meta",)
+NPZ_KEYS = tuple(SHAPES)     # tokens, the arrays below, meta: one source with the file checks
+ARRAY_FIELDS = NPZ_KEYS[1:-1]   # embeddings, q, k, v, scores, mask, weights, context, output
 REQUIRED_META = ("model", "weights_sha256", "layer", "heads", "focus", "focus_index",
                  "device", "dtype", "sentence")
+# How far a row of weights may sum from 1: half-precision models round each weight.
+ROW_SUM_TOLERANCE = {"bfloat16": 1e-2}
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,7 +75,27 @@ class AttentionTrace:
 
     @property
     def focus_word(self) -> str:
+        """The focus token's text as the user wrote it (the query explained)."""
         return self.meta["focus"]
+
+    @property
+    def focus_span(self) -> tuple[int, int]:
+        """The run of tokens (first, last) the user named with --focus; the focus token is
+        one of them (a word of several tokens, a CJK word)."""
+        span = self.meta.get("focus_span") or [self.focus_index, self.focus_index]
+        return int(span[0]), int(span[1])
+
+    @property
+    def focus_span_text(self) -> str:
+        return str(self.meta.get("focus_span_text", self.focus_word))
+
+    @property
+    def model_label(self) -> str:
+        """The model as the screen names it; the scratch model with its seed."""
+        model = str(self.meta.get("model", ""))
+        if model == "scratch" and "seed" in self.meta:
+            return f"scratch (seed {self.meta['seed']})"
+        return model
 
     @property
     def num_tokens(self) -> int:
@@ -133,66 +156,136 @@ class AttentionTrace:
 
     @classmethod
     def load(cls, path: str | Path) -> "AttentionTrace":
-        """Read a trace written by :meth:`save`; never unpickles anything."""
+        """Read a trace written by :meth:`save`. The file may be hostile: it never unpickles,
+        reads nothing before every declared size is checked (see :mod:`.trace_file`), and
+        the trace it returns is validated like one the model computed."""
         path = Path(path)
-        if not path.is_file():
-            raise InputError(f"trace file {str(path)!r} does not exist; write one with "
-                             "`attention-explainer inspect --npz FILE`.")
-        hint = "write a fresh one with `attention-explainer inspect --npz FILE`."
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                missing = [k for k in NPZ_KEYS if k not in data.files]
-                if missing:
-                    raise InputError(f"{path} is not an attention trace (missing "
-                                     f"{', '.join(missing)}); {hint}")
-                arrays = {k: data[k] for k in NPZ_KEYS}
-        except InputError:
-            raise
-        except ValueError as exc:  # object arrays need pickle: refused
-            raise InputError(f"{path} holds pickled objects, which are never loaded; {hint}") from exc
-        except Exception as exc:
-            raise InputError(f"{path} is not a readable .npz trace ({type(exc).__name__}); {hint}") from exc
+        arrays = read_trace_arrays(path)
         try:
             meta = json.loads(str(arrays["meta"]))
-            if not isinstance(meta, dict):
-                raise ValueError("meta is not an object")
-            trace = cls(tokens=tuple(str(t) for t in arrays["tokens"].tolist()),
-                        meta=meta,
-                        **{k: arrays[k] for k in ARRAY_FIELDS})
+        except (ValueError, RecursionError) as exc:
+            raise InputError(f"{path}: its meta is not JSON ({type(exc).__name__}); "
+                             f"{HINT}") from None
+        if not isinstance(meta, dict):
+            raise InputError(f"{path}: its meta is not a JSON object; {HINT}")
+        trace = cls(tokens=tuple(str(t) for t in arrays["tokens"].tolist()), meta=meta,
+                    **{k: arrays[k] for k in ARRAY_FIELDS})
+        try:
             trace.validate()
-        except InputError:
-            raise
-        except Exception as exc:
-            raise InputError(f"{path} is not a consistent attention trace ({exc}); {hint}") from exc
+        except InputError as exc:
+            raise InputError(f"{path} is not a consistent attention trace: {exc}; {HINT}") from None
         return trace
 
     def validate(self) -> None:
-        """Check shapes, dtypes and metadata agree; raise InputError if not."""
+        """Check shapes, dtypes, metadata and weights agree; raise InputError if not.
+
+        The scenes index tokens, heads and words with these numbers and draw the weights as
+        probabilities, so a trace that lies about them is refused here, in words, rather than
+        failing later inside a drawing with a numpy warning or an IndexError."""
         T = len(self.tokens)
         if T == 0:
             raise InputError("trace has no tokens")
         missing = [k for k in REQUIRED_META if k not in self.meta]
         if missing:
             raise InputError(f"trace meta lacks {', '.join(missing)}")
-        H = len(self.meta["heads"])
+        _check_meta(self.meta, T)
+        self._check_arrays(T, len(self.meta["heads"]))
+        self._check_weights()
+
+    def _check_arrays(self, T: int, H: int) -> None:
         d_k = self.q.shape[-1] if self.q.ndim == 3 else -1
         D = self.embeddings.shape[-1] if self.embeddings.ndim == 2 else -1
-        expected = {
-            "embeddings": (T, D), "q": (H, T, d_k), "k": (H, T, d_k), "v": (H, T, d_k),
-            "scores": (H, T, T), "mask": (T, T), "weights": (H, T, T),
-            "context": (H, T, d_k), "output": (T, D),
-        }
-        for name, shape in expected.items():
+        dims = {"T": T, "H": H, "d_k": d_k, "D": D}
+        for name in ARRAY_FIELDS:
             arr = getattr(self, name)
+            shape = tuple(dims[s] for s in SHAPES[name])
             if tuple(arr.shape) != shape:
-                raise InputError(f"trace field {name} has shape {tuple(arr.shape)}, expected {shape}")
+                raise InputError(f"trace field {name} has shape {tuple(arr.shape)}, expected "
+                                 f"{describe_shape(name, dims)}")
             want = np.bool_ if name == "mask" else np.float32
             if arr.dtype != want:
-                raise InputError(f"trace field {name} has dtype {arr.dtype}, expected {np.dtype(want)}")
-        if not 0 <= int(self.meta["focus_index"]) < T:
-            raise InputError("trace focus_index is out of range")
+                raise InputError(f"trace field {name} has dtype {arr.dtype}, expected "
+                                 f"{np.dtype(want)}")
         if not all(np.isfinite(getattr(self, n)).all() for n in ARRAY_FIELDS if n != "mask"):
             raise InputError("trace holds non-finite numbers")
+
+    def _check_weights(self) -> None:
+        """Each row of weights is a probability distribution over the keys the mask leaves."""
+        w = self.weights
+        if (w < 0).any():
+            raise InputError("trace weights are negative somewhere; attention weights are "
+                             "probabilities")
+        if np.logical_and(w != 0, self.mask).any():
+            raise InputError("trace weights are non-zero where the mask blocks a key")
+        tolerance = ROW_SUM_TOLERANCE.get(str(self.meta.get("dtype")), 1e-3)
+        open_rows = ~self.mask.all(axis=-1)
+        error = np.abs(w.sum(axis=-1, dtype=np.float64) - 1.0)[:, open_rows]
+        if error.size and error.max() > tolerance:
+            raise InputError(f"trace weights have a row summing to 1 ± {error.max():.3g}; each "
+                             f"row of attention weights sums to 1 (within {tolerance:g})")
+
+
+def _is_int(value) -> bool:
+    """A JSON integer: bool is not one, though Python says it is."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_meta(meta: dict, T: int) -> None:
+    """The metadata the scenes index with: heads, layer, focus and the per-token lists."""
+    heads = meta["heads"]
+    if not (isinstance(heads, list) and heads and all(_is_int(h) and h >= 0 for h in heads)
+            and len(set(heads)) == len(heads)):
+        raise InputError(f"trace meta heads {_short(heads)} is not a list of distinct "
+                         "non-negative head numbers")
+    primary = meta.get("primary_head", heads[0])
+    if not _is_int(primary) or primary not in heads:
+        raise InputError(f"trace meta primary_head {_short(primary)} is not among the heads "
+                         f"{_short(heads)}")
+    if not _is_int(meta["layer"]) or meta["layer"] < 0:
+        raise InputError(f"trace meta layer {_short(meta['layer'])} is not a non-negative "
+                         "integer")
+    index = meta["focus_index"]
+    if not _is_int(index) or not 0 <= index < T:
+        raise InputError(f"trace meta focus_index {_short(index)} is not a token position "
+                         f"(an integer from 0 to {T - 1})")
+    for key in ("sentence", "focus"):
+        if not isinstance(meta[key], str):
+            raise InputError(f"trace meta {key} {_short(meta[key])} is not text")
+    span = meta.get("focus_span", [index, index])
+    if not (isinstance(span, list) and len(span) == 2 and all(_is_int(s) for s in span)
+            and 0 <= span[0] <= index <= span[1] < T):
+        raise InputError(f"trace meta focus_span {_short(span)} is not a run of tokens "
+                         f"holding the focus token {index}")
+    _check_token_lists(meta, T)
+
+
+def _check_token_lists(meta: dict, T: int) -> None:
+    """special, word_ids and display_tokens have one entry per token; words covers every
+    word id."""
+    kinds = {"special": (bool, "true/false"), "word_ids": (int, "integers"),
+             "display_tokens": (str, "text")}
+    for key, (kind, words) in kinds.items():
+        if key not in meta:
+            continue
+        value = meta[key]
+        if not isinstance(value, list) or len(value) != T:
+            size = len(value) if isinstance(value, list) else "not a list"
+            raise InputError(f"trace meta {key} has {size} entries; it needs one per token ({T})")
+        if not all(isinstance(v, kind) and (kind is bool or not isinstance(v, bool))
+                   for v in value):
+            raise InputError(f"trace meta {key} must hold {words}, got {_short(value)}")
+    words = meta.get("words", [])
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise InputError(f"trace meta words {_short(words)} is not a list of text")
+    count = len(words) if "words" in meta else T      # words default to the tokens
+    if any(not -1 <= i < count for i in meta.get("word_ids", [])):
+        raise InputError(f"trace meta word_ids {_short(meta['word_ids'])} refers to words "
+                         f"that the trace's {count} words do not include")
 
 
 # ---- the trace a plain `manim` render draws ------------------------------------------------

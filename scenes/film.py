@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from manim import ORIGIN, FadeOut, MovingCameraScene, config
 
-from . import style
+from . import fastcopy, style
 from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
 from .registry import load_beat, parse_beats
@@ -87,6 +87,7 @@ class FilmScene(MovingCameraScene):
         self.key_times: dict[str, float] = {}                  # beat -> key frame time
         self.beat_times: dict[str, tuple[float, float]] = {}   # beat -> (start, end)
         style.register_fonts()
+        fastcopy.install()
         super().__init__(**kwargs)
 
     @property

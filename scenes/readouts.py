@@ -16,6 +16,7 @@ from manim import Text
 
 from ..attention_core.derived import lookup
 from . import style
+from .text import make_text
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,8 @@ class NumberBook:
                      signed: bool = False, font_size: float = style.FONT_NUMBER,
                      color: str | None = None, **text_kwargs) -> Text:
         """A Text of a number read from the trace, recorded."""
-        return Text(self.text(kind, index, decimals, signed), font=style.SERIF,
-                    font_size=font_size, color=color or style.PALETTE.text, **text_kwargs)
+        return make_text(self.text(kind, index, decimals, signed), font=style.SERIF,
+                         font_size=font_size, color=color or style.PALETTE.text, **text_kwargs)
 
     def legible_decimals(self, kind: str, indices: Sequence[tuple], decimals: int,
                          width: float) -> int:
@@ -79,7 +80,7 @@ class NumberBook:
         values = [self.value(kind, tuple(i)) for i in indices]
         for d in range(decimals, -1, -1):
             texts = {format_number(v, d, signed=True) for v in values}
-            widest = max(Text(t, font=style.SERIF, font_size=style.MIN_FONT).width
+            widest = max(make_text(t, font=style.SERIF, font_size=style.MIN_FONT).width
                          for t in texts)
             if widest <= width:
                 return d

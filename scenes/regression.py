@@ -29,13 +29,30 @@ class FrameComparison:
                 f"tolerance (max {self.max_difference}/255), similarity {self.similarity:.4f}")
 
 
-def _rgb(image) -> np.ndarray:
+MAX_PIXELS = 7680 * 4320      # the largest frame we render: a bigger "golden" is refused
+
+
+class UnreadableFrame(ValueError):
+    """A golden frame that is not a readable PNG of the expected size."""
+
+
+def _rgb(image, size: tuple[int, int] | None = None) -> np.ndarray:
+    """RGB pixels of a PIL image or a PNG file; a file is checked (format, size) from its
+    header before any pixel is decoded, so a huge or broken file costs nothing."""
     from PIL import Image
 
-    if isinstance(image, (str, Path)):
+    if not isinstance(image, (str, Path)):
+        return np.asarray(image.convert("RGB"), dtype=np.int16)
+    _check_size(_png_size(Path(image)), size)
+    try:
         with Image.open(image) as im:
+            _check_size(im.size, size)
             return np.asarray(im.convert("RGB"), dtype=np.int16)
-    return np.asarray(image.convert("RGB"), dtype=np.int16)
+    except UnreadableFrame:
+        raise
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise UnreadableFrame(f"not a readable image ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())[:120]})") from exc
 
 
 def _box_mean(x: np.ndarray, size: int) -> np.ndarray:
@@ -59,10 +76,32 @@ def similarity(a: np.ndarray, b: np.ndarray, window: int = 7) -> float:
     return float(ssim.mean())
 
 
+def _png_size(path: Path) -> tuple[int, int] | None:
+    """Width and height from a PNG's header (its first 24 bytes), before PIL sees it."""
+    with open(path, "rb") as fh:
+        head = fh.read(24)
+    if len(head) == 24 and head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    return None
+
+
+def _check_size(found: tuple[int, int] | None, size: tuple[int, int] | None) -> None:
+    if found is None:
+        return
+    width, height = found
+    if width * height > MAX_PIXELS or (size is not None and (width, height) != size):
+        want = f"the fresh {size[0]}x{size[1]}" if size else "any video frame"
+        raise UnreadableFrame(f"size {width}x{height} differs from {want}")
+
+
 def compare(name: str, fresh, golden, *, tolerance: int = 0, max_share: float = 0.0) -> FrameComparison:
     """Compare two frames. Passes when no more than ``max_share`` of the pixels differ by
     more than ``tolerance`` levels (defaults: exact)."""
-    a, b = _rgb(fresh), _rgb(golden)
+    a = _rgb(fresh)
+    try:
+        b = _rgb(golden, size=(a.shape[1], a.shape[0]))
+    except UnreadableFrame as exc:
+        return FrameComparison(name, False, 1.0, 255, 0.0, False, f"the golden frame: {exc}")
     if a.shape != b.shape:
         return FrameComparison(name, False, 1.0, 255, 0.0, False,
                                f"size {a.shape[1]}x{a.shape[0]} differs from the golden "
@@ -96,9 +135,9 @@ def check_against(fresh_dir: Path, golden_dir: Path, names: list[str], *, tolera
     results = []
     for name in names:
         fresh, golden = Path(fresh_dir) / name, Path(golden_dir) / name
-        if not golden.is_file():
+        if not golden.is_file():      # missing, or a folder, a FIFO, a device
             results.append(FrameComparison(name, False, 1.0, 255, 0.0, False,
-                                            f"no golden frame {golden}"))
+                                            f"no golden frame {golden} (a regular PNG file)"))
             continue
         result = compare(name, fresh, golden, tolerance=tolerance, max_share=max_share)
         if not result.passed and not result.reason:

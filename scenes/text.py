@@ -7,13 +7,41 @@ font by script, NFC-composed, control characters replaced). Our own fixed wordin
 from __future__ import annotations
 
 import unicodedata
+from collections import OrderedDict
 
 import numpy as np
-from manim import ORIGIN, Text, VGroup
+from manim import ManimColor, ORIGIN, Text, VGroup
 
 from . import style
+from .fastcopy import copy_mobject
 
 _RTL = ("R", "AL", "AN")
+_TEXTS: OrderedDict = OrderedDict()
+TEXT_CACHE_SIZE = 4096
+
+
+def make_text(text: str, **kwargs) -> Text:
+    """``manim.Text(text, **kwargs)``, built once per distinct text and style and copied
+    afterwards: building a Text shapes it with Pango and parses an SVG (tens of ms), a
+    copy of the same glyphs is exact and far cheaper. Raises what Text raises."""
+    key = (text, tuple(sorted((k, _hashable(v)) for k, v in kwargs.items())))
+    if key in _TEXTS:
+        _TEXTS.move_to_end(key)
+    else:
+        _TEXTS[key] = Text(text, **kwargs)
+        if len(_TEXTS) > TEXT_CACHE_SIZE:
+            _TEXTS.popitem(last=False)
+    return copy_mobject(_TEXTS[key])
+
+
+def _hashable(value):
+    if isinstance(value, ManimColor):
+        return ("color", value.to_hex(with_alpha=True))
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value
 
 
 def font_for(text: str) -> str:
@@ -25,10 +53,16 @@ def font_for(text: str) -> str:
     return style.SERIF
 
 
+_UNDRAWABLE = ("Cc", "Cs", "Co", "Cn")   # controls, lone surrogates, private use, unassigned
+
+
 def plain(text: str) -> str:
     """User text made safe for Pango's plain-text path: no control characters, and a
-    left-to-right mark before right-to-left text (pure RTL Text renders empty otherwise)."""
-    cleaned = "".join(ch if unicodedata.category(ch)[0] != "C" else "\uFFFD" for ch in text)
+    left-to-right mark before right-to-left text (pure RTL Text renders empty otherwise).
+    Format characters stay: the zero-width joiner of an emoji family, the tags of a
+    flag."""
+    cleaned = "".join("\uFFFD" if unicodedata.category(ch) in _UNDRAWABLE else ch
+                      for ch in text)
     if any(unicodedata.bidirectional(ch) in _RTL for ch in cleaned):
         cleaned = "\u200E" + cleaned
     return cleaned
@@ -44,9 +78,9 @@ def user_text_mobject(text: str, **kwargs) -> Text:
     composed = plain(unicodedata.normalize("NFC", text))
     font = kwargs.pop("font", None) or font_for(text)
     try:
-        return Text(composed, font=font, disable_ligatures=True, **kwargs)
+        return make_text(composed, font=font, disable_ligatures=True, **kwargs)
     except ValueError:
-        return Text(composed, font=font, disable_ligatures=False, **kwargs)
+        return make_text(composed, font=font, disable_ligatures=False, **kwargs)
 
 
 def user_text(text: str, font_size: float = style.FONT_TOKEN, color: str | None = None,
@@ -67,8 +101,8 @@ def label_text(text: str, font_size: float = style.FONT_LABEL, color: str | None
     >>> label_text("keys", color=style.PALETTE.key).font == style.SERIF
     True
     """
-    return Text(text, font=style.SERIF, font_size=font_size,
-                color=color or style.PALETTE.text, **kwargs)
+    return make_text(text, font=style.SERIF, font_size=font_size,
+                     color=color or style.PALETTE.text, **kwargs)
 
 
 _BASELINE_REF = "Hg"   # cap height + descender: fixes a line box independent of the word
@@ -116,7 +150,7 @@ def line_box_height(font_size: float) -> float:
     """The tallest reference line box ("Hg") among the fonts a token may use."""
     if font_size not in _LINE_BOX:
         _LINE_BOX[font_size] = max(
-            Text(_BASELINE_REF, font=font, font_size=font_size).height
+            make_text(_BASELINE_REF, font=font, font_size=font_size).height
             for font in (style.SERIF, style.CJK))
     return _LINE_BOX[font_size]
 

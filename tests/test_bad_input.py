@@ -14,6 +14,8 @@ from attention_explainer.attention_core import bert
 from attention_explainer.attention_core.api import model_files
 from attention_explainer.attention_core.trace import NPZ_KEYS
 from tests.conftest import DEFAULT
+from tests.make_golden import TRACE
+from tests.test_hostile_traces_and_models import ROWS as TRACE_AND_MODEL_ROWS
 
 LONG_FOR_DRAWING = " ".join(["word"] * 70)          # 72 tokens: above the drawing limit
 LONG_FOR_MODEL = " ".join(["word"] * 600)           # 602 tokens: above 512 positions
@@ -30,6 +32,10 @@ def setup(tmp_path, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
     (out / "existing.mp4").write_bytes(b"a good render")
+    (out / "talk.srt").write_text("a lecturer's own captions")
+    (tmp_path / "side" / "talk.png").mkdir(parents=True)
+    (tmp_path / "gold").mkdir()
+    shutil.copy(TRACE, tmp_path / "good.npz")
     np.savez(tmp_path / "foreign.npz", x=np.zeros(3))
     pickled = {k: np.zeros(1) for k in NPZ_KEYS}
     pickled["meta"] = np.array([{"evil": True}], dtype=object)
@@ -55,7 +61,15 @@ ROWS = [
     ("blank sentence", ["render", "   \t ", "-o", "{o}"], "empty"),
     ("over 512 positions", ["inspect", LONG_FOR_MODEL, "--npz", "{t}/out/t.npz"], "512 positions"),
     ("too long to draw", ["render", LONG_FOR_DRAWING, "-o", "{o}"], "at most 64"),
-    ("focus not in sentence", ["render", DEFAULT, "--focus", "dog", "-o", "{o}"], "choose one of"),
+    ("focus not in sentence", ["render", DEFAULT, "--focus", "dog", "-o", "{o}"], "choose words from"),
+    ("focus token out of the span", ["inspect", "我爱北京", "--focus", "北京[5]"], "[0] to [1]"),
+    ("sentence not valid text", ["inspect", "The cat \udcff ate"], "not valid UTF-8"),
+    ("seed too large", ["inspect", DEFAULT, "--model", "scratch", "--seed", str(2 ** 64)],
+     "not in the range"),
+    ("d-model too large", ["render", DEFAULT, "--model", "scratch", "--d-model", "1000000000",
+                           "-o", "{o}"], "not in the range"),
+    ("num-heads too many", ["inspect", DEFAULT, "--model", "scratch", "--num-heads", "100000"],
+     "not in the range"),
     ("heads out of range", ["render", DEFAULT, "--heads", "0,12", "-o", "{o}"], "0 to 11"),
     ("heads malformed", ["render", DEFAULT, "--heads", "two", "-o", "{o}"], "malformed"),
     ("layer out of range", ["render", DEFAULT, "--layer", "9", "-o", "{o}"], "0 to 5"),
@@ -68,6 +82,18 @@ ROWS = [
     ("fps absurd", ["render", DEFAULT, "--fps", "10000", "-o", "{o}"], "not in the range 1<=x<=120"),
     ("cuda without cuda", ["render", DEFAULT, "--device", "cuda", "-o", "{o}"], "no CUDA"),
     ("output exists", ["render", DEFAULT, "-o", "{t}/out/existing.mp4"], "--force"),
+    ("a sidecar exists", ["render", DEFAULT, "-o", "{t}/out/talk.mp4"], "talk.srt already exists"),
+    ("a sidecar is a folder", ["render", DEFAULT, "-o", "{t}/side/talk.mp4", "--force"],
+     "talk.png is a folder"),
+    ("option with --trace", ["render", "--trace", "{t}/good.npz", "--focus", "cat", "-o", "{o}"],
+     "cannot be used with --trace"),
+    ("out is the golden folder", ["frames", "--trace", "{t}/good.npz", "--out", "{t}/gold",
+                                  "--check", "{t}/gold"], "golden folder"),
+    ("time past the end", ["frames", "--trace", "{t}/good.npz", "--beat", "title", "--at", "500",
+                           "--resolution", "160x90", "--fps", "5", "--out", "{t}/out"], "long"),
+    ("contact sheet format", ["frames", "--trace", "{t}/good.npz", "--beat", "title",
+                              "--out", "{t}/out", "--contact-sheet", "{t}/sheet.gif"],
+     ".png, .jpg or .webp"),
     ("output folder is a file", ["render", DEFAULT, "-o", "{t}/a-file/x.mp4"], "output folder"),
     ("output folder not writable", ["render", DEFAULT, "-o", "/proc/x.mp4"], "not writable"),
     ("model path missing", ["render", DEFAULT, "--model", "{t}/nothing", "-o", "{o}"],
@@ -139,5 +165,5 @@ def test_readme_lists_every_row():
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Errors you may see", 1)[1].split("\n## ", 1)[0]
-    for name, _, _ in ROWS:
+    for name, _, _ in ROWS + TRACE_AND_MODEL_ROWS:
         assert name in section, f"README's error table lacks the row {name!r}"

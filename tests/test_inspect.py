@@ -40,10 +40,42 @@ def test_auto_focus_and_explicit_focus():
     assert compute_trace(DEFAULT).focus_word == "ate"
     t = compute_trace(DEFAULT, focus="FISH")
     assert t.focus_word == "fish" and t.tokens[t.focus_index] == "fish"
-    # a word split into pieces focuses its first piece
+    # a word split into pieces focuses its first piece, and says which piece that is
     t = compute_trace("Tokenization is unbelievably hard", focus="Unbelievably")
     assert t.tokens[t.focus_index] == "un" and t.tokens[t.focus_index + 1] == "##bel"
-    assert t.focus_word == "unbelievably" and t.words[2] == "unbelievably"
+    assert t.focus_word == "un" and t.focus_span_text == "unbelievably"
+    assert t.focus_span == (t.focus_index, t.focus_index + 4)
+
+
+@pytest.mark.parametrize("sentence, focus, token, span", [
+    ("我爱北京天安门", "北京", "北", "北京"),            # a CJK word is several tokens
+    ("我爱北京天安门", "北京[1]", "京", "北京"),          # ... and [n] picks one of them
+    ("我爱北京天安门", "北京[-1]", "京", "北京"),
+    ("The cat ate the fish", "the FISH", "the", "the fish"),   # any run of whole tokens
+    ("I like auto racing", "auto", "auto", "auto"),    # "auto" is a word like any other
+    ("I like auto racing", "", "auto", "auto"),        # empty: chosen automatically
+])
+def test_focus_is_any_run_of_whole_tokens(sentence, focus, token, span):
+    t = compute_trace(sentence, focus=focus)
+    assert (t.focus_word, t.focus_span_text) == (token, span)
+    first, last = t.focus_span
+    assert first <= t.focus_index <= last
+
+
+@pytest.mark.parametrize("focus, needle", [("北", None), ("京天", None), ("ca", "not a run"),
+                                           ("北京[2]", "[0] to [1]")])
+def test_focus_must_cover_whole_tokens(focus, needle, run_cli):
+    code, out, err = run_cli("inspect", "我爱北京天安门" if "北" in focus or "京" in focus
+                             else DEFAULT, "--focus", focus)
+    if needle is None:                 # single CJK characters and runs of them are tokens
+        assert code == 0, err
+    else:
+        assert code == 2 and _one_line(err) and needle in err
+
+
+def test_the_scratch_model_names_its_seed():
+    t = compute_trace(DEFAULT, model="scratch", num_heads=4, d_model=64, seed=7)
+    assert t.model_label == "scratch (seed 7)" and "7" in t.meta["model_name"]
 
 
 def test_focus_not_in_sentence_lists_words(run_cli):

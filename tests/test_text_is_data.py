@@ -31,7 +31,7 @@ def raster():
     return draw
 
 
-SAMPLES = {"emoji": "🍮", "cjk": "北京", "arabic": "مرحبا", "hebrew": "שלום",
+SAMPLES = {"emoji": "🍮", "cjk": "北京", "emoji family": "👨\u200d👩\u200d👧", "arabic": "مرحبا", "hebrew": "שלום",
            "combining accent": "e\u0301te\u0301", "accented": "Crème brûlée"}
 
 
@@ -102,3 +102,14 @@ def test_tex_sentence_never_touches_passwd(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "forbidden" not in proc.stderr
     assert sorted(p.name for p in out.iterdir()) == ["summary-key.png", "title-key.png"]
+
+
+def test_joiners_and_tags_are_kept_not_replaced():
+    """A zero-width joiner (emoji families) and tag characters (subdivision flags) are
+    format characters: drawn as part of their sequence, never as U+FFFD."""
+    from attention_explainer.scenes.text import plain
+
+    for text in ("👨\u200d👩\u200d👧", "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+                 "e\u0301"):
+        assert "\ufffd" not in plain(text)
+    assert plain("a\x07b") == "a\ufffdb"              # a control character is not text

@@ -1,18 +1,15 @@
 """The whole explainer as one MP4 that players take (H.264, yuv420p, faststart, captions,
 poster, trace), the one beat parser of the API and the command line, and failures or
-interrupts that leave the previous files untouched and no temporary behind."""
+interrupts of the API that leave the previous files untouched and no temporary behind
+(the command line's are in test_sacred_files.py)."""
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.conftest import CLI, ROOT, assert_numbers_rederive
+from tests.conftest import assert_numbers_rederive
 
 SENTENCES = {"default": "The cat ate the fish", "chinese": "我爱北京天安门"}
 
@@ -131,7 +128,7 @@ def test_a_failed_render_keeps_the_previous_file_and_leaves_no_temporary(default
     monkeypatch.setattr(pull_module.PullBeat, "script", broken_script)
     with pytest.raises(RuntimeError, match="boom"):
         render_module.render_video(default_trace, beats=["pull"], width=160, height=90, fps=5,
-                                   output=out, progress=False)
+                                   output=out, force=True, progress=False)
     for path, data in previous.items():
         assert path.read_bytes() == data
     assert sorted(p.name for p in tmp_path.iterdir()) == ["talk.mp4", "talk.png"]
@@ -149,44 +146,6 @@ def test_an_interrupt_while_writing_leaves_no_temporary(default_trace, tmp_path,
     monkeypatch.setattr(render_module, "remux_faststart", interrupted)
     with pytest.raises(KeyboardInterrupt):
         render_module.render_video(default_trace, beats=["summary"], width=160, height=90, fps=5,
-                                   output=out, progress=False)
+                                   output=out, force=True, progress=False)
     assert out.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["talk.mp4"]
-
-
-@pytest.fixture(scope="module")
-def good_render(tmp_path_factory):
-    out = tmp_path_factory.mktemp("good") / "lecture.mp4"
-    proc = subprocess.run(CLI + ["render", "--beats", "title", "--resolution", "160x90", "--fps", "5",
-                                 "-o", str(out), "--quiet"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return {p.name: p.read_bytes() for p in out.parent.iterdir()}
-
-
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_interrupted_render_keeps_the_previous_file(sig, good_render, tmp_path):
-    folder = tmp_path / "renders"
-    folder.mkdir()
-    for name, data in good_render.items():
-        (folder / name).write_bytes(data)
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    env = dict(os.environ, TMPDIR=str(scratch))
-    proc = subprocess.Popen(CLI + ["render", "--resolution", "320x180", "--fps", "10", "-o",
-                                   str(folder / "lecture.mp4"), "--force", "--quiet"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    deadline = time.monotonic() + 120
-    while not any(p.name.startswith("attention-explainer-") for p in scratch.iterdir()):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the render never started"
-        time.sleep(0.2)
-    time.sleep(3)                      # well inside the drawing of the beats
-    assert proc.poll() is None, "the render finished before it could be interrupted"
-    proc.send_signal(sig)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode != 0
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    assert {p.name: p.read_bytes() for p in folder.iterdir()} == good_render   # untouched
-    assert list(scratch.iterdir()) == []                                        # no leftovers

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import Line, Mobject, Text, VGroup
+from manim import Line, Mobject, VGroup
 
 from .. import style
+from ..text import make_text
 from .candidates import Unit, candidates, leader_segment, make_unit
 from .clustering import cluster_anchors
 from .costs import DEFAULT_COSTS, LabelCosts, Obstacles, spot_costs
@@ -67,7 +68,7 @@ def place_labels(labels: Sequence[Mobject], anchors, *, directions=None,
     ``layout.extras``. A label placed farther than ``leader_from`` from its anchor gets a
     leader line (also in ``extras``). Deterministic.
 
-    >>> layout = place_labels([Text("cat"), Text("fish")], [[1, 1, 0], [1, 1, 0]])
+    >>> layout = place_labels([make_text("cat"), make_text("fish")], [[1, 1, 0], [1, 1, 0]])
     >>> layout.clusters
     [[0, 1]]
     """
@@ -148,8 +149,8 @@ def _settle(unit: Unit, labels: list[Mobject], layout: LabelLayout, *, leader_fr
     for pos, off in shp.commas:
         owner_label = labels[unit.members[pos]]
         color, opacity = label_color(owner_label)
-        comma = Text(shp.separator, font=style.SERIF, font_size=label_font_size(owner_label),
-                     color=color)
+        comma = make_text(shp.separator, font=style.SERIF,
+                          font_size=label_font_size(owner_label), color=color)
         comma.set_opacity(opacity)
         comma.set_stroke(style.BACKGROUND, width=5, background=True)
         comma.move_to([centre[0] + off[0], centre[1] + off[1], 0])

@@ -13,6 +13,7 @@ import numpy as np
 from manim import Mobject, Text, VGroup
 
 from .. import style
+from ..text import make_text
 
 _BASELINE_DROPS: dict[tuple, float] = {}
 
@@ -35,10 +36,10 @@ def baseline_drop(label: Mobject) -> float:
     if key not in _BASELINE_DROPS:
         drop = 0.0
         try:
-            ref = Text("H" + text.original_text, font=text.font, font_size=text._font_size,
-                       disable_ligatures=True)
-            alone = Text(text.original_text, font=text.font, font_size=text._font_size,
-                         disable_ligatures=True)
+            ref = make_text("H" + text.original_text, font=text.font,
+                            font_size=text._font_size, disable_ligatures=True)
+            alone = make_text(text.original_text, font=text.font, font_size=text._font_size,
+                              disable_ligatures=True)
             if len(ref.submobjects) == 1 + len(alone.submobjects) and alone.height > 0:
                 glyphs = VGroup(*ref.submobjects[1:])
                 drop = (ref.submobjects[0].get_bottom()[1] - glyphs.get_bottom()[1]) / glyphs.height
@@ -85,7 +86,7 @@ def _is_punctuation(label: Mobject) -> bool:
 
 
 def _separator(text: str, font_size: float) -> Text:
-    return Text(text, font=style.SERIF, font_size=font_size)
+    return make_text(text, font=style.SERIF, font_size=font_size)
 
 
 def _lines_of(k: int, n_lines: int) -> list[list[int]]:

@@ -1,0 +1,155 @@
+"""Checks of a BERT-family model folder, made before anything heavy runs.
+
+config.json is checked completely and every tensor the forward pass uses is checked against
+it from the safetensors header alone. A folder whose parts disagree would otherwise fail deep
+inside torch with a traceback, or quietly index past the end of an embedding table.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from .errors import InputError
+
+SUPPORTED_MODEL_TYPES = ("bert",)
+ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
+MAX_CONFIG_BYTES = 1 << 20     # a BERT config.json is under a kilobyte
+# Integer settings the forward pass relies on: (smallest, largest or None).
+CONFIG_INTS = {
+    "num_hidden_layers": (1, 128),
+    "num_attention_heads": (1, 256),
+    "hidden_size": (1, 16384),
+    "max_position_embeddings": (1, 65536),
+    "vocab_size": (1, None),
+    "intermediate_size": (1, None),
+}
+EMBEDDINGS = "embeddings.word_embeddings.weight"
+FIX = "use the folder's own config.json, or a folder whose config.json and weights match"
+
+
+def _is_int(value) -> bool:
+    """A JSON integer: bool is not one, though Python says it is."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def read_config(path: Path, what: str) -> dict:
+    """config.json, parsed and checked; ``what`` names the model in messages."""
+    size = path.stat().st_size
+    if size > MAX_CONFIG_BYTES:
+        raise InputError(f"{what}: config.json is {size} bytes, too large for a model config "
+                         f"(at most {MAX_CONFIG_BYTES}); {FIX}.")
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise InputError(f"{what}: config.json is not readable JSON (nested too deeply).") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{what}: config.json is not readable JSON ({exc}).") from None
+    check_config(config, what)
+    return config
+
+
+def check_config(config, what: str) -> None:
+    """Every setting the forward pass reads: present, of the right type and in range."""
+    if not isinstance(config, dict):
+        raise InputError(f"{what}: config.json holds a JSON {type(config).__name__}, not an "
+                         "object; a model config is an object such as "
+                         "{\"model_type\": \"bert\", ...}.")
+    model_type = config.get("model_type")
+    if model_type not in SUPPORTED_MODEL_TYPES:
+        raise InputError(f"{what} is a {_short(model_type)} model; only BERT-family folders "
+                         f"(model_type {', '.join(SUPPORTED_MODEL_TYPES)}) are supported.")
+    if config.get("hidden_act", "gelu") not in ACTIVATIONS:
+        raise InputError(f"{what} uses activation {_short(config.get('hidden_act'))}; "
+                         f"supported: {', '.join(ACTIVATIONS)}.")
+    for key, (low, high) in CONFIG_INTS.items():
+        if key not in config:
+            raise InputError(f"{what}: config.json lacks {key}; a BERT config gives it ({FIX}).")
+        _check_int(config, key, low, high, what)
+    if "type_vocab_size" in config:
+        _check_int(config, "type_vocab_size", 1, None, what)
+    heads, hidden = config["num_attention_heads"], config["hidden_size"]
+    if hidden % heads:
+        raise InputError(f"{what}: config.json hidden_size {hidden} is not divisible by "
+                         f"num_attention_heads {heads}; {FIX}.")
+    eps = config.get("layer_norm_eps", 1e-12)
+    if not (isinstance(eps, (int, float)) and not isinstance(eps, bool)
+            and math.isfinite(eps) and eps > 0):
+        raise InputError(f"{what}: config.json layer_norm_eps is {_short(eps)}; it must be a "
+                         f"positive number; {FIX}.")
+    kind = config.get("position_embedding_type", "absolute")
+    if kind != "absolute":
+        raise InputError(f"{what}: config.json position_embedding_type is {_short(kind)}; only "
+                         "absolute position embeddings are supported.")
+
+
+def _check_int(config: dict, key: str, low: int, high: int | None, what: str) -> None:
+    value = config[key]
+    if not _is_int(value) or value < low or (high is not None and value > high):
+        allowed = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise InputError(f"{what}: config.json {key} is {_short(value)}; it must be an integer "
+                         f"{allowed}; {FIX}.")
+
+
+def tensor_prefix(names) -> str:
+    """The prefix of the BERT tensors ("" or e.g. "bert."), found by the word embeddings."""
+    if EMBEDDINGS in names:
+        return ""
+    candidates = sorted(k[:-len(EMBEDDINGS)] for k in names if k.endswith(EMBEDDINGS))
+    if not candidates:
+        raise InputError(f"the weights file has no BERT embeddings ({EMBEDDINGS}); "
+                         "is it a BERT model?")
+    return candidates[0]
+
+
+def expected_shapes(config: dict) -> dict[str, tuple[int, ...]]:
+    """The shape config.json implies for every tensor the forward pass uses."""
+    D, I = config["hidden_size"], config["intermediate_size"]
+    shapes = {
+        EMBEDDINGS: (config["vocab_size"], D),
+        "embeddings.position_embeddings.weight": (config["max_position_embeddings"], D),
+        "embeddings.token_type_embeddings.weight": (config.get("type_vocab_size", 2), D),
+        "embeddings.LayerNorm.weight": (D,), "embeddings.LayerNorm.bias": (D,),
+    }
+    for n in range(config["num_hidden_layers"]):
+        p = f"encoder.layer.{n}."
+        for dense in ("attention.self.query", "attention.self.key", "attention.self.value",
+                      "attention.output.dense"):
+            shapes[f"{p}{dense}.weight"], shapes[f"{p}{dense}.bias"] = (D, D), (D,)
+        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+            shapes[f"{p}{norm}.weight"], shapes[f"{p}{norm}.bias"] = (D,), (D,)
+        shapes[f"{p}intermediate.dense.weight"] = (I, D)
+        shapes[f"{p}intermediate.dense.bias"] = (I,)
+        shapes[f"{p}output.dense.weight"], shapes[f"{p}output.dense.bias"] = (D, I), (D,)
+    return shapes
+
+
+def safetensors_shapes(path: Path, what: str) -> dict[str, tuple[int, ...]]:
+    """Each tensor's shape, read from the file's header (no tensor is loaded)."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="numpy") as f:
+            return {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}
+    except Exception as exc:   # the safetensors library raises its own error types
+        raise InputError(f"{what}: model.safetensors is not readable "
+                         f"({type(exc).__name__}).") from None
+
+
+def check_tensor_shapes(shapes: dict[str, tuple[int, ...]], config: dict, what: str) -> None:
+    """Every tensor the forward pass uses is present with the shape config.json implies."""
+    prefix = tensor_prefix(shapes)
+    for name, want in expected_shapes(config).items():
+        key = prefix + name
+        if key not in shapes:
+            raise InputError(f"{what}: model.safetensors lacks {key}; is it a BERT model "
+                             "with as many layers as config.json says?")
+        if shapes[key] != want:
+            raise InputError(f"{what}: model.safetensors tensor {key} has shape {shapes[key]} "
+                             f"but config.json implies {want}; the weights and config.json "
+                             "do not belong together.")

@@ -1,0 +1,79 @@
+"""A faster ``Mobject.copy``: the same deep copy, without ``copy.deepcopy``'s generic
+machinery for what needs none.
+
+Every Transform, FadeIn and FadeOut copies whole groups when it begins; profiled, the
+generic deep copy was about half the time of a render at small sizes (it rebuilds every
+float, colour and the parsed SVG path kept by each glyph). This copier walks the same
+object graph but copies arrays with ``ndarray.copy``, keeps immutable values (numbers,
+strings, enums, colours) and the parsed SVG path objects (read only once, when a glyph is
+built) shared, and falls back to ``copy.deepcopy`` for anything else. Identity inside a
+group is kept as deepcopy keeps it (a TokenChip's ``word`` is still one of its
+submobjects), so a copy draws exactly as a deep copy does.
+"""
+from __future__ import annotations
+
+import copy
+import enum
+import pathlib
+from typing import Any
+
+import numpy as np
+from manim import ManimColor, Mobject
+
+try:                                  # the SVG paths glyphs are parsed from
+    from svgelements import Shape as _SvgShape
+except ImportError:                   # pragma: no cover - manim depends on svgelements
+    _SvgShape = ()
+
+_SHARED = (int, float, complex, str, bytes, bool, type(None), enum.Enum, ManimColor,
+           pathlib.PurePath, _SvgShape)
+_installed = False
+
+
+def _copy(value: Any, memo: dict) -> Any:
+    found = memo.get(id(value))
+    if found is not None:
+        return found
+    if isinstance(value, _SHARED):
+        return value
+    if isinstance(value, np.ndarray):
+        result = value.copy()
+    elif isinstance(value, Mobject):
+        return copy_mobject(value, memo)
+    elif type(value) is list:
+        result = []
+        memo[id(value)] = result
+        result.extend(_copy(item, memo) for item in value)
+        return result
+    elif type(value) is tuple:
+        result = tuple(_copy(item, memo) for item in value)
+    elif type(value) is dict:
+        result = {}
+        memo[id(value)] = result
+        for key, item in value.items():
+            result[key] = _copy(item, memo)
+        return result
+    else:
+        result = copy.deepcopy(value, memo)
+    memo[id(value)] = result
+    return result
+
+
+def copy_mobject(mobject: Mobject, memo: dict | None = None) -> Mobject:
+    """A deep copy of ``mobject`` (as ``Mobject.__deepcopy__`` makes it), made faster."""
+    memo = {} if memo is None else memo
+    cls = mobject.__class__
+    result = cls.__new__(cls)
+    memo[id(mobject)] = result
+    for key, value in mobject.__dict__.items():
+        setattr(result, key, _copy(value, memo))
+    result.original_id = str(id(mobject))
+    return result
+
+
+def install() -> None:
+    """Make ``Mobject.copy`` (and so every animation's copies) use :func:`copy_mobject`."""
+    global _installed
+    if not _installed:
+        Mobject.copy = lambda self: copy_mobject(self)
+        _installed = True

@@ -1,0 +1,95 @@
+"""Stills for a lecture repo: the chosen beats at chosen times as PNGs, a contact sheet of
+their key frames, and a check against a folder of golden PNGs.
+
+The PNGs and the sheet are one output set (all written, or none); a check never writes
+into its golden folder.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..attention_core.errors import InputError
+from ..outputs import OutputSet, output_path, sigterm_as_interrupt
+
+SHEET_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}
+
+
+@dataclass
+class StillsJob:
+    beats: list[str]
+    times: list
+    out_dir: Path
+    width: int
+    height: int
+    fps: int
+    sheet: Path | None = None
+    golden: Path | None = None
+    stills: list[Path] = field(default_factory=list)
+
+    def names(self) -> list[tuple[str, str]]:
+        from .render import still_label
+
+        """(beat, file name) of every still, in order."""
+        return [(beat, f"{beat}-{still_label(t)}.png") for beat in self.beats for t in self.times]
+
+    def check(self) -> "StillsJob":
+        """Refuse what cannot work, writing nothing: --out is a file or the golden folder,
+        --check is no folder, the sheet has an unknown format or lands among the goldens."""
+        self.out_dir = output_path(self.out_dir)
+        if self.out_dir.exists() and not self.out_dir.is_dir():
+            raise InputError(f"--out {self.out_dir} is a file; give a folder for the stills.")
+        if self.golden is not None:
+            self.golden = output_path(self.golden)
+            if not self.golden.is_dir():
+                raise InputError(f"--check {self.golden} is not a folder of golden PNGs; make "
+                                 "one with `attention-explainer frames --out GOLDEN_DIR` first.")
+            if self.golden == self.out_dir:
+                raise InputError("--out and --check name the same folder; a check never "
+                                 "writes into its golden folder: give --out another folder.")
+        files = {f"still:{name}": self.out_dir / name for _, name in self.names()}
+        if self.sheet is not None:
+            self.sheet = output_path(self.sheet)
+            if self.sheet.suffix.lower() not in SHEET_FORMATS:
+                raise InputError(f"--contact-sheet {self.sheet.name}: use a .png, .jpg or "
+                                 ".webp name.")
+            if self.golden is not None and self.sheet.parent == self.golden:
+                raise InputError("--contact-sheet is in the --check folder; a check never "
+                                 "writes into its golden folder.")
+            files["sheet"] = self.sheet
+        self.outputs = OutputSet(files, force=True, what="still", hint="choose another --out")
+        self.outputs.check()
+        return self
+
+    def run(self, trace, report=None) -> list[Path]:
+        """Render the stills (and the sheet) and commit them as one set."""
+        from .regression import contact_sheet
+        from .render import render_stills, still_label
+
+        times = list(self.times) + (["key"] if self.sheet and "key" not in self.times else [])
+        with sigterm_as_interrupt(), self.outputs.opened(report=report):
+            key_frames = []
+            for beat in self.beats:
+                images = render_stills(trace, beat=beat, times=times, width=self.width,
+                                       height=self.height, fps=self.fps)
+                for when in self.times:
+                    label = still_label(when)
+                    images[label].save(self.outputs.path(f"still:{beat}-{label}.png"),
+                                       format="PNG")
+                key_frames.append((beat, images.get("key")))
+            if self.sheet is not None:
+                sheet = contact_sheet(key_frames)
+                fmt = SHEET_FORMATS[self.sheet.suffix.lower()]
+                sheet.save(self.outputs.path("sheet"), format=fmt,
+                           **({"optimize": True} if fmt == "PNG" else {"quality": 92}))
+            written = self.outputs.commit()
+        self.stills = [p for p in written if p != self.sheet]
+        return written
+
+    def compare(self, *, tolerance: int, max_share: float) -> list[str]:
+        """One line per still that differs from its golden twin (or has none)."""
+        from .regression import check_against
+
+        results = check_against(self.out_dir, self.golden, [p.name for p in self.stills],
+                                tolerance=tolerance, max_share=max_share)
+        return [r.line() for r in results if not r.passed]

@@ -1,0 +1,52 @@
+"""Every example command of the README runs, in order, as written (at a tiny size), so a
+README example can never fail again."""
+from __future__ import annotations
+
+import re
+import shlex
+
+from tests.conftest import ROOT, run_process
+
+TINY = {"--resolution": "64x36", "--fps": "2"}
+DRAWING = ("render", "frames", "pack")
+
+
+def readme_commands() -> list[list[str]]:
+    """The `attention-explainer ...` lines of the README's bash blocks (continuations
+    joined, comments dropped), in the order a reader meets them."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", readme, re.S):
+        joined = re.sub(r"\\\n\s*", " ", block)
+        for line in joined.splitlines():
+            line = line.split(" #", 1)[0].strip()
+            if line.startswith("attention-explainer "):
+                commands.append(shlex.split(line)[1:])
+    return commands
+
+
+def tiny(argv: list[str]) -> list[str]:
+    """The command at the smallest size, 2 fps (what it draws, not how big, is tested)."""
+    if not argv or argv[0] not in DRAWING:
+        return argv
+    out = list(argv)
+    for option, value in TINY.items():
+        if option in out:
+            out[out.index(option) + 1] = value
+        else:
+            out += [option, value]
+    return out
+
+
+def test_the_readme_has_examples_of_every_command():
+    assert {argv[0] for argv in readme_commands()} >= {"inspect", "render", "frames"}
+
+
+def test_every_readme_example_runs(tmp_path):
+    for argv in readme_commands():
+        proc = run_process(*tiny(argv), cwd=tmp_path, timeout=900)
+        assert proc.returncode == 0, f"`attention-explainer {shlex.join(argv)}` failed:\n" \
+                                     f"{proc.stderr[-1500:]}"
+    written = {p.relative_to(tmp_path).parts[0] for p in tmp_path.rglob("*") if p.is_file()}
+    assert "renders" in written, sorted(written)
+    assert not [p for p in tmp_path.rglob(".attention-explainer-*")], "leftovers"
