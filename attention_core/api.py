@@ -123,7 +123,9 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
                                   str(dtype).replace("torch.", ""))
         ids = torch.tensor([tokens.ids], device=device)
         if is_scratch:
-            captures, layer_inputs = _scratch_layer(weights, ids, req, device, dtype, mask)
+            captures, layer_inputs, module = _scratch_layer(weights, ids, req, device, dtype,
+                                                            mask)
+            maps = _fused_maps(module)
         else:
             _, captures = bert.forward(weights, ids, [T],
                                        last_layer=None if layer_spec == "auto" else layer_spec)
@@ -147,6 +149,9 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
                 cap = bert.layer_attention(weights, layer, cap.embeddings, blocked)
         sel = torch.as_tensor(heads, device=device)
         f = bert.to_numpy
+        if not is_scratch:
+            maps = [weights.layers[layer][role] for role in ("q", "k", "v")]
+        rows, w_rows, b_rows = _projection_rows(maps, primary, int(cap.q.shape[-1]))
         trace = AttentionTrace(
             tokens=tuple(tokens.tokens),
             embeddings=f(cap.embeddings[0]),
@@ -158,10 +163,34 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
             output=f(cap.output[0]),
             meta=_meta(req, files, tokens, mask_spec, layer, heads, primary, focus,
                        device, dtype, num_layers, num_heads, cap, scores)
-            | {"layer_choice": "auto" if layer_spec == "auto" else "given"},
+            | {"layer_choice": "auto" if layer_spec == "auto" else "given",
+               "projection_rows": rows},
+            projection_rows=w_rows, projection_bias=b_rows,
         )
     trace.validate()
     return trace
+
+
+PROJECTION_ROWS = (0, 1, 2, 3)     # the components of a query whose W rows a trace keeps,
+                                   # and the last one
+
+
+def _projection_rows(maps, head: int, d_k: int):
+    """The rows of one head's W_Q, W_K, W_V (and biases) that the project beat writes out:
+    (row indices, 3 x R x D float32, 3 x R float32). ``maps`` are the (weight, bias) pairs
+    of the three projections over all heads (head h owns rows h*d_k ... h*d_k + d_k - 1)."""
+    rows = sorted({r for r in PROJECTION_ROWS if r < d_k} | {d_k - 1})
+    picked = [head * d_k + r for r in rows]
+    w = np.stack([bert.to_numpy(weight[picked]) for weight, _ in maps])
+    b = np.stack([bert.to_numpy(bias[picked]) for _, bias in maps])
+    return rows, w, b
+
+
+def _fused_maps(module):
+    """The scratch model's Q, K, V maps, cut from its one fused projection."""
+    weight, bias = module.qkv_proj.weight, module.qkv_proj.bias
+    d = module.d_model
+    return [(weight[n * d:(n + 1) * d], bias[n * d:(n + 1) * d]) for n in range(3)]
 
 
 def _scratch_layer(weights, ids, req, device, dtype, mask):
@@ -177,7 +206,7 @@ def _scratch_layer(weights, ids, req, device, dtype, mask):
         return bert.LayerCapture(x, d["q"], d["k"], d["v"], d["scores"], blocked,
                                  d["weights"], d["context"], out)
 
-    return [run(no_mask)], run
+    return [run(no_mask)], run, module
 
 
 def _meta(req, files, tokens, mask_spec, layer, heads, primary, focus, device, dtype,

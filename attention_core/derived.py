@@ -57,6 +57,41 @@ def value_view_percent(trace, h) -> float:
     return 100.0 * float(sum(fit_pca(trace.v[h]).explained))
 
 
+def projection(trace, p: int, r: int, c: int) -> float:
+    """Entry (r, c) of the primary head's W_Q (p = 0), W_K (1) or W_V (2): row r of the
+    map (a component of the query, key or value), column c (a component of the input)."""
+    return float(trace.projection_rows[p, trace.meta["projection_rows"].index(r), c])
+
+
+def projection_bias(trace, p: int, r: int) -> float:
+    return float(trace.projection_bias[p, trace.meta["projection_rows"].index(r)])
+
+
+def temperature_weights(trace, h: int, i: int, temperature: float) -> np.ndarray:
+    """Row i of head h's weights at a softmax temperature: softmax(scores / T) under the
+    trace's mask; T = 1 gives the model's weights, a large T the plain average."""
+    return masked_softmax(trace.scores[h, i] / temperature, trace.mask[i])
+
+
+def hot_temperature(trace, h: int, i: int, spread: float = 1.05) -> float:
+    """The smallest round temperature (1, 2 or 5 times a power of ten) at which row i of
+    head h's unmasked weights are all within a factor ``spread`` of each other: the
+    "nearly equal" weights of a hot softmax, stated, not assumed."""
+    scores = trace.scores[h, i][~trace.mask[i]].astype(np.float64)
+    needed = float(scores.max() - scores.min()) / math.log(spread) if scores.size else 1.0
+    exponent = math.floor(math.log10(max(needed, 1.0)))
+    for base in (10 ** exponent, 2 * 10 ** exponent, 5 * 10 ** exponent, 10 ** (exponent + 1)):
+        if base >= needed:
+            return float(base)
+    return float(10 ** (exponent + 1))
+
+
+def weight_rest(trace, h: int, i: int, *listed: int) -> float:
+    """Row i of head h's weights summed over the keys not in ``listed``."""
+    row = trace.weights[h, i].astype(np.float64)
+    return float(row.sum() - row[list(listed)].sum()) if listed else float(row.sum())
+
+
 DERIVED = {
     "qk_dot": qk_dot,
     "weight_sum": lambda trace, h, i: float(trace.weights[h, i].astype(np.float64).sum()),
@@ -75,7 +110,12 @@ DERIVED = {
     "unmasked_weight": lambda trace, h, i, j: float(unmasked_weights(trace, h, i)[j]),
     "value_view_percent": value_view_percent,
     "num_heads_total": num_heads_total,
+    "projection": projection,
+    "projection_bias": projection_bias,
+    "temperature_weight": lambda trace, h, i, j, t: float(temperature_weights(trace, h, i, t)[j]),
     "heads_not_drawn": lambda trace: num_heads_total(trace) - len(trace.heads),
+    "hot_temperature": hot_temperature,
+    "weight_rest": weight_rest,
 }
 
 

@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError
-from .trace_file import HINT, SHAPES, describe_shape, read_trace_arrays
+from .trace_file import HINT, OPTIONAL_SHAPES, SHAPES, describe_shape, read_trace_arrays
 
 NPZ_KEYS = tuple(SHAPES)     # tokens, the arrays below, meta: one source with the file checks
 ARRAY_FIELDS = NPZ_KEYS[1:-1]   # embeddings, q, k, v, scores, mask, weights, context, output
+OPTIONAL_FIELDS = tuple(OPTIONAL_SHAPES)    # projection_rows, projection_bias
 REQUIRED_META = ("model", "weights_sha256", "layer", "heads", "focus", "focus_index",
                  "device", "dtype", "sentence")
 # How far a row of weights may sum from 1: half-precision models round each weight.
@@ -44,6 +45,10 @@ class AttentionTrace:
     context: np.ndarray          # H x T x d_k weights @ v
     output: np.ndarray           # T x D   concat(all heads) @ W_O + b
     meta: dict = field(default_factory=dict)
+    # optional: rows of the primary head's W_Q, W_K, W_V (3 x R x D) and their biases
+    # (3 x R), the rows ``meta["projection_rows"]`` of each; the project beat writes them out
+    projection_rows: np.ndarray | None = None
+    projection_bias: np.ndarray | None = None
 
     # ---- convenient views used by the scenes and the CLI -------------------------
     @property
@@ -132,8 +137,9 @@ class AttentionTrace:
     # ---- saving and loading ------------------------------------------------------
     def to_arrays(self) -> dict[str, np.ndarray]:
         arrays = {"tokens": np.array(self.tokens, dtype=np.str_)}
-        for name in ARRAY_FIELDS:
-            arrays[name] = np.ascontiguousarray(getattr(self, name))
+        for name in ARRAY_FIELDS + OPTIONAL_FIELDS:
+            if getattr(self, name) is not None:
+                arrays[name] = np.ascontiguousarray(getattr(self, name))
         arrays["meta"] = np.array(json.dumps(self.meta, sort_keys=True, ensure_ascii=False))
         return arrays
 
@@ -169,7 +175,7 @@ class AttentionTrace:
         if not isinstance(meta, dict):
             raise InputError(f"{path}: its meta is not a JSON object; {HINT}")
         trace = cls(tokens=tuple(str(t) for t in arrays["tokens"].tolist()), meta=meta,
-                    **{k: arrays[k] for k in ARRAY_FIELDS})
+                    **{k: arrays[k] for k in ARRAY_FIELDS + OPTIONAL_FIELDS if k in arrays})
         try:
             trace.validate()
         except InputError as exc:
@@ -191,6 +197,23 @@ class AttentionTrace:
         _check_meta(self.meta, T)
         self._check_arrays(T, len(self.meta["heads"]))
         self._check_weights()
+        self._check_projection()
+
+    def _check_projection(self) -> None:
+        """The optional W rows: both or neither, 3 x R x D and 3 x R, rows named in meta."""
+        rows, bias = self.projection_rows, self.projection_bias
+        if rows is None and bias is None:
+            return
+        R = len(self.meta.get("projection_rows", []))
+        if rows is None or bias is None or rows.shape != (3, R, self.embeddings.shape[-1]) \
+                or bias.shape != (3, R) or rows.dtype != np.float32 or bias.dtype != np.float32:
+            raise InputError("trace projection_rows and projection_bias must be float32 arrays "
+                             f"of 3 x R x d_model and 3 x R for the {R} rows its meta names")
+        if not all(_is_int(r) and 0 <= r < self.d_k for r in self.meta["projection_rows"]):
+            raise InputError("trace meta projection_rows must be components of a query (0 to "
+                             f"{self.d_k - 1})")
+        if not np.isfinite(rows).all() or not np.isfinite(bias).all():
+            raise InputError("trace projection rows hold non-finite numbers")
 
     def _check_arrays(self, T: int, H: int) -> None:
         d_k = self.q.shape[-1] if self.q.ndim == 3 else -1

@@ -29,7 +29,11 @@ SHAPES = {
     "v": ("H", "T", "d_k"), "scores": ("H", "T", "T"), "mask": ("T", "T"),
     "weights": ("H", "T", "T"), "context": ("H", "T", "d_k"), "output": ("T", "D"), "meta": (),
 }
-LIMITS = {"T": 512, "H": 64, "d_k": 1024, "D": 8192}
+# Optional fields (older traces lack them): the rows of the primary head's W_Q, W_K and
+# W_V (and biases) that the project beat writes out, for the components it shows.
+OPTIONAL_SHAPES = {"projection_rows": ("P", "R", "D"), "projection_bias": ("P", "R")}
+ALL_SHAPES = {**SHAPES, **OPTIONAL_SHAPES}
+LIMITS = {"T": 512, "H": 64, "d_k": 1024, "D": 8192, "P": 3, "R": 64}
 LIMITS_TEXT = "at most 512 tokens, 64 heads, d_k 1024 and d_model 8192"
 MAX_TOKEN_CHARS = 1000               # one model token; real ones are a few characters
 MAX_META_CHARS = 1_000_000           # the JSON metadata; a real one is a few thousand
@@ -132,7 +136,7 @@ def _entries(zf: zipfile.ZipFile, path: Path) -> dict[str, zipfile.ZipInfo]:
     found: dict[str, zipfile.ZipInfo] = {}
     for info in zf.infolist():
         key = info.filename[:-len(".npy")] if info.filename.endswith(".npy") else None
-        if key not in SHAPES:
+        if key not in ALL_SHAPES:
             raise InputError(f"{path} is not an attention trace (it holds {info.filename!r}, "
                              f"which is not a trace field); {HINT}")
         if key in found:
@@ -146,7 +150,10 @@ def _entries(zf: zipfile.ZipFile, path: Path) -> dict[str, zipfile.ZipInfo]:
     if missing:
         raise InputError(f"{path} is not an attention trace (missing {', '.join(missing)}); "
                          f"{HINT}")
-    return {k: found[k] for k in SHAPES}
+    optional = [k for k in OPTIONAL_SHAPES if k in found]
+    if len(optional) == 1:
+        raise InputError(f"{path} holds {optional[0]} without its companion; {HINT}")
+    return {k: found[k] for k in ALL_SHAPES if k in found}
 
 
 def _header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> Member:
@@ -197,14 +204,14 @@ def _check_members(members: dict[str, Member], path: Path) -> None:
 
 def describe_shape(key: str, dims: dict[str, int]) -> str:
     """The shape field ``key`` must have, in words: "(H=4, T=7, d_k)" while d_k is unknown."""
-    parts = [f"{s}={dims[s]}" if s in dims else s for s in SHAPES[key]]
+    parts = [f"{s}={dims[s]}" if s in dims else s for s in ALL_SHAPES[key]]
     return "(" + ", ".join(parts) + ")"
 
 
 def _check_shape(key: str, m: Member, dims: dict[str, int], path: Path) -> None:
     """Within LIMITS first (so a huge declared array is called that), then consistent with
     the sizes fixed by the fields before it; records the sizes it fixes."""
-    pattern = SHAPES[key]
+    pattern = ALL_SHAPES[key]
     if len(m.shape) == len(pattern):
         if any(n > LIMITS[s] for s, n in zip(pattern, m.shape)):
             raise InputError(f"{path}: {m.info.filename} declares shape {m.shape}, too large "

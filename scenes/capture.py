@@ -160,15 +160,15 @@ class CapturingFilm(FilmScene):
             self.renderer.update_frame(self)
             writer.captured[label] = self.renderer.get_frame()
 
-    def clear_stage(self, beat: str) -> None:
+    def hand_off(self, beat) -> None:
         if not self.want_ends:
-            self.renderer.file_writer.keep_last(f"end:{beat}")
-        super().clear_stage(beat)
+            self.renderer.file_writer.keep_last(f"end:{beat.name}")
+        super().hand_off(beat)
 
-    def run_beat(self, beat_cls) -> None:
+    def run_beat(self, beat_cls, last: bool = False) -> None:
         if self.on_beat:
             self.on_beat("start", beat_cls.name)
-        super().run_beat(beat_cls)
+        super().run_beat(beat_cls, last=last)
         if self.on_beat:
             self.on_beat("end", beat_cls.name)
 

@@ -1,45 +1,98 @@
-"""The beat protocol: a :class:`Beat` is a short script over the vocabulary; the
-:class:`FilmScene` runs beats one after another and does their bookkeeping once.
+"""The beat protocol: the explainer is one continuous film of beats, each a short script
+over the vocabulary; the :class:`FilmScene` runs them and does their bookkeeping once.
 
-A beat writes only its ``script()``: sections of plays with ``# ----`` headers, ending at
-the moment that best shows it. The film then marks that key frame, holds it for
-``Beat.hold`` seconds, stretches the beat's captions over the steps they explain and
-clears the stage for the next beat. The numbers a beat draws come from its ``book``.
+A beat starts from the :class:`Stage` the previous beat left (the formula map, its line,
+the token strip, a grid...), plays its :meth:`Beat.script` (sections of plays with
+``# ----`` headers, each step introduced by :meth:`Beat.say`, ending on the moment that
+best shows it), and then hands the stage on: :meth:`Beat.hand_off` moves what lives on
+into the places the next beat expects (:meth:`Beat.leaves`) and lets the rest go, so
+nothing fades to black. Rendered alone (or in parallel, or by plain ``manim``), a beat
+first builds what its predecessor leaves, instantly, without drawing a frame: a beat looks
+the same whichever way it is rendered.
 
     class SummaryBeat(Beat):
         name = "summary"
 
         def script(self):
-            grid = make_grid(...)
-            self.play(FadeIn(grid), subcaption="All of head 11's weights at once")
+            self.say("All of head 11's weights at once")
+            self.play(FadeIn(make_grid(...)))
 """
 from __future__ import annotations
 
-from manim import ORIGIN, FadeOut, MovingCameraScene, config
+import numpy as np
+from manim import ORIGIN, FadeIn, FadeOut, FadeTransform, MovingCameraScene, Transform, config
 
-from . import fastcopy, style
+from . import audits, fastcopy, style
 from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
-from .registry import load_beat, parse_beats
+from .registry import load_beat, parse_beats, previous_beat
+
+
+class Stage(dict):
+    """What is on screen between two beats, by role: "line" (the beat's line), "map" (the
+    formula map), and the subjects that live on ("row", "grid", ...)."""
 
 
 class Beat:
-    """One beat of the explainer. Subclasses set ``name`` (as in the registry) and
-    ``hold`` and write :meth:`script`; the verbs below read as a script's."""
+    """One beat of the explainer. Subclasses set ``name`` (as in the registry), write
+    :meth:`script` and say what they leave for the next beat in :meth:`leaves`."""
 
     name = ""
-    hold = style.T_HOLD       # stillness on the key frame before the stage clears
+    hold = style.T_HOLD       # stillness on the key frame (the viewer reads the picture)
 
-    def __init__(self, film: "FilmScene"):
+    def __init__(self, film: "FilmScene", stage: Stage):
         self.film = film
         self.trace = film.trace
         self.book = film.book
+        self.stage = stage            # what the previous beat left, by role
+        self.roles: dict = {}         # this beat's objects that live on, by role
 
     def script(self) -> None:
         raise NotImplementedError
 
+    @classmethod
+    def leaves(cls, film: "FilmScene") -> Stage:
+        """The stage this beat hands to the next, built from the trace alone (no frames):
+        the same objects, in the same places, that :meth:`hand_off` animates into."""
+        return Stage()
+
+    def hand_off(self) -> None:
+        """Move what lives on into the next beat's places and let the rest go, at once:
+        each role of :meth:`leaves` is morphed from this beat's object of that role (or
+        fades in), every other object fades out."""
+        target = type(self).leaves(self.film)
+        keep = {id(m) for m in target.values()}
+        moves, staying = [], set()
+        for role, mob in target.items():
+            current = self.roles.get(role)
+            if current is not None and current in self.film.mobjects:
+                moves.append(morph(current, mob))
+                staying.add(id(current))
+            else:
+                moves.append(FadeIn(mob))
+        leaving = [m for m in self.film.mobjects
+                   if id(m) not in staying | keep and m is not self.film.camera.frame]
+        self.film.play(*moves, *[FadeOut(m) for m in leaving], *self.film.camera_home(),
+                       run_time=style.T_HANDOFF, rate_func=style.EASE)
+
+    def open(self, line, lit: str | None, *also) -> None:
+        """The beat's first step: its line replaces the last one (or arrives), the formula
+        map lights the part this beat computes; the stage's other roles carry over."""
+        from .formula import FormulaMap
+
+        self.roles = {**self.stage, **self.roles}
+        old = self.stage.get("line")
+        new_map = FormulaMap(lit)
+        current = self.stage.get("map")
+        self.play(FadeTransform(old, line) if old is not None else FadeIn(line),
+                  Transform(current, new_map) if current is not None else FadeIn(new_map),
+                  *also, run_time=style.T_SHORT)
+        self.roles["line"] = line
+        self.roles["map"] = current if current is not None else new_map
+
     # ---- verbs ----------------------------------------------------------------------
     def play(self, *animations, **kwargs) -> None:
+        kwargs.setdefault("rate_func", style.EASE)
         self.film.play(*animations, **kwargs)
 
     def wait(self, duration: float = style.T_PAUSE) -> None:
@@ -51,9 +104,38 @@ class Beat:
     def remove(self, *mobjects) -> None:
         self.film.remove(*mobjects)
 
-    def caption(self, text: str, duration: float, offset: float = 0.0) -> None:
-        """A caption starting ``offset`` seconds from now (for steps played without one)."""
-        self.film.add_subcaption(text, duration=duration, offset=offset)
+    def camera_to(self, center, width: float, *also, run_time: float = style.T_CAMERA,
+                  overlay: bool = True) -> None:
+        """Move the camera (with ``also`` animations). The line and the map stay put on
+        screen (moved and scaled with the frame, in step with it); with ``overlay=False``
+        they fade while the camera is away from the whole stage (a close-up whose
+        subject would run under them) and come back with it."""
+        frame = self.film.camera.frame
+        c0, c1 = frame.get_center(), np.asarray(center, dtype=float)
+        k = width / frame.width
+        home = abs(width - config.frame_width) < 1e-6 and np.allclose(c1, 0.0)
+        overlay_mobs = [m for m in (self.roles.get("line"), self.roles.get("map")) if m is not None]
+        on_stage = [m for m in overlay_mobs if m in self.film.mobjects]
+        fades = []
+        if not overlay and not home:
+            fades, on_stage = [FadeOut(m) for m in on_stage], []
+        elif home:          # back to the whole stage: what faded comes back, where it was
+            fades = [FadeIn(m) for m in overlay_mobs if m not in self.film.mobjects]
+        self.play(frame.animate.move_to(c1).set(width=width),
+                  *[m.animate.scale(k, about_point=c0).shift(c1 - c0) for m in on_stage],
+                  *fades, *also, run_time=run_time)
+
+    def say(self, text: str) -> None:
+        """A caption for the steps that follow, up long enough to be read
+        (``style.READING_CPS``): if the last one is still being read, wait for it first."""
+        film = self.film
+        now = film.renderer.time
+        if now < film.caption_free_at - 1e-6:
+            self.wait(film.caption_free_at - now)
+            now = film.renderer.time
+        duration = max(len(text) / style.READING_CPS, style.MIN_CAPTION)
+        film.add_subcaption(text, duration=duration)
+        film.caption_free_at = now + duration
 
     def number(self, kind: str, index: tuple = (), **kwargs):
         """A Text of a number from the trace, recorded (see ``NumberBook.text_mobject``)."""
@@ -65,6 +147,15 @@ class Beat:
         return self.book.text(kind, index, decimals, signed)
 
 
+def morph(source, target):
+    """Transform ``source`` into ``target``, or cross-fade them when they write different
+    words (a glyph morph between different texts is an unreadable tangle)."""
+    if audits.glyph_morphs([Transform(source, target)]) \
+            or len(source.get_family()) != len(target.get_family()):
+        return FadeTransform(source, target)
+    return Transform(source, target)
+
+
 class FilmScene(MovingCameraScene):
     """The beats of ``beats`` (default: all) played in storyboard order on one scene.
 
@@ -74,6 +165,7 @@ class FilmScene(MovingCameraScene):
     """
 
     default_beats: tuple[str, ...] | None = None     # plain-manim scenes set one beat
+    audit = False          # tests: check every play for glyph morphs and small texts
 
     def __init__(self, trace=None, beats=None, **kwargs):
         if trace is None:
@@ -86,6 +178,10 @@ class FilmScene(MovingCameraScene):
         self.beat_classes = [load_beat(name) for name in self.beat_names]
         self.key_times: dict[str, float] = {}                  # beat -> key frame time
         self.beat_times: dict[str, tuple[float, float]] = {}   # beat -> (start, end)
+        self.stage: Stage | None = None
+        self.caption_free_at = 0.0
+        self.audit_log: list[tuple] = []    # (beat, problem, detail) when auditing
+        self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
         style.register_fonts()
         fastcopy.install()
         super().__init__(**kwargs)
@@ -94,21 +190,41 @@ class FilmScene(MovingCameraScene):
     def shown_numbers(self):
         return self.book.shown
 
-    def construct(self) -> None:
-        for beat_cls in self.beat_classes:
-            self.run_beat(beat_cls)
+    def play(self, *animations, **kwargs) -> None:
+        if self.audit:
+            for pair in audits.glyph_morphs([a for a in animations if hasattr(a, "mobject")]):
+                self.audit_log.append((self.book.beat, "glyph morph", pair))
+        super().play(*animations, **kwargs)
+        # a FadeTransform's source may still stand on stage, restored to how it started
+        # (manim restores it when it was also on stage on its own): it is replaced, so go
+        self.remove(*audits.fade_transform_sources(animations))
+        if self.audit:
+            for text, size in audits.small_texts(self):
+                self.audit_log.append((self.book.beat, "small text", (text, size)))
+            self.screen_texts.setdefault(self.book.beat, set()).update(
+                audits.visible_texts(self))
 
-    def run_beat(self, beat_cls) -> None:
-        """Play one beat and do its bookkeeping: key frame, hold, captions, clear stage."""
+    def construct(self) -> None:
+        for n, beat_cls in enumerate(self.beat_classes):
+            self.run_beat(beat_cls, last=n == len(self.beat_classes) - 1)
+
+    def run_beat(self, beat_cls, last: bool = False) -> None:
+        """Play one beat and do its bookkeeping: start from the stage its predecessor
+        leaves, key frame, hold, captions, hand the stage on."""
         self.book.beat = beat_cls.name
         start = self.renderer.time
         first_caption = caption_count(self)
-        beat = beat_cls(self)
+        if self.stage is None:        # the first beat drawn starts where its predecessor ends
+            before = previous_beat(beat_cls.name)
+            self.stage = load_beat(before).leaves(self) if before else Stage()
+            self.add(*self.stage.values())
+        beat = beat_cls(self, self.stage)
         beat.script()
         self.mark_key_frame(beat_cls.name)
-        self.wait(beat.hold)
+        self.wait(max(beat.hold, self.caption_free_at - self.renderer.time))
         hold_captions(self, first_caption)
-        self.clear_stage(beat_cls.name)
+        if not last:
+            self.hand_off(beat)
         separate_captions(self, first_caption)
         self.beat_times[beat_cls.name] = (start, self.renderer.time)
 
@@ -116,10 +232,19 @@ class FilmScene(MovingCameraScene):
         """Now is the moment that best shows ``beat`` (poster, contact sheet, goldens)."""
         self.key_times[beat] = self.renderer.time
 
-    def clear_stage(self, beat: str) -> None:
-        """Fade everything out and put the camera back, ready for the next beat."""
-        if self.mobjects:
-            self.play(*[FadeOut(m) for m in self.mobjects if m is not self.camera.frame],
-                      run_time=style.T_CLEAR, rate_func=style.EASE)
+    def hand_off(self, beat: Beat) -> None:
+        """The beat hands its stage on; then the scene holds exactly what the next beat
+        starts from (the same objects a beat rendered alone builds)."""
+        beat.hand_off()
+        self.stage = type(beat).leaves(self)
         self.clear()
         self.camera.frame.set(width=config.frame_width).move_to(ORIGIN)
+        self.add(*self.stage.values())
+
+    def camera_home(self) -> list:
+        """The animations that bring the camera back to the whole stage (none if it is)."""
+        frame = self.camera.frame
+        if abs(frame.width - config.frame_width) < 1e-6 and abs(frame.get_x()) < 1e-6 \
+                and abs(frame.get_y()) < 1e-6:
+            return []
+        return [frame.animate.set(width=config.frame_width).move_to(ORIGIN)]

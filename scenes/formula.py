@@ -1,9 +1,9 @@
 """The attention formula, typeset by Typst from our own fixed source (never user text)."""
 from __future__ import annotations
 
-from manim import MathTypst
+from manim import UR, MathTypst, SurroundingRectangle, VGroup
 
-from . import style
+from . import stage, style
 
 # Q, K, V labelled so they take their role colours
 _FULL = ('op("Attention")({{ Q : q1 }}, {{ K : k1 }}, {{ V : v1 }}) = '
@@ -31,3 +31,52 @@ def role_colored(formula: MathTypst) -> MathTypst:
     formula.select("q").set_color(style.PALETTE.query)
     formula.select("k").set_color(style.PALETTE.key)
     return formula
+
+
+# the formula as a map of the film: each beat lights the part it computes
+_MAP = ('{{ op("softmax") : sm }}(frac({{ Q : q }} {{ K^T : k }}, {{ sqrt(d_k) : s }})) '
+        '{{ V : v }}')
+PARTS = {
+    "qkv": (),                       # project: each word's query, key and value (the letters)
+    "scores": ("q", "k"),            # sparks: QKᵀ
+    "softmax": ("sm", "q", "k", "s"),  # softmax: ÷√d_k, then softmax
+    "mask": ("sm",),                 # mask: inside the softmax
+    "values": None,                  # pull: the weighted sum of the values (all of it)
+    "all": None,                     # heads, summary
+}
+DIM = 0.4                            # the unlit parts
+
+
+class FormulaMap(VGroup):
+    """softmax(QKᵀ/√d_k)V, small, in the top-right corner: the map of the film. The part
+    being computed is lit (full colour, a highlight box around it), the rest dimmed;
+    ``lit=None`` shows it all plainly. Maps with different lit parts transform into each
+    other: the glyphs brighten or dim and the box moves (3b1b's moving highlight box).
+
+    >>> len(FormulaMap("scores").box.get_stroke_opacities()) > 0
+    True
+    """
+
+    def __init__(self, lit: str | None = None, font_size: float = 30):
+        super().__init__()
+        pal = style.PALETTE
+        self.lit = lit
+        self.formula = MathTypst(_MAP, font_size=font_size, color=pal.text)
+        for label, color in (("q", pal.query), ("k", pal.key), ("v", pal.value)):
+            self.formula.select(label).set_color(color)
+        labels = PARTS.get(lit, None)
+        target = self.formula
+        if lit is not None and labels is not None:
+            self.formula.set_opacity(DIM)
+            lit_parts = labels or ("q", "k", "v")
+            for label in lit_parts:
+                self.formula.select(label).set_opacity(1.0)
+            if labels:
+                target = VGroup(*[self.formula.select(label) for label in labels])
+        self.box = SurroundingRectangle(target, color=pal.highlight, buff=0.06,
+                                        stroke_width=2.5)
+        if lit is None or labels == ():    # all plain, or letters lit without a box
+            self.box.set_stroke(opacity=0.0)
+        self.add(self.formula, self.box)
+        # placed by the formula itself, so lighting another part never moves it
+        self.shift(stage.MAP_CORNER - self.formula.get_corner(UR))

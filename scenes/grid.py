@@ -19,6 +19,9 @@ from .text import glyphs_of, label_text, line_box_height, user_text
 
 LABEL_BUFF = 0.12      # between a grid and its labels
 TITLE_BUFF = 0.12      # between the labels and "keys" / "queries"
+# a row label's (or a turned column label's) line box may take this share of a cell: the
+# line box is taller than the ink, so neighbouring words still do not touch
+LINE_SHARE = 0.95
 
 
 def dot_radius(weight: float, max_radius: float) -> float:
@@ -169,7 +172,7 @@ def label_plan(col_texts: Sequence[str], col_special: Sequence[bool], cell: floa
     upright = min(1.0, 0.82 * cell / widest) if widest > 0 else 1.0     # a gap between words
     if upright >= style.MIN_LABEL_SCALE:
         return upright, False
-    return min(1.0, 0.8 * cell / line_box_height(font_size)), True
+    return min(1.0, LINE_SHARE * cell / line_box_height(font_size)), True
 
 
 def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: float,
@@ -186,7 +189,11 @@ def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
     for _ in range(8):       # the label plan depends on the cell: settle it
         scale, turned = label_plan(tokens, special, cell, font_size)
         col_h = (longest if turned else line_box_height(font_size)) * scale if col_labels else 0.0
-        row_scale = min(1.0, 0.8 * cell / line_box_height(font_size))
+        if col_labels and not turned:       # a long special token turns on its own
+            alone = [glyphs_of(t, font_size, sp).width * scale for t, sp in zip(tokens, special)]
+            col_h = max([col_h] + [w for w in alone
+                                   if w > 0.86 * cell and 0.86 * cell / w < style.MIN_LABEL_SCALE])
+        row_scale = min(1.0, LINE_SHARE * cell / line_box_height(font_size))
         w_used = (row_w * row_scale + LABEL_BUFF + title) if row_labels else 0.0
         h_used = (col_h + LABEL_BUFF + title) if col_labels else 0.0
         new = min((max_width - w_used) / n, (max_height - h_used) / n, limit)
@@ -216,7 +223,8 @@ def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence
         turn = turned or g.width > 0.86 * cell       # ... turns only when far too long
         if turn:
             if not turned:
-                g.scale(min(1.0, 0.9 * cell / (line_box_height(font_size) * scale)), about_point=ORIGIN)
+                g.scale(min(1.0, LINE_SHARE * cell / (line_box_height(font_size) * scale)),
+                        about_point=ORIGIN)
             g.rotate(math.pi / 2, about_point=ORIGIN)
             g.shift([x, top + LABEL_BUFF - g.get_bottom()[1], 0])
             turned_cols.append(c)
@@ -226,7 +234,7 @@ def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence
     grid.col_labels.submobjects = new_cols
     grid.rotated_cols = turned_cols
     # rows: one size, line boxes centred on the rows, right-aligned against the grid
-    row_scale = min(1.0, 0.8 * cell / line_box_height(font_size))
+    row_scale = min(1.0, LINE_SHARE * cell / line_box_height(font_size))
     new_rows = []
     for r, (t, sp) in enumerate(zip(row_texts, row_special)):
         g = glyphs_of(t, font_size, sp).scale(row_scale, about_point=ORIGIN)

@@ -1,16 +1,24 @@
-"""What sits at the top of a beat: its heading (top left) and the tag naming the head and
-layer it shows (top right), in the head's colour."""
+"""What sits at the top of a beat: its line (top left: what it does, in plain words, so the
+film works with the sound off); and the names of heads and layers, recorded."""
 from __future__ import annotations
 
-from manim import LEFT, RIGHT, UP, Text
+from manim import VGroup
 
 from . import stage, style
-from .text import label_text
+from .text import line_of
 
 
-def heading(text: str) -> Text:
-    """A beat's heading, top left (our own wording)."""
-    return label_text(text, style.FONT_BODY).to_corner(UP + LEFT, buff=stage.CORNER_BUFF)
+def beat_line(*parts) -> VGroup:
+    """A beat's opening line, top left: ``parts`` are text (ours) or ("user", text) for
+    the user's words, which take the query colour (the word being explained)."""
+    pal = style.PALETTE
+    pieces = [(p[1], ("user", pal.query)) if isinstance(p, tuple) else (p, pal.text)
+              for p in parts]
+    line = line_of(pieces, style.FONT_BODY)
+    if line.width > stage.LINE_WIDTH:      # never below the smallest legible size
+        line.scale(max(stage.LINE_WIDTH / line.width, style.MIN_FONT / style.FONT_BODY))
+    # the line box (not the ink) is centred at y = 0: every beat's line sits on one baseline
+    return line.shift([stage.LINE_LEFT[0] - line.get_left()[0], stage.LINE_LEFT[1], 0])
 
 
 def head_name(book, slot: int) -> str:
@@ -21,17 +29,3 @@ def head_name(book, slot: int) -> str:
 def layer_name(book) -> str:
     """'layer 5', recorded."""
     return "layer " + book.text("layer", (), 0)
-
-
-def head_layer_tag(book, slot: int) -> Text:
-    """'head 11 · layer 5' in the head's colour, top right."""
-    color = style.PALETTE.head(book.trace.heads[slot])
-    tag = label_text(f"{head_name(book, slot)}  \u00b7  {layer_name(book)}", style.FONT_LABEL,
-                     color)
-    return tag.to_corner(UP + RIGHT, buff=stage.TAG_BUFF)
-
-
-def layer_tag(book) -> Text:
-    """'layer 5', top right (the heads beat shows several heads)."""
-    return label_text(layer_name(book), style.FONT_LABEL,
-                      style.PALETTE.soft).to_corner(UP + RIGHT, buff=stage.TAG_BUFF)

@@ -1,104 +1,140 @@
-"""Matrix times vector in 3b1b's picture: a box sweeps the matrix's rows while each entry
-of the result appears."""
+"""Matrices in 3b1b's picture: a weight matrix's real entries (blue +, red -, brighter
+when larger), and matrix times vector, a box sweeping each row while the result's entry
+appears."""
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Create, FadeIn, Mobject, Square,
-                   SurroundingRectangle, VGroup)
+from collections.abc import Callable, Sequence
 
-from . import style
+from manim import (LEFT, RIGHT, UP, Brace, Create, FadeIn, Mobject, SurroundingRectangle,
+                   VGroup)
+
+from . import colors, style
 from .text import label_text
 from .vectors import VectorColumn, bracket
 
 
-class MatrixVectorSweep(VGroup):
-    """A matrix block times a VectorColumn, equal to an output VectorColumn, with a
-    yellow box sweeping the matrix's rows (and the vector) while each output entry
-    appears (3b1b's matrix-vector picture).
+class WeightMatrix(VGroup):
+    """A few rows and columns of a weight matrix, written out: ``make(r, c)`` gives the
+    Text of entry (r, c) for the shown ``rows`` and ``cols``; a ⋮ row and a ⋯ column
+    stand where they skip. Each entry is coloured by its sign and size (``values(r, c)``).
+    ``self.row(n)`` is the n-th shown row (for a sweep); entries are ``self.cells``.
 
-    The matrix is drawn as a block of blank cells, a few rows shown with ⋮ / ⋯ where
-    rows and columns are skipped: the weights themselves are not in the trace, so none
-    is written. Its rows line up with the output's shown entries. ``matrix_label`` names
-    it (e.g. MathTypst "W_Q"); ``size_note`` states its real size.
-    Add ``self.static`` first, then call :meth:`play_sweep`.
+    >>> from .text import label_text
+    >>> m = WeightMatrix(lambda r, c: label_text("0.1"), lambda r, c: 0.1, [0, 1, 9], [0, 5])
+    >>> len(m.cells)
+    6
     """
 
-    def __init__(self, matrix_label: Mobject, vector: VectorColumn, output: VectorColumn, *,
-                 n_cols_shown: int = 6, color: str | None = None,
-                 size_note: Mobject | None = None, buff: float = 0.25):
+    def __init__(self, make: Callable[[int, int], Mobject], values: Callable[[int, int], float],
+                 rows: Sequence[int], cols: Sequence[int], *, pitch: tuple[float, float] = (0.72, 0.36),
+                 font_size: float = style.FONT_SMALL):
         super().__init__()
         pal = style.PALETTE
-        color = color or pal.highlight
-        self.vector, self.output = vector, output
-        # rows: one per output row (entries and the ⋮ row)
-        out_rows = list(output.rows)
-        pitch = (out_rows[0].get_y() - out_rows[1].get_y()) if len(out_rows) > 1 else 0.34
-        cell = min(pitch * 0.86, 0.3)
-        cols = n_cols_shown
-        gap_col = cols - 2           # a ⋯ column before the last one
-        self.matrix_rows = VGroup()
-        blocks = VGroup()
-        for r, row_mob in enumerate(out_rows):
-            row = VGroup()
-            is_gap_row = row_mob is output.dots
-            for c in range(cols):
-                x = c * cell * 1.12
-                if is_gap_row or c == gap_col:
-                    if is_gap_row and c == gap_col:
-                        continue
-                    mark = label_text("\u22ee" if is_gap_row else "\u22ef", style.FONT_SMALL, pal.dim)
-                    mark.move_to([x, -r * pitch, 0])
-                    row.add(mark)
-                    continue
-                sq = Square(cell).set_stroke(pal.dim, width=1).set_fill(pal.faint, 0.8)
-                row.add(sq.move_to([x, -r * pitch, 0]))
-            if not is_gap_row:
-                self.matrix_rows.add(row)
-            blocks.add(row)
-        height = len(out_rows) * pitch + 0.1
-        blocks.move_to(ORIGIN)
-        self.matrix = VGroup(bracket(height, "left").next_to(blocks, LEFT, buff=0.1), blocks,
-                             bracket(height, "right").next_to(blocks, RIGHT, buff=0.1))
-        self.matrix_label = matrix_label.next_to(self.matrix, UP, buff=0.2)
-        times = label_text("\u00d7", style.FONT_BODY, pal.soft)
-        equals = label_text("=", style.FONT_BODY, pal.soft)
-        vector.next_to(self.matrix, RIGHT, buff=buff + 0.5)
-        times.move_to((self.matrix.get_right() + vector.get_left()) / 2)
-        equals.next_to(vector, RIGHT, buff=buff)
-        output.next_to(equals, RIGHT, buff=buff)
-        # align the output's rows with the matrix's rows
-        output.shift(UP * (blocks[0].get_y() - out_rows[0].get_y()))
-        self.signs = VGroup(times, equals)
-        self.size_note = size_note
-        if size_note is not None:
-            size_note.next_to(self.matrix, DOWN, buff=0.2)
-        self.row_box = SurroundingRectangle(self.matrix_rows[0], color=color, buff=0.05,
-                                            stroke_width=3)
-        self.vector_box = SurroundingRectangle(vector.rows, color=color, buff=0.06,
-                                               stroke_width=3)
-        self.static = VGroup(self.matrix, self.matrix_label, self.signs, vector,
-                             output.brackets)
-        if output.dots is not None:
-            self.static.add(output.dots)
-        if size_note is not None:
-            self.static.add(size_note)
-        self.add(self.static, output.entries)
+        self.rows_shown, self.cols_shown = list(rows), list(cols)
+        scale = max(abs(values(r, c)) for r in rows for c in cols) or 1.0
+        row_gap = _gap(rows)
+        col_gap = _gap(cols)
+        self.cells, self.marks = VGroup(), VGroup()
+        self.row_groups = []
+        y = 0.0
+        for n, r in enumerate(rows):
+            row, x = VGroup(), 0.0
+            for m, c in enumerate(cols):
+                entry = make(r, c).set_color(colors.signed(values(r, c), scale, pal.positive,
+                                                           pal.negative))
+                row.add(entry.move_to([x, y, 0]))
+                x += pitch[0]
+                if col_gap == m:
+                    self.marks.add(label_text("\u22ef", font_size, pal.dim).move_to([x, y, 0]))
+                    x += pitch[0]
+            self.cells.add(*row)
+            self.row_groups.append(row)
+            y -= pitch[1]
+            if row_gap == n:
+                self.marks.add(label_text("\u22ee", font_size, pal.dim).move_to(
+                    [(x - pitch[0]) / 2, y, 0]))
+                y -= pitch[1]
+        body = VGroup(self.cells, self.marks)
+        height = body.height + 0.2
+        self.brackets = VGroup(bracket(height, "left").next_to(body, LEFT, buff=0.12),
+                               bracket(height, "right").next_to(body, RIGHT, buff=0.12))
+        self.add(self.brackets, self.cells, self.marks)
 
-    def play_sweep(self, scene, *, time_per_row: float = 0.55) -> None:
-        """Sweep the box down the rows; each output entry appears as its row is done."""
-        # the boxes are fitted now: the group may have been moved or scaled since built
-        color, width = self.row_box.get_stroke_color(), self.row_box.get_stroke_width()
-        self.row_box = SurroundingRectangle(self.matrix_rows[0], color=color, buff=0.05,
-                                            stroke_width=width)
-        self.vector_box = SurroundingRectangle(self.vector.rows, color=color, buff=0.06,
-                                               stroke_width=width)
-        scene.play(Create(self.row_box), Create(self.vector_box), run_time=0.5,
-                   rate_func=style.EASE)
-        for n, (row, entry) in enumerate(zip(self.matrix_rows, self.output.entries)):
+    def row(self, n: int) -> VGroup:
+        return self.row_groups[n]
+
+
+def _gap(shown: Sequence[int]) -> int | None:
+    """After which shown position the indices skip (a ⋮ or ⋯ goes there), if they do."""
+    for n in range(len(shown) - 1):
+        if shown[n + 1] != shown[n] + 1:
+            return n
+    return None
+
+
+def counted_brace(mob: Mobject, direction, count: str, what: str = "") -> VGroup:
+    """A brace along a side of ``mob`` and its count ("384 columns", or just "32")."""
+    brace = Brace(mob, direction=direction, buff=0.08, color=style.PALETTE.dim)
+    label = label_text(f"{count} {what}".strip(), style.FONT_SMALL, style.PALETTE.soft)
+    brace.put_at_tip(label, buff=0.1)
+    return VGroup(brace, label)
+
+
+class MatrixVectorProduct(VGroup):
+    """``matrix × vector (+ bias) = output``, laid out on one line with the output's rows
+    level with the matrix's; :meth:`play_sweep` boxes each row of the matrix and the
+    vector while that entry of the output appears."""
+
+    def __init__(self, matrix: WeightMatrix, vector: VectorColumn, output: VectorColumn, *,
+                 plus_bias: bool = True, buff: float = 0.22):
+        super().__init__()
+        pal = style.PALETTE
+        self.matrix, self.vector, self.output = matrix, vector, output
+        times = label_text("\u00d7", style.FONT_LABEL, pal.soft)
+        vector.next_to(matrix, RIGHT, buff=buff + 0.45)
+        times.move_to((matrix.get_right() + vector.get_left()) / 2)
+        parts = [times]
+        if plus_bias:
+            bias = label_text("+ b", style.FONT_LABEL, pal.soft).next_to(vector, RIGHT, buff=buff)
+            parts.append(bias)
+        equals = label_text("=", style.FONT_LABEL, pal.soft).next_to(parts[-1] if plus_bias
+                                                                     else vector, RIGHT, buff=buff)
+        output.next_to(equals, RIGHT, buff=buff)
+        # the output's entries level with the matrix's rows
+        output.shift(UP * (matrix.row(0).get_y() - output.entries[0].get_y()))
+        self.signs = VGroup(*parts, equals)
+        self.add(matrix, self.signs, vector, output)
+
+    def play_sweep(self, beat, *, time_per_row: float = 0.45) -> None:
+        """Box each row and the vector, the output's entry appearing as its row is done."""
+        color = style.PALETTE.highlight
+        row_box = SurroundingRectangle(self.matrix.row(0), color=color, buff=0.05, stroke_width=3)
+        vec_box = SurroundingRectangle(self.vector.rows, color=color, buff=0.06, stroke_width=3)
+        beat.play(Create(row_box), Create(vec_box), FadeIn(self.output.brackets),
+                  *([FadeIn(self.output.dots)] if self.output.dots is not None else []),
+                  run_time=style.T_QUICK)
+        for n, entry in enumerate(self.output.entries):
             if n > 0:
-                scene.play(self.row_box.animate.move_to(row), run_time=time_per_row * 0.5,
-                           rate_func=style.EASE)
-            scene.play(FadeIn(entry, shift=LEFT * 0.3), run_time=time_per_row * 0.5,
-                       rate_func=style.EASE)
-        scene.play(*[m.animate.set_stroke(opacity=0) for m in (self.row_box, self.vector_box)],
-                   run_time=0.4)
-        scene.remove(self.row_box, self.vector_box)
+                beat.play(row_box.animate.move_to(self.matrix.row(n)),
+                          run_time=time_per_row * 0.5)
+            beat.play(FadeIn(entry, shift=LEFT * 0.3), run_time=time_per_row * 0.5)
+        beat.play(row_box.animate.set_stroke(opacity=0), vec_box.animate.set_stroke(opacity=0),
+                  run_time=style.T_FLICK)
+        beat.remove(row_box, vec_box)
+
+
+def shown_components(length: int) -> list[int]:
+    """The rows or columns a written-out matrix shows: the first three and the last."""
+    return sorted({0, 1, 2, length - 1} & set(range(length)))
+
+
+def entries_of(book, kind: str, prefix: tuple) -> tuple[Callable, Callable]:
+    """(make, values) for a WeightMatrix of the recorded numbers ``kind[prefix + (r, c)]``."""
+    def make(r, c):      # two decimals: a weight matrix's entries are small
+        return book.text_mobject(kind, (*prefix, r, c), decimals=2, signed=True,
+                                 font_size=style.FONT_SMALL)
+
+    def values(r, c):
+        return book.value(kind, (*prefix, r, c))
+    return make, values
+

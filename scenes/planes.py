@@ -10,10 +10,10 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from manim import DOWN, RIGHT, Animation, Arrow, Mobject, NumberPlane, VGroup, VMobject
+from manim import DOWN, RIGHT, UP, Animation, Arrow, Mobject, NumberPlane, VGroup, VMobject
 
 from . import style
-from .text import label_text, user_text
+from .text import label_text, user_text, wrapped
 
 
 def nice_step(extent: float, lines_per_side: float = 4) -> float:
@@ -82,6 +82,7 @@ class Plane2D(VGroup):
                                  x_length=width, y_length=height, **_plane_style(line_opacity))
         self.add(self.plane)
         self.note = None
+        self.note_font_size = note_font_size
         if note is not None:
             self.note = note if isinstance(note, Mobject) else label_text(
                 note, note_font_size, style.PALETTE.dim)
@@ -118,6 +119,25 @@ class Plane2D(VGroup):
     @property
     def origin(self) -> np.ndarray:
         return self.plane.c2p(0, 0)
+
+    def wrap_note(self, width: float) -> Mobject:
+        """Wrap the note to ``width`` (a new Text in its place, same size and colour):
+        a note keeps the legible size and takes more lines rather than shrink."""
+        if self.note is not None and self.note.width > width:
+            wrapped_note = label_text(wrapped(self.note.original_text, width),
+                                      self.note_font_size, style.PALETTE.dim)
+            wrapped_note.move_to(self.note, aligned_edge=UP)
+            self.remove(self.note)
+            self.note = wrapped_note
+            self.add(wrapped_note)
+        return self.note
+
+    @property
+    def axes(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The two axes as (start, end) scene points: labels keep clear of them as of
+        arrow shafts (a word struck through by an axis is hard to read)."""
+        (x0, x1), (y0, y1) = self.plane.x_range[:2], self.plane.y_range[:2]
+        return [(self.c2p(x0, 0), self.c2p(x1, 0)), (self.c2p(0, y0), self.c2p(0, y1))]
 
 
 def place_label_at_tip(label: Mobject, tail: np.ndarray, tip: np.ndarray,
@@ -188,8 +208,8 @@ class CarryPlane(Animation):
     """Carries a plane's grid and its arrows through a path of 2x2 linear maps about the
     plane's origin: ``path(t)`` (t from 0 to 1 after easing; the identity at 0) is applied
     to the grid's points as they were at the start, and each arrow is redrawn from the
-    origin to its mapped tip, so arrow heads keep their shape. Text is never mapped: fade
-    the words out first and lay them out afresh where the arrows end.
+    origin to its mapped tip, so arrow heads keep their shape. Text is never mapped: with
+    ``carry_words`` each word rides, unturned, at its tip; lay them out afresh at the end.
 
     ``grid`` is any VMobject (e.g. ``Plane2D.plane``); ``arrows`` are LabelledArrows.
     ``shift(t)``, when given, moves the origin along (a 3-vector, zero at 0): the plane is
@@ -198,7 +218,8 @@ class CarryPlane(Animation):
 
     def __init__(self, grid: VMobject, arrows: Sequence["LabelledArrow"], origin,
                  path: Callable[[float], np.ndarray],
-                 shift: Callable[[float], np.ndarray] | None = None, **kwargs):
+                 shift: Callable[[float], np.ndarray] | None = None,
+                 carry_words: bool = False, **kwargs):
         kwargs.setdefault("rate_func", style.EASE)
         self.grid, self.labelled = grid, list(arrows)
         self.origin = np.asarray(origin, dtype=float)
@@ -206,7 +227,13 @@ class CarryPlane(Animation):
         self.shift = shift
         self.grid_start = [m.points.copy() for m in grid.family_members_with_points()]
         self.tips_start = [a.tip_point - self.origin for a in self.labelled]
-        super().__init__(VGroup(grid, *[a.arrow for a in self.labelled]), **kwargs)
+        # words ride on their tips, unturned (text is never mapped)
+        self.words = [a.word for a in self.labelled
+                      if carry_words and (a.word.has_points() or len(a.word.submobjects))]
+        self.word_offsets = [a.word.get_center() - a.tip_point for a in self.labelled
+                             if a.word in self.words]
+        moving = VGroup(grid, *[a.arrow for a in self.labelled], *self.words)
+        super().__init__(moving, **kwargs)
 
     def _scene_matrix(self, t: float) -> np.ndarray:
         m = np.eye(3)
@@ -222,4 +249,7 @@ class CarryPlane(Animation):
             mob.points = here + (pts - self.origin) @ m.T
         for a, tip in zip(self.labelled, self.tips_start):
             a.arrow.become(a.arrow_between(here, here + m @ tip))
+        riding = [a for a in self.labelled if a.word in self.words]
+        for a, offset in zip(riding, self.word_offsets):
+            a.word.move_to(a.tip_point + offset)
 

@@ -31,26 +31,31 @@ class BeatEntry:
 
 BEATS: tuple[BeatEntry, ...] = (
     BeatEntry("title", "The sentence and the formula",
-              "the sentence as tokens; softmax(QKᵀ/√d_k)V"),
+              "the sentence as tokens; softmax(QKᵀ/√d_k)V; what a query, a key and a value "
+              "are for"),
     BeatEntry("embed", "Words become vectors",
               "each token's embedding: a column of its real numbers and an arrow in a "
               "stated 2-D view"),
     BeatEntry("project", "Queries, keys and values",
-              "W_Q, W_K, W_V take each embedding to its query, key and value"),
+              "W_Q's real entries times the focus word's embedding give its query; W_K and "
+              "W_V the same; the view turns into queries and keys"),
     BeatEntry("sparks", "Queries meet keys",
-              "the focus word's query meets every key; sparks follow the real q·k; the "
-              "QKᵀ grid fills"),
+              "the focus word's query arcs to every key at once, each as bold as its real "
+              "q·k; the arcs fall into its row of the QKᵀ grid, then every row fills"),
     BeatEntry("softmax", "Softmax: scores become weights",
-              "÷√d_k, then softmax: bars that sum to 1, the real weights written"),
-    BeatEntry("pull", "The pull: a weighted sum of values",
-              "the focus word's new vector is the weighted sum of values, pulled toward "
-              "its heavy words"),
+              "the row lifts out, ÷√d_k, then softmax: bars that stack to exactly 1"),
+    BeatEntry("pull", "The pull: a centre of mass",
+              "the values as masses on springs; cooling the softmax from the plain average "
+              "to the real weights pulls the output toward the heavy words"),
     BeatEntry("heads", "Many heads, mixed by W_O",
-              "several heads side by side, each its own colour and pattern; concat and W_O"),
-    BeatEntry("mask", "The causal mask",
-              "the causal mask in red: −∞ on future positions, weights renormalised"),
+              "the focus word's row in each head, the camera pulling out from the one we "
+              "followed; every head's output concatenated and mixed by W_O"),
+    BeatEntry("mask", "The mask",
+              "masked cells red with −∞ written in; up close, the focus row's weights "
+              "renormalise and sum to 1"),
     BeatEntry("summary", "Summary: the whole weight matrix",
-              "the whole weight matrix as a heat map, the formula again"),
+              "the whole weight matrix as a heat map with its scale, the weights written in, "
+              "the formula again"),
 )
 BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
 _BY_NAME = {b.name: b for b in BEATS}
@@ -58,6 +63,12 @@ _BY_NAME = {b.name: b for b in BEATS}
 
 def entry(name: str) -> BeatEntry:
     return _BY_NAME[name]
+
+
+def previous_beat(name: str) -> str | None:
+    """The beat before ``name`` in the storyboard (a beat starts where it ends), or None."""
+    at = BEAT_NAMES.index(name)
+    return BEAT_NAMES[at - 1] if at > 0 else None
 
 
 def parse_beats(spec: str | Iterable[str] | None) -> list[str]:

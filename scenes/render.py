@@ -38,6 +38,8 @@ class RenderResult:
     key_times: dict[str, float]                       # beat -> key frame time
     shown_numbers: list = field(default_factory=list)  # readouts.ShownNumber records
     render_seconds: float = 0.0                        # wall time of the render
+    audit_log: list = field(default_factory=list)      # with audit=True: (beat, problem, detail)
+    screen_texts: dict = field(default_factory=dict)   # with audit=True: beat -> texts seen
 
 
 def remux_faststart(source: Path, target: Path) -> None:
@@ -133,7 +135,8 @@ def _write_outputs(scene, names, trace, raw_video: Path, outputs: OutputSet) -> 
 
 def render_video(trace, *, beats, width: int, height: int, fps: int, output: Path | None = None,
                  force: bool = False, outputs: OutputSet | None = None, progress: bool = True,
-                 report=None, cache_dir: Path | None = None) -> RenderResult:
+                 report=None, cache_dir: Path | None = None, audit: bool = False
+                 ) -> RenderResult:
     """Render the explainer's ``beats`` for ``trace`` into ``output`` (an .mp4).
 
     Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
@@ -142,6 +145,8 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     all new or, after a failure or an interrupt (Ctrl-C, SIGTERM), all as before.
     ``report`` receives one-line notes (stale files removed). ``cache_dir`` keeps manim's
     per-animation segments between renders; without it every frame is drawn afresh.
+    ``audit`` (tests) checks every step for small texts and glyph morphs and keeps the
+    texts seen on screen.
     """
     from manim import tempconfig
 
@@ -160,7 +165,7 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
                              output_file=raw_video, caching=cache_dir is not None)
         with tempconfig(conf):
             scene = make_film(trace, names, on_beat=bar.on_beat,
-                                snapshot_key_frames=cache_dir is not None)
+                              snapshot_key_frames=cache_dir is not None, audit=audit)
             scene.renderer.file_writer.on_frames = bar.on_frames
             scene.render()
         bar.finishing()
@@ -175,7 +180,8 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
         width=width, height=height, fps=fps, duration=float(scene.renderer.time),
         beats=names, beat_times=dict(scene.beat_times), key_times=dict(scene.key_times),
         shown_numbers=list(scene.shown_numbers),
-        render_seconds=wallclock.perf_counter() - started)
+        render_seconds=wallclock.perf_counter() - started,
+        audit_log=list(scene.audit_log), screen_texts=dict(scene.screen_texts))
 
 
 # ---- stills ----------------------------------------------------------------------------

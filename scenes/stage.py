@@ -19,6 +19,16 @@ FORMULA_WIDTH = 12.5       # widest the title's formula may be
 CORNER_BUFF = 0.4          # a beat's heading from the top-left corner
 TAG_BUFF = 0.45            # the head/layer tag from the top-right corner
 
+# ---- the bands of the film ------------------------------------------------------------------
+# top band: the beat's line (left) and the formula map (right); the token strip below it;
+# the body below that
+LINE_LEFT = np.array([-6.75, 3.5, 0.0])      # the beat line's left end, at mid-height
+LINE_WIDTH = 9.2                             # widest the beat line may be (the map is right)
+MAP_CORNER = np.array([6.8, 3.88, 0.0])      # the formula map's top-right corner
+STRIP_Y = 2.5                                # the token strip's centre
+BODY_TOP = 1.95                              # the body of a beat: below the strip
+BODY_BOTTOM = -3.8
+
 
 def frame_size(width: int, height: int) -> dict:
     """Manim frame size (in units) for a pixel size: the 16:9 stage, widened or

@@ -38,11 +38,12 @@ class Palette:
     query_name: str = "yellow"
     key_name: str = "teal"
     value_name: str = "red"
-    # head colours avoid the query/key/value/output hues, so a head never reads as a role
-    # and differ from each other in hue or lightness (a 12-head layout shows them together)
+    # head colours: picked greedily in OKLab so that any two heads, and any head and a
+    # role colour or a dimming grey, are at least 0.12 apart (clearly different; 0.02 is
+    # just noticeable); never the "not drawn" grey (tests/test_film.py checks both)
     heads: tuple[str, ...] = (
-        "#58C4DD", "#FF8C00", "#83C167", "#B189F5", "#F7A1A3", "#3B6FE0",
-        "#A0522D", "#C0CA33", "#7E57C2", "#90A4AE", "#2E8B57", "#FFD180",
+        "#445DEF", "#309909", "#F3B01D", "#EB9AFD", "#02A9F7", "#74EF57",
+        "#BB4717", "#F8A4A3", "#8959AA", "#A29015", "#9E8AFA", "#CC086C",
     )
 
     def head(self, index: int) -> str:
@@ -56,14 +57,17 @@ THEMES = {
     # Jay Alammar's Illustrated Transformer (seed 001): query red, key blue, value green
     "illustrated": Palette(query="#F06060", key="#5B8FF9", value="#6DC56D", output="#D147BD",
                            updated="#5CD0B3", query_name="red", key_name="blue",
-                           value_name="green"),
+                           value_name="green",
+                           heads=("#FEA92F", "#EB9AFD", "#34871D", "#40D1F7", "#6CFEB9",
+                                  "#764BE5", "#AC4C6E", "#D69CA4", "#C17F21", "#D41101",
+                                  "#2A75BA", "#BFDF2D")),
     # Okabe-Ito colour-blind-safe roles
     "colorblind": Palette(query="#F0E442", key="#56B4E9", value="#D55E00", output="#CC79A7",
                           updated="#009E73", query_name="yellow", key_name="sky blue",
                           value_name="vermilion",
-                          heads=("#F0E442", "#56B4E9", "#D55E00", "#CC79A7", "#009E73",
-                                 "#E69F00", "#0072B2", "#FFFFFF", "#999999", "#B3DE69",
-                                 "#FB8072", "#80B1D3")),
+                          heads=("#445DEF", "#02E36A", "#A632BF", "#CEAA3E", "#CC086C",
+                                 "#D7A6FC", "#44E7EF", "#F8A4A3", "#907AE9", "#1A89C5",
+                                 "#72C298", "#D866F1")),
 }
 PALETTE = THEMES["3b1b"]
 
@@ -105,14 +109,18 @@ def register_fonts() -> list[str]:
 
 
 # ---- sizes (in manim units; the frame is 14.22 x 8 at 16:9) ----------------------------
-FONT_TITLE = 44
+# A capital letter is 1.28 px tall per point at 1080p: every text on screen is at least
+# MIN_FONT points after scaling and zooming, so at least 28 px (a projector's back row).
+FONT_TITLE = 48
 FONT_BODY = 30
 FONT_TOKEN = 30
-FONT_LABEL = 24
-FONT_NUMBER = 20
-FONT_SMALL = 18
-MIN_FONT = 12          # smallest text drawn: digits about 16 px tall at 1080p
-MIN_LABEL_SCALE = 0.62  # words of a row or grid shrink to this share before they turn
+FONT_LABEL = 26
+FONT_NUMBER = 24
+FONT_SMALL = 22
+MIN_FONT = 22
+MIN_LABEL_SCALE = 0.85  # words of a row or grid shrink to this share before they turn
+CAP_PX_PER_POINT = 1.28   # cap height at 1080p per font point (CMU Serif, measured)
+MIN_CAP_PX = 28           # the floor: a capital at least this tall at 1080p (21.9 points)
 
 # ---- motion --------------------------------------------------------------------------
 EASE = rate_functions.smootherstep        # ManimGL's "smooth"
@@ -125,8 +133,11 @@ T_BUILD = 1.6       # many things arrive in a lagged wave
 T_WRITE = 2.0       # a formula is written, columns of numbers are born
 T_PAUSE = 1.0       # stillness after each step
 T_BREATH = 0.5      # a short stillness between two parts of one step
-T_HOLD = 1.0        # stillness on a beat's key frame before the stage clears
-T_CLEAR = 0.8       # the stage fades out between beats
+T_HOLD = 3.0        # stillness on a beat's key frame (the floor is 2.5 s)
+T_HANDOFF = 1.4     # a beat hands its stage to the next: things move, nothing goes black
+T_CAMERA = 2.0      # a camera move
+READING_CPS = 18.0  # captions stay up at least len / this (the usual ceiling is 20)
+MIN_CAPTION = 1.6   # ... and at least this long
 LAG_FEW = 0.15      # LaggedStart lag for a few items
 LAG_MANY = 0.03     # ... for dozens
 FEW = 9             # up to this many items count as "a few"

@@ -10,7 +10,7 @@ import unicodedata
 from collections import OrderedDict
 
 import numpy as np
-from manim import ManimColor, ORIGIN, Text, VGroup
+from manim import ORIGIN, RIGHT, ManimColor, Text, VGroup
 
 from . import style
 from .fastcopy import copy_mobject
@@ -28,7 +28,10 @@ def make_text(text: str, **kwargs) -> Text:
     if key in _TEXTS:
         _TEXTS.move_to_end(key)
     else:
-        _TEXTS[key] = Text(text, **kwargs)
+        made = Text(text, **kwargs)
+        # its diagonal as set: a turned word's height is its width, the diagonal stays
+        made.set_diagonal = float(np.hypot(made.width, made.height))
+        _TEXTS[key] = made
         if len(_TEXTS) > TEXT_CACHE_SIZE:
             _TEXTS.popitem(last=False)
     return copy_mobject(_TEXTS[key])
@@ -108,6 +111,22 @@ def label_text(text: str, font_size: float = style.FONT_LABEL, color: str | None
 _BASELINE_REF = "Hg"   # cap height + descender: fixes a line box independent of the word
 
 
+class Glyphs(VGroup):
+    """The glyphs of a word cut out of a Text (so words share a baseline), remembering the
+    size they were set in: ``drawn_size`` is the font size they show now."""
+
+    def __init__(self, *glyphs, font_size: float, word: str = "a word"):
+        super().__init__(*glyphs)
+        self.word = word
+        self.set_size = font_size
+        # the diagonal, not the height: a word turned on its side keeps its diagonal
+        self.set_diagonal = max(float(np.hypot(self.width, self.height)), 1e-9)
+
+    @property
+    def drawn_size(self) -> float:
+        return self.set_size * float(np.hypot(self.width, self.height)) / self.set_diagonal
+
+
 def baseline_text(text: str, font_size: float = style.FONT_TOKEN, color: str | None = None
                   ) -> tuple[VGroup, float, float]:
     """User text whose vertical placement follows the font's baseline, not its ink.
@@ -123,15 +142,10 @@ def baseline_text(text: str, font_size: float = style.FONT_TOKEN, color: str | N
     alone = user_text_mobject(text, font=font, font_size=font_size)
     n_ref = len(_BASELINE_REF)
     if len(whole.submobjects) == n_ref + len(alone.submobjects) and len(alone.submobjects):
-        ref = VGroup(*whole.submobjects[:n_ref])
-        glyphs = VGroup(*whole.submobjects[n_ref:])
-        top, bottom = ref.get_top()[1], ref.get_bottom()[1]
-        shift = -np.array([glyphs.get_center()[0], (top + bottom) / 2, 0])
-        glyphs.shift(shift)
-        return glyphs, top + shift[1], bottom + shift[1]
+        return _after_reference(whole, text, font_size)
     # shaping merged glyphs (rare scripts): fall back to centring the ink
     alone.set_color(color or style.PALETTE.text).move_to(ORIGIN)
-    return VGroup(*alone.submobjects) if alone.submobjects else VGroup(alone), \
+    return Glyphs(*(alone.submobjects or [alone]), font_size=font_size, word=text), \
         alone.get_top()[1], alone.get_bottom()[1]
 
 
@@ -155,6 +169,28 @@ def line_box_height(font_size: float) -> float:
     return _LINE_BOX[font_size]
 
 
+def wrapped(text: str, width: float, font_size: float = style.FONT_SMALL) -> str:
+    """Our own wording with line breaks so that no line is wider than ``width`` (scene
+    units) in Computer Modern at ``font_size``: a note keeps its size and wraps instead
+    of shrinking below the legible minimum.
+
+    >>> wrapped("one two three", 0.01)
+    'one\\ntwo\\nthree'
+    """
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        current = ""
+        for word in paragraph.split(" "):
+            trial = f"{current} {word}" if current else word
+            if current and make_text(trial, font=style.SERIF, font_size=font_size).width > width:
+                lines.append(current)
+                current = word
+            else:
+                current = trial
+        lines.append(current)
+    return "\n".join(lines)
+
+
 def fit_width(mobs, limit: float) -> float:
     """Shrink every mobject by ONE factor so the widest is at most ``limit``; returns it."""
     widest = max((m.width for m in mobs), default=0.0)
@@ -162,3 +198,46 @@ def fit_width(mobs, limit: float) -> float:
     for m in mobs:
         m.scale(factor)
     return factor
+
+
+def line_of(parts, font_size: float = style.FONT_BODY) -> VGroup:
+    """Words of ours and the user's (each in its own font) on one baseline, left to right:
+    ``parts`` are (text, colour) pairs; a part is the user's text when its colour is given
+    as ``("user", colour)``. Spaces are written out in the parts ("of " + "384").
+
+    >>> len(line_of([("the query of ", "#DDDDDD"), ("ate", ("user", "#FFFF00"))]))
+    2
+    """
+    pieces, x = [], 0.0
+    space = 0.14 * font_size / style.FONT_BODY
+    for n, (text, color) in enumerate(parts):
+        user = isinstance(color, tuple)
+        col = color[1] if user else color
+        if user:
+            glyphs, _, _ = baseline_text(text, font_size, col)
+        else:
+            glyphs, _, _ = _our_baseline_text(text.strip(), font_size, col)
+        if n and not (text[:1].isspace() or parts[n - 1][0][-1:].isspace()):
+            x -= space            # spaces are written out: "ate" + "'s query" is "ate's"
+        glyphs.shift(RIGHT * (x - glyphs.get_left()[0]))      # keep y: the baselines agree
+        x = glyphs.get_right()[0] + space
+        pieces.append(glyphs)
+    return VGroup(*pieces)
+
+
+def _our_baseline_text(text: str, font_size: float, color: str):
+    """Our own wording on the shared baseline (as :func:`baseline_text`, in CMU Serif)."""
+    whole = make_text(_BASELINE_REF + text, font=style.SERIF, font_size=font_size, color=color)
+    return _after_reference(whole, text, font_size)
+
+
+def _after_reference(whole: Text, text: str, font_size: float):
+    """The glyphs of ``whole`` after the reference pair, their line box centred at the
+    origin; with the y of the line box's top and bottom."""
+    n_ref = len(_BASELINE_REF)
+    ref = VGroup(*whole.submobjects[:n_ref])
+    glyphs = Glyphs(*whole.submobjects[n_ref:], font_size=font_size, word=text)
+    top, bottom = ref.get_top()[1], ref.get_bottom()[1]
+    shift = -np.array([glyphs.get_center()[0], (top + bottom) / 2, 0])
+    glyphs.shift(shift)
+    return glyphs, top + shift[1], bottom + shift[1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from manim import DOWN, LEFT, ORIGIN, RIGHT, RoundedRectangle, VGroup, config
+from manim import DOWN, ORIGIN, RIGHT, RoundedRectangle, VGroup, config
 
 from . import style
 from .text import baseline_text, glyphs_of, label_text, line_box_height
@@ -23,14 +23,14 @@ class TokenChip(VGroup):
 
     def __init__(self, text: str, *, special: bool = False,
                  font_size: float = style.FONT_TOKEN, color: str | None = None,
-                 box_color: str | None = None, min_width: float = 0.0):
+                 box_color: str | None = None, min_width: float = 0.0, pad: float = 0.22):
         super().__init__()
         pal = style.PALETTE
         self.token_text = text
         self.special = special
         text_color = pal.special if special else (color or pal.text)
         self.word, top, bottom = baseline_text(text, font_size, text_color)
-        pad_x = 0.22 * font_size / 30
+        pad_x = pad * font_size / 30
         pad_y = 0.14 * font_size / 30
         # one height for every chip of a size, whatever the script (rows mix fonts)
         height = line_box_height(font_size) + 2 * pad_y
@@ -49,30 +49,13 @@ class TokenChip(VGroup):
         return self
 
 
-def focus_window(num_tokens: int, focus_index: int | None,
-                 max_tokens: int | None = None) -> tuple[int, int]:
-    """The half-open range of token positions to draw: all of them when they fit, else
-    ``max_tokens`` (default ``style.MAX_TOKENS_DRAWN``) positions around the focus token,
-    shifted to stay inside the sentence.
-
-    >>> focus_window(40, 39, 16)
-    (24, 40)
-    """
-    max_tokens = style.MAX_TOKENS_DRAWN if max_tokens is None else max_tokens
-    if num_tokens <= max_tokens:
-        return 0, num_tokens
-    focus = 0 if focus_index is None else int(focus_index)
-    start = min(max(focus - max_tokens // 2, 0), num_tokens - max_tokens)
-    return start, start + max_tokens
-
-
 class TokenRow(VGroup):
     """A row of TokenChips fitted to the frame width.
 
-    With more than ``max_tokens`` tokens only a window around ``focus_index`` is drawn,
-    with "…" where the sentence continues and a small note under the row stating the
-    window (``self.window_note``). ``self.indices`` lists the token positions drawn;
-    ``self.chip(i)`` is the chip of token position ``i`` (None outside the window).
+    ``indices`` are the token positions drawn (default: all); where they skip positions,
+    or stop short of either end, a "…" says the sentence goes on, and a note under the row
+    (``self.window_note``) says how many of how many tokens are shown.
+    ``self.chip(i)`` is the chip of token position ``i`` (None when not drawn).
 
     >>> row = TokenRow(["[CLS]", "the", "cat", "[SEP]"], [True, False, False, True])
     >>> row.chip(2).token_text
@@ -80,41 +63,55 @@ class TokenRow(VGroup):
     """
 
     def __init__(self, tokens: Sequence[str], special: Sequence[bool] | None = None, *,
-                 focus_index: int | None = None, max_tokens: int | None = None,
-                 max_width: float | None = None, font_size: float = style.FONT_TOKEN,
-                 buff: float = 0.18):
+                 indices: Sequence[int] | None = None, max_width: float | None = None,
+                 font_size: float = style.FONT_TOKEN, buff: float = 0.18):
         super().__init__()
         tokens = list(tokens)
         special = list(special) if special is not None else [False] * len(tokens)
         self.num_tokens = len(tokens)
-        self.window = focus_window(len(tokens), focus_index, max_tokens)
-        start, stop = self.window
-        self.indices = list(range(start, stop))
-        self.chips = VGroup(*[TokenChip(tokens[i], special=special[i], font_size=font_size)
-                              for i in self.indices])
-        self.chips.arrange(RIGHT, buff=buff)
-        self.add(self.chips)
-        self.ellipses = VGroup()
-        if start > 0:
-            self.ellipses.add(label_text("…", font_size).next_to(self.chips, LEFT, buff=buff))
-        if stop < len(tokens):
-            self.ellipses.add(label_text("…", font_size).next_to(self.chips, RIGHT, buff=buff))
-        self.add(self.ellipses)
+        self.indices = list(range(len(tokens))) if indices is None else sorted(indices)
+        limit = max_width if max_width is not None else config.frame_width - 1.0
+        self._build(tokens, special, font_size, buff, 0.22)
+        if self.width > limit:
+            # a long row: smaller words (never below the legible minimum), then tighter
+            # chips and gaps, and only then smaller still
+            size = max(style.MIN_FONT, font_size * limit / self.width)
+            self._build(tokens, special, size, buff * 0.4, 0.1)
+            if self.width > limit:
+                self.scale_to_fit_width(limit)
+        self.move_to(ORIGIN)
         self.window_note = None
         if self.windowed:
             self.window_note = label_text(
-                f"showing tokens {start + 1}\u2013{stop} of {len(tokens)}, around the focus word",
-                style.FONT_SMALL, style.PALETTE.dim)
-            self.window_note.next_to(self.chips, DOWN, buff=0.25)
+                f"showing {len(self.indices)} of the {len(tokens)} tokens", style.FONT_SMALL,
+                style.PALETTE.dim)
+            self.window_note.next_to(self.chips, DOWN, buff=0.2)
             self.add(self.window_note)
-        limit = max_width if max_width is not None else config.frame_width - 1.0
-        if self.width > limit:
-            self.scale_to_fit_width(limit)
-        self.move_to(ORIGIN)
+
+    def _build(self, tokens, special, font_size: float, buff: float, pad: float) -> None:
+        self.remove(*self.submobjects)
+        self.chips = VGroup(*[TokenChip(tokens[i], special=special[i], font_size=font_size,
+                                        pad=pad) for i in self.indices])
+        items, self.ellipses = [], VGroup()
+        for n, (i, chip) in enumerate(zip(self.indices, self.chips)):
+            before = self.indices[n - 1] if n else -1
+            if i > before + 1:                   # the sentence goes on here
+                dots = label_text("\u2026", font_size)
+                self.ellipses.add(dots)
+                items.append(dots)
+            items.append(chip)
+        if self.indices and self.indices[-1] < len(tokens) - 1:
+            dots = label_text("\u2026", font_size)
+            self.ellipses.add(dots)
+            items.append(dots)
+        VGroup(*items).arrange(RIGHT, buff=buff)
+        for dots in self.ellipses:               # on the chips' baseline, not their middle
+            dots.set_y(self.chips[0].word.get_bottom()[1] + dots.height / 2)
+        self.add(self.chips, self.ellipses)
 
     @property
     def windowed(self) -> bool:
-        return self.window != (0, self.num_tokens)
+        return len(self.indices) < self.num_tokens
 
     def chip(self, token_index: int) -> TokenChip | None:
         if token_index in self.indices:

@@ -122,6 +122,48 @@ class VectorColumn(VGroup):
         return self.entries[self.components.index(component)]
 
 
+class VectorRow(VGroup):
+    """A vector written across, in brackets: a few entries, "⋯" where components are
+    skipped (for a vector that lies along a row of the picture). ``self.entries`` in
+    order, the ⋯ among them; ``self.brackets``.
+
+    >>> VectorRow([label_text("1"), label_text("2")]).entries[1].original_text
+    '2'
+    """
+
+    def __init__(self, entries: Sequence[Mobject], *, gap_after: int | None = None,
+                 bracket_color: str | None = None, buff: float = 0.22,
+                 font_size: float = style.FONT_NUMBER):
+        super().__init__()
+        mobs = list(entries)
+        if gap_after is not None:
+            mobs.insert(gap_after + 1, label_text("\u22ef", font_size, style.PALETTE.soft))
+        self.entries = VGroup(*mobs).arrange(RIGHT, buff=buff)
+        for mob in mobs:         # one baseline: numbers of one height, centred alike
+            mob.set_y(self.entries.get_y())
+        height = self.entries.height + 0.2
+        self.brackets = VGroup(
+            bracket(height, "left", color=bracket_color).next_to(self.entries, LEFT, buff=0.1),
+            bracket(height, "right", color=bracket_color).next_to(self.entries, RIGHT, buff=0.1))
+        self.add(self.brackets, self.entries)
+
+    @classmethod
+    def from_trace(cls, book, kind: str, prefix: tuple, length: int, *, head: int = 3,
+                   tail: int = 1, font_size: float = style.FONT_NUMBER, **kwargs
+                   ) -> "VectorRow":
+        """A row of ``kind[prefix + (c,)]`` for the shown components, each written by the
+        number ``book`` (signed, ``style.VECTOR_DECIMALS``), brightness by magnitude."""
+        comps = shown_components(length, head, tail)
+        mags = [book.value(kind, tuple(prefix) + (c,)) for c in comps]
+        scale = max((abs(m) for m in mags), default=0.0)
+        mobs = [book.text_mobject(kind, tuple(prefix) + (c,), decimals=style.VECTOR_DECIMALS,
+                                  signed=True, font_size=font_size,
+                                  color=magnitude_color(m, scale))
+                for c, m in zip(comps, mags)]
+        gaps = [n for n in range(len(comps) - 1) if comps[n + 1] != comps[n] + 1]
+        return cls(mobs, gap_after=gaps[0] if gaps else None, font_size=font_size, **kwargs)
+
+
 def vector_symbol(letter: str, index_text: str | None = None, *, color: str | None = None,
                   font_size: float = style.FONT_LABEL, letter_scale: float = 1.2,
                   index_scale: float = 0.7, index_drop: float | None = None) -> VGroup:
@@ -138,7 +180,8 @@ def vector_symbol(letter: str, index_text: str | None = None, *, color: str | No
     sym = MathTypst(f"arrow(bold({letter}))", color=col, font_size=font_size * letter_scale)
     group = VGroup(sym)
     if index_text is not None:
-        sub = user_text(index_text, font_size * index_scale, col)
+        # a subscript is smaller, but never below the legible minimum
+        sub = user_text(index_text, max(font_size * index_scale, style.MIN_FONT), col)
         sub.next_to(sym, RIGHT, buff=0.04).align_to(sym, DOWN)
         # the subscript hangs a little below the letter's foot, like TeX's
         sub.shift(DOWN * 0.08 * font_size / 24 if index_drop is None else DOWN * index_drop)

@@ -10,23 +10,47 @@ import numpy as np
 from manim import DOWN, VGroup
 
 from ..attention_core.projection import Projection2D, fit_pca
-from . import style
+from . import stage, style
 from .labels import place_arrow_labels
 from .planes import LabelledArrow, Plane2D
 from .text import label_text
-from .tokens import TokenRow, focus_window
+from .tokens import TokenRow
 
 
-def drawn_indices(trace) -> list[int]:
-    """Token positions drawn in full (a window around the focus for long sentences)."""
-    start, stop = focus_window(trace.num_tokens, trace.focus_index)
-    return list(range(start, stop))
+HEAVY_KEYS = 5          # a long sentence's drawn tokens always hold the focus's heaviest keys
 
 
-def token_row(trace, **kwargs) -> TokenRow:
-    """The sentence's tokens as chips, special tokens dimmed, windowed around the focus."""
-    return TokenRow(trace.display_tokens, trace.special, focus_index=trace.focus_index,
-                    **kwargs)
+def drawn_indices(trace, limit: int | None = None) -> list[int]:
+    """Token positions drawn in full: all of them up to ``limit`` (default
+    ``style.MAX_TOKENS_DRAWN``); for a longer sentence the focus token, the keys it gives
+    the most weight to (primary head) and then its neighbours, nearest first."""
+    limit = style.MAX_TOKENS_DRAWN if limit is None else limit
+    T, f = trace.num_tokens, trace.focus_index
+    if T <= limit:
+        return list(range(T))
+    weights = trace.weights[trace.primary_slot, f]
+    heavy = [int(j) for j in np.argsort(-weights, kind="stable")[:min(HEAVY_KEYS, limit // 3)]]
+    chosen = {f, *heavy}
+    for step in range(1, T):
+        for j in (f - step, f + step):
+            if len(chosen) < limit and 0 <= j < T:
+                chosen.add(j)
+        if len(chosen) >= limit:
+            break
+    return sorted(chosen)
+
+
+def token_row(trace, indices=None, **kwargs) -> TokenRow:
+    """The sentence's tokens as chips, special tokens dimmed; a long sentence shows the
+    drawn tokens (``drawn_indices``) and says so."""
+    return TokenRow(trace.display_tokens, trace.special,
+                    indices=drawn_indices(trace) if indices is None else indices, **kwargs)
+
+
+def strip_row(trace) -> TokenRow:
+    """The token strip: the sentence at the top of the stage, where it lives between beats."""
+    row = token_row(trace, max_width=stage.TEXT_WIDTH)
+    return row.shift([-row.chips.get_x(), stage.STRIP_Y - row.chips.get_y(), 0])
 
 
 LABEL_ALL_UP_TO = 10    # drawn tokens; beyond this a crowded view names the words that matter
@@ -70,6 +94,34 @@ def value_view(trace, slot: int) -> tuple[Projection2D, np.ndarray]:
     return proj, proj(trace.v[slot, idx])
 
 
+SENTENCE_GRID_BOX = (7.6, 6.8)               # the mask's and the summary's grid, labels in
+SENTENCE_GRID_CENTER = np.array([-2.75, -0.45, 0.0])
+
+
+def sentence_grid(trace):
+    """The primary head's grid over the drawn tokens (queries as rows, keys as columns),
+    where the mask and the summary beats draw it: the summary fills the grid the mask
+    leaves. ``grid.indices`` are the token positions of its rows and columns."""
+    from .grid import make_grid
+    indices = drawn_indices(trace)
+    grid = make_grid([trace.display_tokens[i] for i in indices],
+                     [trace.special[i] for i in indices], max_width=SENTENCE_GRID_BOX[0],
+                     max_height=SENTENCE_GRID_BOX[1], font_size=style.FONT_LABEL)
+    grid.move_to(SENTENCE_GRID_CENTER)
+    grid.indices = indices
+    return grid
+
+
+def shown_tokens_note(trace):
+    """ "16 of 22 tokens: ate, its heaviest keys and its neighbours" under a view that
+    leaves tokens out; None when every token is drawn."""
+    n = len(drawn_indices(trace))
+    if n == trace.num_tokens:
+        return None
+    return label_text(f"{n} of {trace.num_tokens} tokens: the focus word, the keys it\n"
+                      "weighs most and its neighbours", style.FONT_SMALL, style.PALETTE.dim)
+
+
 def token_word(trace, index: int) -> str:
     """The user's text for a token (for captions and labels)."""
     return trace.display_tokens[index]
@@ -94,7 +146,8 @@ def embedding_plane(book, points, indices, *, width=7.0, height=3.6, focus_scale
     f = indices.index(trace.focus_index) if trace.focus_index in indices else None
     if f is not None:
         arrows[f].word.scale(focus_scale)
-    place_arrow_labels(arrows, bounds=plane.plane, solo=[f] if f is not None else [])
+    place_arrow_labels(arrows, bounds=plane.plane, segments=plane.axes,
+                       solo=[f] if f is not None else [])
     if f is not None:
         arrows[f].word.scale(1 / focus_scale)
     note.next_to(VGroup(plane.plane, *arrows), DOWN, buff=0.15)

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from attention_explainer.attention_core import bert, compute_trace, selection
-from attention_explainer.attention_core.trace import NPZ_KEYS, AttentionTrace
+from attention_explainer.attention_core.trace import NPZ_KEYS, OPTIONAL_FIELDS, AttentionTrace
 from tests.conftest import CLI, DEFAULT, ROOT
 
 
@@ -89,7 +89,7 @@ def test_npz_keys_and_meta(tmp_path, run_cli):
     code, out, err = run_cli("inspect", DEFAULT, "--heads", "all", "--npz", path)
     assert code == 0, err
     with np.load(path, allow_pickle=False) as data:
-        assert sorted(data.files) == sorted(NPZ_KEYS)
+        assert sorted(data.files) == sorted(NPZ_KEYS + OPTIONAL_FIELDS)
         meta = json.loads(str(data["meta"]))
         for key in ("model", "weights_sha256", "layer", "heads", "focus", "device", "dtype"):
             assert key in meta

@@ -127,19 +127,22 @@ def test_dot_area_is_monotone_and_proportional_to_weight():
     assert np.allclose(np.array(areas) / areas[-1], ws)
 
 
-def test_token_row_fits_the_frame_for_16_tokens_and_windows_longer_ones():
+def test_token_row_keeps_16_tokens_legible_and_says_when_it_leaves_some_out():
     from manim import config
-    from attention_explainer.scenes.tokens import TokenRow, focus_window
-    words = ["internationalisation"] * 16
-    row = TokenRow(words, focus_index=5)
-    assert row.width <= config.frame_width - 1.0 + 1e-6
-    assert not row.windowed and len(row.chips) == 16
-    long_row = TokenRow([f"w{i}" for i in range(40)], focus_index=30)
-    assert long_row.windowed and len(long_row.chips) == style.MAX_TOKENS_DRAWN
-    assert long_row.chip(30) is not None and long_row.chip(0) is None
-    assert long_row.window_note is not None
-    assert focus_window(40, 39) == (24, 40) and focus_window(40, 0) == (0, 16)
-    assert focus_window(5, 2) == (0, 5)
+    from attention_explainer.scenes.audits import drawn_size
+    from attention_explainer.scenes.tokens import TokenRow
+    words = ("the animal did not cross the street because it was too tired to walk home "
+             "today").split()
+    row = TokenRow(words, max_width=13.4)
+    assert len(row.chips) == 16 and not row.windowed and row.window_note is None
+    assert row.width <= 13.4 + 1e-6
+    assert min(drawn_size(c.word) for c in row.chips) >= style.MIN_FONT - 1e-6
+    long_row = TokenRow([f"w{i}" for i in range(40)], indices=[0, 5, 6, 7, 30])
+    assert long_row.windowed and len(long_row.chips) == 5
+    assert long_row.chip(30) is not None and long_row.chip(1) is None
+    assert long_row.window_note.original_text == "showing 5 of the 40 tokens"
+    assert len(long_row.ellipses) == 3          # after w0, after w7 and after w30
+    assert long_row.width <= config.frame_width
 
 
 def test_token_chips_share_height_and_special_tokens_are_dimmed():

@@ -1,102 +1,132 @@
-"""Beat 2, embed: each token becomes a vector, first as a column of its real numbers,
-then as an arrow in a stated 2-D view of embedding space."""
+"""Beat 2, embed: each token becomes a vector, first as a column of its real numbers, then
+as an arrow in a stated 2-D view of embedding space; the focus word is singled out. It
+hands on the focus word's column (W_Q's input in the next beat) and the view (which
+the next beat turns into queries and keys)."""
 from __future__ import annotations
 
-from manim import DOWN, UP, FadeIn, GrowArrow, LaggedStart, TransformFromCopy, VGroup
+from manim import DOWN, UP, FadeIn, FadeTransform, GrowArrow, LaggedStart, Square, VGroup
 
-from .. import stage, style
-from ..film import Beat
-from ..headers import layer_name
-from ..vectors import VectorColumn
-from ..views import drawn_indices, embedding_plane, embedding_view, token_row, token_word
+from .. import colors, stage, style
+from ..film import Beat, Stage
+from ..formula import FormulaMap
+from ..headers import beat_line, layer_name
+from ..text import fit_width, line_of
+from ..vectors import VectorColumn, shown_components
+from ..views import drawn_indices, embedding_plane, embedding_view, strip_row, token_word
+from .project import embedding_panel, input_column
 
-MAX_COLUMNS = 10    # columns of numbers drawn side by side (more would not be legible)
 FOCUS_SCALE = 1.25  # the focus word grows by this when it is singled out
+VIEW_SIZE = (7.4, 3.1)
+CELL = 0.26         # a number drawn as a cell (long sentences)
+
+
+def line(book):
+    return beat_line("Each token enters as a vector of ", book.text("d_model", (), 0),
+                     " numbers")
 
 
 class EmbedBeat(Beat):
     name = "embed"
 
-    def script(self):
-        trace = self.trace
-        row = token_row(trace)
-        row.to_edge(UP, buff=0.4)
-        self.add(row)
-        columns = self.columns_of_numbers(row)
-        plane, arrows = self.arrows_in_a_view(columns)
-        self.single_out_the_focus(row, arrows)
+    @classmethod
+    def leaves(cls, film) -> Stage:
+        book = film.book
+        return Stage(line=line(book), map=FormulaMap(None), row=strip_row(film.trace),
+                     column=input_column(book), view=embedding_panel(book))
 
-    def column_indices(self) -> list[int]:
-        """Columns for the tokens nearest the focus, when there are too many to write."""
-        indices, f = drawn_indices(self.trace), self.trace.focus_index
-        if len(indices) <= MAX_COLUMNS:
-            return indices
-        start = min(max(f - MAX_COLUMNS // 2, indices[0]), indices[-1] + 1 - MAX_COLUMNS)
-        return list(range(start, start + MAX_COLUMNS))
+    def script(self):
+        self.open(line(self.book), None)
+        self.columns_of_numbers()
+        self.arrows_in_a_view()
+        self.single_out_the_focus()
 
     # ---- each token's embedding as a column of its numbers ---------------------------------
-    def columns_of_numbers(self, row) -> VGroup:
-        trace = self.trace
-        col_indices = self.column_indices()
+    def columns_of_numbers(self):
+        trace, row, pal = self.trace, self.stage["row"], style.PALETTE
+        indices = drawn_indices(trace)
         d_model = int(trace.embeddings.shape[-1])
+        # evenly spaced across the stage, each under its chip when the chips allow
+        pitch = min(stage.TEXT_WIDTH / len(indices), 1.3)
+        probe = VectorColumn.from_trace(self.book, "embeddings", (indices[0],), d_model)
+        del self.book.shown[-len(probe.components):]              # a probe, not drawn
+        # numbers when they stay legible in a column's room, else a cell per number
+        self.as_cells = probe.width * style.MIN_FONT / style.FONT_NUMBER > 0.86 * pitch
         columns = VGroup()
-        for i in col_indices:
-            col = VectorColumn.from_trace(self.book, "embeddings", (i,), d_model)
+        for i in indices:
+            col = (self.cell_column(i, d_model) if self.as_cells
+                   else VectorColumn.from_trace(self.book, "embeddings", (i,), d_model))
             if trace.special[i]:       # dimmed, not hidden (the brackets are open lines)
                 col.rows.set_opacity(0.45)
                 col.brackets.set_stroke(opacity=0.45)
             columns.add(col)
-        # columns hang under their chips: narrow chips (CJK) give the tightest pitch
-        pitch = min([row.chip(b).get_x() - row.chip(a).get_x()
-                     for a, b in zip(col_indices, col_indices[1:])] + [2.0])
-        widest = max(c.width for c in columns)
-        if widest > 0.8 * pitch:
-            for c in columns:
-                c.scale(0.8 * pitch / widest)
-        for i, col in zip(col_indices, columns):
-            col.next_to(row.chip(i), DOWN, buff=0.35)
-        columns_top = min(c.get_top()[1] for c in columns)
-        for c in columns:
-            c.align_to([0, columns_top, 0], UP)
-        dims = self.record("d_model", (), 0)
-        self.play(LaggedStart(*[TransformFromCopy(row.chip(i).word, col)
-                                for i, col in zip(col_indices, columns)],
-                              lag_ratio=style.LAG_FEW),
-                  run_time=style.T_WRITE, rate_func=style.EASE,
-                  subcaption=f"Each token enters {layer_name(self.book)} as a vector of "
-                             f"{dims} numbers, its embedding (a few entries shown)",
-                  subcaption_duration=3.0)
-        self.wait(style.T_PAUSE)
-        return columns
+        fit_width(columns, 0.86 * pitch)
+        for n, col in enumerate(columns):
+            col.move_to([(n - (len(indices) - 1) / 2) * pitch, 0, 0])
+        top = min(stage.BODY_TOP, row.get_bottom()[1] - 0.15) - 0.1     # under the strip's note
+        columns.shift(DOWN * (columns.get_top()[1] - top))
+        self.columns = columns
+        if self.as_cells:
+            key = line_of([("one cell per number: ", pal.dim), ("blue +", pal.positive),
+                           (", ", pal.dim), ("red \u2212", pal.negative),
+                           (", brighter = larger", pal.dim)], style.FONT_SMALL)
+            key.next_to(columns, DOWN, buff=0.12)
+            columns.add(key)
+        self.say(f"Each token enters {layer_name(self.book)} as a vector of "
+                 f"{self.record('d_model', (), 0)} numbers, its embedding")
+        self.play(LaggedStart(*[FadeTransform(row.chip(i).word.copy(), col)
+                                for i, col in zip(indices, columns)],
+                              lag_ratio=style.lag_for(len(indices))),
+                  *([FadeIn(columns[-1])] if self.as_cells else []),
+                  run_time=style.T_WRITE)
+
+    def cell_column(self, i: int, d_model: int) -> VectorColumn:
+        """Token ``i``'s embedding as a column of cells, one per shown number: blue for
+        positive, red for negative, brighter for larger (3b1b's weight colours)."""
+        pal = style.PALETTE
+        comps = shown_components(d_model)
+        scale = max(abs(self.book.value("embeddings", (i, c))) for c in comps)
+
+        def cell(c):
+            value = self.book.value("embeddings", (i, c))
+            return Square(CELL).set_stroke(width=0).set_fill(
+                colors.signed(value, scale, pal.positive, pal.negative), 1.0)
+        return VectorColumn(cell, length=d_model, color_by_magnitude=False,
+                            row_height=CELL + 0.06, font_size=style.MIN_FONT)
 
     # ---- the same vectors as arrows in a stated 2-D projection -------------------------------
-    def arrows_in_a_view(self, columns):
+    def arrows_in_a_view(self):
         indices = drawn_indices(self.trace)
         _, points = embedding_view(self.trace)
-        plane, arrows = embedding_plane(self.book, points, indices, focus_scale=FOCUS_SCALE)
+        plane, arrows = embedding_plane(self.book, points, indices, width=VIEW_SIZE[0],
+                                        height=VIEW_SIZE[1], focus_scale=FOCUS_SCALE)
         view = VGroup(plane, *arrows)
-        view.next_to(columns, DOWN, buff=0.3)
+        view.next_to(self.columns, DOWN, buff=0.25)
         if view.get_bottom()[1] < stage.BOTTOM_EDGE:
-            view.scale((view.get_top()[1] - stage.BOTTOM_EDGE) / view.height, about_edge=UP)
-        dims = self.record("d_model", (), 0)
-        self.play(FadeIn(plane), run_time=style.T_STEP, rate_func=style.EASE)
+            # shrink the plane and its arrows to fit above the bottom (top fixed); the note
+            # keeps its size, wrapped under them
+            note = plane.wrap_note(stage.TEXT_WIDTH)
+            plane.remove(note)
+            room = view.get_top()[1] - stage.BOTTOM_EDGE - note.height - 0.15
+            view.scale(room / view.height, about_edge=UP)
+            note.next_to(view, DOWN, buff=0.15)
+            plane.add(note)
+        self.arrows = arrows
+        self.say(f"The same vectors as arrows: a 2-D view of "
+                 f"{self.record('d_model', (), 0)}-D space")
+        self.play(FadeIn(plane), run_time=style.T_STEP)
         self.play(LaggedStart(*[GrowArrow(a.arrow) for a in arrows], lag_ratio=style.LAG_FEW),
                   LaggedStart(*[FadeIn(VGroup(a.word, a.extras)) for a in arrows],
                               lag_ratio=style.LAG_FEW),
-                  run_time=style.T_WRITE, rate_func=style.EASE,
-                  subcaption=f"The same vectors as arrows: a 2-D projection of {dims}-D space "
-                             "(the two directions these vectors vary most in)",
-                  subcaption_duration=3.0)
-        return plane, arrows
+                  run_time=style.T_WRITE)
 
     # ---- the word we will follow --------------------------------------------------------------
-    def single_out_the_focus(self, row, arrows):
+    def single_out_the_focus(self):
         trace = self.trace
         f = trace.focus_index
-        focus_arrow = arrows[drawn_indices(trace).index(f)]
+        focus_arrow = self.arrows[drawn_indices(trace).index(f)]
+        chip = self.stage["row"].chip(f)
+        self.say(f"We follow {token_word(trace, f)}")
         self.play(focus_arrow.arrow.animate.set_stroke(width=6),
-                  focus_arrow.word.animate.scale(FOCUS_SCALE).set_color("#FFFFFF"),
-                  row.chip(f).box.animate.set_stroke("#FFFFFF", width=2.5),
-                  run_time=style.T_SHORT, rate_func=style.EASE,
-                  subcaption=f"{token_word(trace, f)}: the word we will follow",
-                  subcaption_duration=1.6)
+                  focus_arrow.word.animate.scale(FOCUS_SCALE).set_color(style.PALETTE.query),
+                  chip.box.animate.set_stroke(style.PALETTE.query, width=2.5),
+                  run_time=style.T_SHORT)

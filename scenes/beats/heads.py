@@ -1,307 +1,244 @@
-"""Beat 7, heads: several heads side by side, each its own colour and its own pattern;
-their outputs for the focus word are concatenated (in the model's head order) and mixed
-by W_O.
-
-Works for 1 to 16 traced heads (``--heads all`` gives 12 on MiniLM): the small grids take
-the whole frame first, in the arrangement that gives the largest cells; only the left
-column names the queries and only the top row names the keys. When the concatenation
-needs the room below them, they shrink.
+"""Beat 7, heads: the layer runs several heads at once, each asking its own question. The
+focus word's row of weights in each drawn head, one row per head in the head's colour,
+with the key each head gives the most weight to; the camera starts on the head we
+followed and pulls out to the others. Then every head's output for the focus word is
+concatenated (all the layer's heads, in the model's order) and W_O mixes them into the
+layer's output for the word: its real numbers.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter,
-                   LaggedStart, MathTypst, MoveToTarget, Rectangle, TransformFromCopy,
-                   VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, Dot, FadeIn, GrowFromCenter,
+                   LaggedStart, Line, MathTypst, Rectangle, SurroundingRectangle,
+                   TransformFromCopy, VGroup, config)
 
-from .. import style
-from ..film import Beat
-from ..grid import LABEL_BUFF, AttentionGrid, label_plan, tidy_grid
-from ..headers import heading, layer_tag
-from ..text import baseline_text, fit_width, glyphs_of, label_text, line_box_height
-from ..tokens import focus_window
-from ..vectors import VectorColumn
+from .. import stage, style
+from ..film import Beat, Stage
+from ..formula import FormulaMap
+from ..grid import dot_radius
+from ..headers import beat_line, head_name
+from ..text import glyphs_of, label_text, line_box_height, line_of
+from ..vectors import VectorRow
+from ..views import drawn_indices
 
-AREA_LEFT, AREA_RIGHT = -6.85, 6.85
-AREA_TOP, AREA_BOTTOM = 2.95, -3.8
-GAP = 0.32                # between neighbouring grids
-MIN_CELL = 0.27           # below this the grids show a narrower window of the sentence
-MIN_WINDOW = 8
-OUT_X = 5.35              # the output column's centre
-
-
-def baseline_row_parts(texts, colors, font_size: float) -> list:
-    """Words (ours and the user's, each in its own font) side by side on one baseline."""
-    parts, x = [], 0.0
-    for t, col in zip(texts, colors):
-        g, _, _ = baseline_text(t, font_size, col)
-        g.shift(RIGHT * (x - g.get_left()[0]))       # keep y: the baselines agree
-        x = g.get_right()[0] + 0.12
-        parts.append(g)
-    return parts
+TABLE_TOP = 2.75          # the key labels' top
+TABLE_BOTTOM = -1.45      # the last head's row
+MAX_CELL = 0.85
+BAR_Y = -2.35             # the concatenation, W_O and the layer's output for the word
+BAR_WIDTH = 5.4
+CLOSE_UP = 0.62           # the share of the stage the camera starts on (the followed row)
+NAME_GAP = 0.2            # between a head's name and its row, and its row and its note
 
 
-def grid_layout(n_heads: int, tokens, special, font_size: float
-                ) -> tuple[int, int, float, float, float, float]:
-    """(columns, rows, cell, row-label width, column-label height, title height) of the
-    arrangement of ``n_heads`` square grids that gives the largest cells in the frame."""
-    n = len(tokens)
-    widths = [glyphs_of(t, font_size, s).width for t, s in zip(tokens, special)]
-    longest = max(widths)
-    title_h = line_box_height(font_size + 4) + 0.1
-    best = None
-    for cols in range(1, n_heads + 1):
-        rows = math.ceil(n_heads / cols)
-        if cols * rows - n_heads >= cols:        # a whole empty row
-            continue
-        cell = 0.9
-        for _ in range(10):
-            scale, turned = label_plan(tokens, special, cell, font_size)
-            col_h = (longest if turned else line_box_height(font_size)) * scale + LABEL_BUFF
-            row_w = longest * min(1.0, 0.8 * cell / line_box_height(font_size)) + LABEL_BUFF
-            new = min((AREA_RIGHT - AREA_LEFT - row_w - (cols - 1) * GAP) / (cols * n),
-                      (AREA_TOP - AREA_BOTTOM - col_h - rows * title_h - (rows - 1) * GAP)
-                      / (rows * n), 0.9)
-            if abs(new - cell) < 1e-4:
-                break
-            cell = new
-        if best is None or cell > best[2] + 1e-3:
-            best = (cols, rows, cell, row_w, col_h, title_h)
-    return best
+def line(trace):
+    return beat_line("Several heads at once: ", ("user", trace.focus_word),
+                     "'s row in each")
+
+
+def heaviest_key(trace, slot: int) -> int:
+    """The key head ``slot`` gives the most weight to from the focus word (any token)."""
+    return int(np.argmax(trace.weights[slot, trace.focus_index]))
+
+
+class HeadRows(VGroup):
+    """The focus word's weights in each drawn head: a row per head (its name in its
+    colour), a column per drawn key, a dot per cell whose area is the weight, and after
+    the row the key the head weighs most, with the weight. ``self.rows[slot]`` covers a
+    head's cells; ``self.box`` marks the primary head."""
+
+    def __init__(self, book):
+        super().__init__()
+        trace, pal = book.trace, style.PALETTE
+        self.keys = keys = drawn_indices(trace)
+        f = trace.focus_index
+        H, K = len(trace.heads), len(keys)
+        name_font = style.FONT_LABEL if H <= 6 else style.FONT_SMALL
+        self.names = [label_text(head_name(book, s), name_font, pal.head(trace.heads[s]))
+                      for s in range(H)]
+        self.notes = []
+        for s in range(H):
+            j = heaviest_key(trace, s)
+            color = pal.head(trace.heads[s])
+            weight = book.text("weights", (s, f, j), style.WEIGHT_DECIMALS)
+            self.notes.append(line_of([("\u2192 ", color),
+                                       (trace.display_tokens[j], ("user", color)),
+                                       (f" {weight}", color)], style.FONT_SMALL))
+        words = [glyphs_of(trace.display_tokens[j], style.FONT_LABEL, trace.special[j])
+                 for j in keys]
+        name_w = max(m.width for m in self.names)
+        note_w = max(m.width for m in self.notes)
+        room_w = stage.TEXT_WIDTH - name_w - note_w - 2 * NAME_GAP
+        cell = min(MAX_CELL, room_w / K)
+        # upright when every word fits its column (a long special token may shrink to the
+        # legible minimum to fit), else all turned
+        shrink = style.MIN_FONT / style.FONT_LABEL
+
+        def fits(word, special, cell):
+            return word.width <= 0.95 * cell / (shrink if special else 1.0)
+        widest = max(w.width for w in words)
+        turned = not all(fits(w, trace.special[j], cell) for w, j in zip(words, keys))
+        band = (widest if turned else line_box_height(style.FONT_LABEL)) + 0.12
+        cell = min(cell, (TABLE_TOP - band - TABLE_BOTTOM) / H)
+        turned = not all(fits(w, trace.special[j], cell) for w, j in zip(words, keys))
+        band = (widest if turned else line_box_height(style.FONT_LABEL)) + 0.12
+        if not turned:
+            for word in words:
+                if word.width > 0.95 * cell:
+                    word.scale(0.95 * cell / word.width, about_point=np.zeros(3))
+        self.cell = cell
+        width = K * cell
+        left = -(name_w + NAME_GAP + width + NAME_GAP + note_w) / 2 + name_w + NAME_GAP
+        top = TABLE_TOP - band
+        self.lines = VGroup(*[Line([left, top - r * cell, 0], [left + width, top - r * cell, 0])
+                              for r in range(H + 1)],
+                            *[Line([left + c * cell, top, 0], [left + c * cell, top - H * cell, 0])
+                              for c in range(K + 1)]).set_stroke(pal.grid, width=1.0)
+        self.labels = VGroup()
+        for c, word in enumerate(words):
+            x = left + (c + 0.5) * cell
+            if turned:
+                word.rotate(np.pi / 2).move_to([x, top + 0.1, 0], aligned_edge=DOWN)
+            else:
+                # the line box sits on the grid, so the words share a baseline
+                word.shift([x, top + 0.1 + line_box_height(style.FONT_LABEL) / 2, 0])
+            self.labels.add(word)
+        self.dots = VGroup()
+        self.rows = []
+        for s in range(H):
+            y = top - (s + 0.5) * cell
+            color = pal.head(trace.heads[s])
+            self.names[s].move_to([left - NAME_GAP, y, 0], aligned_edge=RIGHT)
+            self.notes[s].move_to([left + width + NAME_GAP, y, 0], aligned_edge=LEFT)
+            row = VGroup()
+            for c, j in enumerate(keys):
+                w = float(trace.weights[s, f, j])
+                row.add(Dot([left + (c + 0.5) * cell, y, 0], color=color,
+                            radius=max(dot_radius(w, 0.46 * cell), 1e-4)))
+            self.dots.add(row)
+            self.rows.append(Rectangle(width=width, height=cell).move_to([left + width / 2, y, 0]))
+        primary = trace.primary_slot
+        self.box = SurroundingRectangle(VGroup(self.names[primary], self.rows[primary],
+                                               self.notes[primary]),
+                                        color=pal.highlight, buff=0.06, stroke_width=3)
+        self.add(self.lines, self.labels, VGroup(*self.names), self.dots, VGroup(*self.notes),
+                 self.box)
 
 
 class HeadsBeat(Beat):
     name = "heads"
-    hold = 1.3
+
+    @classmethod
+    def leaves(cls, film) -> Stage:
+        return Stage(line=line(film.trace), map=FormulaMap("all"))
 
     def script(self):
-        self.choose_window()
-        self.lay_out_grids()
-        self.show_the_patterns()
-        self.lay_out_the_output()
-        self.make_room_below()
+        self.open(line(self.trace), "all")
+        self.table = HeadRows(self.book)
+        self.from_the_head_we_followed()
+        self.out_to_every_head()
         self.concatenate()
         self.mix_by_w_o()
 
-    # ---- the small grids, as large as the frame allows -----------------------------------------
-    def choose_window(self):
-        """Many heads of a long sentence: a narrower window around the focus word keeps the
-        cells (and their labels) legible."""
-        trace = self.trace
-        T, focus = trace.num_tokens, trace.focus_index
-        size = len(range(*focus_window(T, focus)))
-        while True:
-            start, stop = focus_window(T, focus, size)
-            window = list(range(start, stop))
-            tokens = [trace.display_tokens[i] for i in window]
-            special = [trace.special[i] for i in window]
-            layout = grid_layout(len(trace.heads), tokens, special, style.FONT_SMALL)
-            if layout[2] >= MIN_CELL or size <= MIN_WINDOW:
-                break
-            size -= 1
-        self.narrowed = size < len(range(*focus_window(T, focus)))
-        self.start, self.stop, self.window = start, stop, window
-        self.tokens, self.special, self.layout = tokens, special, layout
+    # ---- the head we followed, close up ------------------------------------------------------
+    def from_the_head_we_followed(self):
+        trace, table = self.trace, self.table
+        s = trace.primary_slot
+        followed = VGroup(table.names[s], table.rows[s], table.notes[s])
+        width = max(followed.width * 1.15, config.frame_width * CLOSE_UP)
+        if width < config.frame_width:        # a short row: start close to it
+            self.film.camera.frame.move_to(followed.get_center()).set(width=width)
+            self.pin_to_frame()
+        j = heaviest_key(trace, s)
+        self.say(f"{head_name(self.book, s).capitalize()}, the head we followed, gives most "
+                 f"to {trace.display_tokens[j]}")
+        self.play(FadeIn(table.lines), FadeIn(table.labels), FadeIn(table.names[s]),
+                  LaggedStart(*[GrowFromCenter(d) for d in table.dots[s]],
+                              lag_ratio=style.lag_for(len(table.keys))),
+                  run_time=style.T_MOVE)
+        self.play(FadeIn(table.notes[s], shift=RIGHT * 0.1), Create(table.box),
+                  run_time=style.T_SHORT)
 
-    def lay_out_grids(self):
-        trace, pal = self.trace, style.PALETTE
-        H = len(trace.heads)
-        cols, rows, cell, row_w, col_h, title_h = self.layout
-        tokens, special, window = self.tokens, self.special, self.window
-        n = len(window)
-        self.focus_row = window.index(trace.focus_index)
-        masked = np.asarray(trace.mask, dtype=bool)[np.ix_(window, window)]
-        self.heading = heading("Several heads, each with its own pattern")
-        self.layer_tag = layer_tag(self.book)
-        block = n * cell
-        block_w = row_w + cols * block + (cols - 1) * GAP
-        x0 = (AREA_LEFT + AREA_RIGHT) / 2 - block_w / 2 + row_w
-        block_h = col_h + rows * (title_h + block) + (rows - 1) * GAP
-        y0 = AREA_TOP - max(0.0, (AREA_TOP - AREA_BOTTOM - block_h) / 2)   # centred at first
-        title_font = max(style.MIN_FONT, min(style.FONT_LABEL, style.FONT_SMALL + 4))
-        self.grids, self.titles, self.dots = VGroup(), VGroup(), VGroup()
-        self.boxes, self.reds = VGroup(), VGroup()
-        for slot in range(H):
-            c, r = slot % cols, slot // cols
-            color = pal.head(trace.heads[slot])
-            grid = AttentionGrid(tokens, row_special=special, col_special=special,
-                                 cell_size=cell, font_size=style.FONT_SMALL, row_title=None,
-                                 col_title=None)
-            tidy_grid(grid, tokens, tokens, row_special=special, col_special=special,
-                      font_size=style.FONT_SMALL)
-            top = y0 - title_h - col_h - r * (block + GAP + title_h)
-            grid.shift(np.array([x0 + c * (block + GAP), top, 0]) - grid.lines.get_corner(UP + LEFT))
-            if r > 0:
-                grid.remove(grid.col_labels)
-            if c > 0:
-                grid.remove(grid.row_labels)
-            title = label_text(f"head {self.record('head', (slot,), 0)}", title_font, color)
-            above = grid.col_labels if r == 0 else grid.lines
-            title.next_to(above, UP, buff=0.08).set_x(grid.lines.get_x())
-            w = trace.weights[slot][np.ix_(window, window)]
-            self.dots.add(grid.weight_dots(w, color=color))
-            box = grid.focus_box(self.focus_row, include_label=(c == 0))
-            if cell < 0.35:     # small cells: a slimmer box that leaves the neighbours readable
-                box.stretch_to_fit_height(cell * 1.08).set_stroke(width=2)
-            self.boxes.add(box)
-            if masked.any():
-                self.reds.add(grid.mask_cells(masked, opacity=0.28))
-            self.grids.add(grid)
-            self.titles.add(title)
+    def pin_to_frame(self):
+        """The line and the map keep their place on screen when the film starts zoomed."""
+        frame = self.film.camera.frame
+        k = frame.width / config.frame_width
+        for role in ("line", "map"):
+            mob = self.roles.get(role)
+            if mob is not None:
+                mob.scale(k, about_point=np.zeros(3)).shift(frame.get_center())
 
-    def favourite(self, slot: int) -> int | None:
-        """What a head looks at most from the focus word (other tokens, not special)."""
-        trace = self.trace
-        row = trace.weights[slot, trace.focus_index]
-        options = [j for j in np.argsort(-row, kind="stable")
-                   if j != trace.focus_index and not trace.special[j]]
-        return int(options[0]) if options else None
+    # ---- out to every head ---------------------------------------------------------------------
+    def out_to_every_head(self):
+        trace, table = self.trace, self.table
+        others = [s for s in range(len(trace.heads)) if s != trace.primary_slot]
+        if not others:
+            return
+        picks = sorted({trace.display_tokens[heaviest_key(trace, s)]
+                        for s in range(len(trace.heads))})
+        self.say("Each head has its own pattern: most weight to "
+                 + ", ".join(picks[:-1]) + (" or " if len(picks) > 1 else "") + picks[-1])
+        self.camera_to(np.zeros(3), config.frame_width,
+                       *[FadeIn(table.names[s]) for s in others],
+                       LaggedStart(*[LaggedStart(*[GrowFromCenter(d) for d in table.dots[s]],
+                                                 lag_ratio=style.LAG_MANY) for s in others],
+                                   lag_ratio=style.LAG_FEW),
+                       LaggedStart(*[FadeIn(table.notes[s], shift=RIGHT * 0.1) for s in others],
+                                   lag_ratio=style.LAG_FEW))
 
-    def show_the_patterns(self):
-        trace, pal = self.trace, style.PALETTE
-        notes = []
-        for slot in range(min(len(trace.heads), 2)):
-            j = self.favourite(slot)
-            if j is not None:
-                notes.append(f"head {trace.heads[slot]} "
-                             + ("looks most at " if not notes else "at ")
-                             + f"{trace.display_tokens[j]} "
-                             f"({self.record('weights', (slot, trace.focus_index, j), 2)})")
-        window_note = None
-        if self.narrowed or self.start > 0 or self.stop < trace.num_tokens:
-            # say that only part of the sentence is drawn
-            window_note = VGroup(*baseline_row_parts(["only the words around", trace.focus_word],
-                                                     [pal.dim, pal.query], style.FONT_SMALL))
-            window_note.next_to(self.layer_tag, LEFT, buff=0.5).align_to(self.layer_tag, DOWN)
-        self.add(self.reds, self.grids)
-        self.play(FadeIn(self.heading, shift=DOWN * 0.2), FadeIn(self.layer_tag),
-                  FadeIn(self.titles),
-                  *([FadeIn(window_note)] if window_note is not None else []),
-                  run_time=style.T_SHORT, rate_func=style.EASE,
-                  subcaption="Each head has its own pattern" + (
-                      f": from {trace.focus_word}, " + ", ".join(notes) if notes else ""),
-                  subcaption_duration=2.7)
-        self.play(LaggedStart(*[LaggedStart(*[GrowFromCenter(d) for d in head_dots],
-                                            lag_ratio=style.LAG_MANY)
-                                for head_dots in self.dots], lag_ratio=style.LAG_FEW),
-                  run_time=style.T_MOVE, rate_func=style.EASE)
-        self.wait(0.6)
-        self.play(*[Create(b) for b in self.boxes], run_time=style.T_QUICK, rate_func=style.EASE)
-        self.wait(0.7)
-
-    # ---- the output column (built first: the room it needs below the grids) -------------------
-    def lay_out_the_output(self):
-        trace, pal = self.trace, style.PALETTE
-        D = int(trace.output.shape[-1])
-        self.out = VectorColumn.from_trace(self.book, "output", (trace.focus_index,), D,
-                                           head=4, tail=1, bracket_color=pal.output)
-        self.out_title = VGroup(*baseline_row_parts(["output for", trace.focus_word],
-                                                    [pal.output, pal.output], style.FONT_SMALL))
-        self.out_size = label_text(f"{self.record('d_model', (), 0)} numbers",
-                                   style.FONT_SMALL, pal.dim)
-        self.out_block = VGroup(self.out_title, self.out, self.out_size)
-        self.out_title.next_to(self.out, UP, buff=0.18)
-        self.out_size.next_to(self.out, DOWN, buff=0.15)
-
-    def make_room_below(self):
-        everything = VGroup(self.reds, self.grids, self.titles, self.dots, self.boxes)
-        floor = AREA_BOTTOM + self.out_block.height + 0.25
-        if everything.get_bottom()[1] < floor - 1e-3:
-            # one group on stage (GrowFromCenter and Create added the dots and boxes one by
-            # one): moving a group that is not on stage would draw its members twice
-            self.remove(*everything.get_family())
-            self.add(everything)
-            k = min(1.0, (AREA_TOP - floor) / everything.height)
-            everything.generate_target()
-            everything.target.scale(k, about_point=np.array(
-                [everything.get_x(), everything.get_top()[1], 0]))
-            if everything.target.get_bottom()[1] < floor:
-                everything.target.shift(UP * (floor - everything.target.get_bottom()[1]))
-            self.play(MoveToTarget(everything), run_time=style.T_SHORT, rate_func=style.EASE)
-        self.shelf_top = everything.get_bottom()[1] - 0.15
-
-    # ---- concatenate the heads' outputs for the focus word, in the model's order ---------------
-    def concat_bar(self) -> VGroup:
-        pal = style.PALETTE
-        total_heads = int(self.record("num_heads_total", (), 0))
-        self.seg_w = seg_w = min(0.62, 6.6 / total_heads)
-        segments = VGroup()
-        for model_head in range(total_heads):
-            seg = Rectangle(width=seg_w, height=0.46).set_stroke(style.BACKGROUND, width=1.5)
-            if model_head in self.drawn_at:
-                seg.set_fill(pal.head(model_head), opacity=0.9)
-            else:
-                seg.set_fill(pal.faint, opacity=1.0)
-            segments.add(seg)
-        segments.arrange(RIGHT, buff=0)
-        return segments
-
+    # ---- every head's output for the word, concatenated ----------------------------------------
     def concatenate(self):
-        trace, pal = self.trace, style.PALETTE
-        H = len(trace.heads)
-        self.drawn_at = {int(h): slot for slot, h in enumerate(trace.heads)}
-        self.segments = segments = self.concat_bar()
-        total_heads, out = len(segments), self.out
-        middle = (self.shelf_top + AREA_BOTTOM) / 2
-        self.out_block.move_to([OUT_X, middle, 0])
-        if self.out_block.get_top()[1] > self.shelf_top:
-            self.out_block.shift(DOWN * (self.out_block.get_top()[1] - self.shelf_top))
-        arrow_len = 1.5
-        bar_right = out.get_left()[0] - 0.3 - arrow_len - 0.2
-        segments.move_to([bar_right - segments.width / 2, out.get_y(), 0])
-        if segments.get_left()[0] < AREA_LEFT + 1.2:
-            segments.shift(RIGHT * (AREA_LEFT + 1.2 - segments.get_left()[0]))
-        concat_title = label_text("concat", style.FONT_SMALL, pal.soft)
-        concat_title.next_to(segments, LEFT, buff=0.25)
-        head_marks = VGroup()
-        for model_head, slot in sorted(self.drawn_at.items()):
-            mark = label_text(self.record("head", (slot,), 0), style.FONT_SMALL,
-                              pal.head(model_head))
-            fit_width([mark], 0.95 * self.seg_w)
-            mark.next_to(segments[model_head], DOWN, buff=0.1)
-            head_marks.add(mark)
-        rest_note = None
-        if total_heads > H:
-            rest_note = label_text(
-                f"all {total_heads} heads in order; grey: the "
-                f"{self.record('heads_not_drawn', (), 0)} not drawn", style.FONT_SMALL, pal.dim)
-            rest_note.next_to(head_marks if len(head_marks) else segments, DOWN, buff=0.12)
-            rest_note.align_to(segments, LEFT)
-        sources = VGroup(*[self.grids[slot].row_rect(self.focus_row).copy()
-                           .set_stroke(width=0).set_fill(pal.head(trace.heads[slot]), opacity=0.6)
-                           for slot in range(H)])
-        drawn_segments = [segments[int(h)] for h in trace.heads]
-        self.play(FadeIn(VGroup(*[s for h, s in enumerate(segments) if h not in self.drawn_at])),
-                  LaggedStart(*[TransformFromCopy(s, seg)
-                                for s, seg in zip(sources, drawn_segments)],
-                              lag_ratio=style.LAG_FEW),
-                  FadeIn(concat_title), FadeIn(head_marks),
-                  *([FadeIn(rest_note)] if rest_note is not None else []),
-                  run_time=style.T_MOVE, rate_func=style.EASE,
-                  subcaption=f"Their outputs for {trace.focus_word} stack up, head by head",
-                  subcaption_duration=2.1)
-        self.wait(style.T_SHORT)
+        trace, pal, table = self.trace, style.PALETTE, self.table
+        total = int(self.record("num_heads_total", (), 0))
+        drawn_at = {int(h): s for s, h in enumerate(trace.heads)}
+        seg_w = min(0.5, BAR_WIDTH / total)
+        segments = VGroup(*[Rectangle(width=seg_w, height=0.42) for _ in range(total)])
+        segments.arrange(RIGHT, buff=0)
+        for h, seg in enumerate(segments):
+            if h in drawn_at:
+                seg.set_fill(pal.head(h), opacity=0.9).set_stroke(style.BACKGROUND, width=1.5)
+            else:       # a head that is not drawn: an empty slot, not a grey head
+                seg.set_fill(opacity=0).set_stroke(pal.dim, width=1.2)
+        title = label_text("concat", style.FONT_SMALL, pal.soft)
+        VGroup(title, segments).arrange(RIGHT, buff=0.25).move_to(
+            [stage.LEFT_EDGE, BAR_Y, 0], aligned_edge=LEFT).shift(RIGHT * 0.2)
+        d_k = self.record("d_k", (), 0)
+        hidden = (f"; outlined: the {self.record('heads_not_drawn', (), 0)} heads not drawn"
+                  if total > len(drawn_at) else "")
+        note = label_text(f"a head's output: {d_k} numbers{hidden}", style.FONT_SMALL, pal.dim)
+        note.next_to(segments, DOWN, buff=0.15).align_to(title, LEFT)
+        self.segments = segments
+        self.say(f"Each head's output for {trace.focus_word}, {d_k} numbers, "
+                 "stacks up in head order")
+        # each row, unseen, becomes its segment: it gains its colour on the way (a filled
+        # copy would flash over the table)
+        sources = [table.rows[s].copy().set_stroke(width=0).set_fill(pal.head(trace.heads[s]),
+                                                                     opacity=0.0)
+                   for s in range(len(trace.heads))]
+        self.play(FadeIn(VGroup(*[seg for h, seg in enumerate(segments) if h not in drawn_at])),
+                  LaggedStart(*[TransformFromCopy(src, segments[int(trace.heads[s])])
+                                for s, src in enumerate(sources)], lag_ratio=style.LAG_FEW),
+                  FadeIn(title), FadeIn(note), run_time=style.T_MOVE)
 
-    # ---- mixed by W_O --------------------------------------------------------------------------
+    # ---- mixed by W_O into the layer's output ----------------------------------------------------
     def mix_by_w_o(self):
-        trace, pal, out = self.trace, style.PALETTE, self.out
-        mix = Arrow(self.segments.get_right() + RIGHT * 0.2, out.get_left() + LEFT * 0.3, buff=0,
-                    color=pal.output, stroke_width=4, max_tip_length_to_length_ratio=0.15)
+        trace, pal = self.trace, style.PALETTE
+        D = self.record("d_model", (), 0)
+        out = VectorRow.from_trace(self.book, "output", (trace.focus_index,), int(D), head=4,
+                                   tail=1, bracket_color=pal.output)
+        start = self.segments.get_right() + RIGHT * 0.2
+        mix = Arrow(start, start + RIGHT * 1.0, buff=0, color=pal.output, stroke_width=4,
+                    max_tip_length_to_length_ratio=0.3)
         w_o = MathTypst("W_O", color=pal.output, font_size=style.FONT_LABEL * 1.3)
-        w_o.next_to(mix, UP, buff=0.1)
-        self.play(Create(mix), FadeIn(w_o, shift=DOWN * 0.1), run_time=0.6, rate_func=style.EASE,
-                  subcaption=f"W_O mixes them into one output: the layer's answer for "
-                             f"{trace.focus_word}", subcaption_duration=3.0)
-        # a ghost of the concatenation runs along the arrow and becomes the output column
-        ghost = self.segments.copy()
-        ghost.generate_target()
-        ghost.target.stretch_to_fit_width(out.brackets.width * 0.5)
-        ghost.target.stretch_to_fit_height(out.rows.height).move_to(out.rows).set_opacity(0)
-        self.play(MoveToTarget(ghost), FadeIn(out.brackets, scale=0.8),
-                  LaggedStart(*[FadeIn(m, shift=RIGHT * 0.3) for m in out.rows],
+        w_o.next_to(mix, UP, buff=0.08)
+        out.next_to(mix, RIGHT, buff=0.2)
+        stage.keep_right_of(out)
+        name = line_of([("output for ", pal.output), (trace.focus_word, ("user", pal.output)),
+                        (f": {D} numbers", pal.output)], style.FONT_SMALL)
+        name.next_to(out, DOWN, buff=0.15)
+        stage.keep_right_of(name)
+        self.say(f"W_O mixes them into one output for {trace.focus_word}: the layer's answer")
+        self.play(Create(mix), FadeIn(w_o, shift=DOWN * 0.1), run_time=style.T_SHORT)
+        self.play(FadeIn(out.brackets),
+                  LaggedStart(*[FadeIn(m, shift=RIGHT * 0.2) for m in out.entries],
                               lag_ratio=style.LAG_FEW),
-                  FadeIn(self.out_title), FadeIn(self.out_size), run_time=1.2,
-                  rate_func=style.EASE)
-        self.remove(ghost)
+                  FadeIn(name), run_time=style.T_MOVE)

@@ -1,42 +1,59 @@
-"""Beat 8, mask: future positions are blanked to −∞ and the weights renormalise.
+"""Beat 8, mask: forbidden keys get a score of −∞, so softmax gives them nothing and the
+rest of each row renormalises to sum to one.
 
 If the trace was computed with a mask (``--mask causal`` or ``window:K``) the beat shows
 that mask and the model's own weights. Otherwise it *illustrates* a causal mask: the
 weights are recomputed from the trace's scores as softmax over j ≤ i
 (``attention_core.derived.causal_weights``), and the screen says so — on a bidirectional
 model such as MiniLM that is not what the model does.
+
+The grid of the primary head's weights (dots) gets red cells with −∞ written in them; the
+camera moves into the focus row, where the weights are written out before and after and
+their sum is shown; then back out to the whole renormalised grid.
 """
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, Create, FadeIn, FadeTransform, LaggedStart, Line,
-                   Transform, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, LaggedStart,
+                   Transform, VGroup, config)
 
 from ...attention_core.derived import causal_mask, causal_weights, unmasked_weights
-from .. import style
-from ..film import Beat
-from ..grid import make_grid
-from ..headers import head_layer_tag, heading
-from ..readouts import magnitude_decimals
-from ..text import label_text, user_text
-from ..tokens import focus_window, word_row
+from .. import stage, style
+from ..film import Beat, Stage
+from ..formula import FormulaMap
+from ..headers import beat_line, head_name
+from ..audits import drawn_size
+from ..text import label_text, line_of
+from ..views import sentence_grid, shown_tokens_note
 
-GRID_CENTER = np.array([-3.5, -0.55, 0.0])
-TABLE_LEFT = 0.9
-MAX_TABLE_COLUMNS = 9
+LEGEND_GAP = 1.7        # between the grid and the legend: room for the focus row's sum
+CLOSE_UP = 1.5          # the camera's zoom into the focus row, at least
+ZOOM_MARGIN = 1.04      # the zoomed frame is this much wider than the focus row
+
+
+def line(trace):
+    kind = trace.mask_kind if trace.mask.any() else "causal"
+    if kind == "causal":
+        return beat_line("The causal mask: no word looks at the words after it")
+    return beat_line(f"The mask ({kind}): some keys are off limits")
 
 
 class MaskBeat(Beat):
     name = "mask"
-    hold = 1.3
+
+    @classmethod
+    def leaves(cls, film) -> Stage:
+        return Stage(line=line(film.trace), map=FormulaMap("mask"),
+                     grid=sentence_grid(film.trace))
 
     def script(self):
+        self.open(line(self.trace), "mask")
         self.choose_the_mask()
-        self.lay_out_the_grid()
-        self.lay_out_the_table()
-        self.show_the_weights()
-        self.mask_the_future()
+        self.the_weights_before()
+        self.forbidden_scores_become_minus_infinity()
+        self.into_the_focus_row()
         self.renormalise()
+        self.back_out()
 
     def choose_the_mask(self):
         trace = self.trace
@@ -48,168 +65,156 @@ class MaskBeat(Beat):
             self.after = trace.weights[self.slot].astype(np.float64)
             # what the grid shows "before": the softmax of the unmasked scores
             self.before = np.array([unmasked_weights(trace, self.slot, i) for i in rows])
-            self.score_kind, self.weight_kind = "masked_score", "weights"
+            self.before_kind, self.after_kind = "unmasked_weight", "weights"
+            self.score_kind, self.sum_kind = "masked_score", "weight_sum"
         else:
             self.mask = causal_mask(trace)
             self.before = trace.weights[self.slot].astype(np.float64)
             self.after = np.array([causal_weights(trace, self.slot, i) for i in rows])
-            self.score_kind, self.weight_kind = "causal_masked_score", "causal_weight"
-        self.kind = trace.mask_kind if self.own_mask else "causal"
+            self.before_kind, self.after_kind = "weights", "causal_weight"
+            self.score_kind, self.sum_kind = "causal_masked_score", "causal_weight_sum"
 
-    def illustration_notice(self):
+    def notice(self):
         """Said on screen when the mask is not what the model did."""
         bidirectional = (self.trace.meta.get("model") == "minilm"
                          or bool(self.trace.meta.get("bidirectional", False)))
-        text = ("Illustration only: this model reads in both\ndirections and uses no "
-                "causal mask. These weights\nare recomputed from its own scores as if it did."
+        text = ("Illustration: this model reads\nboth ways and uses no mask.\nThese weights "
+                "are recomputed\nfrom its own scores as if it did."
                 if bidirectional else
-                "Illustration: this run used no mask. These\nweights are recomputed from "
+                "Illustration: this run used no\nmask. These weights are\nrecomputed from "
                 "its own scores\nwith a causal mask.")
-        notice = label_text(text, style.FONT_SMALL, style.PALETTE.mask)
-        if notice.width > 6.0:
-            notice.scale_to_fit_width(6.0)
-        return notice.move_to([TABLE_LEFT, -1.6, 0], aligned_edge=LEFT)
+        return label_text(text, style.FONT_SMALL, style.PALETTE.mask)
 
-    # ---- the grid of the primary head ----------------------------------------------------------
-    def lay_out_the_grid(self):
-        trace = self.trace
-        head_color = style.PALETTE.head(trace.primary_head)
-        self.heading = heading("The causal mask: no looking ahead" if self.kind == "causal"
-                               else f"The mask ({self.kind}): some keys are off limits")
-        self.head_tag = head_layer_tag(self.book, self.slot)
-        self.notice = None if self.own_mask else self.illustration_notice()
-        start, stop = focus_window(trace.num_tokens, self.focus)
-        self.window = window = list(range(start, stop))
-        tokens = [trace.display_tokens[i] for i in window]
-        special = [trace.special[i] for i in window]
-        self.grid = make_grid(tokens, special, max_width=6.6, max_height=6.3,
-                              font_size=style.FONT_LABEL)
-        self.grid.move_to(GRID_CENTER)
-        sub = np.ix_(window, window)
-        self.dots_before = self.grid.weight_dots(self.before[sub], color=head_color)
-        self.dots_after = self.grid.weight_dots(self.after[sub], color=head_color)
-        for d, m in zip(self.dots_after, self.mask[sub].ravel()):
-            if m:   # forbidden cells: the dot shrinks to nothing
-                d.scale(1e-3)
-        self.red = self.grid.mask_cells(self.mask[sub])
-        self.box = self.grid.focus_box(window.index(self.focus))
+    # ---- the head's weights as the model ran it ------------------------------------------------
+    def the_weights_before(self):
+        trace, pal = self.trace, style.PALETTE
+        self.grid = grid = self.stage.get("grid") or sentence_grid(trace)
+        idx = grid.indices
+        self.sub = np.ix_(idx, idx)
+        self.row = idx.index(self.focus)
+        color = pal.head(trace.primary_head)
+        self.dots_before = grid.weight_dots(self.before[self.sub], color=color)
+        self.dots_after = grid.weight_dots(self.after[self.sub], color=color)
+        for dot, masked in zip(self.dots_after, self.mask[self.sub].ravel()):
+            if masked:      # a forbidden cell's dot shrinks to nothing
+                dot.scale(1e-3)
+        self.box = grid.focus_box(self.row)
+        legend = [line_of([(head_name(self.book, self.slot), pal.head(trace.primary_head)),
+                           (": weight = dot area", pal.soft)], style.FONT_SMALL)]
+        if not self.own_mask:
+            legend.append(self.notice())
+        extra = shown_tokens_note(trace)
+        if extra is not None:
+            legend.append(extra)
+        self.legend = VGroup(*legend).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+        self.legend.move_to([grid.get_right()[0] + LEGEND_GAP, grid.lines.get_top()[1], 0],
+                            aligned_edge=UP + LEFT)
+        stage.keep_right_of(self.legend)
+        if "grid" not in self.roles:
+            self.add(grid)
+        self.roles["grid"] = grid
+        self.say(f"{head_name(self.book, self.slot).capitalize()}'s weights, before any mask")
+        self.play(LaggedStart(*[FadeIn(d, scale=0.5) for d in self.dots_before],
+                              lag_ratio=style.LAG_MANY),
+                  FadeIn(self.legend), Create(self.box), run_time=style.T_BUILD)
 
-    # ---- the focus row in numbers --------------------------------------------------------------
-    def table_columns(self) -> list[int]:
-        window, row = self.window, self.window.index(self.focus)
-        if len(window) <= MAX_TABLE_COLUMNS:
-            return list(window)
-        return window[max(0, row - MAX_TABLE_COLUMNS // 2):][:MAX_TABLE_COLUMNS]
-
-    def cell_number(self, kind, j, y, decimals, signed, color):
-        t = self.number(kind, (self.slot, self.focus, j), decimals=decimals, signed=signed,
-                        font_size=style.FONT_SMALL, color=color)
-        return t.move_to([self.xs[self.cols.index(j)], y, 0])
-
-    def lay_out_the_table(self):
-        trace, pal, focus, mask = self.trace, style.PALETTE, self.focus, self.mask
-        self.cols = cols = self.table_columns()
-        pitch = min(0.72, (6.75 - TABLE_LEFT - 1.45) / max(len(cols), 1))
-        self.xs = [TABLE_LEFT + 1.45 + n * pitch for n in range(len(cols))]
-        self.key_labels, _ = word_row([trace.display_tokens[j] for j in cols],
-                                      [trace.special[j] for j in cols], self.xs, pitch=pitch,
-                                      font_size=style.FONT_SMALL, bottom=1.5)
-        self.more = VGroup()      # the table shows a window of the row: say where it continues
-        if cols[0] > self.window[0]:
-            self.more.add(label_text("…", style.FONT_SMALL, pal.dim).next_to(
-                self.key_labels[0], LEFT, buff=0.1))
-        if cols[-1] < self.window[-1]:
-            self.more.add(label_text("…", style.FONT_SMALL, pal.dim).next_to(
-                self.key_labels[-1], RIGHT, buff=0.1))
-        self.names = VGroup(*[label_text(t, style.FONT_SMALL, c).move_to([TABLE_LEFT + 0.5, y, 0])
-                              for t, c, y in (("score", pal.soft, 1.0), ("weight", pal.soft, 0.3))])
-        query = user_text(trace.focus_word, style.FONT_LABEL, pal.query)
-        self.query_note = VGroup(query, label_text("looks at:", style.FONT_SMALL, pal.soft))
-        self.query_note.arrange(RIGHT, buff=0.15, aligned_edge=DOWN).move_to(
-            [TABLE_LEFT, max(2.3, self.key_labels.get_top()[1] + 0.35), 0], aligned_edge=LEFT)
-        score_dec = magnitude_decimals([float(trace.scores[self.slot, focus, j]) for j in cols],
-                                       style.SCORE_DECIMALS)
-        self.scores = VGroup(*[self.cell_number("scores", j, 1.0, score_dec, True, pal.text)
-                               for j in cols])
-        # only the forbidden scores change: they become a red minus infinity
-        self.forbidden = [c for c, j in enumerate(cols) if mask[focus, j]]
-        self.masked_scores = VGroup(*[self.cell_number(self.score_kind, cols[c], 1.0, score_dec,
-                                                       True, pal.mask) for c in self.forbidden])
-        self.w_before = VGroup(*[self.cell_number("unmasked_weight" if self.own_mask else "weights",
-                                                  j, 0.3, style.WEIGHT_DECIMALS, False, pal.dim)
-                                 for j in cols])
-        self.w_after = VGroup(*[self.cell_number(self.weight_kind, j, 0.3, style.WEIGHT_DECIMALS,
-                                                 False, pal.faint if mask[focus, j] else pal.text)
-                                for j in cols])
-        # narrow columns: shrink every number by one factor rather than let them collide
-        table_numbers = [t for group in (self.scores, self.masked_scores, self.w_before,
-                                         self.w_after) for t in group]
-        widest = max(t.width for t in table_numbers)
-        if widest > pitch * 0.88:
-            for t in table_numbers:
-                t.scale(pitch * 0.88 / widest)
-        self.rule = Line([TABLE_LEFT, 0.65, 0], [self.xs[-1] + pitch / 2, 0.65, 0]).set_stroke(pal.grid, 1)
-        row_sum = (self.record("weight_sum", (self.slot, focus), 2) if self.own_mask
-                   else self.record("causal_weight_sum", (self.slot, focus), 2))
-        self.total_after = label_text(
-            f"the {'' if self.own_mask else 'renormalised '}weights still sum to {row_sum}",
-            style.FONT_SMALL, pal.dim).move_to([TABLE_LEFT, -0.35, 0], aligned_edge=LEFT)
-        # on a masked trace the "before" weights are not the model's: say so while they show
-        self.before_note = label_text("grey: the weights as they would be without the mask",
-                                      style.FONT_SMALL, pal.dim) if self.own_mask else None
-        if self.before_note is not None:
-            self.before_note.move_to([TABLE_LEFT, -0.35, 0], aligned_edge=LEFT)
-
-    # ---- play ----------------------------------------------------------------------------------
-    def show_the_weights(self):
-        trace = self.trace
-        self.add(self.grid)
-        self.play(FadeIn(self.heading, shift=DOWN * 0.2), FadeIn(self.head_tag),
-                  *([FadeIn(self.notice)] if self.notice else []),
-                  LaggedStart(*[FadeIn(d) for d in self.dots_before], lag_ratio=style.LAG_MANY),
-                  run_time=1.2, rate_func=style.EASE,
-                  subcaption=(f"Head {trace.primary_head} as the model ran it: "
-                              f"{trace.focus_word}'s scores and weights"
-                              if not self.own_mask else
-                              f"Head {trace.primary_head}'s scores for {trace.focus_word}, "
-                              "before the mask"),
-                  subcaption_duration=2.7)
-        self.play(Create(self.box), FadeIn(self.query_note), FadeIn(self.key_labels),
-                  FadeIn(self.names), FadeIn(self.scores), FadeIn(self.rule), FadeIn(self.more),
-                  FadeIn(self.w_before),
-                  *([FadeIn(self.before_note)] if self.before_note is not None else []),
-                  run_time=style.T_STEP, rate_func=style.EASE)
-        self.wait(0.7)
-
-    def mask_the_future(self):
+    # ---- forbidden keys: their scores become minus infinity -------------------------------------
+    def forbidden_scores_become_minus_infinity(self):
+        pal, grid = style.PALETTE, self.grid
+        masked = self.mask[self.sub]
+        self.red = grid.mask_cells(masked, opacity=0.45)
+        idx = grid.indices
+        self.minus_inf = VGroup(*[
+            self.number(self.score_kind, (self.slot, self.focus, idx[c]), decimals=1,
+                        font_size=style.FONT_NUMBER, color=pal.text)
+            for c in range(len(idx)) if masked[self.row, c]])
+        cols = [c for c in range(len(idx)) if masked[self.row, c]]
+        grid.put_all([(m, self.row, c) for m, c in zip(self.minus_inf, cols)], fill=0.8)
+        n = len(cols)
         word = self.trace.focus_word
-        n_future = int(self.mask[self.focus].sum())
+        said = (f"{word}'s scores for the keys it may not see become \u2212\u221e" if n
+                else f"None of {word}'s keys is masked; other rows lose theirs")
+        key = "score \u2212\u221e: no weight"
+        self.red_key = line_of([("red: ", pal.mask), (key, pal.soft)], style.FONT_SMALL)
+        self.red_key.next_to(self.legend, DOWN, buff=0.3, aligned_edge=LEFT)
+        self.say(said)
+        cells = [d for d, m in zip(self.dots_before, masked.ravel()) if m]
         self.play(LaggedStart(*[FadeIn(r, scale=0.6) for r in self.red], lag_ratio=style.LAG_MANY),
-                  *[FadeTransform(self.scores[c], m)
-                    for c, m in zip(self.forbidden, self.masked_scores)],
-                  run_time=1.3, rate_func=style.EASE,
-                  subcaption=(f"No looking ahead: {n_future} of {word}'s scores "
-                              "become \u2212\u221e"
-                              if self.kind == "causal" else
-                              f"The mask forbids {n_future} of {word}'s keys: "
-                              "their scores become \u2212\u221e"),
-                  subcaption_duration=2.2)
-        self.wait(style.T_PAUSE)
+                  *[d.animate.scale(1e-3) for d in cells], FadeIn(self.red_key),
+                  run_time=style.T_BUILD)
+        # written at once when legible on the whole stage, else in the close-up only
+        self.inf_legible = all(drawn_size(m) >= style.MIN_FONT - 0.05 for m in self.minus_inf)
+        if self.inf_legible and len(self.minus_inf):
+            self.play(FadeIn(self.minus_inf, scale=0.8), run_time=style.T_SHORT)
 
-    def renormalise(self):
-        trace = self.trace
-        first = int(np.argmax(self.after[self.focus]))
-        given = self.record(self.weight_kind, (self.slot, self.focus, first), 2)
-        self.play(Transform(self.dots_before, self.dots_after),
-                  *[FadeTransform(a, b) for a, b in zip(self.w_before, self.w_after)],
-                  *([FadeTransform(self.before_note, self.total_after)]
-                    if self.before_note is not None else []),
-                  run_time=style.T_BUILD, rate_func=style.EASE,
-                  subcaption=f"Softmax over what is left: the weights renormalise; "
-                             f"{trace.focus_word} now gives {given} to "
-                             f"{trace.display_tokens[first]}.",
-                  subcaption_duration=3.2)
-        if self.before_note is None:
-            self.play(FadeIn(self.total_after), run_time=style.T_QUICK, rate_func=style.EASE)
+    # ---- into the focus row: the weights written out --------------------------------------------
+    def into_the_focus_row(self):
+        trace, grid, pal = self.trace, self.grid, style.PALETTE
+        idx, row = grid.indices, self.row
+        masked = self.mask[self.focus, idx]
+        self.open_cols = [c for c in range(len(idx)) if not masked[c]]
+
+        def numbers(kind, color):
+            mobs = VGroup(*[self.number(kind, (self.slot, self.focus, idx[c]),
+                                        decimals=style.WEIGHT_DECIMALS,
+                                        font_size=style.FONT_NUMBER, color=color)
+                            for c in self.open_cols])
+            grid.put_all([(m, row, c) for m, c in zip(mobs, self.open_cols)], fill=0.8)
+            return mobs
+        self.w_before = numbers(self.before_kind, pal.dim)
+        self.w_after = numbers(self.after_kind, pal.text)
+        size = drawn_size(self.w_before[0])            # the numbers' size in the cells
+        row_group = VGroup(grid.row_rect(row), grid.row_labels[row])
+        self.total = self.number(self.sum_kind, (self.slot, self.focus),
+                                 decimals=style.WEIGHT_DECIMALS, font_size=style.FONT_NUMBER)
+        self.sum_line = VGroup(label_text("sum =", style.FONT_NUMBER, pal.soft), self.total)
+        self.sum_line.arrange(RIGHT, buff=0.12, aligned_edge=DOWN).scale(size / style.FONT_NUMBER)
+        self.sum_line.next_to(grid.row_rect(row), RIGHT, buff=0.2)
+        focus_dots = [self.dots_before[row * len(idx) + c] for c in self.open_cols]
+        # close enough for the numbers to be legible, not so close the row's cells and
+        # sum are cut off (its label may be, in a long row: the box marks the row)
+        cells = VGroup(grid.row_rect(row), self.sum_line)
+        self.zoom = zoom = min(max(CLOSE_UP, style.MIN_FONT * 1.05 / size),
+                               config.frame_width / (cells.width * ZOOM_MARGIN))
+        whole = VGroup(row_group, self.sum_line)
+        view = whole if whole.width * ZOOM_MARGIN * zoom <= config.frame_width else cells
+        self.say(f"Up close: {trace.focus_word}'s weights that are left")
+        if zoom > 1.0 + 1e-6:
+            # the legend would be cut by the close-up's edge: it waits off screen
+            self.camera_to(view.get_center(), config.frame_width / zoom,
+                           *[FadeOut(d) for d in focus_dots], FadeIn(self.w_before),
+                           *([] if self.inf_legible else [FadeIn(self.minus_inf)]),
+                           FadeOut(self.legend), FadeOut(self.red_key), overlay=False)
         else:
-            self.wait(style.T_BREATH)
+            self.play(*[FadeOut(d) for d in focus_dots], FadeIn(self.w_before),
+                      run_time=style.T_SHORT)
+
+    # ---- softmax over what is left: the weights renormalise -------------------------------------
+    def renormalise(self):
+        trace, idx = self.trace, self.grid.indices
+        order = sorted(self.open_cols, key=lambda c: -self.after[self.focus, idx[c]])
+        top = order[0]
+        given = self.record(self.after_kind, (self.slot, self.focus, idx[top]), 2)
+        self.say(f"Softmax over what is left: {trace.focus_word} now gives {given} to "
+                 f"{trace.display_tokens[idx[top]]}, and the row sums to {self.total.text}")
+        others = [(a, b) for n, (a, b) in enumerate(zip(self.dots_before, self.dots_after))
+                  if n // len(idx) != self.row]
+        self.play(*[FadeTransform(a, b) for a, b in zip(self.w_before, self.w_after)],
+                  *[Transform(a, b) for a, b in others], run_time=style.T_MOVE)
+        self.play(FadeIn(self.sum_line, shift=LEFT * 0.1), run_time=style.T_SHORT)
+
+    # ---- back out: the whole grid, renormalised -------------------------------------------------
+    def back_out(self):
+        idx = self.grid.indices
+        if self.zoom > 1.0 + 1e-6:
+            # numbers too small for the whole view turn back into dots on the way out
+            focus_after = [self.dots_after[self.row * len(idx) + c] for c in self.open_cols]
+            small = [*self.w_after, self.sum_line, *([] if self.inf_legible else self.minus_inf)]
+            self.camera_to(np.zeros(3), config.frame_width, *[FadeOut(m) for m in small],
+                           *[FadeIn(d) for d in focus_after], FadeIn(self.legend),
+                           FadeIn(self.red_key))
+        note = label_text("each row renormalised: it sums to 1", style.FONT_SMALL,
+                          style.PALETTE.soft)
+        note.next_to(self.red_key, DOWN, buff=0.3, aligned_edge=LEFT)
+        stage.keep_right_of(note)
+        self.play(FadeIn(note, shift=UP * 0.1), run_time=style.T_SHORT)

@@ -1,5 +1,7 @@
-"""Beat 5, softmax: the focus row lifts out of QKᵀ, is divided by √d_k, passes through a
-labelled softmax arrow and comes back as bars: the real weights, which visibly sum to 1.
+"""Beat 5, softmax: the focus row lifts out of QKᵀ with its keys' names, is divided by
+√d_k, passes through a labelled softmax arrow and comes back as bars: the real weights,
+which stack to exactly 1. The bars hand on as the list of weights the pull beat weighs
+the values with.
 
 Note: ``trace.scores`` are already divided by √d_k; the raw row shown first is "qk_dot".
 On a masked trace the masked scores turn into a red −∞ before the softmax.
@@ -9,35 +11,86 @@ from __future__ import annotations
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTransform,
                    GrowFromEdge, LaggedStart, Line, ManimColor, MathTypst, TransformFromCopy,
-                   TransformMatchingShapes, VGroup, interpolate_color)
+                   VGroup, interpolate_color)
 
 from .. import stage, style
 from ..bars import SoftmaxBars
-from ..film import Beat
-from ..formula import role_colored
+from ..film import Beat, Stage
+from ..formula import FormulaMap, role_colored
+from ..headers import beat_line
 from ..readouts import magnitude_decimals
-from ..text import fit_width, label_text, user_text
+from ..text import fit_width, label_text, line_of
 from ..tokens import word_row
 from ..views import drawn_indices, token_word
-from .sparks import full_qk_grid, grid_numbers
 
-TOP_Y = 2.85            # the row of numbers
-NUMBERS_RIGHT = 4.95    # the rightmost number (the stack of weights stands right of it)
+ROW_Y = 1.35            # the lifted row of numbers
+LABEL_Y = 1.95          # its keys' names, above it
 LEFT_EDGE = -6.8
+NUMBERS_RIGHT = 4.6
+BASELINE_Y = -2.75      # the bars stand on this line
+LABEL_ROOM = 2.2        # the row's name (q·k/√d_k) beside the row
+MIN_PITCH = 0.72        # ... unless the numbers would get less room than this each
+LIST_LEFT = 2.6         # the list of weights the beat hands on (right side)
+LIST_TOP = 1.3
+LIST_ROWS = 8
+
+
+def line(trace):
+    return beat_line("Softmax turns ", ("user", trace.focus_word),
+                     "'s scores into weights that add up to 1")
+
+
+def weight_order(trace) -> list[int]:
+    """The drawn keys, heaviest first (the list of weights)."""
+    slot, f = trace.primary_slot, trace.focus_index
+    return sorted(drawn_indices(trace), key=lambda j: (-float(trace.weights[slot, f, j]), j))
+
+
+def weights_list(book) -> VGroup:
+    """The focus word's heaviest weights as a list, "0.38  fish": what the softmax hands
+    on to the pull (at most LIST_ROWS, then the rest in one line)."""
+    trace, pal = book.trace, style.PALETTE
+    slot, f = trace.primary_slot, trace.focus_index
+    order = weight_order(trace)
+    shown = order[:LIST_ROWS]
+    rows, entries = VGroup(), []
+    for n, j in enumerate(shown):
+        number = book.text_mobject("weights", (slot, f, j), decimals=style.WEIGHT_DECIMALS,
+                                   font_size=style.FONT_LABEL)
+        word = line_of([(trace.display_tokens[j], ("user", pal.special if trace.special[j]
+                                                      else pal.text))], style.FONT_LABEL)
+        number.move_to([LIST_LEFT, LIST_TOP - n * 0.5, 0], aligned_edge=RIGHT)
+        word.next_to(number, RIGHT, buff=0.3)
+        entries.append(VGroup(number, word))
+        rows.add(entries[-1])
+    rest = trace.num_tokens - len(shown)
+    if rest > 0:
+        total = book.text("weight_rest", (slot, f, *shown), decimals=style.WEIGHT_DECIMALS)
+        more = label_text(f"+ {rest} more: {total} in all", style.FONT_SMALL, pal.dim)
+        more.next_to(rows, DOWN, buff=0.2).align_to(rows, LEFT)
+        rows.add(more)
+    title = label_text("weights", style.FONT_LABEL, pal.soft).next_to(rows, UP, buff=0.3)
+    rows.add(title.align_to(rows, LEFT))
+    rows.entries, rows.keys = entries, shown
+    return rows
 
 
 class SoftmaxBeat(Beat):
     name = "softmax"
 
+    @classmethod
+    def leaves(cls, film) -> Stage:
+        return Stage(line=line(film.trace), map=FormulaMap("softmax"),
+                     weights=weights_list(film.book))
+
     def script(self):
         trace = self.trace
         self.slot, self.f = trace.primary_slot, trace.focus_index
         self.indices = drawn_indices(trace)
-        self.fr = self.indices.index(self.f)
         self.word = token_word(trace, self.f)
         self.n = len(self.indices)
         self.masked_row = np.array([bool(trace.mask[self.f, j]) for j in self.indices])
-        self.small_grid_from_the_last_beat()
+        self.open(line(trace), "softmax")
         self.lift_the_focus_row()
         self.divide_by_root_dk()
         if self.masked_row.any():
@@ -45,182 +98,161 @@ class SoftmaxBeat(Beat):
         self.softmax_makes_weights()
         self.stacked_they_make_one()
 
-    def row_decimals(self, kind, width, wanted):
-        """Decimals for one row of numbers ``width`` apart (fewer when they would not fit)."""
-        values = [self.book.value(kind, (self.slot, self.f, j)) for j in self.indices]
-        wanted = magnitude_decimals(values, wanted)
-        return self.book.legible_decimals(kind, [(self.slot, self.f, j) for j in self.indices],
-                                          wanted, 0.8 * width)
-
     def row_of_numbers(self, kind: str, decimals: int) -> VGroup:
-        """The focus row of ``kind`` written along the top, masked keys in red."""
+        """The focus row of ``kind``, one number under each key, masked keys in red."""
         row = VGroup(*[self.number(kind, (self.slot, self.f, j), decimals=decimals, signed=True,
                                    font_size=style.FONT_LABEL,
                                    color=style.PALETTE.mask if m else None)
                        for j, m in zip(self.indices, self.masked_row)])
-        fit_width(row, 0.8 * self.spacing)
+        fit_width(row, 0.86 * self.spacing)
         for x, m in zip(self.xs, row):
-            m.move_to([x, TOP_Y, 0])
+            m.move_to([x, ROW_Y, 0])
         return row
 
-    # ---- the QKᵀ grid of the last beat, small, at the bottom left -----------------------------
-    def small_grid_from_the_last_beat(self):
-        # (the sparks beat's final grid, scaled down: the same numbers, the same look)
-        self.grid, self.qk_decimals = full_qk_grid(self.book, self.indices)
-        grid, fr = self.grid, self.fr
-        self.cells = grid_numbers(self.book, "qk_dot", self.slot, self.indices, grid,
-                                  self.qk_decimals)
-        self.numbers = VGroup(*self.cells.values())
-        for (r, _), mob in self.cells.items():
-            if r != fr:
-                mob.set_opacity(style.FAINT_ROW)
-        VGroup(*grid.row_labels[:fr], *grid.row_labels[fr + 1:]).set_opacity(style.FAINT_ROW)
-        self.box = grid.focus_box(fr)
-        small = VGroup(grid, self.numbers, self.box)
-        small.scale(min(5.0 / small.width, 3.7 / small.height))
-        small.to_corner(DOWN + LEFT, buff=0.4)
-        self.play(FadeIn(VGroup(grid, self.numbers, self.box)), run_time=style.T_QUICK,
-                  rate_func=style.EASE)
-
-    # ---- 1. the focus row lifts out -----------------------------------------------------------
+    # ---- 1. the focus row lifts out, with its keys' names -----------------------------------
     def lift_the_focus_row(self):
-        pal, n, fr = style.PALETTE, self.n, self.fr
-        self.raw_label = role_colored(MathTypst("{{ q : q }} dot {{ k : k }}", font_size=30,
-                                                color=pal.text))
-        self.scaled_label = role_colored(MathTypst("frac({{ q : q }} dot {{ k : k }}, sqrt(d_k))",
-                                                   font_size=30, color=pal.text))
-        tag = user_text(self.word, style.FONT_LABEL, pal.query)
-        label_w = max(self.raw_label.width, self.scaled_label.width) + 0.3 + tag.width + 0.25
-        self.spacing = min(1.15, (NUMBERS_RIGHT - (LEFT_EDGE + label_w)) / max(n - 0.5, 1))
-        xs = NUMBERS_RIGHT - (n - 1 - np.arange(n)) * self.spacing
-        if n <= 8:      # few words: centre them a little (the stack still fits at the right)
-            xs = xs - min(0.6, (NUMBERS_RIGHT - xs[-1]) + 0.6)
-        self.xs = xs
-        self.raw = self.row_of_numbers("qk_dot", self.qk_decimals)
-        tag.next_to([xs[0] - self.spacing / 2, TOP_Y, 0], LEFT, buff=0.15)
-        self.raw_label.next_to(tag, LEFT, buff=0.3)
-        self.play(LaggedStart(*[TransformFromCopy(self.cells[(fr, c)], self.raw[c], path_arc=-0.6)
-                                for c in range(n)], lag_ratio=style.lag_for(n)),
-                  TransformFromCopy(self.grid.row_labels[fr], tag),
-                  FadeIn(self.raw_label), VGroup(self.grid, self.numbers).animate.set_opacity(0.3),
-                  self.box.animate.set_stroke(opacity=0.3),
-                  run_time=style.T_MOVE, rate_func=style.EASE,
-                  subcaption=f"Lift {self.word}'s row out of QK\u1d40: its raw dot products",
-                  subcaption_duration=1.8)
-        self.wait(style.T_BREATH)
+        pal, n = style.PALETTE, self.n
+        grid = self.stage.get("grid")
+        self.label = role_colored(MathTypst("{{ q : q }} dot {{ k : k }}", font_size=34,
+                                            color=pal.text))
+        # the row's name goes beside it when the numbers still get room, else below it
+        beside = (NUMBERS_RIGHT - LEFT_EDGE - LABEL_ROOM) / max(n, 1) >= MIN_PITCH
+        room = NUMBERS_RIGHT - LEFT_EDGE - (LABEL_ROOM if beside else 0.0)
+        self.spacing = min(1.3, room / max(n, 1))
+        centre = 0.3 if beside else (LEFT_EDGE + NUMBERS_RIGHT) / 2
+        self.xs = centre + (np.arange(n) - (n - 1) / 2) * self.spacing
+        self.keys, _ = word_row([token_word(self.trace, j) for j in self.indices],
+                                [self.trace.special[j] for j in self.indices], self.xs,
+                                pitch=self.spacing, font_size=style.FONT_SMALL,
+                                bottom=LABEL_Y - 0.2)
+        if grid is not None and grid.decimals is not None:
+            decimals = grid.decimals           # as the grid wrote them
+        else:                                  # one decimal if it fits, else whole
+            decimals = self.book.legible_decimals(
+                "qk_dot", [(self.slot, self.f, j) for j in self.indices], 1, 0.86 * self.spacing)
+        self.raw = self.row_of_numbers("qk_dot", decimals)
+        if beside:
+            self.label.next_to([self.xs[0] - self.spacing / 2, ROW_Y, 0], LEFT, buff=0.2)
+        else:
+            self.label.move_to([LEFT_EDGE, ROW_Y - 0.8, 0], aligned_edge=LEFT)
+        self.say(f"Lift {self.word}'s row out of QK\u1d40: its raw dot products")
+        if grid is not None:           # the row rises out of the grid, the rest sinks away
+            lifted = grid.row_cells(grid.focus_row)
+            self.play(*[FadeIn(b, target_position=a.get_center())
+                        for a, b in zip(lifted, self.raw)],
+                      *[FadeIn(b, target_position=a.get_center())
+                        for a, b in zip(grid.grid.col_labels, self.keys)],
+                      FadeOut(grid, shift=DOWN * 0.4), FadeIn(self.label), run_time=style.T_MOVE)
+        else:
+            self.play(FadeIn(self.raw), FadeIn(self.keys), FadeIn(self.label),
+                      run_time=style.T_MOVE)
 
     # ---- 2. divided by sqrt(d_k) --------------------------------------------------------------
     def divide_by_root_dk(self):
         pal = style.PALETTE
         d_k = self.record("d_k", (), 0)
         root = self.record("sqrt_dk", (), 2)
-        self.score_dec = self.row_decimals("scores", self.spacing, style.SCORE_DECIMALS)
+        values = [self.book.value("scores", (self.slot, self.f, j)) for j in self.indices]
+        self.score_dec = self.book.legible_decimals(
+            "scores", [(self.slot, self.f, j) for j in self.indices],
+            magnitude_decimals(values, style.SCORE_DECIMALS), 0.86 * self.spacing)
         self.scaled = self.row_of_numbers("scores", self.score_dec)
-        self.scaled_label.move_to(self.raw_label, aligned_edge=RIGHT)
+        scaled_label = role_colored(MathTypst("frac({{ q : q }} dot {{ k : k }}, sqrt(d_k))",
+                                              font_size=34, color=pal.text))
+        scaled_label.move_to(self.label, aligned_edge=RIGHT)
         self.divisor = label_text(f"\u00f7 \u221a{d_k} = {root}", style.FONT_LABEL, pal.soft)
-        self.divisor.next_to(VGroup(self.raw), DOWN, buff=0.28)
-        self.play(FadeIn(self.divisor, shift=UP * 0.2), run_time=style.T_QUICK,
-                  rate_func=style.EASE)
+        self.divisor.next_to(VGroup(self.raw), DOWN, buff=0.3)
+        self.say(f"Divide by \u221ad_k = \u221a{d_k} = {root}: these are the scores")
+        self.play(FadeIn(self.divisor, shift=UP * 0.2), run_time=style.T_QUICK)
         self.play(LaggedStart(*[FadeTransform(a, b) for a, b in zip(self.raw, self.scaled)],
                               lag_ratio=style.LAG_MANY),
-                  TransformMatchingShapes(self.raw_label, self.scaled_label),
-                  run_time=style.T_STEP, rate_func=style.EASE,
-                  subcaption=f"Divide by \u221ad_k = \u221a{d_k} = {root}: the scores",
-                  subcaption_duration=1.5)
-        self.wait(style.T_BREATH)
+                  FadeTransform(self.label, scaled_label), run_time=style.T_STEP)
+        self.label = scaled_label
 
     # ---- 2b. a masked trace: the forbidden scores become -inf ---------------------------------
     def masked_scores_become_minus_infinity(self):
         pal = style.PALETTE
-        infs, pairs = VGroup(), []
+        pairs = []
         for c, (j, m) in enumerate(zip(self.indices, self.masked_row)):
             if m:
                 t = self.number("masked_score", (self.slot, self.f, j), decimals=self.score_dec,
                                 signed=True, font_size=style.FONT_LABEL, color=pal.mask)
-                t.move_to(self.scaled[c])
-                infs.add(t)
-                pairs.append((self.scaled[c], t))
-        fit_width(infs, 0.8 * self.spacing)
-        n_masked = int(self.masked_row.sum())
-        self.play(*[FadeTransform(a, b) for a, b in pairs], run_time=style.T_STEP,
-                  rate_func=style.EASE,
-                  subcaption=f"The mask sets {n_masked} of them to \u2212\u221e: "
-                             "no weight for those keys",
-                  subcaption_duration=1.3)
+                pairs.append((self.scaled[c], t.move_to(self.scaled[c])))
+        self.say("The mask sets the forbidden ones to \u2212\u221e: no weight for those keys")
+        self.play(*[FadeTransform(a, b) for a, b in pairs], run_time=style.T_STEP)
         for a, b in pairs:
             self.scaled.submobjects[self.scaled.submobjects.index(a)] = b
-        self.wait(style.T_BREATH)
 
     # ---- 3. through the softmax arrow, back as bars -------------------------------------------
     def softmax_makes_weights(self):
-        trace, pal, n, xs = self.trace, style.PALETTE, self.n, self.xs
+        trace, pal, xs = self.trace, style.PALETTE, self.xs
         self.weights = np.array([self.book.value("weights", (self.slot, self.f, j))
                                  for j in self.indices])
         weights = self.weights
         mid = float(xs.mean())
-        arrow = Arrow([mid, TOP_Y - 0.7, 0], [mid, TOP_Y - 1.65, 0], buff=0,
+        arrow = Arrow([mid, ROW_Y - 0.75, 0], [mid, ROW_Y - 1.55, 0], buff=0,
                       color=pal.soft, stroke_width=4)
-        arrow_label = label_text("softmax", style.FONT_BODY, pal.text).next_to(arrow, RIGHT, buff=0.2)
-        # the grid has given its row: it leaves so the bars have the width
-        self.play(FadeOut(self.divisor), FadeOut(VGroup(self.grid, self.numbers, self.box)),
-                  Create(arrow), FadeIn(arrow_label), run_time=style.T_SHORT,
-                  rate_func=style.EASE)
-        words, turned = word_row([token_word(trace, j) for j in self.indices],
-                                 [trace.special[j] for j in self.indices], xs,
-                                 pitch=self.spacing, font_size=style.FONT_SMALL,
-                                 bottom=stage.BOTTOM_EDGE)
-        self.baseline_y = words.get_top()[1] + 0.12
+        arrow_label = label_text("softmax", style.FONT_BODY, pal.text).next_to(arrow, RIGHT,
+                                                                               buff=0.2)
         w_labels = VGroup(*[self.number("weights", (self.slot, self.f, j),
-                                        decimals=style.WEIGHT_DECIMALS, font_size=style.FONT_NUMBER)
-                            for j in self.indices])
-        fit_width(w_labels, 0.92 * self.spacing)
+                                        decimals=style.WEIGHT_DECIMALS,
+                                        font_size=style.FONT_SMALL) for j in self.indices])
+        fit_width(w_labels, 0.94 * self.spacing)
         scale = max(weights.max(), 1e-6)
-        colors = [interpolate_color(ManimColor(pal.faint), ManimColor("#FFFFFF"),
-                                    float(w / scale) ** 0.7).to_hex() for w in weights]
-        bar_h = min(2.8, (TOP_Y - 1.95) - self.baseline_y - 0.35)
-        self.bars = SoftmaxBars(weights, [m.copy() for m in words], unit_height=bar_h / scale,
+        colours = [interpolate_color(ManimColor(pal.faint), ManimColor("#FFFFFF"),
+                                     float(w / scale) ** 0.7).to_hex() for w in weights]
+        bar_h = (ROW_Y - 2.4) - BASELINE_Y - 0.45
+        self.bars = SoftmaxBars(weights, [], unit_height=bar_h / scale,
                                 bar_width=min(0.5, self.spacing * 0.5), spacing=self.spacing,
-                                colors=colors, value_labels=list(w_labels))
+                                colors=colours, value_labels=list(w_labels))
         bars = self.bars
-        bars.remove(bars.labels)
-        bars.shift([mid - bars.baseline.get_center()[0], self.baseline_y - bars.baseline.get_y(), 0])
+        bars.shift([mid - bars.baseline.get_center()[0], BASELINE_Y - bars.baseline.get_y(), 0])
         SoftmaxBars.place_value_labels(bars.value_labels, bars.bars, weights)
         order = np.argsort(-weights, kind="stable")
-        top = int(order[0])
-        second = int(order[1]) if n > 1 else top
-        w_top = self.record("weights", (self.slot, self.f, self.indices[top]), style.WEIGHT_DECIMALS)
-        w_second = self.record("weights", (self.slot, self.f, self.indices[second]),
-                               style.WEIGHT_DECIMALS)
-        self.play(FadeIn(bars.baseline), FadeIn(words), run_time=style.T_FLICK)
+        top, second = int(order[0]), int(order[1]) if self.n > 1 else int(order[0])
+        w_top = self.record("weights", (self.slot, self.f, self.indices[top]), 2)
+        w_second = self.record("weights", (self.slot, self.f, self.indices[second]), 2)
+        self.say(f"Softmax makes them weights: {token_word(trace, self.indices[top])} {w_top}, "
+                 f"{token_word(trace, self.indices[second])} {w_second}")
+        self.play(FadeOut(self.divisor), Create(arrow), FadeIn(arrow_label),
+                  FadeIn(bars.baseline), run_time=style.T_SHORT)
         self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in bars.bars],
-                              lag_ratio=style.lag_for(n)),
-                  LaggedStart(*[TransformFromCopy(s, w) for s, w in zip(self.scaled,
-                                                                        bars.value_labels)],
-                              lag_ratio=style.lag_for(n)),
-                  run_time=style.T_BUILD, rate_func=style.EASE,
-                  subcaption=f"Softmax makes them weights: "
-                             f"{token_word(trace, self.indices[top])} {w_top}, "
-                             f"{token_word(trace, self.indices[second])} {w_second}",
-                  subcaption_duration=2.3)
-        self.wait(style.T_SHORT)
+                              lag_ratio=style.lag_for(self.n)),
+                  LaggedStart(*[FadeTransform(s.copy(), w) for s, w in zip(self.scaled,
+                                                                           bars.value_labels)],
+                              lag_ratio=style.lag_for(self.n)),
+                  run_time=style.T_BUILD)
 
     # ---- 4. stacked, they make exactly one ----------------------------------------------------
     def stacked_they_make_one(self):
-        pal, bars, baseline_y = style.PALETTE, self.bars, self.baseline_y
+        pal, bars = style.PALETTE, self.bars
         total = self.number("weight_sum", (self.slot, self.f), decimals=style.WEIGHT_DECIMALS,
                             font_size=style.FONT_LABEL)
-        stack_x = min(bars.bars.get_right()[0] + 1.0, 6.2)
-        stack_h = min(3.0, TOP_Y - 1.0 - baseline_y - 0.6)
-        stack = bars.stacked(self.weights, stack_x, baseline_y, stack_h)
-        one_tick = Line([stack_x - 0.4, baseline_y + stack_h, 0],
-                        [stack_x + 0.4, baseline_y + stack_h, 0]).set_stroke(pal.highlight, 2)
-        sum_label = VGroup(label_text("sum =", style.FONT_LABEL, pal.soft), total).arrange(RIGHT, buff=0.12)
-        sum_label.next_to(one_tick, UP, buff=0.12)
+        stack_x = min(bars.bars.get_right()[0] + 1.1, 6.3)
+        stack_h = min(3.2, ROW_Y - 0.9 - BASELINE_Y)
+        stack = bars.stacked(self.weights, stack_x, BASELINE_Y, stack_h)
+        one_tick = Line([stack_x - 0.4, BASELINE_Y + stack_h, 0],
+                        [stack_x + 0.4, BASELINE_Y + stack_h, 0]).set_stroke(pal.highlight, 2)
+        sum_label = VGroup(label_text("sum =", style.FONT_LABEL, pal.soft), total)
+        sum_label.arrange(RIGHT, buff=0.12, aligned_edge=DOWN).next_to(one_tick, UP, buff=0.12)
         stage.keep_right_of(sum_label)
+        self.say(f"Stacked, the weights make exactly one: sum = {total.text}")
         self.play(LaggedStart(*[TransformFromCopy(b, s) for b, s in zip(bars.bars, stack)],
                               lag_ratio=style.lag_for(self.n)),
-                  run_time=style.T_MOVE, rate_func=style.EASE,
-                  subcaption=f"Stacked, the weights make exactly one: sum = {total.text}",
-                  subcaption_duration=2.8)
-        self.play(Create(one_tick), FadeIn(sum_label, shift=DOWN * 0.1), run_time=style.T_QUICK,
-                  rate_func=style.EASE)
+                  run_time=style.T_MOVE)
+        self.play(Create(one_tick), FadeIn(sum_label, shift=DOWN * 0.1), run_time=style.T_QUICK)
+        self.roles["weights"] = VGroup(bars.value_labels)
+
+    def hand_off(self) -> None:
+        """The weights written on the bars gather into the list the pull beat weighs the
+        values with; the rest goes."""
+        target = weights_list(self.book)
+        labels = [self.bars.value_labels[self.indices.index(j)] for j in target.keys]
+        moves = [FadeTransform(label, row) for label, row in zip(labels, target.entries)]
+        taken = {id(m) for m in labels}
+        extra = [m for m in target if m not in target.entries]
+        leaving = [m for m in self.film.mobjects
+                   if m not in (self.roles["line"], self.roles["map"])]
+        self.play(*moves, *[FadeIn(m) for m in extra],
+                  *[FadeOut(m) for m in leaving if id(m) not in taken],
+                  run_time=style.T_HANDOFF)

@@ -1,126 +1,141 @@
-"""Beat 9, summary: the primary head's whole weight matrix as a heat map over the words,
-the focus row marked and written out, and the formula softmax(QKᵀ/√d_k)V again.
+"""Beat 9, summary: the primary head's whole weight matrix as a heat map over the words (a
+perceptually uniform ramp, with its scale), every weight written in its cell when the
+cells are big enough, the focus row marked, and the formula softmax(QKᵀ/√d_k)V, whole
+again, as the film's last picture.
 
 The formula is our own fixed Typst source; user text never goes into Typst.
 """
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, UP, Create, FadeIn, LaggedStart, VGroup, Write
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, LaggedStart, Rectangle, VGroup,
+                   Write)
 
-from .. import stage, style
-from ..film import Beat
-from ..formula import attention_formula
-from ..grid import make_grid
-from ..headers import head_layer_tag, heading
-from ..text import label_text
-from ..tokens import focus_window
+from .. import colors, stage, style
+from ..film import Beat, Stage
+from ..formula import FormulaMap, attention_formula
+from ..headers import beat_line, head_name
+from ..text import label_text, line_of
+from ..views import sentence_grid, shown_tokens_note
 
-GRID_CENTER = np.array([-2.7, -0.42, 0.0])
-WRITTEN_WHEN_CROWDED = 3     # cells too small for every number: the largest few only
+LEGEND_GAP = 0.7
+RAMP_TICKS = (0.0, 0.1, 0.5, 1.0)     # on the ramp's square-root scale these spread out
+RAMP_STEPS = 48
+
+
+def line(book):
+    return beat_line(f"Every word's weights at once: {head_name(book, book.trace.primary_slot)}")
+
+
+def heat_ramp(height: float = 2.6, width: float = 0.32) -> VGroup:
+    """The heat map's scale: the ramp from weight 0 (bottom) to 1 (top), ticks written."""
+    cells = VGroup(*[Rectangle(width=width, height=height / RAMP_STEPS)
+                     .set_stroke(width=0).set_fill(colors.heat(((n + 0.5) / RAMP_STEPS) ** 2), 1.0)
+                     for n in range(RAMP_STEPS)]).arrange(UP, buff=0)
+    ticks = VGroup()
+    for w in RAMP_TICKS:
+        y = cells.get_bottom()[1] + height * np.sqrt(w)
+        tick = label_text(f"{w:g}", style.FONT_SMALL, style.PALETTE.soft)
+        tick.move_to([cells.get_right()[0] + 0.15, y, 0], aligned_edge=LEFT)
+        ticks.add(tick)
+    return VGroup(cells, ticks)
 
 
 class SummaryBeat(Beat):
     name = "summary"
-    hold = 1.6
+    hold = 4.0            # the film's last picture stays up
+
+    @classmethod
+    def leaves(cls, film) -> Stage:
+        return Stage(line=line(film.book), map=FormulaMap(None), grid=sentence_grid(film.trace))
 
     def script(self):
         trace = self.trace
         self.slot, self.focus = trace.primary_slot, trace.focus_index
-        start, stop = focus_window(trace.num_tokens, self.focus)
-        self.window = list(range(start, stop))
-        self.row = self.window.index(self.focus)
-        self.weights = trace.weights[self.slot][np.ix_(self.window, self.window)].astype(np.float64)
-        self.lay_out_the_heat_map()
-        self.lay_out_the_focus_row()
-        self.lay_out_the_legend()
-        self.show_it()
+        self.open(line(self.book), None)
+        self.grid = self.stage.get("grid") or sentence_grid(trace)
+        if "grid" not in self.roles:
+            self.add(self.grid)
+        self.roles["grid"] = self.grid
+        self.idx = self.grid.indices
+        self.row = self.idx.index(self.focus)
+        self.the_heat_map()
+        self.the_numbers()
+        self.the_formula()
 
-    # ---- the heat map: the head's colour, brighter for larger weights ----------------------------
-    def lay_out_the_heat_map(self):
-        trace, window = self.trace, self.window
-        head_color = style.PALETTE.head(trace.primary_head)
-        self.heading = heading("Every word, every weight")
-        self.head_tag = head_layer_tag(self.book, self.slot)
-        tokens = [trace.display_tokens[i] for i in window]
-        special = [trace.special[i] for i in window]
-        self.grid = make_grid(tokens, special, max_width=8.0, max_height=6.6,
-                              font_size=style.FONT_LABEL)
-        self.grid.move_to(GRID_CENTER)
-        self.masked = np.asarray(trace.mask, dtype=bool)[np.ix_(window, window)]
-        self.red = self.grid.mask_cells(self.masked, opacity=0.3) if self.masked.any() else VGroup()
-        # sqrt: small weights stay visible
-        self.heat = VGroup()
-        for r in range(len(window)):
-            for c in range(len(window)):
-                sq = self.grid.cell_square(r, c).scale(0.94)
-                sq.set_stroke(width=0).set_fill(head_color,
-                                                opacity=float(np.sqrt(self.weights[r, c])))
-                self.heat.add(sq)
-        self.box = self.grid.focus_box(self.row)
-
-    # ---- the focus row written out -------------------------------------------------------------
-    def lay_out_the_focus_row(self):
-        """Only the focus row (a full grid of numbers would be unreadable); when the cells
-        are too small for every number to stay legible, only the largest few."""
-        pal, row, weights = style.PALETTE, self.row, self.weights
-        probe = label_text("0.00", style.FONT_SMALL)
-        fits = probe.width * (style.MIN_FONT + 2) / style.FONT_SMALL <= 0.84 * self.grid.cell
-        self.crowded = probe.width > 0.84 * self.grid.cell and not fits
-        order = [int(c) for c in np.argsort(-weights[row], kind="stable")]
-        written = (sorted(order[:WRITTEN_WHEN_CROWDED]) if self.crowded
-                   else list(range(len(self.window))))
-        self.numbers = VGroup()
-        for c in written:
-            w = float(weights[row, c])
-            t = self.number("weights", (self.slot, self.focus, self.window[c]),
-                            decimals=style.WEIGHT_DECIMALS, font_size=style.FONT_SMALL,
-                            color=style.BACKGROUND if w > 0.45 else pal.text)
-            if w <= 0.45:
-                t.set_stroke(style.BACKGROUND, width=4, background=True)
-            self.numbers.add(t)
-        neighbours = any(b - a == 1 for a, b in zip(written, written[1:]))
-        self.grid.put_all([(t, row, c) for t, c in zip(self.numbers, written)],
-                          fill=0.84 if not self.crowded else (0.98 if neighbours else 1.6))
-
-    # ---- the formula and what the picture means --------------------------------------------------
-    def lay_out_the_legend(self):
-        pal = style.PALETTE
+    # ---- the heat map --------------------------------------------------------------------------
+    def the_heat_map(self):
+        trace, grid, idx = self.trace, self.grid, self.idx
+        self.weights = trace.weights[self.slot][np.ix_(idx, idx)].astype(np.float64)
+        self.cells = VGroup()
+        for r in range(len(idx)):
+            for c in range(len(idx)):
+                square = grid.cell_square(r, c).scale(0.94).set_stroke(width=0)
+                self.cells.add(square.set_fill(colors.heat(self.weights[r, c]), 1.0))
+        self.box = grid.focus_box(self.row)
         self.formula = attention_formula(style.FONT_TITLE, full=False)
-        self.formula.move_to([4.3, 1.3, 0])
-        if self.formula.width > 5.0:
-            self.formula.scale_to_fit_width(5.0)
-        lines = [
-            label_text("each row: one word\u2019s attention", style.FONT_SMALL, pal.query),
-            label_text("each column: a word it reads", style.FONT_SMALL, pal.key),
-            label_text("brighter = more weight; every row sums to 1", style.FONT_SMALL, pal.soft),
-        ]
-        if self.crowded:
-            lines.append(label_text(f"numbers: the {WRITTEN_WHEN_CROWDED} largest weights of "
-                                    "the row", style.FONT_SMALL, pal.soft))
-        if self.masked.any():
-            lines.append(label_text(f"red: masked ({self.trace.mask_kind})", style.FONT_SMALL,
-                                    pal.mask))
-        self.legend = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.18)
-        self.legend.next_to(self.formula, DOWN, buff=0.7)
-        self.legend.set_x(self.formula.get_x())
-        stage.keep_right_of(self.legend)
+        room = stage.RIGHT_EDGE - (grid.get_right()[0] + LEGEND_GAP)
+        if self.formula.width > room:
+            self.formula.scale_to_fit_width(room)
+        self.formula.next_to(grid, RIGHT, buff=LEGEND_GAP).align_to(grid, UP)
+        stage.keep_right_of(self.formula)
+        self.beside = self.beside_the_map()
+        # the scale fills what is left under the formula and the notes, on the grid's floor
+        above = (self.beside if len(self.beside) else self.formula).get_bottom()[1] - 0.45
+        ramp = heat_ramp(min(2.0, above - 0.45 - grid.lines.get_bottom()[1]))
+        ramp_title = label_text("weight", style.FONT_SMALL, style.PALETTE.soft)
+        ramp_title.next_to(ramp, UP, buff=0.15).align_to(ramp, LEFT)
+        self.ramp = VGroup(ramp, ramp_title)
+        self.ramp.next_to(grid.lines, RIGHT, buff=LEGEND_GAP).align_to(grid.lines, DOWN)
+        self.say(f"All of {head_name(self.book, self.slot)}'s weights at once: "
+                 "each row, one word's")
+        self.play(LaggedStart(*[FadeIn(sq) for sq in self.cells], lag_ratio=style.LAG_MANY),
+                  FadeIn(self.ramp), Create(self.box), run_time=style.T_BUILD)
 
-    def show_it(self):
-        trace = self.trace
-        self.caption(f"All of head {trace.primary_head}'s weights at once: row "
-                     f"{trace.focus_word} is the one we followed.", duration=3.0)
-        self.add(self.red, self.grid)
-        self.play(FadeIn(self.heading, shift=DOWN * 0.2), FadeIn(self.head_tag),
-                  LaggedStart(*[FadeIn(sq) for sq in self.heat], lag_ratio=style.LAG_MANY),
-                  run_time=style.T_BUILD, rate_func=style.EASE)
-        self.wait(style.T_BREATH)
-        self.play(Create(self.box), FadeIn(self.numbers), run_time=style.T_SHORT,
-                  rate_func=style.EASE)
-        self.wait(0.7)
-        self.caption("One formula does it all: softmax of Q K transpose over root d k, "
-                     "times V.", duration=3.0)
-        self.play(Write(self.formula), run_time=1.3, rate_func=style.EASE)
-        self.play(LaggedStart(*[FadeIn(m, shift=UP * 0.1) for m in self.legend],
-                              lag_ratio=style.LAG_FEW), run_time=style.T_SHORT,
-                  rate_func=style.EASE)
+    # ---- the weights written in their cells ----------------------------------------------------
+    def beside_the_map(self) -> VGroup:
+        """Every weight goes in its cell when the cells hold a legible number; else the
+        focus word's three heaviest are written beside the map (under the formula), with
+        a note of the tokens left out, if any."""
+        trace, grid, idx, pal = self.trace, self.grid, self.idx, style.PALETTE
+        self.in_cells = label_text("0.00", style.MIN_FONT).width <= 0.84 * grid.cell
+        beside = VGroup()
+        if not self.in_cells:
+            order = [int(c) for c in np.argsort(-self.weights[self.row], kind="stable")][:3]
+            parts = [(trace.focus_word, ("user", pal.query)), (": ", pal.soft)]
+            for n, c in enumerate(order):
+                parts += [(trace.display_tokens[idx[c]], ("user", pal.text)),
+                          (" " + self.record("weights", (self.slot, self.focus, idx[c]),
+                                             style.WEIGHT_DECIMALS)
+                           + (", " if n < len(order) - 1 else ""), pal.text)]
+            beside.add(line_of(parts, style.FONT_SMALL))
+        note = shown_tokens_note(trace)
+        if note is not None:
+            beside.add(note)
+        if len(beside):
+            beside.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+            beside.next_to(self.formula, DOWN, buff=0.45).align_to(self.formula, LEFT)
+            stage.keep_right_of(beside)
+        return beside
+
+    def the_numbers(self):
+        grid, idx = self.grid, self.idx
+        written = VGroup()
+        if self.in_cells:
+            for r, i in enumerate(idx):
+                for c, j in enumerate(idx):
+                    number = self.number("weights", (self.slot, i, j),
+                                         decimals=style.WEIGHT_DECIMALS,
+                                         font_size=style.FONT_SMALL,
+                                         color=colors.text_on(colors.heat(self.weights[r, c])))
+                    written.add(number.move_to(grid.cell_center(r, c)))
+        written.add(*self.beside)
+        self.say("Every weight in its cell; brighter is more" if self.in_cells
+                 else "Brighter is more weight")
+        self.play(LaggedStart(*[FadeIn(m) for m in written], lag_ratio=style.LAG_MANY),
+                  run_time=style.T_MOVE)
+
+    # ---- the formula, whole --------------------------------------------------------------------
+    def the_formula(self):
+        self.say("One formula does all of it: softmax of QK\u1d40 over \u221ad_k, times V")
+        self.play(Write(self.formula), run_time=style.T_WRITE)

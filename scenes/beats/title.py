@@ -1,66 +1,97 @@
-"""Beat 1, title: the sentence appears as the model's tokens, and the formula arrives."""
+"""Beat 1, title: the sentence appears as the model's tokens; the formula arrives with what
+its three letters are for; then the formula becomes the film's map, in the corner, and the
+sentence moves up to the strip where it lives."""
 from __future__ import annotations
 
-from manim import DOWN, UP, FadeIn, LaggedStart, Write
+from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, VGroup, Write
 
 from .. import stage, style
-from ..film import Beat
-from ..formula import attention_formula
+from ..film import Beat, Stage
+from ..formula import FormulaMap
 from ..headers import head_name, layer_name
-from ..text import label_text, user_text
-from ..views import token_row
+from ..text import label_text, line_of, user_text
+from ..views import strip_row, token_row
+
+TITLE_FORMULA_SIZE = 46     # the formula, large, before it shrinks into the map
 
 
 class TitleBeat(Beat):
     name = "title"
 
+    @classmethod
+    def leaves(cls, film) -> Stage:
+        return Stage(map=FormulaMap(None), row=strip_row(film.trace))
+
     def script(self):
-        trace, pal = self.trace, style.PALETTE
-        # ---- the sentence, as the model's tokens --------------------------------------------
+        self.the_sentence_as_tokens()
+        self.the_formula_and_its_letters()
+        self.whose_numbers()
+
+    # ---- the sentence, as the model's tokens ----------------------------------------------
+    def the_sentence_as_tokens(self):
+        trace = self.trace
         heading = label_text("Self-attention, on a real sentence", style.FONT_TITLE)
-        heading.to_edge(UP, buff=0.7)
-        row = token_row(trace)
-        row.move_to(UP * 0.9)
+        heading.to_edge(UP, buff=0.45)
+        row = token_row(trace, max_width=stage.TEXT_WIDTH).move_to(UP * 1.75)
+        self.roles["row"] = row
         n_tokens = self.record("num_tokens", (), 0)
         n_special = sum(trace.special)
-        span_note = self.span_note(row)
-        self.play(FadeIn(heading, shift=DOWN * 0.2), run_time=style.T_SHORT,
-                  rate_func=style.EASE)
+        count = label_text(f"{n_tokens} tokens" + (f"; the {n_special} the model adds are dimmed"
+                                                   if n_special else ""),
+                           style.FONT_SMALL, style.PALETTE.dim)
+        count.next_to(row.window_note if row.window_note is not None else row.chips, DOWN,
+                      buff=0.2)
+        span_note = self.span_note(row, below=count)
+        self.say(f"The model reads {n_tokens} tokens"
+                 + (f"; the {n_special} it adds are dimmed" if n_special else ""))
+        self.add(heading)            # the film opens on its title, never on black
+        self.wait(style.T_SHORT)
         self.play(LaggedStart(*[FadeIn(chip, shift=UP * 0.25) for chip in row.chips],
                               lag_ratio=style.LAG_FEW),
                   *([FadeIn(row.ellipses)] if len(row.ellipses) else []),
                   *([FadeIn(row.window_note)] if row.window_note else []),
+                  FadeIn(count),
                   *([FadeIn(span_note)] if span_note is not None else []),
-                  run_time=style.T_BUILD, rate_func=style.EASE,
-                  subcaption=f"The model reads {n_tokens} tokens"
-                             + (f"; the {n_special} it adds are dimmed" if n_special else ""),
-                  subcaption_duration=2.5)
-        self.wait(style.T_PAUSE)
+                  run_time=style.T_BUILD)
 
-        # ---- the formula ---------------------------------------------------------------------
-        formula = attention_formula()
-        if formula.width > stage.FORMULA_WIDTH:
-            formula.scale_to_fit_width(stage.FORMULA_WIDTH)
-        formula.next_to(row, DOWN, buff=1.0)
-        self.play(Write(formula), run_time=style.T_WRITE, rate_func=style.EASE,
-                  subcaption=f"One formula: queries ({pal.query_name}), keys "
-                             f"({pal.key_name}), values ({pal.value_name})",
-                  subcaption_duration=2.9)
-        self.wait(style.T_PAUSE)
+    # ---- the formula, and what Q, K and V are for --------------------------------------------
+    def the_formula_and_its_letters(self):
+        pal = style.PALETTE
+        formula = FormulaMap(None, font_size=TITLE_FORMULA_SIZE)
+        formula.move_to(UP * 0.2)
+        self.roles["map"] = formula
+        self.say("One formula does it all")
+        self.play(Write(formula.formula), run_time=style.T_WRITE)
+        roles = VGroup()
+        for n, (name, color, what) in enumerate((("a query", pal.query, "what a word is looking for"),
+                                                 ("a key", pal.key, "what a word offers"),
+                                                 ("a value", pal.value, "what it passes on"))):
+            named = line_of([(name, color)], style.FONT_LABEL)
+            said = line_of([(what, pal.soft)], style.FONT_LABEL)
+            # names right-aligned and descriptions left-aligned on one gutter, one baseline
+            named.shift(RIGHT * (-0.15 - named.get_right()[0]) + DOWN * n * 0.48)
+            said.shift(RIGHT * (0.15 - said.get_left()[0]) + DOWN * n * 0.48)
+            roles.add(VGroup(named, said))
+        roles.shift([-roles.get_x() + 0.0, formula.get_bottom()[1] - 0.5 - roles.get_top()[1], 0])
+        self.say("A query asks, a key answers, and a value is what gets passed on")
+        self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.15) for r in roles],
+                              lag_ratio=style.LAG_FEW * 2), run_time=style.T_BUILD)
 
-        # ---- whose numbers: model, layer, head -------------------------------------------------
+    # ---- whose numbers: model, layer, head ----------------------------------------------------
+    def whose_numbers(self):
+        trace = self.trace
         d_k = self.record("d_k", (), 0)
-        model = trace.model_label
         layer, head = layer_name(self.book), head_name(self.book, trace.primary_slot)
         # one plain Text (the model name may be a user's path): one baseline
-        about = user_text(f"{model}  \u00b7  {layer}  \u00b7  {head}  \u00b7  "
-                          f"query/key size {d_k}", style.FONT_SMALL, pal.dim)
-        about.to_edge(DOWN, buff=0.6)
-        self.play(FadeIn(about, shift=UP * 0.15), run_time=style.T_STEP, rate_func=style.EASE,
-                  subcaption=f"Every number ahead comes from {model}, {layer}, {head}",
-                  subcaption_duration=1.9)
+        about = user_text(f"{trace.model_label}  \u00b7  {layer}  \u00b7  {head}  \u00b7  "
+                          f"query/key size {d_k}", style.FONT_SMALL, style.PALETTE.dim)
+        if about.width > stage.TEXT_WIDTH:
+            about.scale_to_fit_width(stage.TEXT_WIDTH)
+        about.to_edge(DOWN, buff=0.35)
+        self.say(f"Every number ahead comes from {trace.model_label}, {layer}, {head}")
+        self.play(FadeIn(about, shift=UP * 0.15), run_time=style.T_STEP)
 
-    def span_note(self, row):
+    def span_note(self, row, below):
         """When the focus names several tokens (a CJK word, a word in pieces), say whose
         query the film follows."""
         trace = self.trace
@@ -72,5 +103,4 @@ class TitleBeat(Beat):
         note = user_text(f"the query of {trace.focus_word}, the {nth} of the {last - first + 1} "
                          f"tokens of {trace.focus_span_text}", style.FONT_SMALL,
                          style.PALETTE.query)
-        below = row.window_note if row.window_note is not None else row.chips
-        return note.next_to(below, DOWN, buff=0.25)
+        return note.next_to(below, DOWN, buff=0.2)

@@ -1,0 +1,88 @@
+"""Colour arithmetic: OKLab (a perceptual colour space, for distances and ramps), the heat
+ramp of weights, and the blue/red of a weight matrix's signed entries."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _to_linear(c: np.ndarray) -> np.ndarray:
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def _to_srgb(c: np.ndarray) -> np.ndarray:
+    c = np.clip(c, 0.0, None)
+    return np.clip(np.where(c <= 0.0031308, 12.92 * c, 1.055 * c ** (1 / 2.4) - 0.055), 0, 1)
+
+
+def hex_to_rgb(color: str) -> np.ndarray:
+    h = color.lstrip("#")
+    return np.array([int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)])
+
+
+def rgb_to_hex(rgb) -> str:
+    return "#" + "".join(f"{int(round(float(x) * 255)):02X}" for x in np.clip(rgb, 0, 1))
+
+
+def oklab(color: str) -> np.ndarray:
+    """A hex colour in OKLab (L, a, b); Euclidean distance there follows perceived
+    difference (about 0.02 is just noticeable).
+
+    >>> round(float(oklab("#FFFFFF")[0]), 3)
+    1.0
+    """
+    r, g, b = _to_linear(hex_to_rgb(color))
+    lms = np.cbrt([0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b,
+                   0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b,
+                   0.0883024619 * r + 0.2817188376 * g + 0.6299787005 * b])
+    return np.array([[0.2104542553, 0.7936177850, -0.0040720468],
+                     [1.9779984951, -2.4285922050, 0.4505937099],
+                     [0.0259040371, 0.7827717662, -0.8086757660]]) @ lms
+
+
+def from_oklab(lab) -> str:
+    L, a, b = lab
+    lms = np.array([L + 0.3963377774 * a + 0.2158037573 * b,
+                    L - 0.1055613458 * a - 0.0638541728 * b,
+                    L - 0.0894841775 * a - 1.2914855480 * b]) ** 3
+    rgb = np.array([[4.0767416621, -3.3077115913, 0.2309699292],
+                    [-1.2684380046, 2.6097574011, -0.3413193965],
+                    [-0.0041960863, -0.7034186147, 1.7076147010]]) @ lms
+    return rgb_to_hex(_to_srgb(rgb))
+
+
+def distance(a: str, b: str) -> float:
+    """Perceived difference of two hex colours (Euclidean in OKLab)."""
+    return float(np.linalg.norm(oklab(a) - oklab(b)))
+
+
+# viridis' anchors: perceptually uniform, dark violet to yellow, readable on black
+_HEAT = ("#440154", "#3B528B", "#21918C", "#5EC962", "#FDE725")
+
+
+def heat(weight: float) -> str:
+    """The heat-map colour of an attention weight in [0, 1]: viridis, interpolated in
+    OKLab, on a square-root scale so that a diffuse head (every weight near 0.1) still
+    reads as a pattern, not as black.
+
+    >>> heat(0.0), heat(1.0)
+    ('#440154', '#FDE725')
+    """
+    t = float(np.clip(weight, 0.0, 1.0)) ** 0.5 * (len(_HEAT) - 1)
+    i = min(int(t), len(_HEAT) - 2)
+    mix = t - i
+    return from_oklab((1 - mix) * oklab(_HEAT[i]) + mix * oklab(_HEAT[i + 1]))
+
+
+def text_on(background: str) -> str:
+    """Near-black or white, whichever reads on ``background`` (not pure black: manim's
+    Text takes a pure black fill for "no colour given" and draws it white)."""
+    return "#111111" if oklab(background)[0] > 0.62 else "#FFFFFF"
+
+
+def signed(value: float, scale: float, positive: str, negative: str) -> str:
+    """A weight matrix's entry: its sign picks the hue (3b1b: blue +, red -), its size the
+    lightness, from dark to the full colour."""
+    share = 0.0 if scale <= 0 else min(abs(value) / scale, 1.0)
+    base = oklab(positive if value >= 0 else negative)
+    dark = np.array([0.35, base[1] * 0.35, base[2] * 0.35])
+    return from_oklab(dark + (share ** 0.7) * (base - dark))
