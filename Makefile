@@ -6,11 +6,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config fonts-cmu fonts-noto-cjk fonts-symbola
+# for the tests only: a real browser opens the lecture pack's web deck, LibreOffice its slides
+TEST_APT_PACKAGES := chromium libreoffice-impress
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages demo test golden bench clean-cache
+.PHONY: setup system-packages test-packages demo test golden bench gpu-check clean-cache
 
 setup: system-packages $(STAMP)
 
@@ -20,6 +22,13 @@ system-packages:
 	  echo "installing system packages: $(APT_PACKAGES)"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES) >/dev/null; }
+
+test-packages:
+	@dpkg -s $(TEST_APT_PACKAGES) >/dev/null 2>&1 || { \
+	  echo "installing test packages: $(TEST_APT_PACKAGES)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+	    $(TEST_APT_PACKAGES) >/dev/null || echo "could not install $(TEST_APT_PACKAGES): the browser and slides checks will skip, saying so"; }
 
 # torch first, from the CPU wheel on disk: asking for the project first would let pip pull
 # a multi-GB CUDA build.
@@ -32,16 +41,26 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(VENV)/bin/attention-explainer render "The cat ate the fish" --resolution 1080p --fps 30 --force
 
-# one test file per worker, a worker per core: renders dominate the suite's time
-test: setup
-	$(VENV)/bin/python -m pytest -q -n auto --dist loadfile $(PYTEST_ARGS)
+# one test file per worker, a worker per core: renders dominate the suite's time; -rs
+# prints why any test skipped (a missing browser is said, never silent)
+test: setup test-packages
+	$(VENV)/bin/python -m pytest -q -rs -n auto --dist loadfile $(PYTEST_ARGS)
 
 golden: setup
 	$(VENV)/bin/python -m tests.make_golden
 
 bench: setup
+	$(PIP) install -q --disable-pip-version-check -e '.[dev,bench]' 2>&1 | { grep -v 'is ignored: it is neither' || true; }
 	$(VENV)/bin/python bench/bench_inspect.py
-	$(VENV)/bin/python bench/bench_render.py
+	$(VENV)/bin/python bench/bench_encoding.py
+	$(VENV)/bin/python bench/bench_speed.py
+	$(VENV)/bin/python bench/bench_course.py
 
-clean-cache:
+# where a CUDA GPU is lent: the CUDA tests, a 512-token trace on the GPU, half precision
+gpu-check: setup
+	$(VENV)/bin/python bench/gpu_check.py
+
+# the beat cache ($$XDG_CACHE_HOME/attention-explainer) and manim's leftovers
+clean-cache: setup
+	$(VENV)/bin/attention-explainer cache clear
 	rm -rf .cache/manim

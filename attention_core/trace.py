@@ -143,6 +143,17 @@ class AttentionTrace:
         arrays["meta"] = np.array(json.dumps(self.meta, sort_keys=True, ensure_ascii=False))
         return arrays
 
+    def fingerprint(self) -> str:
+        """A hash of every field (names, dtypes, shapes, bytes): equal for traces that
+        draw the same film, whatever file they came from."""
+        import hashlib
+
+        digest = hashlib.sha256()
+        for name, array in self.to_arrays().items():
+            digest.update(f"{name}:{array.dtype.str}:{array.shape}:".encode())
+            digest.update(array.tobytes())
+        return digest.hexdigest()
+
     def save(self, path: str | Path) -> Path:
         """Write the trace as an .npz; byte-identical for identical traces.
 

@@ -15,6 +15,7 @@ import numpy as np
 from manim import MovingCamera
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
+from manim.scene.video_segment_encoder import VideoSegmentEncoder
 from manim.utils.exceptions import EndSceneEarlyException
 
 from . import style
@@ -23,7 +24,7 @@ from .stage import frame_size
 
 
 def manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path,
-                 output_file: Path | None, caching: bool) -> dict:
+                 output_file: Path | None, encoder: dict | None = None) -> dict:
     """Everything manim needs for one render, every key spelt out (``tempconfig`` drops
     misspelt keys silently, and leftovers of an earlier render must not leak in)."""
     conf = {
@@ -39,8 +40,12 @@ def manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path
         "output_file": str(output_file) if output_file else "",
         "background_color": style.BACKGROUND,
         "seed": style.SEED,
-        "disable_caching": not caching,
-        "max_files_cached": 2000,     # the explainer has a few hundred plays
+        # our beat cache keeps whole beats; manim's per-play cache would hash every
+        # mobject of every play for nothing
+        "disable_caching": True,
+        "video_encoder_options": dict(encoder or {}),
+        # one play is encoded while the next is drawn (the default, 1, waits for each)
+        "max_inflight_encoders": 2,
         "verbosity": "ERROR",
         "progress_bar": "none",
         "log_to_file": False,
@@ -52,6 +57,32 @@ def manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path
     }
     conf.update(frame_size(width, height))
     return conf
+
+
+class HeldFrameEncoder(VideoSegmentEncoder):
+    """Encodes a frame shown ``repeat`` times (a wait, a hold) after converting it to the
+    encoder's pixel format once, not once per repeat (an 8 MB RGBA frame at 1080p)."""
+
+    def write_frame(self, pixels, *, repeat: int = 1) -> None:
+        if repeat == 1:
+            return super().write_frame(pixels, repeat=1)
+        import av
+        from fractions import Fraction
+
+        self._validate_frame(pixels, repeat)
+        stream = self._stream
+        frame = av.VideoFrame.from_ndarray(pixels, format="rgba").reformat(
+            format=stream.pix_fmt, width=stream.width, height=stream.height)
+        frame.time_base = Fraction(self.spec.frame_rate.denominator,
+                                   self.spec.frame_rate.numerator)
+        try:
+            for _ in range(repeat):
+                frame.pts = self._next_pts
+                self._next_pts += 1
+                for packet in stream.encode(frame):
+                    self._container.mux(packet)
+        except BaseException as error:
+            raise self._operation_error("encode", error) from error
 
 
 class FrameCaptureWriter(SceneFileWriter):
@@ -70,6 +101,9 @@ class FrameCaptureWriter(SceneFileWriter):
         self.captured: dict[str, np.ndarray] = {}
         self.expected: set[str] = set()      # stills: once all are captured, the render stops
         self.on_frames: Callable[[int], None] | None = None
+
+    def _create_segment_encoder(self, target: Path) -> VideoSegmentEncoder:
+        return HeldFrameEncoder(target=target, spec=self.video_encoder)
 
     def want(self, index: int, label: str) -> None:
         self.wanted[index].append(label)
@@ -141,7 +175,6 @@ class CapturingFilm(FilmScene):
     """A FilmScene whose key frames and beat ends are captured by the writer."""
 
     on_beat: Callable[[str, str], None] | None = None   # (event, beat name)
-    snapshot_key_frames = False   # draw key frames at once (cached plays write no frames)
     want_ends = False             # a stills render asks for each beat's last frame
 
     def mark_key_frame(self, beat: str) -> None:
@@ -153,12 +186,6 @@ class CapturingFilm(FilmScene):
             # the key frame is held, unchanged, until the stage clears: the beat's last
             # frame shows the same picture
             writer.want_next(f"end:{beat}")
-        if self.snapshot_key_frames:
-            # every play re-derives its static background afterwards, so this leaves no
-            # trace in the video
-            self.renderer.static_image = None
-            self.renderer.update_frame(self)
-            writer.captured[label] = self.renderer.get_frame()
 
     def hand_off(self, beat) -> None:
         if not self.want_ends:

@@ -166,6 +166,7 @@ class FilmScene(MovingCameraScene):
 
     default_beats: tuple[str, ...] | None = None     # plain-manim scenes set one beat
     audit = False          # tests: check every play for glyph morphs and small texts
+    ends_film = True       # False: a segment of a longer film, its last beat hands off too
 
     def __init__(self, trace=None, beats=None, **kwargs):
         if trace is None:
@@ -206,7 +207,7 @@ class FilmScene(MovingCameraScene):
 
     def construct(self) -> None:
         for n, beat_cls in enumerate(self.beat_classes):
-            self.run_beat(beat_cls, last=n == len(self.beat_classes) - 1)
+            self.run_beat(beat_cls, last=self.ends_film and n == len(self.beat_classes) - 1)
 
     def run_beat(self, beat_cls, last: bool = False) -> None:
         """Play one beat and do its bookkeeping: start from the stage its predecessor

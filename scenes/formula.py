@@ -4,6 +4,7 @@ from __future__ import annotations
 from manim import UR, MathTypst, SurroundingRectangle, VGroup
 
 from . import stage, style
+from .text import make_math
 
 # Q, K, V labelled so they take their role colours
 _FULL = ('op("Attention")({{ Q : q1 }}, {{ K : k1 }}, {{ V : v1 }}) = '
@@ -19,7 +20,7 @@ def attention_formula(font_size: float = 40, *, full: bool = True) -> MathTypst:
     True
     """
     pal = style.PALETTE
-    formula = MathTypst(_FULL if full else _RHS, font_size=font_size, color=pal.text)
+    formula = make_math(_FULL if full else _RHS, font_size=font_size, color=pal.text)
     for label, color in (("q", pal.query), ("k", pal.key), ("v", pal.value)):
         for n in ((1, 2) if full else (2,)):
             formula.select(f"{label}{n}").set_color(color)
@@ -61,7 +62,7 @@ class FormulaMap(VGroup):
         super().__init__()
         pal = style.PALETTE
         self.lit = lit
-        self.formula = MathTypst(_MAP, font_size=font_size, color=pal.text)
+        self.formula = make_math(_MAP, font_size=font_size, color=pal.text)
         for label, color in (("q", pal.query), ("k", pal.key), ("v", pal.value)):
             self.formula.select(label).set_color(color)
         labels = PARTS.get(lit, None)

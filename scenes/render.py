@@ -1,14 +1,17 @@
 """Rendering API: an AttentionTrace -> an MP4 (plus captions, poster and trace), or stills.
 
 The CLI calls :func:`render_video` and :func:`render_stills`; nothing here parses command
-lines. Manim is configured per call with ``tempconfig`` and the scene is constructed inside
-that block (manim 0.22 fixes the output plan and encoder size in ``Scene.__init__``).
+lines. A video is rendered beat by beat (``segments``: worker processes, the beat cache)
+and joined; stills are drawn in this process. Manim is configured per call with
+``tempconfig`` and the scene is constructed inside that block (manim 0.22 fixes the output
+plan and encoder size in ``Scene.__init__``).
 
 Frames for posters and stills are the renderer's raw RGBA frames (``capture``), never
 decoded from the MP4.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import time as wallclock
 from dataclasses import dataclass, field
@@ -18,9 +21,16 @@ import numpy as np
 
 from ..attention_core.errors import InputError
 from ..outputs import OutputSet, scratch_folder, sigterm_as_interrupt, video_outputs
+from .beat_cache import BeatCache
 from .capture import make_film, manim_config
+from .encoding import QUALITIES
 from .formats import check_fps, check_size
-from .registry import parse_beats
+from .readouts import ShownNumber
+from .registry import BEATS, parse_beats
+from .segments import KEY_FRAME, SegmentJob, join_segments, render_segments
+
+BEAT_TITLES = {entry.name: entry.title for entry in BEATS}
+
 
 # ---- video -----------------------------------------------------------------------------
 @dataclass
@@ -40,31 +50,14 @@ class RenderResult:
     render_seconds: float = 0.0                        # wall time of the render
     audit_log: list = field(default_factory=list)      # with audit=True: (beat, problem, detail)
     screen_texts: dict = field(default_factory=dict)   # with audit=True: beat -> texts seen
+    cached_beats: list = field(default_factory=list)   # beats taken from the beat cache
 
 
-def remux_faststart(source: Path, target: Path) -> None:
-    """Copy the video stream into an MP4 with the index (moov) first, so players and
-    browsers start playing before the whole file has arrived. No re-encoding."""
-    import av
+class TerminalProgress:
+    """A rich progress display on stderr, shown only on a terminal (a log or a pipe gets
+    the commands' one-line results, not a bar). Subclasses add their rows."""
 
-    with av.open(str(source)) as src, \
-            av.open(str(target), "w", format="mp4", options={"movflags": "+faststart"}) as dst:
-        in_stream = src.streams.video[0]
-        out_stream = dst.add_stream_from_template(template=in_stream)
-        for packet in src.demux(in_stream):
-            if packet.dts is None:      # demux's flushing packets
-                continue
-            packet.stream = out_stream
-            dst.mux(packet)
-
-
-class _Progress:
-    """A rich progress bar: beats done of beats asked, and seconds of video drawn. Shown
-    only on a terminal (a log or a pipe gets the one-line result, not the bar)."""
-
-    def __init__(self, beats: list[str], fps: int, enabled: bool):
-        self.fps = fps
-        self.beats = beats
+    def __init__(self, enabled: bool, *columns: str):
         self.progress = None
         if not enabled:
             return
@@ -72,14 +65,11 @@ class _Progress:
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
                                    TextColumn, TimeElapsedColumn)
         console = Console(stderr=True)
-        if not console.is_terminal:
-            return
-        self.progress = Progress(
-            SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
-            MofNCompleteColumn(), TextColumn("beats  {task.fields[video]:>6.1f} s of video"),
-            TimeElapsedColumn(), console=console, transient=False)
-        self.task = self.progress.add_task("rendering", total=len(beats), video=0.0)
-        self._last_update = 0
+        if console.is_terminal:
+            self.progress = Progress(
+                SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
+                MofNCompleteColumn(), *[TextColumn(c) for c in columns],
+                TimeElapsedColumn(), console=console, transient=False)
 
     def __enter__(self):
         if self.progress:
@@ -90,98 +80,153 @@ class _Progress:
         if self.progress:
             self.progress.stop()
 
-    def on_beat(self, event: str, name: str) -> None:
-        if not self.progress:
-            return
-        if event == "start":
-            self.progress.update(self.task, description=f"rendering {name}")
-        else:
-            self.progress.advance(self.task)
 
-    def on_frames(self, frames: int) -> None:
-        if self.progress and frames - self._last_update >= self.fps // 2 + 1:
-            self._last_update = frames
-            self.progress.update(self.task, video=frames / self.fps)
+class _Progress(TerminalProgress):
+    """Beats done of beats asked, and seconds of video drawn."""
+
+    def __init__(self, beats: list[str], workers: int, enabled: bool):
+        super().__init__(enabled, "beats  {task.fields[video]:>6.1f} s of video")
+        if self.progress:
+            where = f"on {workers} workers" if workers > 1 else "in one process"
+            self.task = self.progress.add_task(f"rendering {where}", total=len(beats),
+                                               video=0.0)
+            self.video = 0.0
+
+    def on_segment(self, segment) -> None:
+        if self.progress:
+            self.video += segment.duration
+            self.progress.update(self.task, advance=1, video=self.video)
 
     def finishing(self) -> None:
         if self.progress:
-            self.progress.update(self.task, description="writing the MP4")
+            self.progress.update(self.task, description="joining the MP4")
 
     def done(self) -> None:
         if self.progress:
             self.progress.update(self.task, description="rendered")
 
 
-def _write_outputs(scene, names, trace, raw_video: Path, outputs: OutputSet) -> None:
-    """Write the MP4 (faststart), captions, poster and trace into the output set."""
-    from PIL import Image
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
 
-    writer = scene.renderer.file_writer
-    remux_faststart(raw_video, outputs.path("video"))
-    raw_captions = raw_video.with_suffix(".srt")
-    if raw_captions.is_file():
-        shutil.copyfile(raw_captions, outputs.path("captions"))
-    else:
-        outputs.path("captions").write_text("", encoding="utf-8")
-    poster_beat = "pull" if "pull" in names else names[-1]
-    frame = (writer.captured.get(f"key:{poster_beat}")
-             if f"key:{poster_beat}" in writer.captured
-             else writer.captured.get(f"end:{poster_beat}", writer.last_frame))
-    if frame is None:
-        raise RuntimeError("no frame was captured for the poster")
-    Image.fromarray(np.asarray(frame)[..., :3]).save(outputs.path("poster"), format="PNG")
-    trace.save(outputs.path("trace"))
+
+def write_captions(segments, starts: list[float], path: Path) -> None:
+    """The segments' captions, moved to their places in the film, as one SRT file."""
+    import datetime
+
+    import srt
+
+    def at(seconds: float) -> datetime.timedelta:
+        return datetime.timedelta(seconds=round(seconds, 3))
+
+    subtitles = [srt.Subtitle(index=0, start=at(start + a), end=at(start + b), content=text)
+                 for segment, start in zip(segments, starts)
+                 for a, b, text in segment.captions]
+    path.write_text(srt.compose(subtitles, reindex=True) if subtitles else "",
+                    encoding="utf-8")
+
+
+def plan_segments(trace, names: list[str], *, width: int, height: int, fps: int,
+                  quality: str = "final", audit: bool = False) -> list[SegmentJob]:
+    """The film's beats as tasks (``SegmentJob``), in order: the last one ends the film."""
+    from . import style
+
+    if quality not in QUALITIES:
+        raise InputError(f"--quality {quality!r}: use {' or '.join(QUALITIES)}.")
+    fingerprint = trace.fingerprint()
+    return [SegmentJob(beat=name, hands_off=n < len(names) - 1, width=width, height=height,
+                       fps=fps, theme=style.theme_name(), quality=quality,
+                       trace_fingerprint=fingerprint, audit=audit)
+            for n, name in enumerate(names)]
+
+
+def segment_starts(segments) -> list[float]:
+    """Each segment's start in the joined film, in seconds (whole frames)."""
+    fps = segments[0].fps
+    return [sum(s.frames for s in segments[:n]) / fps for n in range(len(segments))]
+
+
+def assemble(segments, trace, paths: dict, also=None) -> None:
+    """Write the film from its rendered segments: ``paths["video"]`` (joined, with chapter
+    marks), "captions", "poster" and "trace"; then ``also(segments, starts, paths)`` (a
+    lecture pack's files). Runs wherever the segments' folders can be read."""
+    starts = segment_starts(segments)
+    chapters = [(start, start + s.duration, BEAT_TITLES[s.beat])
+                for s, start in zip(segments, starts)]
+    join_segments([s.video for s in segments], paths["video"], chapters)
+    write_captions(segments, starts, paths["captions"])
+    names = [s.beat for s in segments]
+    poster = segments[names.index("pull") if "pull" in names else -1]
+    shutil.copyfile(poster.folder / KEY_FRAME, paths["poster"])
+    trace.save(paths["trace"])
+    if also is not None:
+        also(segments, starts, paths)
+
+
+def film_result(segments, finals, *, width: int, height: int, fps: int,
+                seconds: float) -> RenderResult:
+    """The RenderResult of a film assembled from ``segments`` into ``finals``."""
+    starts = segment_starts(segments)
+    video, captions, poster, trace_file = finals[:4]
+    return RenderResult(
+        video=video, captions=captions, poster=poster, trace=trace_file,
+        width=width, height=height, fps=fps,
+        duration=sum(s.frames for s in segments) / fps, beats=[s.beat for s in segments],
+        beat_times={s.beat: (start, start + s.duration) for s, start in zip(segments, starts)},
+        key_times={s.beat: start + s.key_time for s, start in zip(segments, starts)},
+        shown_numbers=[ShownNumber(**n) for s in segments for n in s.shown_numbers],
+        render_seconds=seconds,
+        audit_log=[tuple(entry) for s in segments for entry in s.audit_log],
+        screen_texts={s.beat: set(s.screen_texts) for s in segments},
+        cached_beats=[s.beat for s in segments if s.from_cache])
 
 
 def render_video(trace, *, beats, width: int, height: int, fps: int, output: Path | None = None,
                  force: bool = False, outputs: OutputSet | None = None, progress: bool = True,
-                 report=None, cache_dir: Path | None = None, audit: bool = False
-                 ) -> RenderResult:
+                 report=None, audit: bool = False, jobs: int | None = None,
+                 cache: BeatCache | None = None, quality: str = "final",
+                 also=None) -> RenderResult:
     """Render the explainer's ``beats`` for ``trace`` into ``output`` (an .mp4).
 
     Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
     beat's key frame, else the last beat's) and ``<name>.npz`` (the trace), as one set
     (``outputs``, checked beforehand by the caller, or made from ``output`` and ``force``):
     all new or, after a failure or an interrupt (Ctrl-C, SIGTERM), all as before.
-    ``report`` receives one-line notes (stale files removed). ``cache_dir`` keeps manim's
-    per-animation segments between renders; without it every frame is drawn afresh.
-    ``audit`` (tests) checks every step for small texts and glyph morphs and keeps the
-    texts seen on screen.
-    """
-    from manim import tempconfig
 
+    Each beat is its own task (``segments``): ``jobs`` worker processes (default: one per
+    core) render the beats the ``cache`` does not hold yet, and the segments are joined
+    without re-encoding. ``quality`` is "final" or "draft" (``encoding``). ``report``
+    receives one-line notes (stale files removed). ``audit`` (tests) checks every step
+    for small texts and glyph morphs and keeps the texts seen on screen. ``also(segments,
+    starts, paths)`` writes more files of the set before it is committed (a lecture pack).
+    """
     width, height = check_size(width, height)
     fps = check_fps(fps)
     names = parse_beats(beats)
+    tasks = plan_segments(trace, names, width=width, height=height, fps=fps, quality=quality,
+                          audit=audit)
+    workers = default_workers() if jobs is None else max(1, int(jobs))
     if outputs is None:
         outputs = video_outputs(output, force=force).check()
     started = wallclock.perf_counter()
     with sigterm_as_interrupt(), outputs.opened(report=report), \
-            _Progress(names, fps, progress) as bar:
-        scratch = outputs.scratch
-        media_dir = Path(cache_dir).absolute() if cache_dir else scratch / "media"
-        raw_video = scratch / "explainer.mp4"
-        conf = manim_config(width, height, fps, fmt="mp4", media_dir=media_dir,
-                             output_file=raw_video, caching=cache_dir is not None)
-        with tempconfig(conf):
-            scene = make_film(trace, names, on_beat=bar.on_beat,
-                              snapshot_key_frames=cache_dir is not None, audit=audit)
-            scene.renderer.file_writer.on_frames = bar.on_frames
-            scene.render()
+            _Progress(names, workers, progress) as bar:
+        segments = render_segments(tasks, trace, workers=workers,
+                                   scratch=outputs.scratch / "segments",
+                                   cache_folder=cache.folder if cache else None,
+                                   on_done=bar.on_segment)
         bar.finishing()
-        if not raw_video.is_file():
-            raise RuntimeError("manim wrote no video (the beats played nothing)")
-        _write_outputs(scene, names, trace, raw_video, outputs)
+        assemble(segments, trace, {kind: outputs.path(kind) for kind in outputs.files}, also)
         finals = outputs.commit()
         bar.done()
-    video, captions, poster, trace_file = finals
-    return RenderResult(
-        video=video, captions=captions, poster=poster, trace=trace_file,
-        width=width, height=height, fps=fps, duration=float(scene.renderer.time),
-        beats=names, beat_times=dict(scene.beat_times), key_times=dict(scene.key_times),
-        shown_numbers=list(scene.shown_numbers),
-        render_seconds=wallclock.perf_counter() - started,
-        audit_log=list(scene.audit_log), screen_texts=dict(scene.screen_texts))
+    if cache is not None:
+        cache.trim()
+    return film_result(segments, finals, width=width, height=height, fps=fps,
+                       seconds=wallclock.perf_counter() - started)
 
 
 # ---- stills ----------------------------------------------------------------------------
@@ -209,6 +254,17 @@ def _wanted_frames(times, fps: int) -> dict[str, int | str]:
     return wanted
 
 
+def stills_in_worker(trace, beat: str, times: list, width: int, height: int, fps: int,
+                     theme: str, texts: Path | None) -> dict:
+    """:func:`render_stills` in a worker process, told the theme and where texts are kept."""
+    from . import style
+    from .text import keep_texts_in
+
+    style.set_theme(theme)
+    keep_texts_in(texts)
+    return render_stills(trace, beat=beat, times=times, width=width, height=height, fps=fps)
+
+
 def render_stills(trace, *, beat: str, times: list[float | str], width: int, height: int,
                   fps: int = 30) -> dict:
     """Raw frames of one beat, rendered alone, drawing only the frames asked for.
@@ -229,7 +285,7 @@ def render_stills(trace, *, beat: str, times: list[float | str], width: int, hei
     wanted = _wanted_frames(times, fps)
     with scratch_folder("stills-") as scratch, \
             tempconfig(manim_config(width, height, fps, fmt="none", media_dir=scratch,
-                                    output_file=None, caching=False)):
+                                    output_file=None)):
         scene = make_film(trace, names, stills=True, want_ends="end" in wanted)
         writer = scene.renderer.file_writer
         for label, index in wanted.items():

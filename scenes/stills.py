@@ -25,6 +25,8 @@ class StillsJob:
     fps: int
     sheet: Path | None = None
     golden: Path | None = None
+    jobs: int | None = None           # beats drawn at once (default: the cores)
+    cache: object = None              # a BeatCache: texts built once per machine
     stills: list[Path] = field(default_factory=list)
 
     def names(self) -> list[tuple[str, str]]:
@@ -63,15 +65,20 @@ class StillsJob:
 
     def run(self, trace, report=None) -> list[Path]:
         """Render the stills (and the sheet) and commit them as one set."""
+        from . import style
         from .regression import contact_sheet
-        from .render import render_stills, still_label
+        from .render import default_workers, still_label, stills_in_worker
+        from .segments import run_in_workers
 
         times = list(self.times) + (["key"] if self.sheet and "key" not in self.times else [])
+        texts = self.cache.texts if self.cache is not None else None
+        calls = [(trace, beat, times, self.width, self.height, self.fps, style.theme_name(),
+                  texts) for beat in self.beats]
         with sigterm_as_interrupt(), self.outputs.opened(report=report):
             key_frames = []
-            for beat in self.beats:
-                images = render_stills(trace, beat=beat, times=times, width=self.width,
-                                       height=self.height, fps=self.fps)
+            drawn = run_in_workers(stills_in_worker, calls,
+                                   workers=self.jobs or default_workers())
+            for beat, images in zip(self.beats, drawn):
                 for when in self.times:
                     label = still_label(when)
                     images[label].save(self.outputs.path(f"still:{beat}-{label}.png"),

@@ -79,6 +79,11 @@ def set_theme(name: str) -> Palette:
     return PALETTE
 
 
+def theme_name() -> str:
+    """The name of the palette in use (a worker process is told it by name)."""
+    return next(name for name, palette in THEMES.items() if palette is PALETTE)
+
+
 # ---- fonts ---------------------------------------------------------------------------
 SERIF = "CMU Serif"               # Computer Modern: the 3b1b look, for text and numbers
 CJK = "Noto Sans CJK SC"

@@ -6,11 +6,15 @@ font by script, NFC-composed, control characters replaced). Our own fixed wordin
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import unicodedata
 from collections import OrderedDict
+from pathlib import Path
 
 import numpy as np
-from manim import ORIGIN, RIGHT, ManimColor, Text, VGroup
+from manim import ORIGIN, RIGHT, ManimColor, MathTypst, Text, VGroup
+from manim.mobject.svg.svg_mobject import SVG_HASH_TO_MOB_MAP
 
 from . import style
 from .fastcopy import copy_mobject
@@ -18,23 +22,116 @@ from .fastcopy import copy_mobject
 _RTL = ("R", "AL", "AN")
 _TEXTS: OrderedDict = OrderedDict()
 TEXT_CACHE_SIZE = 4096
+_disk: Path | None = None          # where built texts are kept between processes (or None)
+
+
+def keep_texts_in(folder: Path | None) -> None:
+    """Keep every text built from now on in ``folder`` too (the beat cache's), so that
+    other processes and later renders load it instead of shaping and parsing it again."""
+    global _disk
+    _disk = Path(folder) if folder is not None else None
 
 
 def make_text(text: str, **kwargs) -> Text:
     """``manim.Text(text, **kwargs)``, built once per distinct text and style and copied
     afterwards: building a Text shapes it with Pango and parses an SVG (tens of ms), a
     copy of the same glyphs is exact and far cheaper. Raises what Text raises."""
-    key = (text, tuple(sorted((k, _hashable(v)) for k, v in kwargs.items())))
+    return _made(Text, text, kwargs)
+
+
+def make_math(code: str, **kwargs) -> MathTypst:
+    """``manim.MathTypst(code, **kwargs)``, built once and copied like :func:`make_text`
+    (compiling Typst and parsing its SVG costs tens of ms)."""
+    return _made(MathTypst, code, kwargs)
+
+
+def _made(kind, text: str, kwargs: dict):
+    from manim import config
+
+    # a formula's strokes (a fraction bar) are set in pixels for the render's size
+    key = (kind.__name__, text, tuple(sorted((k, _hashable(v)) for k, v in kwargs.items())),
+           config.pixel_width, round(config.frame_width, 6))
     if key in _TEXTS:
         _TEXTS.move_to_end(key)
     else:
-        made = Text(text, **kwargs)
-        # its diagonal as set: a turned word's height is its width, the diagonal stays
-        made.set_diagonal = float(np.hypot(made.width, made.height))
+        made = _from_disk(key)
+        if made is None:
+            # manim keeps a formula's strokes (a fraction bar) in proportion when it is
+            # scaled only if it parsed the SVG itself, not when it reused a parse from its
+            # per-process SVG cache: the same formula would draw differently by what the
+            # process drew before. Ours is the cache; every build parses.
+            SVG_HASH_TO_MOB_MAP.clear()
+            made = kind(text, **kwargs)
+            # its diagonal as set: a turned word's height is its width, the diagonal stays
+            made.set_diagonal = float(np.hypot(made.width, made.height))
+            _to_disk(key, made)
         _TEXTS[key] = made
         if len(_TEXTS) > TEXT_CACHE_SIZE:
             _TEXTS.popitem(last=False)
     return copy_mobject(_TEXTS[key])
+
+
+def _disk_file(key) -> Path | None:
+    if _disk is None:
+        return None
+    import hashlib
+
+    import manim
+
+    digest = hashlib.sha256(repr((key, manim.__version__, _source_hash())).encode()).hexdigest()
+    return _disk / digest[:2] / f"{digest[2:32]}.pickle"
+
+
+def _source_hash() -> str:
+    """This file's hash: what a kept text is made of may change with it."""
+    global _SOURCE_HASH
+    if _SOURCE_HASH is None:
+        import hashlib
+        _SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return _SOURCE_HASH
+
+
+_SOURCE_HASH: str | None = None
+
+
+def _from_disk(key):
+    """The text kept for ``key``, or None. A file is only ever complete (written whole,
+    then renamed into place); one that cannot be read is ignored."""
+    import pickle
+
+    path = _disk_file(key)
+    if path is None or not path.is_file():
+        return None
+    try:
+        made = pickle.loads(path.read_bytes())
+        os.utime(path)            # recently used: the cache's trim keeps it
+    except Exception:  # noqa: BLE001 - a damaged file is a miss, never a failure
+        return None
+    return made
+
+
+def _to_disk(key, made) -> None:
+    import pickle
+    import tempfile
+
+    path = _disk_file(key)
+    if path is None:
+        return
+    kept = copy_mobject(made)
+    for part in kept.get_family():
+        if hasattr(part, "path_obj"):    # the parsed SVG path: only read while building
+            part.path_obj = None
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
+        with os.fdopen(fd, "wb") as out:
+            out.write(pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(temporary, path)
+    except Exception:  # noqa: BLE001 - a full, read-only or odd cache: build next time
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
 def _hashable(value):

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from manim import DOWN, LEFT, ORIGIN, RIGHT, Line, ManimColor, Mobject, VGroup, interpolate_color
 
 from . import style
-from .text import label_text, user_text
+from .text import label_text, make_math, user_text
 
 
 def magnitude_color(magnitude: float, scale: float) -> str:
@@ -175,9 +175,8 @@ def vector_symbol(letter: str, index_text: str | None = None, *, color: str | No
     >>> len(vector_symbol("q", "ate"))
     2
     """
-    from manim import MathTypst
     col = color or style.PALETTE.text
-    sym = MathTypst(f"arrow(bold({letter}))", color=col, font_size=font_size * letter_scale)
+    sym = make_math(f"arrow(bold({letter}))", color=col, font_size=font_size * letter_scale)
     group = VGroup(sym)
     if index_text is not None:
         # a subscript is smaller, but never below the legible minimum

@@ -11,6 +11,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")      # no network, ever
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# the beat cache of every render in the tests (and of the processes they start) is one
+# private folder per test session, never the user's ~/.cache
+import tempfile  # noqa: E402
+
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="attention-explainer-tests-cache-")
 
 DEFAULT = "The cat ate the fish"
 CLI = [sys.executable, "-m", "attention_explainer.cli"]     # the real command, as a process

@@ -139,11 +139,11 @@ def test_an_interrupt_while_writing_leaves_no_temporary(default_trace, tmp_path,
     out = tmp_path / "talk.mp4"
     out.write_bytes(b"old")
 
-    def interrupted(source, target):
+    def interrupted(sources, target, chapters=None):
         Path(target).write_bytes(b"half a video")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(render_module, "remux_faststart", interrupted)
+    monkeypatch.setattr(render_module, "join_segments", interrupted)
     with pytest.raises(KeyboardInterrupt):
         render_module.render_video(default_trace, beats=["summary"], width=160, height=90, fps=5,
                                    output=out, force=True, progress=False)

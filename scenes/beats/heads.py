@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, Dot, FadeIn, GrowFromCenter,
-                   LaggedStart, Line, MathTypst, Rectangle, SurroundingRectangle,
+                   LaggedStart, Line, Rectangle, SurroundingRectangle,
                    TransformFromCopy, VGroup, config)
 
 from .. import stage, style
@@ -17,7 +17,7 @@ from ..film import Beat, Stage
 from ..formula import FormulaMap
 from ..grid import dot_radius
 from ..headers import beat_line, head_name
-from ..text import glyphs_of, label_text, line_box_height, line_of
+from ..text import glyphs_of, label_text, line_box_height, line_of, make_math
 from ..vectors import VectorRow
 from ..views import drawn_indices
 
@@ -228,7 +228,7 @@ class HeadsBeat(Beat):
         start = self.segments.get_right() + RIGHT * 0.2
         mix = Arrow(start, start + RIGHT * 1.0, buff=0, color=pal.output, stroke_width=4,
                     max_tip_length_to_length_ratio=0.3)
-        w_o = MathTypst("W_O", color=pal.output, font_size=style.FONT_LABEL * 1.3)
+        w_o = make_math("W_O", color=pal.output, font_size=style.FONT_LABEL * 1.3)
         w_o.next_to(mix, UP, buff=0.08)
         out.next_to(mix, RIGHT, buff=0.2)
         stage.keep_right_of(out)

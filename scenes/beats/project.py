@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut,
-                   FadeTransform, GrowArrow, LaggedStart, MathTypst, ReplacementTransform,
+                   FadeTransform, GrowArrow, LaggedStart, ReplacementTransform,
                    VGroup)
 
 from ...attention_core.projection import fit_linear_map_2d, polar_motion, view_signs
@@ -22,7 +22,7 @@ from ..headers import beat_line, head_name
 from ..labels import baseline_drop, place_arrow_labels
 from ..matrices import MatrixVectorProduct, WeightMatrix, counted_brace, entries_of
 from ..planes import CarryPlane, LabelledArrow, Plane2D
-from ..text import label_text, wrapped
+from ..text import label_text, make_math, wrapped
 from ..vectors import VectorColumn, vector_symbol
 from ..views import drawn_indices, embedding_plane, embedding_view, named_indices, qk_view, strip_row
 
@@ -136,7 +136,7 @@ def words_of(arrows):
 def legend_entry(p: int) -> VGroup:
     """'W_Q -> queries' in the role's colour."""
     color = (style.PALETTE.query, style.PALETTE.key, style.PALETTE.value)[p]
-    sym = MathTypst(SYMBOLS[p], color=color, font_size=style.FONT_LABEL * 1.15)
+    sym = make_math(SYMBOLS[p], color=color, font_size=style.FONT_LABEL * 1.15)
     arrow = Arrow(LEFT * 0.28, RIGHT * 0.28, buff=0, stroke_width=3.5, color=color,
                   tip_length=0.16, max_tip_length_to_length_ratio=0.5)
     words = label_text(ROLES[p], style.FONT_LABEL, color)
@@ -185,7 +185,7 @@ class ProjectBeat(Beat):
             self.remove(column)
         self.add(prod.vector)
         dims_q, dims_e = self.record("d_k", (), 0), self.record("d_model", (), 0)
-        self.w_symbol = MathTypst("W_Q", color=pal.query, font_size=style.FONT_LABEL * 1.2)
+        self.w_symbol = make_math("W_Q", color=pal.query, font_size=style.FONT_LABEL * 1.2)
         self.w_symbol.next_to(prod.matrix, UP, buff=0.18)
         e_sym = vector_symbol("E", word, font_size=style.FONT_LABEL).next_to(prod.vector, UP, buff=0.18)
         self.out_symbol = vector_symbol("q", word, color=pal.query, font_size=style.FONT_LABEL)
@@ -270,7 +270,7 @@ class ProjectBeat(Beat):
         pal, word = style.PALETTE, self.word
         color = (pal.query, pal.key, pal.value)[p]
         new, old = product(self.book, p), self.prod
-        new_symbol = MathTypst(SYMBOLS[p], color=color, font_size=style.FONT_LABEL * 1.2)
+        new_symbol = make_math(SYMBOLS[p], color=color, font_size=style.FONT_LABEL * 1.2)
         new_symbol.move_to(self.w_symbol)
         self.play(LaggedStart(*[FadeTransform(a, b) for a, b in zip(old.matrix.cells,
                                                                     new.matrix.cells)],

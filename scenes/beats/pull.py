@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Animation, Circle, Dot, FadeIn, LaggedStart, Line,
-                   MathTypst, VGroup, Write)
+                   VGroup, Write)
 
 from ...attention_core.derived import temperature_weights
 from ...attention_core.projection import fit_pca
@@ -26,7 +26,7 @@ from ..formula import FormulaMap
 from ..headers import beat_line, head_name
 from ..labels import place_labels
 from ..planes import Plane2D
-from ..text import label_text, line_of, user_text
+from ..text import label_text, line_of, make_math, user_text
 from ..views import drawn_indices, named_indices
 
 PLANE_W, PLANE_H = 5.6, 4.6
@@ -203,7 +203,7 @@ class PullBeat(Beat):
         view, pal = self.view, style.PALETTE
         weights = self.stage["weights"]
         self.readout = temperature_readout(self.hot)
-        formula = MathTypst("w = op(\"softmax\")(op(\"scores\") \\/ T)", font_size=32,
+        formula = make_math("w = op(\"softmax\")(op(\"scores\") \\/ T)", font_size=32,
                             color=pal.soft)
         self.column = VGroup(formula, self.readout).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
         self.column.next_to(weights, RIGHT, buff=COLUMN_GAP).align_to(weights, UP)
@@ -244,7 +244,7 @@ class PullBeat(Beat):
         name.next_to(view.centre, UP + RIGHT, buff=0.08)
         name.set_stroke(style.BACKGROUND, width=5, background=True)
         equation = VGroup(name.copy().set_stroke(width=0, background=True),
-                          MathTypst("= sum_j w_j arrow(bold(v))_j", color=pal.output,
+                          make_math("= sum_j w_j arrow(bold(v))_j", color=pal.output,
                                     font_size=style.FONT_LABEL * 1.2))
         equation.arrange(RIGHT, buff=0.15)
         equation.scale(self.column_scale)

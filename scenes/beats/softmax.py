@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTransform,
-                   GrowFromEdge, LaggedStart, Line, ManimColor, MathTypst, TransformFromCopy,
+                   GrowFromEdge, LaggedStart, Line, ManimColor, TransformFromCopy,
                    VGroup, interpolate_color)
 
 from .. import stage, style
@@ -19,7 +19,7 @@ from ..film import Beat, Stage
 from ..formula import FormulaMap, role_colored
 from ..headers import beat_line
 from ..readouts import magnitude_decimals
-from ..text import fit_width, label_text, line_of
+from ..text import fit_width, label_text, line_of, make_math
 from ..tokens import word_row
 from ..views import drawn_indices, token_word
 
@@ -113,7 +113,7 @@ class SoftmaxBeat(Beat):
     def lift_the_focus_row(self):
         pal, n = style.PALETTE, self.n
         grid = self.stage.get("grid")
-        self.label = role_colored(MathTypst("{{ q : q }} dot {{ k : k }}", font_size=34,
+        self.label = role_colored(make_math("{{ q : q }} dot {{ k : k }}", font_size=34,
                                             color=pal.text))
         # the row's name goes beside it when the numbers still get room, else below it
         beside = (NUMBERS_RIGHT - LEFT_EDGE - LABEL_ROOM) / max(n, 1) >= MIN_PITCH
@@ -157,7 +157,7 @@ class SoftmaxBeat(Beat):
             "scores", [(self.slot, self.f, j) for j in self.indices],
             magnitude_decimals(values, style.SCORE_DECIMALS), 0.86 * self.spacing)
         self.scaled = self.row_of_numbers("scores", self.score_dec)
-        scaled_label = role_colored(MathTypst("frac({{ q : q }} dot {{ k : k }}, sqrt(d_k))",
+        scaled_label = role_colored(make_math("frac({{ q : q }} dot {{ k : k }}, sqrt(d_k))",
                                               font_size=34, color=pal.text))
         scaled_label.move_to(self.label, aligned_edge=RIGHT)
         self.divisor = label_text(f"\u00f7 \u221a{d_k} = {root}", style.FONT_LABEL, pal.soft)

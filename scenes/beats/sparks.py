@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Create, FadeIn, FadeOut,
-                   LaggedStart, ManimColor, MathTypst, Succession, TransformFromCopy, VGroup,
+                   LaggedStart, ManimColor, Succession, TransformFromCopy, VGroup,
                    interpolate_color)
 
 from .. import colors, style
@@ -19,7 +19,7 @@ from ..grid import AttentionGrid, make_grid
 from ..headers import beat_line, head_name
 from ..readouts import format_number, magnitude_decimals
 from ..sparks import Spark, SparkTravel
-from ..text import fit_width, label_text, make_text
+from ..text import fit_width, label_text, make_math, make_text
 from ..views import drawn_indices, strip_row, token_word
 
 MAX_SAG = 0.8             # how far an arc hangs below the values under the strip
@@ -89,7 +89,7 @@ class QKGrid(VGroup):
         self.box = grid.focus_box(fr)
         self.add(grid, VGroup(*self.cells.values()), self.box)
         self.move_to(GRID_CENTER)
-        title = MathTypst("{{ Q : q }} {{ K^T : k }}", font_size=40, color=style.PALETTE.text)
+        title = make_math("{{ Q : q }} {{ K^T : k }}", font_size=40, color=style.PALETTE.text)
         title.select("q").set_color(style.PALETTE.query)
         title.select("k").set_color(style.PALETTE.key)
         title.next_to(grid.lines, RIGHT, buff=0.5).align_to(grid.lines, UP)

@@ -1,0 +1,61 @@
+"""How the film is encoded: H.264 yuv420p in MP4 for every player and for PowerPoint and
+Keynote, with the x264 settings chosen by measurement (bench/bench_encoding.py, figures in
+bench/RESULTS.md, "encoding"). Our frames are flat colour on black: every preset tried
+keeps the decoded frames within ~40.5 dB PSNR of the raw ones, a ceiling set by yuv420p's
+half-resolution colour on thin coloured strokes rather than by the encoder, so the
+encoder's CPU time and the file size decide:
+
+- ``final`` (the default): ``preset=veryfast``, ``tune=animation``, crf 20 — about 0.8-0.9x
+  the CPU of manim's default (medium, crf 23) at a similar size and quality;
+- ``draft``: ``preset=ultrafast``, crf 23 — the least CPU (about 0.7x), files ~3x larger.
+
+The level is set explicitly (the lowest H.264 level that fits the size and rate, never
+above 5.1 up to 4k30) so that players with level limits accept the file.
+"""
+from __future__ import annotations
+
+import math
+
+QUALITIES = ("final", "draft")
+
+_SETTINGS = {
+    "final": {"preset": "veryfast", "tune": "animation", "crf": "20"},
+    "draft": {"preset": "ultrafast", "crf": "23"},
+}
+
+# H.264 Annex A: (level, max macroblocks per frame, max macroblocks per second)
+_LEVELS = [("3.0", 1620, 40500), ("3.1", 3600, 108000), ("3.2", 5120, 216000),
+           ("4.0", 8192, 245760), ("4.1", 8192, 245760), ("4.2", 8704, 522240),
+           ("5.0", 22080, 589824), ("5.1", 36864, 983040), ("5.2", 36864, 2073600),
+           ("6.0", 139264, 4177920), ("6.1", 139264, 8355840), ("6.2", 139264, 16711680)]
+
+
+def h264_level(width: int, height: int, fps: int) -> str:
+    """The lowest H.264 level whose frame size and macroblock rate fit.
+
+    >>> h264_level(1920, 1080, 30), h264_level(3840, 2160, 30), h264_level(320, 180, 10)
+    ('4.0', '5.1', '3.0')
+    """
+    blocks = math.ceil(width / 16) * math.ceil(height / 16)
+    for level, max_blocks, max_rate in _LEVELS:
+        if blocks <= max_blocks and blocks * fps <= max_rate:
+            return level
+    return _LEVELS[-1][0]
+
+
+def options(quality: str, width: int, height: int, fps: int) -> dict[str, str]:
+    """The libx264 options for ``quality`` at this size and rate (manim's
+    ``video_encoder_options``)."""
+    if quality not in _SETTINGS:
+        raise ValueError(f"quality {quality!r}: use one of {', '.join(QUALITIES)}")
+    return {**_SETTINGS[quality], "level": h264_level(width, height, fps)}
+
+
+# seconds of video per beat in the default film (bench figures): the longest beats are
+# handed to workers first so that no worker idles at the end
+_BEAT_SECONDS = {"title": 8, "embed": 12, "project": 16, "sparks": 17, "softmax": 13,
+                 "pull": 17, "heads": 15, "mask": 14, "summary": 10}
+
+
+def beat_weight(beat: str) -> float:
+    return _BEAT_SECONDS.get(beat, 10)
