@@ -17,107 +17,9 @@ from click.core import ParameterSource
 
 from .attention_core import DEFAULT_SENTENCE, __version__
 from .attention_core.errors import InputError
-from .scenes.formats import FPS_RANGE, parse_resolution
+from .cli_options import (BEATS, FPS, RESOLUTION, TIMES, TRACE_DECIDES, drawing_options,
+                          trace_options, video_options)
 from .scenes.registry import BEAT_NAMES, parse_beats
-
-SEED_RANGE = (0, 2 ** 63 - 1)
-D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly
-NUM_HEADS_RANGE = (1, 512)
-TRACE_DECIDES = ("sentence", "focus", "model", "layer", "heads", "num_heads", "d_model", "seed",
-                 "mask", "device", "dtype")
-
-
-class _ParsedBy(click.ParamType):
-    """A click type whose value is parsed by one of our parsers (the same the API uses);
-    its one-line error becomes click's usage error (exit 2)."""
-
-    def __init__(self, name: str, parse, metavar: str):
-        self.name, self.parse, self._metavar = name, parse, metavar
-
-    def get_metavar(self, param, ctx=None) -> str:
-        return self._metavar
-
-    def convert(self, value, param, ctx):
-        if not isinstance(value, str):
-            return value
-        try:
-            return self.parse(value)
-        except InputError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-def _parse_times(spec: str) -> list:
-    """--at: seconds from the beat's start, key or end, comma-separated."""
-    times = []
-    for part in (p.strip().lower() for p in (spec or "key").split(",")):
-        if part in ("key", "end"):
-            times.append(part)
-            continue
-        try:
-            seconds = float(part.rstrip("s")) + 0.0      # + 0.0: "-0" is 0
-        except ValueError:
-            seconds = -1.0
-        if not 0 <= seconds < 3600:
-            raise InputError(f"{part!r} is not a time; use seconds from the beat's start "
-                             "(e.g. 1.5), key (the beat's key frame) or end, comma-separated.")
-        times.append(seconds)
-    return list(dict.fromkeys(times))
-
-
-RESOLUTION = _ParsedBy("resolution", parse_resolution, "480p|720p|1080p|1440p|4k|WxH")
-BEATS = _ParsedBy("beats", parse_beats, "all|" + ",".join(BEAT_NAMES[:2]) + ",...")
-TIMES = _ParsedBy("times", _parse_times, "T[,T...]|key|end")
-FPS = click.IntRange(*FPS_RANGE)
-
-
-def trace_options(func):
-    """The options every command shares: which model, layer, heads, token and mask."""
-    options = [
-        click.option("--focus", default="", metavar="WORDS",
-                     help="The word(s) whose query is explained: any run of whole tokens of "
-                          "the sentence; WORDS[n] picks its n-th token (from 0). Default: "
-                          "chosen automatically (the middle content word)."),
-        click.option("--model", default="minilm", show_default=True, metavar="minilm|scratch|PATH",
-                     help="minilm (all-MiniLM-L6-v2, bundled), scratch (the seed's "
-                          "MultiHeadAttention, seeded) or a local Hugging Face BERT folder."),
-        click.option("--layer", default="auto", show_default=True, metavar="N|auto",
-                     help="Layer to show (auto: the layer holding the best head)."),
-        click.option("--heads", default="auto", show_default=True, metavar="auto|all|I,J,...",
-                     help="Heads to show; auto picks those sending the most attention from the "
-                          "focus to other content words."),
-        click.option("--num-heads", default=8, show_default=True, type=click.IntRange(*NUM_HEADS_RANGE),
-                     help="scratch model: number of heads."),
-        click.option("--d-model", default=512, show_default=True, type=click.IntRange(*D_MODEL_RANGE),
-                     help="scratch model: model width (a multiple of --num-heads)."),
-        click.option("--seed", default=0, show_default=True, type=click.IntRange(*SEED_RANGE),
-                     help="scratch model: seed of its weights."),
-        click.option("--mask", default="none", show_default=True, metavar="none|causal|window:K",
-                     help="Mask applied at the shown layer (an illustration on MiniLM, which is "
-                          "bidirectional)."),
-        click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda",
-                     help="Where the model runs (auto: CUDA when available)."),
-        click.option("--dtype", default="float32", show_default=True,
-                     type=click.Choice(["float32", "float16", "bfloat16"]),
-                     help="Precision of the model; drawn values are always float32."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def drawing_options(func):
-    """Options of the commands that draw: the legible limit and the colour theme."""
-    func = click.option("--max-tokens", default=64, show_default=True,
-                        type=click.IntRange(2, 512),
-                        help="Longest sentence (in model tokens) to draw.")(func)
-    func = click.option("--theme", default="3b1b", show_default=True,
-                        type=click.Choice(["3b1b", "illustrated", "colorblind"]),
-                        help="Colour roles: 3Blue1Brown's, the Illustrated Transformer's "
-                             "(query red, key blue, value green) or colour-blind safe.")(func)
-    return click.option("--trace", "trace_path", type=click.Path(dir_okay=True), metavar="FILE.npz",
-                        help="Draw from a saved trace (inspect --npz) instead of running the "
-                             "model; it fixes the sentence and every model option.")(func)
-
 
 # ---- what the commands share ----------------------------------------------------------------
 def _trace(sentence, opts):
@@ -173,8 +75,19 @@ def _say(line: str) -> None:
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="attention-explainer")
 @click.option("--debug", is_flag=True, help="Show the traceback of unexpected failures.")
-def cli(debug):
-    """Turn a real transformer's attention on your sentence into a 3Blue1Brown-style video."""
+@click.pass_context
+def cli(ctx, debug):
+    """Turn a real transformer's attention on your sentence into a 3Blue1Brown-style video.
+
+    Defaults of any option come from attention-explainer.toml (or [tool.attention-explainer]
+    in pyproject.toml) in the working folder and from ATTENTION_EXPLAINER_<OPTION>
+    variables; `attention-explainer config` shows them.
+    """
+    from .settings import default_map, find_config
+
+    if ctx.resilient_parsing:       # shell completion: never fail on a config file
+        return
+    ctx.default_map = default_map(cli, find_config())
 
 
 @cli.command()
@@ -210,44 +123,117 @@ def inspect(sentence, matrix, as_json, npz_path, force, **opts):
     click.echo("\n".join(lines))
 
 
-@cli.command()
+def _render(trace, opts, outputs, *, also=None):
+    """Run a render into ``outputs`` with the video options in ``opts``."""
+    from .scenes.beat_cache import BeatCache
+    from .scenes.render import render_video
+
+    width, height, _ = opts["resolution"]
+    _use_theme(opts["theme"])
+    return render_video(trace, beats=opts["beats"], width=width, height=height, fps=opts["fps"],
+                        outputs=outputs, progress=not (opts["quiet"] or opts["as_json"]),
+                        report=_say, jobs=opts["jobs"],
+                        quality=opts["quality"], cache=None if opts["no_cache"] else BeatCache(),
+                        also=also)
+
+
+def _report_files(files, opts, facts: dict | None = None) -> None:
+    """Every file written, one per line (--quiet: nothing; --json: one JSON object)."""
+    if opts.get("as_json"):
+        import json
+        click.echo(json.dumps({"files": [str(f) for f in files], **(facts or {})},
+                              ensure_ascii=False, indent=2))
+    elif not opts.get("quiet"):
+        for path in files:
+            click.echo(str(path))
+
+
+def _video_facts(result) -> dict:
+    return {"duration": round(result.duration, 3), "width": result.width,
+            "height": result.height, "fps": result.fps, "beats": result.beats,
+            "cached_beats": result.cached_beats,
+            "chapters": [{"beat": b, "start": round(t[0], 3), "end": round(t[1], 3)}
+                         for b, t in result.beat_times.items()]}
+
+
+def _summary(result) -> None:
+    cached = len(result.cached_beats)
+    note = f", {cached} of {len(result.beats)} beats from the cache" if cached else ""
+    _say(f"rendered {result.duration:.1f} s at {result.width}x{result.height}, {result.fps} fps"
+         f" in {result.render_seconds:.1f} s{note}")
+
+
+def _sentence_and_trace(ctx, sentence, opts):
+    """(sentence, saved trace or None), the sentence checked drawable before any work."""
+    trace = _saved_trace(ctx, opts["trace_path"], opts["max_tokens"])
+    if trace is not None:
+        return trace.sentence, trace       # outputs are named after the trace's own sentence
+    _drawable_sentence(sentence, opts, opts["max_tokens"])
+    return sentence, None
+
+
+@cli.command(epilog="""\b
+Examples:
+  attention-explainer render "The cat ate the fish" --resolution 720p
+  attention-explainer render "我爱北京天安门" --focus 北京 --beats sparks,pull -o beijing.mp4
+  attention-explainer render --trace talk.npz --quality draft --jobs 2
+""")
 @click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
 @trace_options
-@click.option("--resolution", default="1080p", show_default=True, type=RESOLUTION,
-              help="Video size.")
-@click.option("--fps", default=30, show_default=True, type=FPS, help="Frames per second.")
-@click.option("--beats", default="all", show_default=True, type=BEATS,
-              help="Beats to render, comma-separated, drawn in storyboard order: "
-                   + ", ".join(BEAT_NAMES) + ".")
+@video_options
 @click.option("-o", "--output", type=click.Path(dir_okay=True), metavar="PATH",
               help="Output MP4 (default renders/<slug>-<resolution>.mp4); its .srt, .png and "
                    ".npz are written beside it.")
-@click.option("--force", is_flag=True, help="Overwrite an existing output and its sidecars.")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
 @drawing_options
 @click.pass_context
-def render(ctx, sentence, resolution, fps, beats, output, force, quiet, max_tokens, theme,
-           trace_path, **opts):
+def render(ctx, sentence, output, **opts):
     """Render the explainer video (MP4, with .srt captions, a poster .png and the .npz trace)."""
     from .outputs import slugify, video_outputs
 
-    width, height, label = resolution
-    trace = _saved_trace(ctx, trace_path, max_tokens)
-    if trace is not None:
-        sentence = trace.sentence          # outputs are named after the trace's own sentence
-    else:
-        _drawable_sentence(sentence, opts, max_tokens)
+    sentence, trace = _sentence_and_trace(ctx, sentence, opts)
     if output is None:
-        output = Path("renders") / f"{slugify(sentence)}-{label}.mp4"
-    outputs = video_outputs(Path(output), force=force).check()
+        output = Path(opts["output_dir"]) / f"{slugify(sentence)}-{opts['resolution'][2]}.mp4"
+    outputs = video_outputs(Path(output), force=opts["force"]).check()
     if trace is None:
         trace = _trace(sentence, opts)
-    _use_theme(theme)
-    from .scenes.render import render_video
+    result = _render(trace, opts, outputs)
+    if not (opts["quiet"] or opts["as_json"]):
+        _summary(result)
+    _report_files([result.video, result.captions, result.poster, result.trace], opts,
+                  _video_facts(result))
 
-    result = render_video(trace, beats=beats, width=width, height=height, fps=fps,
-                          outputs=outputs, progress=not quiet, report=_say)
-    click.echo(f"wrote {result.video} ({result.duration:.1f} s, {width}x{height} at {fps} fps)")
+
+@cli.command(epilog="""\b
+Examples:
+  attention-explainer pack "The cat ate the fish" --out lecture/attention --resolution 720p
+  attention-explainer pack "我爱北京天安门" --focus 北京 --out lecture/beijing --json
+""")
+@click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
+@trace_options
+@video_options
+@click.option("--out", "out_dir", type=click.Path(file_okay=True), metavar="DIR",
+              help="Folder of the pack (default renders/<slug>-<resolution>-pack).")
+@drawing_options
+@click.pass_context
+def pack(ctx, sentence, out_dir, **opts):
+    """Render a lecture pack: the MP4 with chapters, each beat as a clip with its poster,
+    WebVTT chapters and captions, PowerPoint slides and an offline web deck."""
+    from .lecture_pack import LecturePack, pack_outputs
+    from .outputs import slugify
+    from .scenes.registry import BEATS
+
+    sentence, trace = _sentence_and_trace(ctx, sentence, opts)
+    width, height, label = opts["resolution"]
+    if out_dir is None:
+        out_dir = Path(opts["output_dir"]) / f"{slugify(sentence)}-{label}-pack"
+    outputs = pack_outputs(Path(out_dir), parse_beats(opts["beats"]), force=opts["force"])
+    if trace is None:
+        trace = _trace(sentence, opts)
+    titles = {entry.name: entry.title for entry in BEATS}
+    result = _render(trace, opts, outputs, also=LecturePack(trace, titles, width, height))
+    if not (opts["quiet"] or opts["as_json"]):
+        _summary(result)
+    _report_files(list(outputs.files.values()), opts, _video_facts(result))
 
 
 @cli.command()
@@ -272,32 +258,139 @@ def render(ctx, sentence, resolution, fps, beats, output, force, quiet, max_toke
               help="--check: a pixel differs when a channel moves by more than this.")
 @click.option("--max-diff-share", default=0.0, show_default=True, type=click.FloatRange(0, 1),
               help="--check: share of differing pixels still accepted (0 = none).")
+@click.option("--jobs", type=click.IntRange(1, 256), metavar="N",
+              help="Beats drawn at once, each in its own process [default: the cores].")
+@click.option("--no-cache", is_flag=True,
+              help="Build every text afresh, without reading or filling the cache.")
+@click.option("--quiet", is_flag=True, help="Print nothing but what changed (with --check).")
+@click.option("--json", "as_json", is_flag=True, help="Print the files written as JSON.")
 @drawing_options
 @click.pass_context
 def frames(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, golden_dir,
-           tolerance, max_diff_share, max_tokens, theme, trace_path, **opts):
+           tolerance, max_diff_share, jobs, no_cache, quiet, as_json, max_tokens, theme,
+           trace_path, **opts):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
+    from .scenes.beat_cache import BeatCache
     from .scenes.stills import StillsJob
 
     width, height, _ = resolution
     job = StillsJob(beats=beat, times=times, out_dir=Path(out_dir), width=width, height=height,
                     fps=fps, sheet=Path(sheet_path) if sheet_path else None,
-                    golden=Path(golden_dir) if golden_dir else None).check()
+                    golden=Path(golden_dir) if golden_dir else None, jobs=jobs,
+                    cache=None if no_cache else BeatCache()).check()
     trace = _saved_trace(ctx, trace_path, max_tokens)
     if trace is None:
         _drawable_sentence(sentence, opts, max_tokens)
         trace = _trace(sentence, opts)
     _use_theme(theme)
-    written = job.run(trace, report=_say)
-    for path in written:
-        click.echo(str(path))
+    written = job.run(trace, report=None if quiet else _say)
+    _report_files(written, {"quiet": quiet, "as_json": as_json})
     if job.golden is not None:
         failed = job.compare(tolerance=tolerance, max_share=max_diff_share)
         for line in failed:
             click.echo(f"changed: {line}", err=True)
         if failed:
             sys.exit(1)
-        click.echo(f"all {len(job.stills)} frames match {job.golden}")
+        if not (quiet or as_json):
+            _say(f"all {len(job.stills)} frames match {job.golden}")
+
+
+@cli.command(epilog="""\b
+Examples:
+  attention-explainer batch examples/course.toml --dry-run
+  attention-explainer batch examples/course.toml --out lecture --jobs 2
+  attention-explainer batch course.toml --scheduler tcp://render-box:8786 --cache-dir /shared/cache
+""")
+@click.argument("course_file", metavar="COURSE.toml", type=click.Path(dir_okay=False))
+@click.option("--out", "out_dir", default="renders", show_default=True,
+              type=click.Path(file_okay=False), help="Folder of the course's outputs.")
+@click.option("--jobs", type=click.IntRange(1, 256), metavar="N",
+              help="Local Dask workers [default: the cores].")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Submit to a running Dask cluster (tcp://HOST:8786) instead of a local one; "
+                   "its workers need the project installed and --cache-dir and --out on a "
+                   "shared path.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Beat cache folder [default: $XDG_CACHE_HOME/attention-explainer].")
+@click.option("--resolution", type=RESOLUTION,
+              help="Render every explainer at this size instead of the manifest's (a preview).")
+@click.option("--fps", type=FPS, help="Render every explainer at this rate instead.")
+@click.option("--dry-run", is_flag=True, help="Print the tasks and an estimate; render nothing.")
+@click.option("--quiet", is_flag=True, help="No progress; only the final table.")
+def batch(course_file, out_dir, jobs, scheduler, cache_dir, resolution, fps, dry_run, quiet):
+    """Render a whole course: every explainer of a TOML manifest, as beat tasks on Dask."""
+    from .course import CourseRun, dry_run_lines, load_course, output_set, sort_out_existing
+    from .course import summary_table
+    from .outputs import output_path, sigterm_as_interrupt
+    from .scenes.beat_cache import BeatCache
+    from .scenes.render import default_workers
+
+    out = output_path(out_dir)
+    plans = load_course(Path(course_file), out, cli, resolution=resolution, fps=fps)
+    sets = {id(p): output_set(p, out) for p in plans}
+    sort_out_existing(plans, sets)
+    workers = jobs or default_workers()
+    if dry_run:
+        for line in dry_run_lines(plans, workers):
+            click.echo(line)
+        return
+    cache = BeatCache(Path(cache_dir) if cache_dir else None)
+    run = CourseRun(plans, out, cache.folder, workers, scheduler, progress=not quiet)
+    with sigterm_as_interrupt():
+        run.run()
+    cache.trim()
+    for line in summary_table(plans):
+        click.echo(line)
+    if not quiet:
+        _say(f"{run.beats_done} beats: {run.beats_cached} from the cache, "
+             f"{run.beats_done - run.beats_cached} drawn")
+    if any(p.status == "failed" for p in plans):
+        sys.exit(1)
+
+
+@cli.command("config", epilog="""\b
+Examples:
+  attention-explainer config
+  attention-explainer config pack
+  ATTENTION_EXPLAINER_RESOLUTION=720p attention-explainer config render
+""")
+@click.argument("command", required=False, default="render",
+                type=click.Choice(["render", "pack", "frames", "inspect"]))
+def config_command(command):
+    """Print the effective settings of a command and where each comes from."""
+    from .settings import effective, find_config
+
+    config = find_config()
+    click.echo(f"# attention-explainer {command}: settings ({config.label})")
+    for name, value, source in effective(cli, command, config):
+        shown = value if isinstance(value, str) else ("" if value is None else value)
+        click.echo(f"{name:<14} = {shown!s:<28} # {source}")
+
+
+@cli.group()
+def cache():
+    """The beat cache: rendered beats kept for the next render ($XDG_CACHE_HOME/attention-explainer)."""
+
+
+@cache.command("info")
+def cache_info():
+    """Print where the beat cache is, its entries and its size."""
+    from .scenes.beat_cache import BeatCache
+
+    beat_cache = BeatCache()
+    entries = beat_cache.entries()
+    click.echo(f"{beat_cache.folder}: {len(entries)} beats, "
+               f"{beat_cache.size() / 1e6:.1f} MB (cap {beat_cache.cap_bytes / 1e9:.1f} GB)")
+
+
+@cache.command("clear")
+def cache_clear():
+    """Empty the beat cache (the next render draws every beat afresh)."""
+    from .scenes.beat_cache import BeatCache
+
+    beat_cache = BeatCache()
+    removed, freed = beat_cache.clear()
+    click.echo(f"removed {removed} cached beats ({freed / 1e6:.1f} MB) from {beat_cache.folder}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -344,6 +437,14 @@ def _fail(message: str, code: int) -> None:
     click.echo("Error: " + text, err=True)
     sys.exit(code)
 
+
+def _give_every_option_its_variable() -> None:
+    from .settings import add_envvars
+
+    add_envvars(cli)
+
+
+_give_every_option_its_variable()
 
 if __name__ == "__main__":
     main()

@@ -8,7 +8,7 @@ import shlex
 from tests.conftest import ROOT, run_process
 
 TINY = {"--resolution": "64x36", "--fps": "2"}
-DRAWING = ("render", "frames", "pack")
+DRAWING = ("render", "frames", "pack", "batch")
 
 
 def readme_commands() -> list[list[str]]:
@@ -39,10 +39,14 @@ def tiny(argv: list[str]) -> list[str]:
 
 
 def test_the_readme_has_examples_of_every_command():
-    assert {argv[0] for argv in readme_commands()} >= {"inspect", "render", "frames"}
+    assert {argv[0] for argv in readme_commands()} >= {"inspect", "render", "frames", "pack",
+                                                        "batch", "config", "cache"}
 
 
 def test_every_readme_example_runs(tmp_path):
+    import shutil
+
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")    # the course example
     for argv in readme_commands():
         proc = run_process(*tiny(argv), cwd=tmp_path, timeout=900)
         assert proc.returncode == 0, f"`attention-explainer {shlex.join(argv)}` failed:\n" \
@@ -50,3 +54,4 @@ def test_every_readme_example_runs(tmp_path):
     written = {p.relative_to(tmp_path).parts[0] for p in tmp_path.rglob("*") if p.is_file()}
     assert "renders" in written, sorted(written)
     assert not [p for p in tmp_path.rglob(".attention-explainer-*")], "leftovers"
+    assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".") and p.is_file()]

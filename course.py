@@ -1,0 +1,418 @@
+"""A whole course in one command: a TOML manifest of explainers, rendered as beat tasks on
+Dask distributed (a LocalCluster here, or a running cluster by its scheduler address).
+
+    [defaults]
+    resolution = ["1080p", "720p"]
+    pack = true
+
+    [[explainer]]
+    sentence = "The animal didn't cross the street because it was too tired"
+    focus = "it"
+    output = "tired"
+
+The graph: one trace task per distinct trace (sentence and model options), one task per
+(explainer, resolution, beat) whose result is a segment in the beat cache, and one
+assembly task per output set (the film, or a lecture pack) depending on its beats. The
+client opens every output set first (all checked before anything runs), commits each as
+its assembly finishes, and rolls back the ones that failed: one failing explainer never
+stops the others. A rerun skips output sets that are complete; a half-present set is
+refused. On a cluster beyond this machine, the workers need the project installed and
+the cache folder and output folder on a path they share (``--cache-dir``).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from .attention_core.errors import InputError
+from .scenes.render import TerminalProgress
+
+TRACE_KEYS = ("focus", "model", "layer", "heads", "num-heads", "d-model", "seed", "mask",
+              "device", "dtype")
+COURSE_KEYS = {"sentence", "output", "pack", "resolution", "fps", "beats", "theme", "quality",
+               "max-tokens", *TRACE_KEYS}
+# per core, seconds of drawing and encoding per frame: a + b * pixels (2-core AMD EPYC,
+# bench/RESULTS.md "speed": 320x180@10 ~0.053 s/frame, 1080p30 ~0.063 s/frame)
+COST_PER_FRAME = (0.0527, 4.8e-9)
+
+
+@dataclass
+class OutputPlan:
+    """One output set of the course: an explainer at one resolution."""
+    explainer: int                 # its index in the manifest, from 1
+    line: int
+    name: str                      # file stem or pack folder name
+    sentence: str
+    trace_options: dict
+    beats: list[str]
+    width: int
+    height: int
+    label: str
+    fps: int
+    pack: bool
+    theme: str
+    quality: str
+    status: str = "pending"        # pending | done (already there) | ok | failed
+    why: str = ""
+    files: list = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return f"{self.explainer}. {self.name} {self.label}"
+
+    def trace_key(self) -> str:
+        text = json.dumps([self.sentence, self.trace_options], sort_keys=True)
+        return "trace-" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# ---- the manifest ------------------------------------------------------------------------
+def load_course(path: Path, out_dir: Path, group: click.Group, *, resolution=None,
+                fps: int | None = None) -> list[OutputPlan]:
+    """Every output set of the course, every entry checked: all problems are reported at
+    once (exit 2), before anything is written. ``resolution`` (parsed) and ``fps``
+    replace every explainer's (a preview of the whole course)."""
+    from .attention_core.api import count_tokens
+    from .outputs import slugify
+    from .scenes.registry import parse_beats
+    from .settings import settings_of
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        manifest = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"{path}: not a readable TOML course ({exc}).") from exc
+    unknown_tables = set(manifest) - {"defaults", "explainer"}
+    problems = [f"unknown table [{t}] (use [defaults] and [[explainer]])" for t in unknown_tables]
+    defaults = manifest.get("defaults", {})
+    entries = manifest.get("explainer", [])
+    if not isinstance(entries, list) or not entries:
+        raise InputError(f"{path}: no [[explainer]] tables; add one per explainer.")
+    lines = [n for n, line in enumerate(text.splitlines(), 1)
+             if re.match(r"\s*\[\[\s*explainer\s*\]\]", line)]
+    options = settings_of(group.commands["pack"])
+    plans: list[OutputPlan] = []
+    override = {**({"resolution": resolution[2]} if resolution else {}),
+                **({"fps": fps} if fps else {})}
+    for index, entry in enumerate(entries, 1):
+        where = f"explainer {index} (line {lines[index - 1] if index <= len(lines) else '?'})"
+        merged = {**defaults, **entry, **override}
+        bad = sorted(set(merged) - COURSE_KEYS)
+        if bad:
+            problems.append(f"{where}: unknown key{'s' * (len(bad) > 1)} {', '.join(bad)}")
+            continue
+        try:
+            plans += _plans_of(index, lines, merged, options, out_dir, slugify, parse_beats,
+                               count_tokens)
+        except (InputError, click.BadParameter) as exc:
+            message = exc.format_message() if isinstance(exc, click.BadParameter) else str(exc)
+            problems.append(f"{where}: {message}")
+    names = {}
+    for plan in plans:
+        key = (plan.name, plan.label)
+        if key in names:
+            problems.append(f"explainer {plan.explainer}: output {plan.name!r} at {plan.label} "
+                            f"is also explainer {names[key]}'s; give each an output name")
+        names[key] = plan.explainer
+    if problems:
+        raise InputError(f"{path}: {len(problems)} problem{'s' * (len(problems) > 1)}: "
+                         + "; ".join(p.rstrip(".") for p in problems)
+                         + ". Nothing was rendered.")
+    return plans
+
+
+def _plans_of(index, lines, merged, options, out_dir, slugify, parse_beats, count_tokens):
+    def cast(key, value):
+        option = options[key]
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        return option.type_cast_value(click.Context(click.Command("batch")), text)
+
+    sentence = merged.get("sentence")
+    if not isinstance(sentence, str) or not sentence.strip():
+        raise InputError("no sentence")
+    trace_options = {k.replace("-", "_"): cast(k, merged[k]) for k in TRACE_KEYS if k in merged}
+    max_tokens = cast("max-tokens", merged.get("max-tokens", 64))
+    count = count_tokens(sentence, trace_options.get("model", "minilm"))
+    if count > max_tokens:
+        raise InputError(f"the sentence is {count} tokens long, more than max-tokens "
+                         f"{max_tokens}")
+    resolutions = merged.get("resolution", "1080p")
+    resolutions = resolutions if isinstance(resolutions, list) else [resolutions]
+    if not resolutions:
+        raise InputError("resolution is an empty list")
+    pack = merged.get("pack", False)
+    if not isinstance(pack, bool):
+        raise InputError(f"pack = {pack!r}: use true or false")
+    name = merged.get("output") or slugify(sentence)
+    if not isinstance(name, str) or slugify(name) != name:
+        raise InputError(f"output = {name!r}: use letters, digits and hyphens "
+                         f"(e.g. {slugify(str(name))!r})")
+    plans = []
+    for resolution in resolutions:
+        width, height, label = cast("resolution", resolution)
+        plans.append(OutputPlan(
+            explainer=index, line=lines[index - 1] if index <= len(lines) else 0, name=name,
+            sentence=sentence, trace_options=trace_options,
+            beats=parse_beats(merged.get("beats", "all")), width=width, height=height,
+            label=label, fps=cast("fps", merged.get("fps", 30)), pack=pack,
+            theme=cast("theme", merged.get("theme", "3b1b")),
+            quality=cast("quality", merged.get("quality", "final"))))
+    return plans
+
+
+def output_set(plan: OutputPlan, out_dir: Path):
+    """The plan's output set (checked against existing files, nothing written)."""
+    from .lecture_pack import pack_outputs
+    from .outputs import video_outputs
+
+    if plan.pack:
+        return pack_outputs(out_dir / f"{plan.name}-{plan.label}", plan.beats, force=True)
+    return video_outputs(out_dir / f"{plan.name}-{plan.label}.mp4", force=True)
+
+
+def sort_out_existing(plans: list[OutputPlan], sets: dict) -> None:
+    """Complete sets are done (skipped); a set partly present is refused (exit 2)."""
+    problems = []
+    for plan in plans:
+        files = list(sets[id(plan)].files.values())
+        present = [p for p in files if p.exists()]
+        if present and len(present) == len(files):
+            plan.status, plan.why, plan.files = "done", "already there", files
+        elif present:
+            problems.append(f"explainer {plan.explainer} ({plan.name} {plan.label}): "
+                            f"{len(present)} of its {len(files)} files exist ({present[0]}); "
+                            "remove them to render it again")
+    if problems:
+        raise InputError("; ".join(problems) + ".")
+
+
+# ---- estimates -----------------------------------------------------------------------------
+def estimate_seconds(plan: OutputPlan) -> float:
+    """Compute seconds (one core) to render ``plan`` from a cold cache."""
+    from .scenes.encoding import beat_weight
+
+    per_frame = COST_PER_FRAME[0] + COST_PER_FRAME[1] * plan.width * plan.height
+    return sum(beat_weight(b) for b in plan.beats) * plan.fps * per_frame
+
+
+# ---- the tasks (run on Dask workers) ----------------------------------------------------
+def trace_task(sentence: str, options: dict):
+    from .attention_core.api import TraceRequest, trace_for
+
+    return trace_for(TraceRequest(sentence=sentence, **options))
+
+
+def segment_task(trace, beat: str, hands_off: bool, width: int, height: int, fps: int,
+                 theme: str, quality: str, cache_folder: str):
+    from .scenes.segments import SegmentJob, render_segment
+
+    job = SegmentJob(beat=beat, hands_off=hands_off, width=width, height=height, fps=fps,
+                     theme=theme, quality=quality, trace_fingerprint=trace.fingerprint())
+    return render_segment(job, trace, None, Path(cache_folder))
+
+
+def assemble_task(segments, trace, paths: dict, pack: bool, width: int, height: int) -> int:
+    from .scenes.registry import BEATS
+    from .scenes.render import assemble
+
+    also = None
+    if pack:
+        from .lecture_pack import LecturePack
+        also = LecturePack(trace, {e.name: e.title for e in BEATS}, width, height)
+    assemble(segments, trace, paths, also)
+    return sum(s.from_cache for s in segments)
+
+
+# ---- running -------------------------------------------------------------------------------
+@dataclass
+class CourseRun:
+    plans: list[OutputPlan]
+    out_dir: Path
+    cache_folder: Path
+    workers: int
+    scheduler: str | None = None
+    progress: bool = True
+    beats_done: int = 0
+    beats_cached: int = 0
+
+    def run(self) -> None:
+        """Render every pending plan on Dask; commit each set as it is assembled."""
+        todo = [p for p in self.plans if p.status == "pending"]
+        if not todo:
+            return
+        sets = {id(p): output_set(p, self.out_dir) for p in todo}
+        with contextlib.ExitStack() as stack, self._client() as client, \
+                _CourseProgress(todo, self.progress) as bar:
+            opened = {}
+            for plan in todo:
+                context = sets[id(plan)].opened()
+                context.__enter__()
+                opened[id(plan)] = context
+                # an interrupt rolls back every set not yet committed
+                stack.callback(_close, context)
+            futures = self._submit(client, todo, sets)
+            self._collect(client, futures, todo, sets, opened, bar)
+
+    @contextlib.contextmanager
+    def _client(self):
+        import logging
+
+        import dask
+        from distributed import Client, LocalCluster
+
+        # the course's own progress and table are what a lecturer reads; Dask's
+        # connection chatter (and a dashboard on a port) is not asked for
+        # (workers read it from the environment when they start: a failed task is told in
+        # the course's table, not as a worker's traceback)
+        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
+        dask.config.set({"logging": {"distributed": "critical"}})
+        for name in ("distributed", "bokeh", "tornado"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+        if self.scheduler:
+            client = Client(self.scheduler, timeout="20s")
+            cluster = None
+        else:
+            cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                   processes=True, dashboard_address=None,
+                                   silence_logs=logging.ERROR)
+            client = Client(cluster)
+        try:
+            yield client
+        finally:
+            with contextlib.suppress(Exception):
+                client.close()
+            if cluster is not None:
+                with contextlib.suppress(Exception):
+                    cluster.close()
+
+    def _submit(self, client, todo, sets) -> dict:
+        traces = {}
+        futures = {}
+        for plan in todo:
+            key = plan.trace_key()
+            if key not in traces:
+                traces[key] = client.submit(trace_task, plan.sentence, plan.trace_options,
+                                            key=key, pure=False)
+            trace = traces[key]
+            segments = []
+            for n, beat in enumerate(plan.beats):
+                future = client.submit(
+                    segment_task, trace, beat, n < len(plan.beats) - 1, plan.width,
+                    plan.height, plan.fps, plan.theme, plan.quality, str(self.cache_folder),
+                    key=f"beat-{plan.explainer}-{plan.label}-{n:02d}-{beat}-{id(plan)}",
+                    pure=False)
+                futures[future.key] = ("beat", plan)
+                segments.append(future)
+            outputs = sets[id(plan)]
+            paths = {kind: outputs.path(kind) for kind in outputs.files}
+            done = client.submit(assemble_task, segments, trace, paths, plan.pack, plan.width,
+                                 plan.height, key=f"assemble-{plan.explainer}-{plan.label}-"
+                                                  f"{id(plan)}", pure=False)
+            futures[done.key] = ("assemble", plan)
+            plan._future = done
+            plan._segments = segments
+        return futures
+
+    def _collect(self, client, futures, todo, sets, opened, bar) -> None:
+        from distributed import as_completed
+
+        watched = [f for plan in todo for f in (*plan._segments, plan._future)]
+        for future in as_completed(watched):
+            kind, plan = futures[future.key]
+            if plan.status != "pending":
+                continue
+            if future.status == "error":
+                plan.status, plan.why = "failed", _why(future.exception())
+                _close(opened[id(plan)], failed=True)
+                bar.failed(plan)
+                continue
+            if kind == "beat":
+                segment = future.result()
+                self.beats_done += 1
+                self.beats_cached += segment.from_cache
+                bar.beat(plan)
+            else:
+                plan.files = sets[id(plan)].commit()
+                _close(opened[id(plan)])
+                plan.status = "ok"
+                bar.finished(plan)
+
+
+def _close(context, failed: bool = False) -> None:
+    """Leave an output set's opened() context: committed sets stay, others roll back."""
+    if getattr(context, "_closed", False):
+        return
+    context._closed = True
+    if failed:
+        error = RuntimeError("explainer failed")
+        with contextlib.suppress(BaseException):
+            context.__exit__(RuntimeError, error, None)
+    else:
+        context.__exit__(None, None, None)
+
+
+def _why(exc: BaseException | None) -> str:
+    if exc is None:
+        return "unknown failure"
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if isinstance(exc, InputError) else f"{type(exc).__name__}: {text}"
+
+
+class _CourseProgress(TerminalProgress):
+    """Beats done of all beats, and a row per output set, marked as it finishes."""
+
+    def __init__(self, plans, enabled: bool):
+        super().__init__(enabled)
+        if self.progress:
+            self.all = self.progress.add_task("course (beats)",
+                                              total=sum(len(p.beats) for p in plans))
+            self.rows = {id(p): self.progress.add_task(f"  {p.title}", total=len(p.beats))
+                         for p in plans}
+
+    def beat(self, plan) -> None:
+        if self.progress:
+            self.progress.advance(self.all)
+            self.progress.advance(self.rows[id(plan)])
+
+    def finished(self, plan) -> None:
+        if self.progress:
+            self.progress.update(self.rows[id(plan)], description=f"  {plan.title} ✓")
+
+    def failed(self, plan) -> None:
+        if self.progress:
+            self.progress.update(self.rows[id(plan)], description=f"  {plan.title} ✗")
+
+
+def summary_table(plans: list[OutputPlan]) -> list[str]:
+    """The final table: every output set with its status and why."""
+    rows = [("#", "output", "size", "status", "why / where")]
+    for p in plans:
+        where = p.why or (str(p.files[0].parent) if p.files else "")
+        rows.append((str(p.explainer), p.name, p.label, p.status, where))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
+
+
+def dry_run_lines(plans: list[OutputPlan], workers: int) -> list[str]:
+    todo = [p for p in plans if p.status == "pending"]
+    traces = {p.trace_key() for p in todo}
+    beats = sum(len(p.beats) for p in todo)
+    seconds = sum(estimate_seconds(p) for p in todo)
+    return [f"{len(plans)} output sets: {len(todo)} to render, "
+            f"{len(plans) - len(todo)} already there",
+            f"tasks: {len(traces)} traces, {beats} beats, {len(todo)} joins/packs",
+            f"estimated render time from a cold cache: {seconds:.0f} s on one core, "
+            f"about {seconds / max(workers, 1):.0f} s on {workers} workers "
+            "(bench figures of a 2-core machine; cached beats take seconds)"]
+
+
+def wall_clock() -> float:
+    return time.perf_counter()

@@ -1,0 +1,254 @@
+"""A lecture pack: one render cut into what a lecturer puts into a course.
+
+``DIR/explainer.mp4`` (+ .srt, .png, .npz, with chapter marks), ``chapters.vtt`` and
+``captions.vtt``, ``clips/NN-<beat>.mp4`` + ``.png`` + ``.vtt`` (each beat's own segment,
+remuxed, not re-encoded: every beat starts on a key frame), ``slides.pptx`` (a title
+slide, then a slide per beat with its clip, poster and the beat's captions as speaker
+notes) and ``index.html`` (an offline web deck). Written as one set with the render
+(``OutputSet``): all new or, after a failure, all as before. Nothing in a pack names an
+http(s) address: the deck works from ``file://`` with no network.
+"""
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from .attention_core.errors import InputError
+from .outputs import OutputSet, check_place, output_path
+
+FIXED = {"video": "explainer.mp4", "captions": "explainer.srt", "poster": "explainer.png",
+         "trace": "explainer.npz", "chapters": "chapters.vtt", "captions_vtt": "captions.vtt",
+         "slides": "slides.pptx", "deck": "index.html"}
+
+
+def clip_name(number: int, beat: str) -> str:
+    """clips/NN-beat (without suffix), numbered from 01 in storyboard order."""
+    return f"clips/{number:02d}-{beat}"
+
+
+def pack_outputs(folder: Path, beats: list[str], *, force: bool = False) -> OutputSet:
+    """Every file of a pack in ``folder`` as one output set (checked, nothing written)."""
+    folder = output_path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--out {folder} is a file; give a folder for the lecture pack.")
+    check_place(folder)
+    files = {kind: folder / name for kind, name in FIXED.items()}
+    for n, beat in enumerate(beats, 1):
+        for suffix in (".mp4", ".png", ".vtt"):
+            files[f"clip:{beat}{suffix}"] = folder / (clip_name(n, beat) + suffix)
+    return OutputSet(files, force=force, what="lecture pack file",
+                     hint="choose another --out folder").check()
+
+
+# ---- WebVTT -------------------------------------------------------------------------------
+def vtt_time(seconds: float) -> str:
+    """WebVTT's HH:MM:SS.mmm.
+
+    >>> vtt_time(3725.5)
+    '01:02:05.500'
+    """
+    millis = round(max(seconds, 0.0) * 1000)
+    hours, rest = divmod(millis, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    return f"{hours:02d}:{minutes:02d}:{rest // 1000:02d}.{rest % 1000:03d}"
+
+
+def vtt(cues: list[tuple[float, float, str]], *, numbered: bool = False) -> str:
+    """A WebVTT file of (start, end, text) cues."""
+    blocks = ["WEBVTT", ""]
+    for n, (start, end, text) in enumerate(cues, 1):
+        if numbered:
+            blocks.append(str(n))
+        # a cue's text may not hold an empty line or "-->"; < and & are escaped
+        body = "\n".join(line for line in text.replace("-->", "→").splitlines() if line.strip())
+        blocks += [f"{vtt_time(start)} --> {vtt_time(end)}", html.escape(body, quote=False), ""]
+    return "\n".join(blocks)
+
+
+# ---- the pack ---------------------------------------------------------------------------
+class LecturePack:
+    """Writes the pack's files (beyond the render's own four) into an opened output set:
+    the ``also`` step of ``render_video``."""
+
+    def __init__(self, trace, titles: dict[str, str], width: int, height: int):
+        self.trace, self.titles, self.width, self.height = trace, titles, width, height
+
+    def __call__(self, segments, starts: list[float], paths: dict) -> None:
+        from .scenes.segments import KEY_FRAME, join_segments
+
+        chapters = [(start, start + s.duration, self.titles[s.beat])
+                    for s, start in zip(segments, starts)]
+        paths["chapters"].write_text(vtt(chapters, numbered=True), encoding="utf-8")
+        captions = [(start + a, start + b, text) for s, start in zip(segments, starts)
+                    for a, b, text in s.captions]
+        paths["captions_vtt"].write_text(vtt(captions), encoding="utf-8")
+        for s in segments:
+            join_segments([s.video], paths[f"clip:{s.beat}.mp4"])
+            paths[f"clip:{s.beat}.png"].write_bytes((s.folder / KEY_FRAME).read_bytes())
+            paths[f"clip:{s.beat}.vtt"].write_text(vtt(s.captions), encoding="utf-8")
+        beats = [self._beat_facts(n, s) for n, s in enumerate(segments, 1)]
+        self.write_slides(paths["slides"], beats, paths)
+        paths["deck"].write_text(self.deck_html(beats), encoding="utf-8")
+
+    def _beat_facts(self, number: int, segment) -> dict:
+        return {"beat": segment.beat, "title": self.titles[segment.beat],
+                "clip": clip_name(number, segment.beat), "duration": segment.duration,
+                "notes": [text for _, _, text in segment.captions],
+                "cues": segment.captions}
+
+    # ---- PowerPoint ---------------------------------------------------------------------
+    def write_slides(self, path: Path, beats: list[dict], paths: dict) -> None:
+        """16:9 slides: the title slide, then one per beat with its clip as a movie (its
+        poster shown until it plays) and its captions as the speaker notes."""
+        from pptx import Presentation
+        from pptx.util import Emu, Inches, Pt
+
+        deck = Presentation()
+        deck.slide_width, deck.slide_height = Inches(13.333), Inches(7.5)
+        blank = deck.slide_layouts[6]
+        meta = self.trace.meta
+
+        def text_box(slide, text, top, size, *, bold=False, height=0.9):
+            box = slide.shapes.add_textbox(Inches(0.6), Inches(top), Inches(12.1), Inches(height))
+            frame = box.text_frame
+            frame.word_wrap = True
+            frame.text = text
+            for paragraph in frame.paragraphs:
+                for run in paragraph.runs:
+                    run.font.size, run.font.bold = Pt(size), bold
+            return box
+
+        first = deck.slides.add_slide(blank)
+        text_box(first, "Attention, step by step", 1.6, 40, bold=True)
+        text_box(first, f"“{self.trace.sentence}”", 2.8, 32, height=1.4)
+        text_box(first, f"{self.trace.model_label} · layer {self.trace.layer} · head "
+                 f"{self.trace.primary_head} · focus “{self.trace.focus_word}” · "
+                 f"{len(beats)} beats", 4.6, 20)
+        first.notes_slide.notes_text_frame.text = (
+            f"Real attention of {meta.get('model', 'the model')} on this sentence: every "
+            "number in the clips is computed by the model, not made up.")
+        # the movie fills the slide below the title, in the video's aspect ratio
+        top, bottom, side = Inches(1.25), Inches(7.2), Inches(0.6)
+        box_w, box_h = deck.slide_width - 2 * side, bottom - top
+        scale = min(box_w / self.width, box_h / self.height)
+        movie_w, movie_h = Emu(int(self.width * scale)), Emu(int(self.height * scale))
+        left = Emu(int((deck.slide_width - movie_w) / 2))
+        for n, beat in enumerate(beats, 1):
+            slide = deck.slides.add_slide(blank)
+            text_box(slide, f"{n}. {beat['title']}", 0.3, 30, bold=True)
+            clip = paths[f"clip:{beat['beat']}.mp4"]
+            poster = paths[f"clip:{beat['beat']}.png"]
+            slide.shapes.add_movie(str(clip), left, top, movie_w, movie_h,
+                                   poster_frame_image=str(poster), mime_type="video/mp4")
+            slide.notes_slide.notes_text_frame.text = "\n".join(beat["notes"]) or beat["title"]
+        deck.save(str(path))
+
+    # ---- the web deck -------------------------------------------------------------------
+    def deck_html(self, beats: list[dict]) -> str:
+        """One self-contained page: a section per beat with its clip, keys to move, a
+        chapter list; captions as <track> (data: URLs: Chromium loads no track file from
+        file://). No address outside the pack."""
+        from urllib.parse import quote
+
+        def track(cues) -> str:
+            return "data:text/vtt;charset=utf-8," + quote(vtt(cues), safe="")
+
+        chapters = "\n".join(
+            f'      <li><a href="#beat-{n}" data-go="{n - 1}">{html.escape(b["title"])}</a>'
+            f' <span class="time">{b["duration"]:.0f} s</span></li>'
+            for n, b in enumerate(beats, 1))
+        sections = "\n".join(
+            f'''    <section id="beat-{n}" data-beat="{b['beat']}" hidden>
+      <h2>{n}. {html.escape(b['title'])}</h2>
+      <video src="{b['clip']}.mp4" poster="{b['clip']}.png" preload="auto" playsinline
+             controls width="{self.width}" height="{self.height}">
+        <track kind="captions" srclang="en" label="Captions" default src="{track(b['cues'])}">
+      </video>
+    </section>''' for n, b in enumerate(beats, 1))
+        title = html.escape(self.trace.sentence)
+        return DECK.format(title=title, sentence=title, chapters=chapters, sections=sections,
+                           model=html.escape(f"{self.trace.model_label} · layer "
+                                             f"{self.trace.layer} · head "
+                                             f"{self.trace.primary_head}"),
+                           count=json.dumps(len(beats)),
+                           aspect=f"{self.width / self.height:.6f}")
+
+
+DECK = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Attention: {title}</title>
+<style>
+  :root {{ color-scheme: dark; }}
+  body {{ margin: 0; background: #000; color: #ddd; font: 18px/1.4 "CMU Serif", Georgia, serif;
+         display: grid; grid-template-columns: 17rem 1fr; min-height: 100vh; }}
+  nav {{ padding: 1.2rem; border-right: 1px solid #333; }}
+  nav h1 {{ font-size: 1.1rem; margin: 0 0 .4rem; color: #fff; }}
+  nav p {{ margin: 0 0 1rem; font-size: .85rem; color: #999; }}
+  nav ol {{ padding-left: 1.4rem; margin: 0; }}
+  nav li {{ margin: .35rem 0; }}
+  nav a {{ color: #ccc; text-decoration: none; }}
+  nav li.current a {{ color: #ffff00; }}
+  .time {{ color: #777; font-size: .8rem; }}
+  main {{ display: flex; align-items: center; justify-content: center; padding: 1rem 2rem; }}
+  main section {{ width: 100%; max-width: calc((100vh - 7rem) * {aspect}); }}
+  section h2 {{ font-weight: normal; margin: 0 0 .6rem; color: #fff; }}
+  video {{ width: 100%; height: auto; background: #000; display: block;
+          outline: 1px solid #262626; }}
+  .keys {{ margin-top: 1rem; font-size: .8rem; color: #777; }}
+</style>
+</head>
+<body>
+  <nav>
+    <h1>“{sentence}”</h1>
+    <p>{model}</p>
+    <ol id="chapters">
+{chapters}
+    </ol>
+    <p class="keys">→ space PageDown: next · ← PageUp: back · f: full screen</p>
+  </nav>
+  <main>
+{sections}
+  </main>
+<script>
+(function () {{
+  const sections = Array.from(document.querySelectorAll("main section"));
+  const items = Array.from(document.querySelectorAll("#chapters li"));
+  let current = -1;
+  function go(n, play) {{
+    n = Math.max(0, Math.min({count} - 1, n));
+    if (n === current) return;
+    if (current >= 0) {{ sections[current].querySelector("video").pause(); }}
+    sections.forEach((s, i) => {{ s.hidden = i !== n; }});
+    items.forEach((li, i) => li.classList.toggle("current", i === n));
+    current = n;
+    const video = sections[n].querySelector("video");
+    video.currentTime = 0;
+    if (play) {{ video.play().catch(() => {{}}); }}
+    history.replaceState(null, "", "#beat-" + (n + 1));
+  }}
+  document.addEventListener("keydown", (event) => {{
+    if (event.key === "ArrowRight" || event.key === " " || event.key === "PageDown") {{
+      event.preventDefault(); go(current + 1, true);
+    }} else if (event.key === "ArrowLeft" || event.key === "PageUp") {{
+      event.preventDefault(); go(current - 1, true);
+    }} else if (event.key === "f") {{
+      const video = sections[current].querySelector("video");
+      if (document.fullscreenElement) {{ document.exitFullscreen(); }}
+      else {{ video.requestFullscreen().catch(() => {{}}); }}
+    }}
+  }});
+  items.forEach((li, i) => li.querySelector("a").addEventListener("click", (event) => {{
+    event.preventDefault(); go(i, true);
+  }}));
+  const start = parseInt((location.hash.match(/^#beat-(\\d+)$/) || [0, 1])[1], 10) - 1;
+  go(start, false);
+  window.deck = {{ go: go, current: () => current, count: {count} }};
+}})();
+</script>
+</body>
+</html>
+"""

@@ -1,0 +1,179 @@
+"""Settings a lecture repo can pin: ``attention-explainer.toml`` in the working folder (or
+``[tool.attention-explainer]`` in its ``pyproject.toml``) and ``ATTENTION_EXPLAINER_<OPTION>``
+environment variables set the defaults of any command-line option.
+
+Precedence: the command line, then the environment, then the config file, then the
+built-in default (click applies it: an option's ``envvar`` before the context's
+``default_map``). Keys are the options' long names, with - or _ (``max-tokens``); top-level
+keys apply to every command that has the option, a ``[render]``, ``[pack]``, ``[frames]``
+or ``[inspect]`` table to that command only::
+
+    resolution = "720p"
+    theme = "illustrated"
+    output-dir = "lecture/videos"
+
+    [frames]
+    fps = 10
+
+Every value is checked when the file is read: a bad one exits 2 naming the file and key.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from .attention_core.errors import InputError
+
+CONFIG_FILE = "attention-explainer.toml"
+PYPROJECT_TABLE = ("tool", "attention-explainer")
+ENV_PREFIX = "ATTENTION_EXPLAINER_"
+# actions, not settings; and --force, which no file or variable may turn on for a user
+NOT_SETTINGS = {"help", "version", "debug", "force"}
+
+
+@dataclass
+class ConfigFile:
+    path: Path | None          # None: no config file found
+    table: dict                # {key: value} and {command: {key: value}}
+
+    @property
+    def label(self) -> str:
+        if self.path is None:
+            return "no config file"
+        return str(self.path) + (" [tool.attention-explainer]"
+                                 if self.path.name == "pyproject.toml" else "")
+
+
+def find_config(folder: Path | None = None) -> ConfigFile:
+    """The config of the working folder: attention-explainer.toml, else the
+    [tool.attention-explainer] table of pyproject.toml, else none."""
+    folder = Path.cwd() if folder is None else folder
+    own = folder / CONFIG_FILE
+    if own.is_file():
+        return ConfigFile(own, _read(own))
+    pyproject = folder / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read(pyproject)
+        for key in PYPROJECT_TABLE:
+            table = table.get(key, {}) if isinstance(table, dict) else {}
+        if table:
+            return ConfigFile(pyproject, table)
+    return ConfigFile(None, {})
+
+
+def _read(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"{path}: not a readable TOML file ({exc}); fix it or remove it.") \
+            from exc
+
+
+def setting_name(param: click.Parameter) -> str:
+    """An option's setting name: its long name without dashes (``--max-tokens`` ->
+    ``max-tokens``)."""
+    longs = [o for o in param.opts if o.startswith("--")]
+    return (longs[0] if longs else param.opts[0]).lstrip("-")
+
+
+def env_name(param: click.Parameter) -> str:
+    return ENV_PREFIX + setting_name(param).replace("-", "_").upper()
+
+
+def settings_of(command: click.Command) -> dict[str, click.Option]:
+    """The options of ``command`` that settings may give, by setting name."""
+    return {setting_name(p): p for p in command.params
+            if isinstance(p, click.Option) and p.name not in NOT_SETTINGS}
+
+
+def add_envvars(group: click.Group) -> None:
+    """Give every option of every command its ATTENTION_EXPLAINER_<OPTION> variable."""
+    for command in _commands(group):
+        for param in settings_of(command).values():
+            param.envvar = env_name(param)
+
+
+def _commands(group: click.Group):
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            yield from _commands(command)
+        else:
+            yield command
+
+
+def default_map(group: click.Group, config: ConfigFile) -> dict:
+    """click's default_map from the config file, every key and value checked."""
+    commands = {name: cmd for name, cmd in group.commands.items()
+                if not isinstance(cmd, click.Group)}
+    shared = {k: v for k, v in config.table.items() if not isinstance(v, dict)}
+    for key, value in config.table.items():
+        if isinstance(value, dict) and key not in commands:
+            raise InputError(f"{config.label}: [{key}] is not a command; use "
+                             f"{', '.join(sorted(commands))}, or top-level keys.")
+    known = {name for cmd in commands.values() for name in settings_of(cmd)}
+    for key in shared:
+        if _normal(key) not in known:
+            raise InputError(f"{config.label}: {key!r} is not an option of any command; see "
+                             "`attention-explainer config` for the settings.")
+    result = {}
+    for name, command in commands.items():
+        options = settings_of(command)
+        own = config.table.get(name, {}) if isinstance(config.table.get(name), dict) else {}
+        values = {}
+        for key, value in [*shared.items(), *own.items()]:
+            option = options.get(_normal(key))
+            if option is None:
+                if key in own:
+                    raise InputError(f"{config.label}: [{name}] {key!r} is not an option of "
+                                     f"{name}; see `attention-explainer {name} --help`.")
+                continue
+            values[option.name] = _checked(option, value, config, key)
+        if values:
+            result[name] = values
+    return result
+
+
+def _normal(key: str) -> str:
+    return key.replace("_", "-")
+
+
+def _checked(option: click.Option, value, config: ConfigFile, key: str):
+    """The value as the option would take it from the command line, or exit 2."""
+    text = value if isinstance(value, str) else (
+        str(value).lower() if isinstance(value, bool) else str(value))
+    if isinstance(value, (list, dict)):
+        raise InputError(f"{config.label}: {key} = {value!r}: give one value.")
+    try:
+        return option.type_cast_value(click.Context(click.Command("config")), text)
+    except click.BadParameter as exc:
+        raise InputError(f"{config.label}: {key} = {value!r}: {exc.format_message()}") from exc
+
+
+def effective(group: click.Group, command_name: str, config: ConfigFile) -> list[tuple]:
+    """(setting, value, where it comes from) of every option of a command."""
+    command = group.commands[command_name]
+    default_map(group, config)                       # every value checked
+    own = config.table.get(command_name, {})
+    written = {_normal(k): v for k, v in config.table.items() if not isinstance(v, dict)}
+    written.update({_normal(k): v for k, v in (own if isinstance(own, dict) else {}).items()})
+    rows = []
+    for name, option in settings_of(command).items():
+        env = env_name(option)
+        if env in os.environ:
+            rows.append((name, os.environ[env], f"environment {env}"))
+        elif name in written:
+            rows.append((name, written[name], config.label))
+        else:
+            rows.append((name, _shown_default(option), "built-in"))
+    return rows
+
+
+def _shown_default(option: click.Option):
+    default = option.default
+    if isinstance(default, (str, int, float)):      # bool is an int
+        return default
+    return False if option.is_flag else "(none)"

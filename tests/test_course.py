@@ -1,0 +1,145 @@
+"""A course on Dask: a manifest rendered on a LocalCluster of two workers, resumed from
+what is done, honest about a failing explainer, and submitted to a separate scheduler."""
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import av
+import pytest
+
+from conftest import CLI, ROOT, run_process
+
+SMALL = 'resolution = "320x180"\nfps = 10\nbeats = "title,embed,summary"\n'
+
+
+def _course(tmp_path: Path, explainers: list[str], defaults: str = SMALL) -> Path:
+    text = "[defaults]\n" + defaults + "".join(
+        f"\n[[explainer]]\n{body}\n" for body in explainers)
+    path = tmp_path / "course.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+THREE = ['sentence = "The cat ate the fish"\noutput = "cat"',
+         'sentence = "The animal didn\'t cross the street because it was too tired"\n'
+         'focus = "it"\noutput = "tired"\npack = true',
+         'sentence = "我爱北京天安门"\nfocus = "北京"\noutput = "beijing"']
+
+
+def _valid_video(path: Path, seconds_at_least: float = 5) -> None:
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames = sum(1 for _ in container.decode(stream))
+        assert (stream.width, stream.height) == (320, 180)
+        assert frames / float(stream.average_rate) >= seconds_at_least
+
+
+def test_a_course_renders_on_two_workers_and_a_rerun_renders_nothing(tmp_path):
+    course = _course(tmp_path, THREE)
+    started = time.perf_counter()
+    first = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2)
+    first_seconds = time.perf_counter() - started
+    assert first.returncode == 0, first.stderr[-3000:]
+    out = tmp_path / "out"
+    for name in ("cat-320x180.mp4", "beijing-320x180.mp4"):
+        _valid_video(out / name)
+        assert (out / name).with_suffix(".srt").stat().st_size > 0
+    pack = out / "tired-320x180"
+    _valid_video(pack / "explainer.mp4")
+    assert (pack / "slides.pptx").is_file() and (pack / "index.html").is_file()
+    assert len(list((pack / "clips").glob("*.mp4"))) == 3
+    assert first.stdout.count(" ok ") == 3, first.stdout
+    assert "9 beats: 0 from the cache, 9 drawn" in first.stderr
+
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    started = time.perf_counter()
+    second = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2)
+    second_seconds = time.perf_counter() - started
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert second.stdout.count("already there") == 3
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
+    assert first_seconds >= 10 * second_seconds, (first_seconds, second_seconds)
+
+    # the same course into another folder: every beat comes from the cache
+    third = run_process("batch", course, "--out", tmp_path / "again", "--jobs", 2)
+    assert third.returncode == 0, third.stderr[-2000:]
+    assert "9 beats: 9 from the cache, 0 drawn" in third.stderr
+
+
+def test_one_failing_explainer_does_not_stop_the_others(tmp_path):
+    course = _course(tmp_path, [
+        'sentence = "The cat ate the fish"\noutput = "good"',
+        'sentence = "The cat ate the fish"\nfocus = "dog"\noutput = "bad"'],
+        defaults='resolution = "160x90"\nfps = 5\nbeats = "title"\n')
+    proc = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert (tmp_path / "out" / "good-160x90.mp4").is_file()
+    assert not list((tmp_path / "out").glob("bad*"))
+    bad_row = next(line for line in proc.stdout.splitlines() if " bad " in line)
+    assert "failed" in bad_row and "dog" in bad_row
+    assert "Traceback" not in proc.stderr
+
+
+def test_every_bad_entry_is_reported_at_once_and_nothing_is_written(tmp_path):
+    course = _course(tmp_path, [
+        'sentence = "The cat ate the fish"\nfps = 500',
+        'sentence = "The cat ate the fish"\ncolour = "red"',
+        'sentence = "fine"\nresolution = ["320x180", "99x"]'])
+    proc = run_process("batch", course, "--out", tmp_path / "out")
+    assert proc.returncode == 2
+    message = proc.stderr.strip()
+    assert len(message.splitlines()) == 1
+    for fragment in ("explainer 1 (line 6)", "explainer 2 (line 10)", "colour",
+                     "explainer 3 (line 14)", "99x"):
+        assert fragment in message, fragment
+    assert not (tmp_path / "out").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_course_runs_on_a_separate_scheduler_and_workers(tmp_path):
+    dask = Path(sys.executable).parent / "dask"
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    processes = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port",
+                                   str(port), "--no-dashboard"], cwd=tmp_path,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        for _ in range(2):
+            processes.append(subprocess.Popen(
+                [str(dask), "worker", address, "--nworkers", "1", "--nthreads", "1",
+                 "--no-dashboard"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL))
+        from distributed import Client
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with Client(address, timeout="5s") as client:
+                    if len(client.scheduler_info()["workers"]) == 2:
+                        break
+            except OSError:
+                pass
+            time.sleep(0.5)
+        else:
+            pytest.fail("the Dask scheduler and its two workers did not come up in 60 s")
+        course = _course(tmp_path, THREE[:2],
+                         defaults='resolution = "160x90"\nfps = 5\nbeats = "title,embed"\n')
+        proc = subprocess.run(CLI + ["batch", str(course), "--out", str(tmp_path / "out"),
+                                     "--scheduler", address, "--cache-dir",
+                                     str(tmp_path / "shared-cache")],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert (tmp_path / "out" / "cat-160x90.mp4").is_file()
+        assert (tmp_path / "out" / "tired-160x90" / "slides.pptx").is_file()
+        assert list((tmp_path / "shared-cache" / "beats").iterdir())
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=30)

@@ -1,0 +1,143 @@
+"""The lecture pack: every file, clips that are the film cut at its chapters, slides that
+read back, a web deck that plays offline in a real browser, and no web address anywhere."""
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from conftest import run_process
+
+BEATS = ["title", "embed", "project", "sparks", "softmax", "pull", "heads", "mask", "summary"]
+WIDTH, HEIGHT, FPS = 160, 90, 5
+
+
+@pytest.fixture(scope="module")
+def pack(default_trace, tmp_path_factory):
+    root = tmp_path_factory.mktemp("pack")
+    trace = default_trace.save(root / "trace.npz")
+    proc = run_process("pack", "--trace", trace, "--out", root / "lecture", "--resolution",
+                       f"{WIDTH}x{HEIGHT}", "--fps", FPS, "--jobs", 2, "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return root / "lecture", json.loads(proc.stdout)
+
+
+def _frames(path: Path) -> list[np.ndarray]:
+    with av.open(str(path)) as container:
+        return [f.to_ndarray(format="rgb24") for f in container.decode(video=0)]
+
+
+def test_a_pack_writes_every_file_and_lists_them(pack):
+    folder, report = pack
+    expected = {"explainer.mp4", "explainer.srt", "explainer.png", "explainer.npz",
+                "chapters.vtt", "captions.vtt", "slides.pptx", "index.html"}
+    for n, beat in enumerate(BEATS, 1):
+        expected |= {f"clips/{n:02d}-{beat}{suffix}" for suffix in (".mp4", ".png", ".vtt")}
+    written = {str(Path(p).relative_to(folder)) for p in report["files"]}
+    assert written == expected
+    on_disk = {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+    assert on_disk == expected            # nothing else: no staging, no scratch
+    with av.open(str(folder / "explainer.mp4")) as container:
+        titles = [c["metadata"]["title"] for c in container.chapters()]
+    assert len(titles) == len(BEATS) and titles[0] == "The sentence and the formula"
+
+
+def test_each_clip_is_its_chapter_and_the_clips_make_the_film(pack):
+    folder, report = pack
+    film = _frames(folder / "explainer.mp4")
+    chapters = report["chapters"]
+    joined = []
+    for n, (beat, chapter) in enumerate(zip(BEATS, chapters), 1):
+        clip = _frames(folder / f"clips/{n:02d}-{beat}.mp4")
+        assert chapter["beat"] == beat
+        assert abs(len(clip) / FPS - (chapter["end"] - chapter["start"])) <= 1 / FPS
+        joined += clip
+    assert len(joined) == len(film)
+    for index in np.linspace(0, len(film) - 1, 25).astype(int):
+        assert np.array_equal(joined[index], film[index]), index
+    vtt = (folder / "chapters.vtt").read_text(encoding="utf-8")
+    assert vtt.startswith("WEBVTT") and vtt.count("-->") == len(BEATS)
+
+
+def test_no_web_address_anywhere_in_a_pack(pack):
+    folder, _ = pack
+    found = subprocess.run(["grep", "-r", "-l", "http", str(folder)], capture_output=True,
+                           text=True)
+    assert found.returncode == 1, found.stdout         # grep: 1 = nothing found
+
+
+def test_the_slides_read_back_a_movie_and_notes_per_beat(pack):
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    folder, _ = pack
+    deck = Presentation(str(folder / "slides.pptx"))
+    slides = list(deck.slides)
+    assert len(slides) == len(BEATS) + 1
+    assert abs(deck.slide_width / deck.slide_height - 16 / 9) < 0.01
+    assert "The cat ate the fish" in " ".join(
+        shape.text_frame.text for shape in slides[0].shapes if shape.has_text_frame)
+    for n, (slide, beat) in enumerate(zip(slides[1:], BEATS), 1):
+        movies = [s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA]
+        assert len(movies) == 1, beat
+        parts = {rel.target_part.partname: rel.target_part.blob
+                 for rel in slide.part.rels.values() if not rel.is_external}
+        clip = (folder / f"clips/{n:02d}-{beat}.mp4").read_bytes()
+        poster = (folder / f"clips/{n:02d}-{beat}.png").read_bytes()
+        assert clip in parts.values(), f"{beat}: the clip is not the slide's media"
+        assert poster in parts.values(), f"{beat}: no poster image"
+        assert slide.notes_slide.notes_text_frame.text.strip()
+
+
+def test_the_slides_open_in_libreoffice(pack, tmp_path):
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if soffice is None:
+        pytest.skip("LibreOffice is not installed here (apt-get install libreoffice-impress "
+                    "to check that the slides open)")
+    folder, _ = pack
+    done = subprocess.run([soffice, "--headless", "--convert-to", "pdf", "--outdir",
+                           str(tmp_path), str(folder / "slides.pptx")],
+                          capture_output=True, text=True, timeout=300,
+                          env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    pdf = tmp_path / "slides.pdf"
+    assert pdf.is_file() and pdf.stat().st_size > 1000, done.stdout + done.stderr
+
+
+def test_the_web_deck_plays_offline_in_chromium(pack):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    if chromium is None or sync_playwright is None:
+        pytest.skip("no Chromium (apt-get install chromium) or no playwright: the web deck "
+                    "was not opened in a browser")
+    folder, _ = pack
+    current_video = "document.querySelector('section:not([hidden]) video')"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        page = browser.new_page()
+        requests = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto((folder / "index.html").as_uri())
+        page.wait_for_function(f"() => {current_video} && {current_video}.readyState >= 2",
+                               timeout=20000)
+        first = page.evaluate(f"""() => {{ const v = {current_video};
+            return [v.videoWidth, v.videoHeight, window.deck.current(),
+                    v.currentSrc.split('/').pop(), v.textTracks.length]; }}""")
+        assert first == [WIDTH, HEIGHT, 0, "01-title.mp4", 1]
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => window.deck.current() === 1", timeout=5000)
+        second = page.evaluate(f"() => {current_video}.currentSrc.split('/').pop()")
+        assert second == "02-embed.mp4"
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function("() => window.deck.current() === 0", timeout=5000)
+        chapters = page.evaluate("() => document.querySelectorAll('#chapters li').length")
+        assert chapters == len(BEATS)
+        browser.close()
+    assert requests and all(url.startswith(("file:", "data:")) for url in requests), requests
