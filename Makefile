@@ -54,7 +54,9 @@ bench: setup
 	$(VENV)/bin/python bench/bench_inspect.py
 	$(VENV)/bin/python bench/bench_encoding.py
 	$(VENV)/bin/python bench/bench_speed.py
+	$(VENV)/bin/python bench/bench_chroma.py
 	$(VENV)/bin/python bench/bench_course.py
+	$(VENV)/bin/python bench/profile_render.py
 
 # where a CUDA GPU is lent: the CUDA tests, a 512-token trace on the GPU, half precision
 gpu-check: setup

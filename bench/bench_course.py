@@ -11,6 +11,7 @@ of bench/RESULTS.md.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -33,9 +34,8 @@ def small_course(tmp: Path) -> tuple[Path, int]:
     for entry in course["explainer"]:
         lines.append("[[explainer]]")
         for key, value in entry.items():
-            if key not in ("resolution", "fps"):
-                lines.append(f"{key} = {value!r}".replace("'", '"') if isinstance(value, str)
-                             else f"{key} = {str(value).lower()}")
+            if key not in ("resolution", "fps"):      # TOML's basic strings are JSON's
+                lines.append(f"{key} = {json.dumps(value, ensure_ascii=False)}")
     path = tmp / "course.toml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path, len(course["explainer"])
