@@ -68,6 +68,7 @@ class StillsJob:
         from . import style
         from .regression import contact_sheet
         from .render import default_workers, still_label, stills_in_worker
+        from .encoding import beat_weight
         from .segments import run_in_workers
 
         times = list(self.times) + (["key"] if self.sheet and "key" not in self.times else [])
@@ -77,7 +78,8 @@ class StillsJob:
         with sigterm_as_interrupt(), self.outputs.opened(report=report):
             key_frames = []
             drawn = run_in_workers(stills_in_worker, calls,
-                                   workers=self.jobs or default_workers())
+                                   workers=self.jobs or default_workers(),
+                                   weights=[beat_weight(beat) for beat in self.beats])
             for beat, images in zip(self.beats, drawn):
                 for when in self.times:
                     label = still_label(when)
