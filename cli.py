@@ -326,7 +326,7 @@ def batch(course_file, out_dir, jobs, scheduler, cache_dir, resolution, fps, dry
     from .scenes.render import default_workers
 
     out = output_path(out_dir)
-    plans = load_course(Path(course_file), out, cli, resolution=resolution, fps=fps)
+    plans = load_course(Path(course_file), cli, resolution=resolution, fps=fps)
     sets = {id(p): output_set(p, out) for p in plans}
     sort_out_existing(plans, sets)
     workers = jobs or default_workers()

@@ -26,7 +26,6 @@ import hashlib
 import json
 import os
 import re
-import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,7 +74,7 @@ class OutputPlan:
 
 
 # ---- the manifest ------------------------------------------------------------------------
-def load_course(path: Path, out_dir: Path, group: click.Group, *, resolution=None,
+def load_course(path: Path, group: click.Group, *, resolution=None,
                 fps: int | None = None) -> list[OutputPlan]:
     """Every output set of the course, every entry checked: all problems are reported at
     once (exit 2), before anything is written. ``resolution`` (parsed) and ``fps``
@@ -110,7 +109,7 @@ def load_course(path: Path, out_dir: Path, group: click.Group, *, resolution=Non
             problems.append(f"{where}: unknown key{'s' * (len(bad) > 1)} {', '.join(bad)}")
             continue
         try:
-            plans += _plans_of(index, lines, merged, options, out_dir, slugify, parse_beats,
+            plans += _plans_of(index, lines, merged, options, slugify, parse_beats,
                                count_tokens)
         except (InputError, click.BadParameter) as exc:
             message = exc.format_message() if isinstance(exc, click.BadParameter) else str(exc)
@@ -129,7 +128,7 @@ def load_course(path: Path, out_dir: Path, group: click.Group, *, resolution=Non
     return plans
 
 
-def _plans_of(index, lines, merged, options, out_dir, slugify, parse_beats, count_tokens):
+def _plans_of(index, lines, merged, options, slugify, parse_beats, count_tokens):
     def cast(key, value):
         option = options[key]
         text = str(value).lower() if isinstance(value, bool) else str(value)
@@ -412,7 +411,3 @@ def dry_run_lines(plans: list[OutputPlan], workers: int) -> list[str]:
             f"estimated render time from a cold cache: {seconds:.0f} s on one core, "
             f"about {seconds / max(workers, 1):.0f} s on {workers} workers "
             "(bench figures of a 2-core machine; cached beats take seconds)"]
-
-
-def wall_clock() -> float:
-    return time.perf_counter()
