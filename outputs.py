@@ -130,8 +130,11 @@ def sweep_stale(folder: Path) -> int:
         name = entry.name
         if name.startswith(WORK_PREFIX) and entry.is_dir() and not entry.is_symlink():
             removed += _sweep_staging(entry)
-        elif name.startswith(WORK_PREFIX + "claim-") and entry.is_file():
-            fd = _try_lock(entry)
+        elif (name.startswith(WORK_PREFIX + "claim-") and entry.is_file()
+              and _age(entry) > UNLOCKED_GRACE):    # a young claim may be mid-lock: never race it
+            with contextlib.suppress(OSError):
+                fd = None
+                fd = _try_lock(entry)
             if fd is not None:
                 with contextlib.suppress(OSError):
                     entry.unlink()
@@ -156,10 +159,16 @@ def _sweep_staging(folder: Path) -> int:
     for a moment; otherwise stale: roll back a commit it was in the middle of, remove it."""
     if folder.name.startswith(WORK_PREFIX + "trash-"):
         return _remove(folder)
+    young = _age(folder) <= UNLOCKED_GRACE
+    if young and folder.name.startswith(WORK_PREFIX + "new-"):
+        return 0                                # being made: its lock may not be taken yet
     lock = folder / LOCK
     if not lock.exists():
-        return _remove(folder) if _age(folder) > UNLOCKED_GRACE else 0
-    fd = _try_lock(lock)
+        return 0 if young else _remove(folder)
+    try:
+        fd = _try_lock(lock)
+    except OSError:                             # renamed or removed by its own run meanwhile
+        return 0
     if fd is None:                              # a live run
         return 0
     try:
@@ -192,7 +201,7 @@ def _new_working_folder(parent: Path, prefix: str) -> tuple[Path, int | None]:
     """A working folder that is never seen without its lock: made under a temporary
     name, locked, then renamed into place."""
     making = Path(tempfile.mkdtemp(prefix=WORK_PREFIX + "new-", dir=parent))
-    fd = _try_lock(making / LOCK)
+    fd = _try_lock(making / LOCK)     # sweeps leave young "new-" folders alone: never contended
     final = parent / (WORK_PREFIX + prefix + making.name[len(WORK_PREFIX + "new-"):])
     os.rename(making, final)
     return final, fd
@@ -368,6 +377,11 @@ class OutputSet:
         first = min(self.files.values(), key=lambda p: (str(p.parent), p.name))
         claim = first.parent / f"{WORK_PREFIX}claim-{first.name}.lock"
         fd = _try_lock(claim)
+        for _ in range(5):            # a sweep removing a stale claim holds it for a moment
+            if fd is not None:
+                break
+            time.sleep(0.02)
+            fd = _try_lock(claim)
         if fd is None:
             raise InputError(f"another attention-explainer run{_holder(claim)} is writing "
                              f"{first.name} in {first.parent}; wait for it to finish, or "

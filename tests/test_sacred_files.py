@@ -285,3 +285,31 @@ def test_two_renders_to_one_new_name_cannot_both_win(tmp_path):
     assert first.returncode == 0, err
     third = run_process("render", "A dog sat", *QUICK, "-o", tmp_path / "x.mp4")
     assert third.returncode == 2 and "already exist" in third.stderr
+
+
+# ---- 10: many runs sweeping one temporary folder at once ----------------------------------------
+def _open_and_close_scratch_folders(base: str, rounds: int) -> str:
+    """In a child process: open and close scratch folders in ``base`` as fast as possible,
+    each opening sweeping the others' (as parallel `frames` runs in /tmp do)."""
+    import tempfile
+
+    from attention_explainer.outputs import scratch_folder
+    tempfile.tempdir = base
+    try:
+        for _ in range(rounds):
+            with scratch_folder("stills-") as folder:
+                (folder / "frame.png").write_bytes(b"x")
+    except Exception as exc:                       # noqa: BLE001: reported to the test
+        return f"{type(exc).__name__}: {exc}"
+    return ""
+
+
+def test_parallel_runs_sweeping_one_temporary_folder_never_take_each_others(tmp_path):
+    """A sweep must never take a working folder another run is making (the window between
+    making it and locking it), nor refuse that run."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(6) as pool:
+        errors = pool.starmap(_open_and_close_scratch_folders, [(str(tmp_path), 150)] * 6)
+    assert [e for e in errors if e] == []
+    assert leftovers(tmp_path) == []
