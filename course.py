@@ -26,6 +26,8 @@ import hashlib
 import json
 import os
 import re
+import signal
+import threading
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -211,8 +213,13 @@ def trace_task(sentence: str, options: dict):
 
 def segment_task(trace, beat: str, hands_off: bool, width: int, height: int, fps: int,
                  theme: str, quality: str, cache_folder: str):
+    from tqdm import tqdm
+
     from .scenes.segments import SegmentJob, render_segment
 
+    # manim's (hidden) progress bars would make tqdm create a named multiprocessing lock in
+    # this worker: a worker stopped by Ctrl-C leaks it, and the resource tracker says so
+    tqdm.set_lock(threading.RLock())
     job = SegmentJob(beat=beat, hands_off=hands_off, width=width, height=height, fps=fps,
                      theme=theme, quality=quality, trace_fingerprint=trace.fingerprint())
     return render_segment(job, trace, None, Path(cache_folder))
@@ -275,19 +282,21 @@ class CourseRun:
         dask.config.set({"logging": {"distributed": "critical"}})
         for name in ("distributed", "bokeh", "tornado"):
             logging.getLogger(name).setLevel(logging.ERROR)
-        if self.scheduler:
-            client = Client(self.scheduler, timeout="20s")
-            cluster = None
-        else:
-            cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                   processes=True, dashboard_address=None,
-                                   silence_logs=logging.ERROR)
-            client = Client(cluster)
+        cluster = client = None
         try:
+            if self.scheduler:
+                client = Client(self.scheduler, timeout="20s")
+            else:
+                with _workers_deaf_to_ctrl_c():
+                    cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                           processes=True, dashboard_address=None,
+                                           silence_logs=logging.ERROR)
+                client = Client(cluster)
             yield client
         finally:
-            with contextlib.suppress(Exception):
-                client.close()
+            if client is not None:
+                with contextlib.suppress(Exception):
+                    client.close()
             if cluster is not None:
                 with contextlib.suppress(Exception):
                     cluster.close()
@@ -343,6 +352,24 @@ class CourseRun:
                 _close(opened[id(plan)])
                 plan.status = "ok"
                 bar.finished(plan)
+
+
+@contextlib.contextmanager
+def _workers_deaf_to_ctrl_c():
+    """Start worker processes with SIGINT ignored (an ignored signal stays ignored through
+    fork and exec; a blocked one would not: multiprocessing unblocks it when it starts its
+    resource tracker). Ctrl-C reaches the whole process group, and a worker that died of
+    it would print a traceback of its own; only this process answers it, and closing the
+    cluster stops the workers. A Ctrl-C in the seconds the workers take to start is not
+    seen."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _close(context, failed: bool = False) -> None:

@@ -143,3 +143,41 @@ def test_a_course_runs_on_a_separate_scheduler_and_workers(tmp_path):
             process.terminate()
         for process in processes:
             process.wait(timeout=30)
+
+
+def test_ctrl_c_during_a_course_leaves_only_whole_sets_and_no_process(tmp_path):
+    """Ctrl-C at a terminal reaches the whole process group (the command, its Dask nanny and
+    workers): the course stops with exit 130 and one line, what was unfinished rolls back,
+    and no process of it is left running."""
+    import os
+    import signal
+
+    course = _course(tmp_path, THREE,
+                     defaults='resolution = "160x90"\nfps = 5\nbeats = "title,embed,project"\n')
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    proc = subprocess.Popen(CLI + ["batch", str(course), "--out", str(out), "--jobs", "2",
+                                   "--cache-dir", str(cache)], cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    deadline = time.monotonic() + 240
+    while not (cache / "beats").is_dir() or not any((cache / "beats").iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, "no beat was ever drawn"
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-3000:]
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err[-3000:]
+    deadline = time.monotonic() + 30
+    while True:                                   # the process group empties
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "processes of the course were left running"
+        time.sleep(0.2)
+    files = [p for p in out.rglob("*")] if out.exists() else []
+    assert not [p for p in files if p.name.startswith(".attention-explainer-")
+                or ".part" in p.name], files
+    for video in (p for p in files if p.suffix == ".mp4" and p.parent == out):
+        for suffix in (".srt", ".png", ".npz"):         # a film is there with its sidecars
+            assert video.with_suffix(suffix).is_file(), (video, suffix)
