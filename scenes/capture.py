@@ -152,7 +152,9 @@ class StillsRenderer(CairoRenderer):
         count = int(scene.duration / dt) if frozen else len(times)
         first = writer.frames_written
         scene.begin_animations()
-        self.save_static_frame_data(scene, scene.static_mobjects)
+        if any(first <= i < first + count for i in writer.wanted):
+            # the background of what does not move: drawn only for a play with a still in it
+            self.save_static_frame_data(scene, scene.static_mobjects)
         for n, t in enumerate(times):
             indices = range(first, first + count) if frozen else [first + n]
             if not any(i in writer.wanted for i in indices):
