@@ -54,6 +54,7 @@ bench: setup
 	$(VENV)/bin/python bench/bench_inspect.py
 	$(VENV)/bin/python bench/bench_encoding.py
 	$(VENV)/bin/python bench/bench_speed.py
+	$(VENV)/bin/python bench/bench_stills.py
 	$(VENV)/bin/python bench/bench_chroma.py
 	$(VENV)/bin/python bench/bench_course.py
 	$(VENV)/bin/python bench/profile_render.py
