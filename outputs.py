@@ -132,9 +132,10 @@ def sweep_stale(folder: Path) -> int:
             removed += _sweep_staging(entry)
         elif (name.startswith(WORK_PREFIX + "claim-") and entry.is_file()
               and _age(entry) > UNLOCKED_GRACE):    # a young claim may be mid-lock: never race it
-            with contextlib.suppress(OSError):
-                fd = None
+            try:
                 fd = _try_lock(entry)
+            except OSError:                             # removed by its own run meanwhile
+                fd = None
             if fd is not None:
                 with contextlib.suppress(OSError):
                     entry.unlink()
