@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages test-packages demo test golden bench gpu-check clean-cache
+.PHONY: setup system-packages test-packages demo test golden bench gpu-check pixman-check clean-cache
 
 setup: system-packages $(STAMP)
 
@@ -55,6 +55,7 @@ bench: setup
 	$(VENV)/bin/python bench/bench_encoding.py
 	$(VENV)/bin/python bench/bench_speed.py
 	$(VENV)/bin/python bench/bench_stills.py
+	$(VENV)/bin/python bench/bench_goldens.py
 	$(VENV)/bin/python bench/bench_chroma.py
 	$(VENV)/bin/python bench/bench_course.py
 	$(VENV)/bin/python bench/profile_render.py
@@ -62,6 +63,15 @@ bench: setup
 # where a CUDA GPU is lent: the CUDA tests, a 512-token trace on the GPU, half precision
 gpu-check: setup
 	$(VENV)/bin/python bench/gpu_check.py
+
+# the frame tests with each of pixman's SIMD levels switched off in turn: the golden frames
+# and the film's bytes must not depend on the CPU's SIMD level
+pixman-check: setup
+	for level in mmx sse2 ssse3 "mmx sse2 ssse3"; do \
+	  echo "PIXMAN_DISABLE=$$level"; \
+	  PIXMAN_DISABLE="$$level" $(VENV)/bin/python -m pytest -q -n auto --dist loadfile \
+	    tests/test_frames_and_goldens.py tests/test_beat_tasks.py || exit 1; \
+	done
 
 # the beat cache ($$XDG_CACHE_HOME/attention-explainer) and manim's leftovers
 clean-cache: setup

@@ -20,6 +20,7 @@ from .attention_core.errors import InputError
 from .cli_options import (BEATS, FPS, RESOLUTION, TIMES, TRACE_DECIDES, drawing_options,
                           trace_options, video_options)
 from .scenes.registry import BEAT_NAMES, parse_beats
+from .scenes.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
 
 # ---- what the commands share ----------------------------------------------------------------
 def _trace(sentence, opts):
@@ -254,9 +255,12 @@ def pack(ctx, sentence, out_dir, **opts):
               help="Also write one labelled grid of the beats' key frames (.png, .jpg or .webp).")
 @click.option("--check", "golden_dir", type=click.Path(file_okay=True), metavar="GOLDEN_DIR",
               help="Compare each still with the golden PNG of the same name; exit 1 on change.")
-@click.option("--tolerance", default=0, show_default=True, type=click.IntRange(0, 255),
-              help="--check: a pixel differs when a channel moves by more than this.")
-@click.option("--max-diff-share", default=0.0, show_default=True, type=click.FloatRange(0, 1),
+@click.option("--tolerance", default=DEFAULT_TOLERANCE, show_default=True,
+              type=click.IntRange(0, 255),
+              help="--check: a pixel differs when a channel moves by more than this (the "
+                   "default tolerates a new machine's rasteriser; 0 compares exactly).")
+@click.option("--max-diff-share", default=DEFAULT_MAX_SHARE, show_default=True,
+              type=click.FloatRange(0, 1),
               help="--check: share of differing pixels still accepted (0 = none).")
 @click.option("--jobs", type=click.IntRange(1, 256), metavar="N",
               help="Beats drawn at once, each in its own process [default: the cores].")

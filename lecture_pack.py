@@ -75,7 +75,7 @@ class LecturePack:
         self.trace, self.titles, self.width, self.height = trace, titles, width, height
 
     def __call__(self, segments, starts: list[float], paths: dict) -> None:
-        from .scenes.segments import KEY_FRAME, join_segments
+        from .scenes.segments import KEY_FRAME, VIDEO, join_segments
 
         chapters = [(start, start + s.duration, self.titles[s.beat])
                     for s, start in zip(segments, starts)]
@@ -83,9 +83,10 @@ class LecturePack:
         captions = [(start + a, start + b, text) for s, start in zip(segments, starts)
                     for a, b, text in s.captions]
         paths["captions_vtt"].write_text(vtt(captions), encoding="utf-8")
-        for s in segments:
-            join_segments([s.video], paths[f"clip:{s.beat}.mp4"])
-            paths[f"clip:{s.beat}.png"].write_bytes((s.folder / KEY_FRAME).read_bytes())
+        for s in segments:      # each file read through the check of what was recorded
+            with s.opened(VIDEO) as video:
+                join_segments([video], paths[f"clip:{s.beat}.mp4"])
+            paths[f"clip:{s.beat}.png"].write_bytes(s.read(KEY_FRAME))
             paths[f"clip:{s.beat}.vtt"].write_text(vtt(s.captions), encoding="utf-8")
         beats = [self._beat_facts(n, s) for n, s in enumerate(segments, 1)]
         self.write_slides(paths["slides"], beats, paths)

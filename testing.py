@@ -39,12 +39,17 @@ def render_still(*, beat: str, at="key", sentence: str | None = None, trace=None
     return stills[still_label(at)]
 
 
-def assert_frame_matches(golden_png, *, beat: str, at="key", tolerance: int = 0,
-                         max_share: float = 0.0, **kwargs) -> None:
-    """Fail (AssertionError) when the fresh still differs from ``golden_png``."""
+def assert_frame_matches(golden_png, *, beat: str, at="key", tolerance: int | None = None,
+                         max_share: float | None = None, **kwargs) -> None:
+    """Fail (AssertionError) when the fresh still differs from ``golden_png``: by default
+    past the tolerance a new machine needs (``scenes.regression.DEFAULT_TOLERANCE``);
+    ``tolerance=0`` compares exactly."""
     from PIL import Image
 
-    from .scenes.regression import compare, diff_image
+    from .scenes.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, compare, diff_image
+
+    tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
+    max_share = DEFAULT_MAX_SHARE if max_share is None else max_share
 
     golden_png = Path(golden_png)
     if not golden_png.is_file():

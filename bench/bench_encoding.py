@@ -28,6 +28,9 @@ CANDIDATES = [
                                           "crf": "20"}),
     ("veryfast, tune animation, crf 18", {"preset": "veryfast", "tune": "animation",
                                           "crf": "18"}),
+    ("... the same, deterministic (1 thread, x86-64-v2 SIMD)",
+     {"preset": "veryfast", "tune": "animation", "crf": "20", "threads": "1",
+      "x264-params": "asm=MMX2,SSE,SSE2,SSE2Fast,SSE3,SSSE3,SSE4.1,SSE4.2"}),
     ("superfast, tune animation, crf 20", {"preset": "superfast", "tune": "animation",
                                            "crf": "20"}),
     ("ultrafast, crf 23", {"preset": "ultrafast", "crf": "23"}),
@@ -42,18 +45,20 @@ from manim import tempconfig
 from PIL import Image
 from attention_explainer.attention_core.trace import AttentionTrace
 from attention_explainer.attention_core.trace import DEFAULT_TRACE as DEFAULT_TRACE_PATH
-from attention_explainer.scenes.capture import make_film, manim_config
+from attention_explainer.scenes.capture import SegmentVideo, make_film, manim_config
 options, out, beat, w, h, fps = json.loads(sys.argv[1])
 trace = AttentionTrace.load(DEFAULT_TRACE_PATH)
 out = Path(out)
-conf = manim_config(w, h, fps, fmt="mp4", media_dir=out / "media", output_file=out / "v.mp4",
-                    encoder=options)
+out.mkdir(parents=True, exist_ok=True)
+conf = manim_config(w, h, fps, fmt="none", media_dir=out / "media", output_file=None)
+video = SegmentVideo(out / "v.mp4", width=w, height=h, fps=fps, options=options)
 with tempconfig(conf):
-    scene = make_film(trace, [beat], ends_film=False)
+    scene = make_film(trace, [beat], ends_film=False, video=video)
     writer = scene.renderer.file_writer
     for n in (20, 45, 70, 95, 120, 145):  # in mid-animation
         writer.want(n, f"raw:{n}")
     scene.render()
+video.close()
 raw = {label: frame for label, frame in writer.captured.items() if not label.startswith("end:")}
 for label, frame in raw.items():
     Image.fromarray(np.asarray(frame)[..., :3]).save(out / f"{label.replace(':', '-')}.png")

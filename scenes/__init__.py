@@ -19,3 +19,7 @@ scripts over it:
 - ``formats``: resolutions and frame rates; ``render``: the MP4 and stills;
   ``regression``: golden-frame comparison and contact sheets
 """
+from . import fonts as _fonts
+
+# before anything asks fontconfig for a font: the film reaches only the fonts it names
+_fonts.pin()

@@ -2,13 +2,19 @@
 
 A beat entry is a folder named by the hash of everything that changes the beat's pixels (the
 trace's bytes, the beat, whether it hands off, size, fps, theme, encoder settings, the
-package version and a hash of the scenes' source): the segment MP4, its frames kept raw
-(key frame, last frame) and a ``segment.json`` of times, captions and numbers shown.
+package version and a hash of every source file the drawing imports, ``sources``): the
+segment MP4, its key frame kept raw and a ``segment.json`` of times, captions, numbers
+shown and the size and sha256 of the other two files.
 
 Safe under two renders at once and under a kill: a worker builds an entry in a private
 folder (holding its lock) and renames it into place in one step, so a half-written entry
 never has a key's name. A rename that loses the race drops its copy. Least recently used
 entries go when the cache grows over its cap (a hit touches the entry's folder).
+
+Never trusted: an entry is used only when it checks out whole (``cache_files``); a damaged
+or foreign one is discarded (moved aside and removed, a symlink itself, never what it
+points to) and the beat drawn again. When another user's entry holds the key's name and
+cannot be removed, ours goes under the name :func:`own_name` gives beside it.
 
 Beside the beats, ``texts/`` keeps every text and formula built (``text.keep_texts_in``):
 a text is shaped and parsed once per machine, not once per process.
@@ -19,19 +25,23 @@ import contextlib
 import hashlib
 import json
 import os
+import secrets
 import shutil
+import stat
 import tempfile
 import time
-from functools import lru_cache
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..attention_core import __version__
+from .cache_files import MANIFEST, Damaged, check_entry, remove
+from .sources import scenes_source_hash
 
 APP = "attention-explainer"
-SCHEMA = 1                        # bump when an entry's layout changes
+SCHEMA = 2                        # bump when an entry's layout changes
 DEFAULT_CAP_BYTES = 2 * 1024**3   # 2 GiB: a few dozen 1080p films
 BUILDING = ".building-"           # private folders of entries being written
-MANIFEST = "segment.json"         # written last into an entry: its presence means complete
+DISCARDED = ".discarded-"        # damaged entries moved aside, being removed
 
 
 def default_folder() -> Path:
@@ -52,18 +62,6 @@ def default_cap() -> int:
                          "megabytes; set it to e.g. 2000, or unset it.") from None
 
 
-@lru_cache(maxsize=1)
-def scenes_source_hash() -> str:
-    """A hash of every source file that draws (the scenes package): a change to any of
-    them may change pixels, so it changes every key."""
-    root = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def entry_key(**parts) -> str:
     """The key of an entry: a hash of ``parts`` (JSON-able), the package version, the
     scenes' source hash, manim's and PyAV's versions and the cache schema."""
@@ -76,12 +74,29 @@ def entry_key(**parts) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:40]
 
 
+def own_name(key: str) -> str:
+    """The name of our entry for ``key`` when another user's entry, which we cannot
+    remove, holds the key's own name (a shared cache folder)."""
+    return f"{key}~{os.getuid()}"
+
+
+@dataclass
+class Found:
+    """What a look-up found: the entry's folder and manifest, checked; or nothing, and
+    why the entry that held the key's name was not used (None: there was none)."""
+
+    folder: Path | None = None
+    manifest: dict | None = None
+    discarded: str | None = None
+
+
 class BeatCache:
     """The cache folder (``default_folder()`` unless given), capped at ``cap_bytes``."""
 
     def __init__(self, folder: Path | None = None, cap_bytes: int | None = None):
         self.folder = Path(folder) if folder is not None else default_folder()
         self.cap_bytes = cap_bytes if cap_bytes is not None else default_cap()
+        self.placed: dict[str, Path] = {}      # key -> where its build here ended up
 
     def __repr__(self) -> str:
         return f"BeatCache({str(self.folder)!r})"
@@ -94,19 +109,67 @@ class BeatCache:
         return self.folder / "beats" / key
 
     def get(self, key: str) -> Path | None:
-        """The complete entry for ``key`` (touched: recently used), or None."""
-        entry = self.entry(key)
-        if not (entry / MANIFEST).is_file():
-            return None
-        with contextlib.suppress(OSError):
-            os.utime(entry)
-        return entry
+        """The folder of the entry for ``key`` once it checks out whole, or None."""
+        return self.lookup(key).folder
+
+    def lookup(self, key: str) -> Found:
+        """The entry for ``key`` once it checks out whole (touched: recently used). A
+        damaged one is discarded and said in ``discarded``; when it is not ours to
+        remove, our own entry beside it (:func:`own_name`) is looked for."""
+        found = Found()
+        for name in (key, own_name(key)):
+            folder = self.entry(name)
+            try:
+                seen = os.lstat(folder)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                seen, damage = None, Damaged(f"unreadable ({exc.strerror})")
+            else:
+                try:
+                    return Found(folder, check_entry(folder))
+                except FileNotFoundError:        # removed since the lstat: a miss
+                    continue
+                except (Damaged, OSError) as exc:
+                    damage = exc if isinstance(exc, Damaged) else \
+                        Damaged(f"unreadable ({exc.strerror})")
+            removed = self.discard(folder, seen)
+            if name == key:
+                found.discarded = f"damaged ({damage}); " + ("discarded" if removed
+                                                             else "ignored")
+            if removed:
+                break
+        return found
+
+    def discard(self, folder: Path, seen: os.stat_result | None) -> bool:
+        """Move the damaged entry ``seen`` (its lstat) at ``folder`` aside, then remove
+        it (a symlink itself, never what it points to). True when it no longer holds the
+        name; False when it is not ours to move. Moving first, and comparing what was
+        moved, keeps a good entry that another render put there meanwhile."""
+        if seen is None:
+            return False
+        aside = folder.parent / f"{DISCARDED}{secrets.token_hex(8)}"
+        try:
+            os.rename(folder, aside)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        moved = os.lstat(aside)
+        if (moved.st_dev, moved.st_ino) != (seen.st_dev, seen.st_ino):
+            with contextlib.suppress(OSError):
+                os.rename(aside, folder)      # not the one we saw: give its name back
+                return True
+        remove(aside)
+        return True
 
     @contextlib.contextmanager
-    def building(self, key: str):
+    def building(self, key: str, fallback: Path | None = None):
         """A private folder to build the entry for ``key`` in; on a clean exit it becomes
-        the entry in one rename (or is dropped if another render got there first); on an
-        error it is removed. Killed outright, it stays private until swept."""
+        the entry in one rename (or is dropped if another render's entry got there
+        first), and ``placed[key]`` says where. When other users' entries hold both of
+        its names, it moves to ``fallback`` to be served from there, this render only.
+        On an error it is removed. Killed outright, it stays private until swept."""
         from ..outputs import _try_lock
 
         beats = self.folder / "beats"
@@ -118,26 +181,56 @@ class BeatCache:
             if not (private / MANIFEST).is_file():
                 raise RuntimeError(f"cache entry {key} was built without its {MANIFEST}")
             (private / ".lock").unlink()
-            try:
-                os.rename(private, self.entry(key))
-            except OSError:           # another render renamed its copy first: same content
-                shutil.rmtree(private, ignore_errors=True)
+            self.placed[key] = self._place(private, key) or _moved(private, fallback)
         except BaseException:
-            shutil.rmtree(private, ignore_errors=True)
+            remove(private)
             raise
         finally:
             if lock is not None:
                 os.close(lock)
         self.trim()
 
-    def entries(self) -> list[Path]:
+    def _place(self, private: Path, key: str) -> Path | None:
+        """Rename the complete build ``private`` to the key's name, or to our own name
+        beside another user's entry there; the folder that holds the key's entry now
+        (another render's, if it won the race), or None."""
+        for name in (key, own_name(key)):
+            target = self.entry(name)
+            for _ in range(3):
+                try:
+                    os.rename(private, target)
+                    return target
+                except OSError:
+                    pass                      # the name is taken
+                seen = None
+                try:
+                    seen = os.lstat(target)
+                    check_entry(target)
+                except FileNotFoundError:
+                    continue                  # gone meanwhile: rename again
+                except (Damaged, OSError):
+                    if not self.discard(target, seen):
+                        break                 # another user's: try our own name
+                    continue
+                remove(private)               # another render's, of the same beat
+                return target
+        return None
+
+    def _children(self) -> list[Path]:
         beats = self.folder / "beats"
-        if not beats.is_dir():
-            return []
-        return [p for p in beats.iterdir() if p.is_dir() and not p.name.startswith(".")]
+        return list(beats.iterdir()) if beats.is_dir() else []
+
+    def entries(self) -> list[Path]:
+        """Every beat entry that is a real folder (a symlink is none: never followed)."""
+        return [p for p in self._children() if not p.name.startswith(".") and _is_folder(p)]
 
     def text_files(self) -> list[Path]:
-        return list(self.texts.glob("*/*.pickle")) if self.texts.is_dir() else []
+        """Every kept text (and anything else in the texts' folders), never looked for
+        through a symlink."""
+        if not _is_folder(self.texts):
+            return []
+        return [path for folder in self.texts.iterdir() if _is_folder(folder)
+                for path in folder.iterdir() if not _is_folder(path)]
 
     def size(self) -> int:
         return sum(size for _, size, _ in self._items())
@@ -147,8 +240,8 @@ class BeatCache:
         items = [(_mtime(p), _folder_bytes(p), p) for p in self.entries()]
         for path in self.text_files():
             with contextlib.suppress(OSError):
-                stat = path.stat()
-                items.append((stat.st_mtime, stat.st_size, path))
+                info = os.lstat(path)
+                items.append((info.st_mtime, info.st_size, path))
         return items
 
     def trim(self) -> int:
@@ -162,25 +255,32 @@ class BeatCache:
         for _, size, path in items:
             if total <= self.cap_bytes:
                 break
-            if path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    path.unlink()
+            remove(path)
             total -= size
             removed += 1
         return removed
 
     def sweep(self) -> int:
-        """Remove the private folders of builds that were killed (their lock is free)."""
+        """Remove the private folders of our builds that were killed (their lock is
+        free), entries discarded a minute ago or more (a discard in progress keeps its
+        own), and anything not a folder that took a builder's name (a symlink itself)."""
         from ..outputs import _try_lock
 
-        beats = self.folder / "beats"
         removed = 0
-        if not beats.is_dir():
-            return 0
-        for path in beats.glob(f"{BUILDING}*"):
-            fd = _try_lock(path / ".lock") if path.is_dir() else None
+        for path in self._children():
+            if path.name.startswith(DISCARDED):
+                with contextlib.suppress(OSError):
+                    if time.time() - os.lstat(path).st_ctime > 60:
+                        removed += remove(path)
+                continue
+            if not path.name.startswith(BUILDING):
+                continue
+            if not _is_folder(path):
+                removed += remove(path)       # a symlink or a file: nobody's build
+                continue
+            if not _owned(path) or os.path.islink(path / ".lock"):
+                continue                      # another user's, to sweep; or not a lock
+            fd = _try_lock(path / ".lock")
             if fd is None:
                 continue
             shutil.rmtree(path, ignore_errors=True)
@@ -189,27 +289,61 @@ class BeatCache:
         return removed
 
     def clear(self) -> tuple[int, int]:
-        """Empty the cache: beats and texts (entries being built by a running render
-        stay). Returns (beats removed, bytes freed)."""
+        """Empty the cache: beats and texts, and whatever else took a beat's place
+        (entries being built by a running render stay). Returns (beats removed, bytes
+        freed)."""
         entries = self.entries()
         freed = self.size()
-        for path in entries:
-            shutil.rmtree(path, ignore_errors=True)
-        shutil.rmtree(self.texts, ignore_errors=True)
+        for path in self._children():
+            if not path.name.startswith("."):
+                remove(path)
+        remove(self.texts)
         self.sweep()
         return len(entries), freed
 
 
+def _moved(private: Path, fallback: Path | None) -> Path:
+    """The build moved to ``fallback``, where this render serves it from."""
+    if fallback is None:
+        raise RuntimeError(f"another user's entries for this beat in {private.parent} "
+                           "cannot be removed; render with --no-cache, or use a cache "
+                           "folder of your own")
+    fallback.parent.mkdir(parents=True, exist_ok=True)
+    remove(fallback)
+    shutil.move(private, fallback)
+    return fallback
+
+
+def _is_folder(path: Path) -> bool:
+    """A real folder: not a symlink to one."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _owned(path: Path) -> bool:
+    try:
+        return os.lstat(path).st_uid == os.getuid()
+    except OSError:
+        return False
+
+
 def _folder_bytes(folder: Path) -> int:
+    """Bytes of the regular files in ``folder`` and below, never through a symlink."""
     total = 0
-    for path in folder.rglob("*"):
-        with contextlib.suppress(OSError):
-            total += path.stat().st_size if path.is_file() else 0
+    if not _is_folder(folder):
+        return 0
+    for parent, _, names in os.walk(folder):      # symlinked folders are not entered
+        for name in names:
+            with contextlib.suppress(OSError):
+                info = os.lstat(os.path.join(parent, name))
+                total += info.st_size if stat.S_ISREG(info.st_mode) else 0
     return total
 
 
 def _mtime(path: Path) -> float:
     try:
-        return path.stat().st_mtime
+        return os.lstat(path).st_mtime
     except OSError:
         return time.time()

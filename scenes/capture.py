@@ -8,14 +8,15 @@ MP4 (yuv420p changes pixels). Frame n of a render shows time n / fps.
 from __future__ import annotations
 
 from collections import defaultdict
+from fractions import Fraction
 from pathlib import Path
 from typing import Callable
 
+import cairo
 import numpy as np
 from manim import MovingCamera
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
-from manim.scene.video_segment_encoder import VideoSegmentEncoder
 from manim.utils.exceptions import EndSceneEarlyException
 
 from . import style
@@ -24,7 +25,7 @@ from .stage import frame_size
 
 
 def manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path,
-                 output_file: Path | None, encoder: dict | None = None) -> dict:
+                 output_file: Path | None) -> dict:
     """Everything manim needs for one render, every key spelt out (``tempconfig`` drops
     misspelt keys silently, and leftovers of an earlier render must not leak in)."""
     conf = {
@@ -43,9 +44,6 @@ def manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path
         # our beat cache keeps whole beats; manim's per-play cache would hash every
         # mobject of every play for nothing
         "disable_caching": True,
-        "video_encoder_options": dict(encoder or {}),
-        # one play is encoded while the next is drawn (the default, 1, waits for each)
-        "max_inflight_encoders": 2,
         "verbosity": "ERROR",
         "progress_bar": "none",
         "log_to_file": False,
@@ -59,30 +57,45 @@ def manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path
     return conf
 
 
-class HeldFrameEncoder(VideoSegmentEncoder):
-    """Encodes a frame shown ``repeat`` times (a wait, a hold) after converting it to the
-    encoder's pixel format once, not once per repeat (an 8 MB RGBA frame at 1080p)."""
+class SegmentVideo:
+    """A beat's frames encoded, as they are drawn and in the drawing thread, into one H.264
+    stream (``target``, an MP4).
 
-    def write_frame(self, pixels, *, repeat: int = 1) -> None:
-        if repeat == 1:
-            return super().write_frame(pixels, repeat=1)
+    Not manim's own writer: that encodes each play into its own file on a thread while the
+    next play is drawn, then joins the files, and its films were not the same bytes twice
+    (measured: the same frames, 3 renders in one process, 3 different MP4s that decode to
+    frames up to 15/255 apart). One encoder fed in order gives the same bytes for the same
+    frames, whichever process draws them. A frame shown ``repeat`` times (a wait, a hold)
+    is converted to the encoder's pixel format once, not once per repeat.
+    """
+
+    def __init__(self, target: Path, *, width: int, height: int, fps: int, options: dict):
         import av
-        from fractions import Fraction
 
-        self._validate_frame(pixels, repeat)
-        stream = self._stream
-        frame = av.VideoFrame.from_ndarray(pixels, format="rgba").reformat(
-            format=stream.pix_fmt, width=stream.width, height=stream.height)
-        frame.time_base = Fraction(self.spec.frame_rate.denominator,
-                                   self.spec.frame_rate.numerator)
-        try:
-            for _ in range(repeat):
-                frame.pts = self._next_pts
-                self._next_pts += 1
-                for packet in stream.encode(frame):
-                    self._container.mux(packet)
-        except BaseException as error:
-            raise self._operation_error("encode", error) from error
+        self.target = Path(target)
+        self._container = av.open(str(self.target), "w", format="mp4")
+        self._stream = self._container.add_stream("libx264", rate=fps, options=dict(options))
+        self._stream.width, self._stream.height = width, height
+        self._stream.pix_fmt = "yuv420p"
+        self._time_base = Fraction(1, fps)
+        self._next_pts = 0
+
+    def write(self, pixels: np.ndarray, repeat: int = 1) -> None:
+        import av
+
+        frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(pixels), format="rgba")
+        frame = frame.reformat(format="yuv420p")
+        frame.time_base = self._time_base
+        for _ in range(repeat):
+            frame.pts = self._next_pts
+            self._next_pts += 1
+            for packet in self._stream.encode(frame):
+                self._container.mux(packet)
+
+    def close(self) -> None:
+        for packet in self._stream.encode():
+            self._container.mux(packet)
+        self._container.close()
 
 
 class FrameCaptureWriter(SceneFileWriter):
@@ -102,9 +115,6 @@ class FrameCaptureWriter(SceneFileWriter):
         self.expected: set[str] = set()      # stills: once all are captured, the render stops
         self.on_frames: Callable[[int], None] | None = None
 
-    def _create_segment_encoder(self, target: Path) -> VideoSegmentEncoder:
-        return HeldFrameEncoder(target=target, spec=self.video_encoder)
-
     def want(self, index: int, label: str) -> None:
         self.wanted[index].append(label)
 
@@ -121,8 +131,12 @@ class FrameCaptureWriter(SceneFileWriter):
             for label in self.wanted.pop(index):
                 self.captured[label] = frame
 
+    video: SegmentVideo | None = None     # where the frames are encoded (a segment)
+
     def write_frame(self, pixels, *, repeat: int = 1) -> None:
         super().write_frame(pixels, repeat=repeat)
+        if self.video is not None:
+            self.video.write(pixels, repeat)
         self.keep(self.frames_written, repeat, pixels)
         self.frames_written += repeat
         self.last_frame = pixels
@@ -202,12 +216,44 @@ class CapturingFilm(FilmScene):
             self.on_beat("end", beat_cls.name)
 
 
-def make_film(trace, beats, *, stills: bool = False, **hooks) -> CapturingFilm:
-    """The capturing film of ``beats`` (call inside ``tempconfig``). With ``stills`` it
-    draws only the frames its writer is asked for."""
+# A binary grid far finer than a pixel (2^-18 scene units: 0.002 px at 8K) and far coarser
+# than floating-point noise (~1e-15): see SteadyCamera.
+SNAP = 2.0 ** 18
+
+
+class SteadyCamera(MovingCamera):
+    """manim's moving camera, fed coordinates snapped to a fixed fine grid.
+
+    The same film computed on another CPU differs in the last bits of its coordinates
+    (OpenBLAS and numpy pick kernels by SIMD level, and sum in another order). Cairo turns
+    coordinates into 24.8 fixed point and flattens curves by thresholds on those, so a
+    last-bit difference that crosses a rounding boundary redraws a glyph's edge several
+    levels apart (measured: a footnote 9/255 off with OPENBLAS_CORETYPE=Haswell against
+    SkylakeX). On the grid, both round to the same point unless the noise straddles a grid
+    line, ~1e-9 per coordinate.
+    """
+
+    def transform_points_pre_display(self, mobject, points):
+        points = super().transform_points_pre_display(mobject, points)
+        return np.rint(points * SNAP) / SNAP
+
+    def get_cairo_context(self, pixel_array):
+        ctx = super().get_cairo_context(pixel_array)
+        xx, yx, xy, yy, x0, y0 = ctx.get_matrix()
+        ctx.set_matrix(cairo.Matrix(*(float(np.rint(v * SNAP) / SNAP)
+                                      for v in (xx, yx, xy, yy, x0, y0))))
+        return ctx
+
+
+def make_film(trace, beats, *, stills: bool = False, video: SegmentVideo | None = None,
+              **hooks) -> CapturingFilm:
+    """The capturing film of ``beats`` (call inside ``tempconfig``, with manim's own output
+    off: format "none"). With ``stills`` it draws only the frames its writer is asked for;
+    with ``video`` its frames are encoded there."""
     renderer_class = StillsRenderer if stills else CairoRenderer
-    renderer = renderer_class(file_writer_class=FrameCaptureWriter, camera_class=MovingCamera)
+    renderer = renderer_class(file_writer_class=FrameCaptureWriter, camera_class=SteadyCamera)
     scene = CapturingFilm(trace, beats=beats, renderer=renderer)
+    scene.renderer.file_writer.video = video
     for name, value in hooks.items():
         setattr(scene, name, value)
     return scene

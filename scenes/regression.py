@@ -29,6 +29,14 @@ class FrameComparison:
                 f"tolerance (max {self.max_difference}/255), similarity {self.similarity:.4f}")
 
 
+# The default comparison, chosen by measurement (bench/bench_goldens.py, bench/RESULTS.md
+# "goldens"): every variation of the machine measured moves a channel by at most 9/255 (an
+# antialiased edge redrawn; none at all since the renderer pins its fonts and snaps its
+# coordinates), every genuine change measured moves some pixel by far more. A pixel counts
+# as changed past DEFAULT_TOLERANCE levels; one changed pixel fails the frame.
+DEFAULT_TOLERANCE = 16
+DEFAULT_MAX_SHARE = 0.0
+
 MAX_PIXELS = 7680 * 4320      # the largest frame we render: a bigger "golden" is refused
 
 
@@ -94,9 +102,10 @@ def _check_size(found: tuple[int, int] | None, size: tuple[int, int] | None) -> 
         raise UnreadableFrame(f"size {width}x{height} differs from {want}")
 
 
-def compare(name: str, fresh, golden, *, tolerance: int = 0, max_share: float = 0.0) -> FrameComparison:
+def compare(name: str, fresh, golden, *, tolerance: int = DEFAULT_TOLERANCE,
+            max_share: float = DEFAULT_MAX_SHARE) -> FrameComparison:
     """Compare two frames. Passes when no more than ``max_share`` of the pixels differ by
-    more than ``tolerance`` levels (defaults: exact)."""
+    more than ``tolerance`` levels (``tolerance=0``: exact)."""
     a = _rgb(fresh)
     try:
         b = _rgb(golden, size=(a.shape[1], a.shape[0]))
@@ -128,8 +137,9 @@ def diff_image(fresh, golden):
     return Image.fromarray(out, "RGB")
 
 
-def check_against(fresh_dir: Path, golden_dir: Path, names: list[str], *, tolerance: int = 0,
-                  max_share: float = 0.0) -> list[FrameComparison]:
+def check_against(fresh_dir: Path, golden_dir: Path, names: list[str], *,
+                  tolerance: int = DEFAULT_TOLERANCE,
+                  max_share: float = DEFAULT_MAX_SHARE) -> list[FrameComparison]:
     """Compare fresh_dir/NAME with golden_dir/NAME for each name; writes NAME.diff.png
     (NAME without .png) beside each fresh frame that fails."""
     results = []

@@ -11,8 +11,8 @@ decoded from the MP4.
 """
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 import time as wallclock
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +27,7 @@ from .encoding import QUALITIES
 from .formats import check_fps, check_size
 from .readouts import ShownNumber
 from .registry import BEATS, parse_beats
-from .segments import KEY_FRAME, SegmentJob, join_segments, render_segments
+from .segments import KEY_FRAME, VIDEO, SegmentJob, join_segments, render_segments
 
 BEAT_TITLES = {entry.name: entry.title for entry in BEATS}
 
@@ -51,6 +51,7 @@ class RenderResult:
     audit_log: list = field(default_factory=list)      # with audit=True: (beat, problem, detail)
     screen_texts: dict = field(default_factory=dict)   # with audit=True: beat -> texts seen
     cached_beats: list = field(default_factory=list)   # beats taken from the beat cache
+    discarded: dict = field(default_factory=dict)      # beat -> why its entry was not used
 
 
 class TerminalProgress:
@@ -153,15 +154,18 @@ def segment_starts(segments) -> list[float]:
 def assemble(segments, trace, paths: dict, also=None) -> None:
     """Write the film from its rendered segments: ``paths["video"]`` (joined, with chapter
     marks), "captions", "poster" and "trace"; then ``also(segments, starts, paths)`` (a
-    lecture pack's files). Runs wherever the segments' folders can be read."""
+    lecture pack's files). Runs wherever the segments' folders can be read; each file is
+    read through the check of what its segment recorded (``BeatSegment.opened``)."""
     starts = segment_starts(segments)
     chapters = [(start, start + s.duration, BEAT_TITLES[s.beat])
                 for s, start in zip(segments, starts)]
-    join_segments([s.video for s in segments], paths["video"], chapters)
+    with contextlib.ExitStack() as stack:
+        videos = [stack.enter_context(s.opened(VIDEO)) for s in segments]
+        join_segments(videos, paths["video"], chapters)
     write_captions(segments, starts, paths["captions"])
     names = [s.beat for s in segments]
     poster = segments[names.index("pull") if "pull" in names else -1]
-    shutil.copyfile(poster.folder / KEY_FRAME, paths["poster"])
+    paths["poster"].write_bytes(poster.read(KEY_FRAME))
     trace.save(paths["trace"])
     if also is not None:
         also(segments, starts, paths)
@@ -182,7 +186,8 @@ def film_result(segments, finals, *, width: int, height: int, fps: int,
         render_seconds=seconds,
         audit_log=[tuple(entry) for s in segments for entry in s.audit_log],
         screen_texts={s.beat: set(s.screen_texts) for s in segments},
-        cached_beats=[s.beat for s in segments if s.from_cache])
+        cached_beats=[s.beat for s in segments if s.from_cache],
+        discarded={s.beat: s.discarded for s in segments if s.discarded})
 
 
 def render_video(trace, *, beats, width: int, height: int, fps: int, output: Path | None = None,
@@ -200,9 +205,10 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     Each beat is its own task (``segments``): ``jobs`` worker processes (default: one per
     core) render the beats the ``cache`` does not hold yet, and the segments are joined
     without re-encoding. ``quality`` is "final" or "draft" (``encoding``). ``report``
-    receives one-line notes (stale files removed). ``audit`` (tests) checks every step
-    for small texts and glyph morphs and keeps the texts seen on screen. ``also(segments,
-    starts, paths)`` writes more files of the set before it is committed (a lecture pack).
+    receives one-line notes (stale files removed, damaged cache entries discarded).
+    ``audit`` (tests) checks every step for small texts and glyph morphs and keeps the
+    texts seen on screen. ``also(segments, starts, paths)`` writes more files of the set
+    before it is committed (a lecture pack).
     """
     width, height = check_size(width, height)
     fps = check_fps(fps)
@@ -219,6 +225,9 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
                                    scratch=outputs.scratch / "segments",
                                    cache_folder=cache.folder if cache else None,
                                    on_done=bar.on_segment)
+        for segment in segments:
+            if segment.discarded and report is not None:
+                report(discarded_line(segment))
         bar.finishing()
         assemble(segments, trace, {kind: outputs.path(kind) for kind in outputs.files}, also)
         finals = outputs.commit()
@@ -227,6 +236,12 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
         cache.trim()
     return film_result(segments, finals, width=width, height=height, fps=fps,
                        seconds=wallclock.perf_counter() - started)
+
+
+def discarded_line(segment) -> str:
+    """The one line that says a damaged cache entry of the segment's beat was not used."""
+    return (f"beat cache: the entry of the {segment.beat} beat was {segment.discarded} "
+            "and rendered again")
 
 
 # ---- stills ----------------------------------------------------------------------------

@@ -5,6 +5,10 @@ the beat cache; the segments are then joined into one film without re-encoding.
 A beat rendered alone first builds what its predecessor leaves, without drawing a frame
 (``FilmScene``), and hands its stage on at its end unless it ends the film, so a segment
 is exactly the stretch of the film that shows that beat, whichever worker drew it.
+
+A segment's files are read only as its manifest recorded them (``cache_files``): taken
+from the cache, checked whole first; joined into a film or copied into a pack, checked
+again as they are read, so a file swapped meanwhile is never what the user gets.
 """
 from __future__ import annotations
 
@@ -19,10 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from . import encoding
-from .beat_cache import MANIFEST, BeatCache, entry_key
-
-VIDEO = "segment.mp4"
-KEY_FRAME = "key.png"       # the beat's key frame, raw (never decoded from the MP4)
+from .beat_cache import BeatCache, entry_key
+from .cache_files import (ENTRY_FILES, KEY_FRAME, MANIFEST, VIDEO, Damaged, check_entry,
+                          opened_checked, read_checked, record_files, remove)
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,10 @@ class SegmentJob:
 @dataclass
 class BeatSegment:
     """A rendered beat: its folder (segment.mp4, key.png, segment.json) and what
-    the film needs to place it. Times are seconds from the segment's first frame."""
+    the film needs to place it. Times are seconds from the segment's first frame.
+    ``files`` are the size and sha256 of segment.mp4 and key.png; ``from_cache`` and
+    ``discarded`` (why the cache's entry was not used, if it held a damaged one) are
+    this render's, not stored."""
 
     beat: str
     folder: Path
@@ -59,7 +65,9 @@ class BeatSegment:
     shown_numbers: list = field(default_factory=list)  # readouts.ShownNumber as dicts
     audit_log: list = field(default_factory=list)
     screen_texts: list = field(default_factory=list)
+    files: dict = field(default_factory=dict)           # name -> {"size", "sha256"}
     from_cache: bool = False
+    discarded: str | None = None
 
     @property
     def video(self) -> Path:
@@ -71,20 +79,32 @@ class BeatSegment:
 
     def manifest(self) -> dict:
         data = asdict(self)
-        for name in ("folder", "from_cache"):
+        for name in ("folder", "from_cache", "discarded"):
             data.pop(name)
         return data
 
     @classmethod
     def load(cls, folder: Path, from_cache: bool = False) -> "BeatSegment":
-        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        return cls(folder=folder, from_cache=from_cache, **data)
+        """The segment of the cache entry in ``folder``, checked whole
+        (``cache_files.check_entry``: raises Damaged or FileNotFoundError)."""
+        return cls(folder=folder, from_cache=from_cache, **check_entry(folder))
+
+    def opened(self, name: str = VIDEO):
+        """``name`` (segment.mp4 or key.png) opened as a context manager, never through
+        a symlink, checked against the size and sha256 recorded when it was made."""
+        return opened_checked(self.folder, name, self.files[name])
+
+    def read(self, name: str = KEY_FRAME) -> bytes:
+        """The bytes of ``name``, checked as :meth:`opened` checks them."""
+        return read_checked(self.folder, name, self.files[name])
 
     def key_frame(self) -> np.ndarray:
         """The beat's key frame as drawn (RGB), never decoded from the MP4."""
+        import io
+
         from PIL import Image
 
-        with Image.open(self.folder / KEY_FRAME) as image:
+        with Image.open(io.BytesIO(self.read(KEY_FRAME))) as image:
             return np.asarray(image.convert("RGB"))
 
 
@@ -97,22 +117,30 @@ def render_segment(job: SegmentJob, trace, folder: Path | None = None,
     if cache_folder is not None:
         keep_texts_in(BeatCache(cache_folder).texts)
     if cache_folder is not None and not job.audit:
-        cache = BeatCache(cache_folder)
-        key = job.key()
-        hit = cache.get(key)
-        if hit is not None:
-            return BeatSegment.load(hit, from_cache=True)
-        with cache.building(key) as private:
-            _draw(job, trace, private)
-        entry = cache.get(key)
-        if entry is None:        # evicted at once by a render that trimmed the cache
-            raise RuntimeError(f"the cache entry of the {job.beat} beat vanished; render "
-                               "again with --no-cache")
-        return BeatSegment.load(entry)
+        return _through_cache(job, trace, BeatCache(cache_folder), folder)
     if folder is None:
         raise ValueError("render_segment needs a folder or a cache")
     folder.mkdir(parents=True, exist_ok=True)
     return _draw(job, trace, folder)
+
+
+def _through_cache(job: SegmentJob, trace, cache: BeatCache, folder: Path | None
+                   ) -> BeatSegment:
+    """The beat from its cache entry if that checks out, else drawn into a new entry
+    (served from ``folder`` if other users' entries leave it no name in the cache)."""
+    key = job.key()
+    found = cache.lookup(key)
+    if found.folder is not None:
+        return BeatSegment(folder=found.folder, from_cache=True, **found.manifest)
+    with cache.building(key, fallback=folder) as private:
+        _draw(job, trace, private)
+    try:
+        segment = BeatSegment.load(cache.placed[key])
+    except (Damaged, OSError) as exc:   # evicted at once by a render that trimmed the cache
+        raise RuntimeError(f"the cache entry of the {job.beat} beat vanished or changed "
+                           f"({exc}); render again with --no-cache") from None
+    segment.discarded = found.discarded
+    return segment
 
 
 def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
@@ -121,16 +149,20 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
     from PIL import Image
 
     from . import style
-    from .capture import make_film, manim_config
+    from .capture import SegmentVideo, make_film, manim_config
 
     style.set_theme(job.theme)
     media = folder / "media"
     raw = folder / "raw.mp4"
-    conf = manim_config(job.width, job.height, job.fps, fmt="mp4", media_dir=media,
-                        output_file=raw, encoder=encoding.options(job.quality, job.width, job.height, job.fps))
+    conf = manim_config(job.width, job.height, job.fps, fmt="none", media_dir=media,
+                        output_file=None)
+    video = SegmentVideo(raw, width=job.width, height=job.height, fps=job.fps,
+                         options=encoding.options(job.quality, job.width, job.height, job.fps))
     with tempconfig(conf):
-        scene = make_film(trace, [job.beat], ends_film=not job.hands_off, audit=job.audit)
+        scene = make_film(trace, [job.beat], ends_film=not job.hands_off, audit=job.audit,
+                          video=video)
         scene.render()
+    video.close()
     writer = scene.renderer.file_writer
     if not raw.is_file():
         raise RuntimeError(f"manim wrote no video for the {job.beat} beat")
@@ -141,6 +173,9 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
         raise RuntimeError(f"no key frame was captured for the {job.beat} beat")
     Image.fromarray(np.asarray(frame)[..., :3]).save(folder / KEY_FRAME, format="PNG",
                                                      compress_level=1)
+    for path in folder.iterdir():       # manim's side files (raw.srt): an entry holds three
+        if path.name not in ENTRY_FILES and path.name != ".lock":
+            remove(path)
     segment = BeatSegment(
         beat=job.beat, folder=folder, frames=writer.frames_written, fps=job.fps,
         key_time=scene.key_times[job.beat],
@@ -148,10 +183,12 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
                   for c in writer.subcaptions],
         shown_numbers=[asdict(n) for n in scene.shown_numbers],
         audit_log=[list(entry) for entry in scene.audit_log],
-        screen_texts=sorted(scene.screen_texts.get(job.beat, set())))
+        screen_texts=sorted(scene.screen_texts.get(job.beat, set())),
+        files=record_files(folder))
     # the manifest goes last: an entry without one is incomplete and never used
     (folder / MANIFEST).write_text(json.dumps(segment.manifest(), default=_jsonable),
                                    encoding="utf-8")
+    os.chmod(folder / MANIFEST, 0o644)     # whatever the umask: a check wants it ours only
     return segment
 
 
@@ -178,6 +215,9 @@ def render_segments(jobs: list[SegmentJob], trace, *, workers: int, scratch: Pat
                     cache_folder: Path | None, on_done=None) -> list[BeatSegment]:
     """Render every job (in order of the list), ``workers`` at a time in worker
     processes (1: in this process). ``on_done(segment)`` is called as each finishes."""
+    from .sources import scenes_source_hash
+
+    scenes_source_hash()     # once here: forked workers inherit it instead of each reading
     calls = [(job, trace, scratch / f"{n:02d}-{job.beat}", cache_folder)
              for n, job in enumerate(jobs)]
     weights = [encoding.beat_weight(job.beat) for job in jobs]
@@ -233,10 +273,11 @@ def run_in_workers(function, calls: list[tuple], *, workers: int, weights=None,
 
 
 # ---- joining ---------------------------------------------------------------------------
-def join_segments(videos: list[Path], target: Path, chapters: list | None = None) -> None:
+def join_segments(videos: list, target: Path, chapters: list | None = None) -> None:
     """Join segment MP4s of identical streams (same encoder settings, each starting on a
     key frame) into ``target`` without re-encoding, its index first (faststart), with
-    ``chapters`` [(start s, end s, title)] as the MP4's chapter marks."""
+    ``chapters`` [(start s, end s, title)] as the MP4's chapter marks. ``videos`` are
+    paths or open binary files (``BeatSegment.opened``: checked as they are read)."""
     import av
     from av.bitstream import BitStreamFilterContext
 
@@ -250,7 +291,8 @@ def join_segments(videos: list[Path], target: Path, chapters: list | None = None
         out_stream = None
         offset = 0           # in the segments' time base (the same in each)
         for path in videos:
-            src = stack.enter_context(av.open(str(path)))
+            src = stack.enter_context(av.open(str(path) if isinstance(path, (str, Path))
+                                              else path))
             stream = src.streams.video[0]
             if out_stream is None:
                 out_stream = out.add_stream_from_template(template=stream)

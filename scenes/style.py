@@ -87,13 +87,6 @@ def theme_name() -> str:
 # ---- fonts ---------------------------------------------------------------------------
 SERIF = "CMU Serif"               # Computer Modern: the 3b1b look, for text and numbers
 CJK = "Noto Sans CJK SC"
-FONT_FILES = (
-    "/usr/share/fonts/truetype/cmu/cmunrm.ttf",
-    "/usr/share/fonts/truetype/cmu/cmunbx.ttf",
-    "/usr/share/fonts/truetype/cmu/cmunti.ttf",
-    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
-    "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
-)
 _registered = False
 
 
@@ -102,8 +95,11 @@ def register_fonts() -> list[str]:
 
     Returns the font files that are missing (the set-up installs them all).
     """
+    from .fonts import FONT_FILES, missing_files, pin
+
     global _registered
-    missing = [f for f in FONT_FILES if not Path(f).is_file()]
+    pin()
+    missing = missing_files()
     if not _registered:
         import manimpango
         for f in FONT_FILES:

@@ -72,45 +72,56 @@ def _made(kind, text: str, kwargs: dict):
 
 
 def _disk_file(key) -> Path | None:
+    """Where the text for ``key`` is kept: named by the key, manim's version and the hash
+    of all the drawing's source (a text depends on the style, the fonts' configuration
+    and the code that builds it, not on this file alone)."""
     if _disk is None:
         return None
     import hashlib
 
     import manim
 
-    digest = hashlib.sha256(repr((key, manim.__version__, _source_hash())).encode()).hexdigest()
+    from .sources import scenes_source_hash
+
+    name = repr((key, manim.__version__, scenes_source_hash()))
+    digest = hashlib.sha256(name.encode()).hexdigest()
     return _disk / digest[:2] / f"{digest[2:32]}.pickle"
 
 
-def _source_hash() -> str:
-    """This file's hash: what a kept text is made of may change with it."""
-    global _SOURCE_HASH
-    if _SOURCE_HASH is None:
-        import hashlib
-        _SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-    return _SOURCE_HASH
-
-
-_SOURCE_HASH: str | None = None
+_HEADER = b"attention-explainer text sha256="    # then the payload's hex digest and "\n"
 
 
 def _from_disk(key):
-    """The text kept for ``key``, or None. A file is only ever complete (written whole,
-    then renamed into place); one that cannot be read is ignored."""
+    """The text kept for ``key``, or None. Unpickling runs code, so a file is unpickled
+    only if it is a regular file of ours that nobody else can write (never through a
+    symlink: another user's planted pickle would run as us) and its payload has the
+    sha256 its header says. A file is only ever complete (written whole, then renamed
+    into place); one that fails any of this is a miss, never a failure."""
+    import hashlib
     import pickle
 
+    from .cache_files import Damaged, read_private
+
     path = _disk_file(key)
-    if path is None or not path.is_file():
+    if path is None:
         return None
     try:
-        made = pickle.loads(path.read_bytes())
-        os.utime(path)            # recently used: the cache's trim keeps it
+        data = read_private(path)            # touched: the cache's trim keeps it
+    except (OSError, Damaged):
+        return None
+    header, _, payload = data.partition(b"\n")
+    if header != _HEADER + hashlib.sha256(payload).hexdigest().encode():
+        return None
+    try:
+        return pickle.loads(payload)
     except Exception:  # noqa: BLE001 - a damaged file is a miss, never a failure
         return None
-    return made
 
 
 def _to_disk(key, made) -> None:
+    """Keep ``made`` for ``key``: its pickle under a header of its sha256, readable and
+    writable by us alone (mkstemp), renamed into place whole."""
+    import hashlib
     import pickle
     import tempfile
 
@@ -125,8 +136,10 @@ def _to_disk(key, made) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
+        payload = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(fd, "wb") as out:
-            out.write(pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL))
+            out.write(_HEADER + hashlib.sha256(payload).hexdigest().encode() + b"\n")
+            out.write(payload)
         os.replace(temporary, path)
     except Exception:  # noqa: BLE001 - a full, read-only or odd cache: build next time
         if temporary is not None:
