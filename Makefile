@@ -5,11 +5,15 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
-APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config fonts-cmu fonts-noto-cjk fonts-symbola
+APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config fonts-cmu fonts-noto-cjk fonts-symbola \
+	fonts-dejavu-core
 # for the tests only: a real browser opens the lecture pack's web deck, LibreOffice its slides
 TEST_APT_PACKAGES := chromium libreoffice-impress
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed
+# true when every package named is installed (a removed package whose configuration is
+# left still answers `dpkg -s`, so ask for its state)
+installed = [ "$$(dpkg-query -W -f='$${Status}\n' $(1) 2>/dev/null | grep -c '^install ok installed$$')" = "$(words $(1))" ]
 PYTEST_ARGS ?=
 
 .PHONY: setup system-packages test-packages demo test golden bench gpu-check pixman-check clean-cache
@@ -18,13 +22,13 @@ setup: system-packages $(STAMP)
 
 # cairo/pango headers to build manim's bindings, and the fonts the scenes name (no LaTeX).
 system-packages:
-	@dpkg -s $(APT_PACKAGES) >/dev/null 2>&1 || { \
+	@$(call installed,$(APT_PACKAGES)) || { \
 	  echo "installing system packages: $(APT_PACKAGES)"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES) >/dev/null; }
 
 test-packages:
-	@dpkg -s $(TEST_APT_PACKAGES) >/dev/null 2>&1 || { \
+	@$(call installed,$(TEST_APT_PACKAGES)) || { \
 	  echo "installing test packages: $(TEST_APT_PACKAGES)"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \

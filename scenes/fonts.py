@@ -20,14 +20,16 @@ from xml.sax.saxutils import escape
 
 __all__ = ["FONT_FILES", "CONFIG", "config_text", "pin", "pinned", "missing_files"]
 
-# The families the film names (style.SERIF, style.CJK) and Symbola for symbols and emoji
-# that neither has. Debian's fonts-cmu, fonts-noto-cjk and fonts-symbola.
+# The families the film names (style.SERIF, style.CJK), Symbola for symbols and emoji that
+# neither has, and DejaVu Sans for the scripts none of them has (Arabic, Hebrew, ...).
+# Debian's fonts-cmu, fonts-noto-cjk, fonts-symbola and fonts-dejavu-core.
 FONT_FILES = (
     "/usr/share/fonts/truetype/cmu/cmunrm.ttf",     # CMU Serif
     "/usr/share/fonts/truetype/cmu/cmunbx.ttf",     # CMU Serif Bold
     "/usr/share/fonts/truetype/cmu/cmunti.ttf",     # CMU Serif Italic
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
     "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
 )
 
 SYMBOLS = "Symbola"
@@ -88,7 +90,8 @@ def pinned() -> bool:
                                          "Noto Sans CJK HK", "Noto Sans Mono CJK SC",
                                          "Noto Sans Mono CJK TC", "Noto Sans Mono CJK JP",
                                          "Noto Sans Mono CJK KR", "Noto Sans Mono CJK HK",
-                                         "Symbola", "Monospace", "Sans", "Serif", "System-ui"}
+                                         "Symbola", "DejaVu Sans", "Monospace", "Sans",
+                                         "Serif", "System-ui"}
 
 
 def _hide_system_fonts_from_typst() -> None:
