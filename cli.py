@@ -124,9 +124,15 @@ def inspect(sentence, matrix, as_json, npz_path, force, **opts):
     click.echo("\n".join(lines))
 
 
+def _beat_cache(no_cache: bool):
+    """The beat cache a render uses: none with --no-cache or ATTENTION_EXPLAINER_CACHE_MB=0."""
+    from .scenes.beat_cache import BeatCache, cache_enabled
+
+    return None if no_cache or not cache_enabled() else BeatCache()
+
+
 def _render(trace, opts, outputs, *, also=None):
     """Run a render into ``outputs`` with the video options in ``opts``."""
-    from .scenes.beat_cache import BeatCache
     from .scenes.render import render_video
 
     width, height, _ = opts["resolution"]
@@ -134,7 +140,7 @@ def _render(trace, opts, outputs, *, also=None):
     return render_video(trace, beats=opts["beats"], width=width, height=height, fps=opts["fps"],
                         outputs=outputs, progress=not (opts["quiet"] or opts["as_json"]),
                         report=_say, jobs=opts["jobs"],
-                        quality=opts["quality"], cache=None if opts["no_cache"] else BeatCache(),
+                        quality=opts["quality"], cache=_beat_cache(opts["no_cache"]),
                         also=also)
 
 
@@ -166,6 +172,7 @@ def _summary(result) -> None:
 
 def _sentence_and_trace(ctx, sentence, opts):
     """(sentence, saved trace or None), the sentence checked drawable before any work."""
+    _beat_cache(opts.get("no_cache", False))       # its variable checked before any work
     trace = _saved_trace(ctx, opts["trace_path"], opts["max_tokens"])
     if trace is not None:
         return trace.sentence, trace       # outputs are named after the trace's own sentence
@@ -274,14 +281,13 @@ def frames(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, gol
            tolerance, max_diff_share, jobs, no_cache, quiet, as_json, max_tokens, theme,
            trace_path, **opts):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
-    from .scenes.beat_cache import BeatCache
     from .scenes.stills import StillsJob
 
     width, height, _ = resolution
     job = StillsJob(beats=beat, times=times, out_dir=Path(out_dir), width=width, height=height,
                     fps=fps, sheet=Path(sheet_path) if sheet_path else None,
                     golden=Path(golden_dir) if golden_dir else None, jobs=jobs,
-                    cache=None if no_cache else BeatCache()).check()
+                    cache=_beat_cache(no_cache)).check()
     trace = _saved_trace(ctx, trace_path, max_tokens)
     if trace is None:
         _drawable_sentence(sentence, opts, max_tokens)
@@ -326,9 +332,12 @@ def batch(course_file, out_dir, jobs, scheduler, cache_dir, resolution, fps, dry
     from .course import CourseRun, dry_run_lines, load_course, output_set, sort_out_existing
     from .course import summary_table
     from .outputs import output_path, sigterm_as_interrupt
-    from .scenes.beat_cache import BeatCache
+    from .scenes.beat_cache import CAP_ENV, BeatCache, cache_enabled
     from .scenes.render import default_workers
 
+    if not cache_enabled():
+        raise InputError(f"{CAP_ENV}=0 turns the beat cache off, but a course keeps its beats "
+                         "there: unset it, or give a cap in megabytes, e.g. 2000.")
     out = output_path(out_dir)
     plans = load_course(Path(course_file), cli, resolution=resolution, fps=fps)
     sets = {id(p): output_set(p, out) for p in plans}
@@ -383,8 +392,10 @@ def cache_info():
 
     beat_cache = BeatCache()
     entries = beat_cache.entries()
+    cap = f"cap {beat_cache.cap_bytes / 1e9:.1f} GB" if beat_cache.cap_bytes else \
+        "off: ATTENTION_EXPLAINER_CACHE_MB=0"
     click.echo(f"{beat_cache.folder}: {len(entries)} beats, "
-               f"{beat_cache.size() / 1e6:.1f} MB (cap {beat_cache.cap_bytes / 1e9:.1f} GB)")
+               f"{beat_cache.size() / 1e6:.1f} MB ({cap})")
 
 
 @cache.command("clear")

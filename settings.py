@@ -91,10 +91,15 @@ def settings_of(command: click.Command) -> dict[str, click.Option]:
 
 
 def add_envvars(group: click.Group) -> None:
-    """Give every option of every command its ATTENTION_EXPLAINER_<OPTION> variable."""
+    """Give every option of every command its ATTENTION_EXPLAINER_<OPTION> variable, except
+    where that name is the plain-manim hook's (``--trace``): a lecturer who set it for
+    ``manim render`` must not find every command drawing that trace."""
+    from .attention_core.trace import TRACE_ENV
+
     for command in _commands(group):
         for param in settings_of(command).values():
-            param.envvar = env_name(param)
+            name = env_name(param)
+            param.envvar = None if name == TRACE_ENV else name
 
 
 def _commands(group: click.Group):

@@ -51,15 +51,27 @@ def default_folder() -> Path:
     return Path(user_cache_dir(APP, appauthor=False))
 
 
+CAP_ENV = "ATTENTION_EXPLAINER_CACHE_MB"
+MAX_CAP_MB = 10 ** 9                 # a petabyte: anything larger is a typo
+
+
 def default_cap() -> int:
-    """$ATTENTION_EXPLAINER_CACHE_MB megabytes, else 2 GiB."""
-    value = os.environ.get("ATTENTION_EXPLAINER_CACHE_MB", "")
-    try:
-        return int(float(value) * 1e6) if value else DEFAULT_CAP_BYTES
-    except ValueError:
+    """$ATTENTION_EXPLAINER_CACHE_MB megabytes (a whole number from 0, which turns the
+    cache off, to :data:`MAX_CAP_MB`), else 2 GiB. Raises InputError naming the variable."""
+    value = os.environ.get(CAP_ENV, "").strip()
+    if not value:
+        return DEFAULT_CAP_BYTES
+    if not (value.isascii() and value.isdigit()) or int(value) > MAX_CAP_MB:
         from ..attention_core.errors import InputError
-        raise InputError(f"ATTENTION_EXPLAINER_CACHE_MB={value!r} is not a number of "
-                         "megabytes; set it to e.g. 2000, or unset it.") from None
+        raise InputError(f"{CAP_ENV}={value!r} is not a whole number of megabytes from 0 "
+                         f"to {MAX_CAP_MB}; set it to e.g. 2000 (0 turns the beat cache off), "
+                         "or unset it.")
+    return int(value) * 1_000_000
+
+
+def cache_enabled() -> bool:
+    """False when $ATTENTION_EXPLAINER_CACHE_MB is 0 (checked: raises InputError)."""
+    return default_cap() > 0
 
 
 def entry_key(**parts) -> str:

@@ -13,7 +13,7 @@ import torch
 from attention_explainer.attention_core import bert
 from attention_explainer.attention_core.api import model_files
 from attention_explainer.attention_core.trace import NPZ_KEYS
-from tests.conftest import DEFAULT
+from tests.conftest import DEFAULT, ROOT
 from tests.make_golden import TRACE
 from tests.test_hostile_traces_and_models import ROWS as TRACE_AND_MODEL_ROWS
 
@@ -108,7 +108,15 @@ ROWS = [
     ("unknown beat (frames)", ["frames", DEFAULT, "--beat", "dance", "--out", "{t}/out"], "not a beat"),
     ("bad mask", ["inspect", DEFAULT, "--mask", "window:0"], "not a mask"),
     ("not an mp4", ["render", DEFAULT, "-o", "{t}/out/video.avi"], ".mp4"),
+    ("cache cap not a whole number", ["render", DEFAULT, "-o", "{o}"], "ATTENTION_EXPLAINER_CACHE_MB"),
+    ("cache cap negative", ["frames", DEFAULT, "--out", "{t}/out"], "ATTENTION_EXPLAINER_CACHE_MB"),
+    ("cache off for a course", ["batch", "{course}", "--out", "{t}/out", "--dry-run"],
+     "a course keeps its beats"),
 ]
+# rows whose bad input is an environment variable: (variable, value)
+ENVIRONMENT = {"cache cap not a whole number": ("ATTENTION_EXPLAINER_CACHE_MB", "1e400"),
+               "cache cap negative": ("ATTENTION_EXPLAINER_CACHE_MB", "-1"),
+               "cache off for a course": ("ATTENTION_EXPLAINER_CACHE_MB", "0")}
 
 
 @pytest.mark.parametrize("name, argv, fragment", ROWS, ids=[r[0] for r in ROWS])
@@ -119,8 +127,11 @@ def test_bad_input_row(name, argv, fragment, setup, run_cli, monkeypatch):
         monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     if name == "tampered weights":
         monkeypatch.setenv(bert.MINILM_DIR_ENV, str(tmp / "tampered"))
+    if name in ENVIRONMENT:
+        monkeypatch.setenv(*ENVIRONMENT[name])
     before = _files(out)
-    args = [a.format(o=out / "video.mp4", t=tmp) for a in argv]
+    args = [a.format(o=out / "video.mp4", t=tmp, course=ROOT / "examples" / "course.toml")
+            for a in argv]
     code, stdout, stderr = run_cli(*args)
     model_files.cache_clear()
     assert code == 2, (code, stderr)
