@@ -273,12 +273,14 @@ def pack(ctx, sentence, out_dir, **opts):
               help="Beats drawn at once, each in its own process [default: the cores].")
 @click.option("--no-cache", is_flag=True,
               help="Build every text afresh, without reading or filling the cache.")
+@click.option("--force", is_flag=True,
+              help="Replace stills and a contact sheet that exist (else they are refused).")
 @click.option("--quiet", is_flag=True, help="Print nothing but what changed (with --check).")
 @click.option("--json", "as_json", is_flag=True, help="Print the files written as JSON.")
 @drawing_options
 @click.pass_context
 def frames(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, golden_dir,
-           tolerance, max_diff_share, jobs, no_cache, quiet, as_json, max_tokens, theme,
+           tolerance, max_diff_share, jobs, no_cache, force, quiet, as_json, max_tokens, theme,
            trace_path, **opts):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
     from .scenes.stills import StillsJob
@@ -287,7 +289,7 @@ def frames(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, gol
     job = StillsJob(beats=beat, times=times, out_dir=Path(out_dir), width=width, height=height,
                     fps=fps, sheet=Path(sheet_path) if sheet_path else None,
                     golden=Path(golden_dir) if golden_dir else None, jobs=jobs,
-                    cache=_beat_cache(no_cache)).check()
+                    cache=_beat_cache(no_cache), force=force).check()
     trace = _saved_trace(ctx, trace_path, max_tokens)
     if trace is None:
         _drawable_sentence(sentence, opts, max_tokens)

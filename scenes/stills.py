@@ -27,6 +27,7 @@ class StillsJob:
     golden: Path | None = None
     jobs: int | None = None           # beats drawn at once (default: the cores)
     cache: object = None              # a BeatCache: texts built once per machine
+    force: bool = False               # replace existing stills and sheet (else refuse)
     stills: list[Path] = field(default_factory=list)
 
     def names(self) -> list[tuple[str, str]]:
@@ -49,17 +50,22 @@ class StillsJob:
             if self.golden == self.out_dir:
                 raise InputError("--out and --check name the same folder; a check never "
                                  "writes into its golden folder: give --out another folder.")
+            if _inside(self.out_dir, self.golden):
+                raise InputError(f"--out {self.out_dir} is inside the --check folder; a check "
+                                 "never writes into its golden folder: give --out a folder "
+                                 "outside it.")
         files = {f"still:{name}": self.out_dir / name for _, name in self.names()}
         if self.sheet is not None:
             self.sheet = output_path(self.sheet)
             if self.sheet.suffix.lower() not in SHEET_FORMATS:
                 raise InputError(f"--contact-sheet {self.sheet.name}: use a .png, .jpg or "
                                  ".webp name.")
-            if self.golden is not None and self.sheet.parent == self.golden:
+            if self.golden is not None and _inside(self.sheet, self.golden):
                 raise InputError("--contact-sheet is in the --check folder; a check never "
                                  "writes into its golden folder.")
             files["sheet"] = self.sheet
-        self.outputs = OutputSet(files, force=True, what="still", hint="choose another --out")
+        self.outputs = OutputSet(files, force=self.force, what="still",
+                                 hint="choose another --out")
         self.outputs.check()
         return self
 
@@ -102,3 +108,8 @@ class StillsJob:
         results = check_against(self.out_dir, self.golden, [p.name for p in self.stills],
                                 tolerance=tolerance, max_share=max_share)
         return [r.line() for r in results if not r.passed]
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` lies in ``folder`` at any depth, symlinks and ``..`` resolved."""
+    return path.resolve().is_relative_to(folder.resolve())

@@ -26,7 +26,7 @@ def main() -> None:
     for old in GOLDEN.glob("*.png"):
         old.unlink()
     cli("inspect", SENTENCE, "--npz", str(TRACE), "--force")
-    cli("frames", "--trace", str(TRACE), *FRAME_ARGS, "--out", str(GOLDEN))
+    cli("frames", "--trace", str(TRACE), *FRAME_ARGS, "--out", str(GOLDEN), "--force")
     print(f"golden trace and frames written to {GOLDEN}")
 
 
