@@ -61,12 +61,13 @@ class SegmentVideo:
     """A beat's frames encoded, as they are drawn and in the drawing thread, into one H.264
     stream (``target``, an MP4).
 
-    Not manim's own writer: that encodes each play into its own file on a thread while the
-    next play is drawn, then joins the files, and its films were not the same bytes twice
-    (measured: the same frames, 3 renders in one process, 3 different MP4s that decode to
-    frames up to 15/255 apart). One encoder fed in order gives the same bytes for the same
-    frames, whichever process draws them. A frame shown ``repeat`` times (a wait, a hold)
-    is converted to the encoder's pixel format once, not once per repeat.
+    Instead of manim's own writer, which encodes each play into a file of its own on a
+    thread and then joins the files: one encoder fed in order is the simplest thing whose
+    bytes are a function of the frames alone (with ``encoding.deterministic_options``:
+    7 of 7 renders of the default film in fresh processes, sequential, parallel and from
+    the cache, gave the same bytes), and a beat is one stream with one key frame, not one
+    per play (the default film at 1080p: 9.1 MB instead of 14.9 MB). A frame shown
+    ``repeat`` times (a wait, a hold) is converted to the encoder's pixel format once.
     """
 
     def __init__(self, target: Path, *, width: int, height: int, fps: int, options: dict):
