@@ -333,7 +333,7 @@ def batch(course_file, out_dir, jobs, scheduler, cache_dir, resolution, fps, dry
     """Render a whole course: every explainer of a TOML manifest, as beat tasks on Dask."""
     from .course import CourseRun, dry_run_lines, load_course, output_set, sort_out_existing
     from .course import summary_table
-    from .outputs import output_path, sigterm_as_interrupt
+    from .outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
     from .scenes.beat_cache import CAP_ENV, BeatCache, cache_enabled
     from .scenes.render import default_workers
 
@@ -341,6 +341,8 @@ def batch(course_file, out_dir, jobs, scheduler, cache_dir, resolution, fps, dry
         raise InputError(f"{CAP_ENV}=0 turns the beat cache off, but a course keeps its beats "
                          "there: unset it, or give a cap in megabytes, e.g. 2000.")
     out = output_path(out_dir)
+    refuse_inside_the_cache([out], "give --out a folder outside it",
+                            Path(cache_dir) if cache_dir else None)
     plans = load_course(Path(course_file), cli, resolution=resolution, fps=fps)
     sets = {id(p): output_set(p, out) for p in plans}
     sort_out_existing(plans, sets)

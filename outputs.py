@@ -69,6 +69,19 @@ def output_path(path: str | Path) -> Path:
                          "choose another path.") from exc
 
 
+def refuse_inside_the_cache(paths, hint: str, cache: Path | None = None) -> None:
+    """Refuse an output inside the beat cache's folder (default: the user's): the cache
+    removes what it finds there, and an output there would be lost to `cache clear`."""
+    if cache is None:
+        from .scenes.beat_cache import default_folder
+        cache = default_folder()
+    cache = Path(cache).resolve()
+    for path in paths:
+        if Path(path).resolve().is_relative_to(cache):
+            raise InputError(f"{path} is inside the beat cache ({cache}), which keeps only "
+                             f"its own files; {hint}.")
+
+
 def check_place(folder: Path) -> None:
     """Refuse a folder that cannot receive files, without writing anything: the nearest
     existing ancestor must be a writable folder on a writable file system."""
@@ -288,6 +301,7 @@ class OutputSet:
             if path.is_dir():
                 raise InputError(f"{path} is a folder, where the {self.what} would be "
                                  f"written; {self.hint}.")
+        refuse_inside_the_cache(self.files.values(), self.hint)
         existing = [p for p in self.files.values() if p.exists() or p.is_symlink()]
         if existing and not self.force:
             names = ", ".join(p.name for p in existing[:4]) + (" …" if len(existing) > 4 else "")

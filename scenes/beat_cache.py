@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -42,6 +43,10 @@ SCHEMA = 2                        # bump when an entry's layout changes
 DEFAULT_CAP_BYTES = 2 * 1024**3   # 2 GiB: a few dozen 1080p films
 BUILDING = ".building-"           # private folders of entries being written
 DISCARDED = ".discarded-"        # damaged entries moved aside, being removed
+# what is ours in the cache folder, by name: an entry (a key, or a key and the uid of the
+# user it was built for) and a kept text (text.py's names); nothing else is ever removed
+ENTRY_NAME = re.compile(r"[0-9a-f]{40}(~[0-9]+)?")
+TEXT_FOLDER, TEXT_FILE = re.compile(r"[0-9a-f]{2}"), re.compile(r"[0-9a-f]{30}\.pickle")
 
 
 def default_folder() -> Path:
@@ -233,16 +238,18 @@ class BeatCache:
         return list(beats.iterdir()) if beats.is_dir() else []
 
     def entries(self) -> list[Path]:
-        """Every beat entry that is a real folder (a symlink is none: never followed)."""
-        return [p for p in self._children() if not p.name.startswith(".") and _is_folder(p)]
+        """Every beat entry: a real folder (a symlink is none: never followed) with an
+        entry's name. Anything else someone put there is not ours and is left alone."""
+        return [p for p in self._children() if ENTRY_NAME.fullmatch(p.name) and _is_folder(p)]
 
     def text_files(self) -> list[Path]:
-        """Every kept text (and anything else in the texts' folders), never looked for
-        through a symlink."""
+        """Every kept text, by its name, never looked for through a symlink."""
         if not _is_folder(self.texts):
             return []
-        return [path for folder in self.texts.iterdir() if _is_folder(folder)
-                for path in folder.iterdir() if not _is_folder(path)]
+        return [path for folder in self.texts.iterdir()
+                if TEXT_FOLDER.fullmatch(folder.name) and _is_folder(folder)
+                for path in folder.iterdir()
+                if TEXT_FILE.fullmatch(path.name) and not _is_folder(path)]
 
     def size(self) -> int:
         return sum(size for _, size, _ in self._items())
@@ -301,15 +308,28 @@ class BeatCache:
         return removed
 
     def clear(self) -> tuple[int, int]:
-        """Empty the cache: beats and texts, and whatever else took a beat's place
-        (entries being built by a running render stay). Returns (beats removed, bytes
-        freed)."""
+        """Empty the cache of what is ours: beat entries, whatever took an entry's name (a
+        symlink itself, never its target) and kept texts; entries being built by a running
+        render stay, and so does anything else (a folder someone put there). Returns
+        (beats removed, bytes freed)."""
         entries = self.entries()
         freed = self.size()
         for path in self._children():
-            if not path.name.startswith("."):
+            if ENTRY_NAME.fullmatch(path.name):
                 remove(path)
-        remove(self.texts)
+        for path in self.text_files():
+            remove(path)
+        if os.path.islink(self.texts):
+            remove(self.texts)                # the link itself, never what it points to
+        elif _is_folder(self.texts):
+            for folder in self.texts.iterdir():
+                if TEXT_FOLDER.fullmatch(folder.name) and not _is_folder(folder):
+                    remove(folder)            # a symlink or file in a text folder's place
+        if _is_folder(self.texts):
+            for folder in [self.texts, *self.texts.iterdir()][::-1]:
+                with contextlib.suppress(OSError):
+                    if _is_folder(folder):
+                        folder.rmdir()        # only once empty: nothing of anyone else's
         self.sweep()
         return len(entries), freed
 

@@ -112,11 +112,14 @@ ROWS = [
     ("cache cap negative", ["frames", DEFAULT, "--out", "{t}/out"], "ATTENTION_EXPLAINER_CACHE_MB"),
     ("cache off for a course", ["batch", "{course}", "--out", "{t}/out", "--dry-run"],
      "a course keeps its beats"),
+    ("output inside the beat cache", ["render", DEFAULT, "-o", "{t}/xdg/attention-explainer/x.mp4"],
+     "inside the beat cache"),
 ]
 # rows whose bad input is an environment variable: (variable, value)
 ENVIRONMENT = {"cache cap not a whole number": ("ATTENTION_EXPLAINER_CACHE_MB", "1e400"),
                "cache cap negative": ("ATTENTION_EXPLAINER_CACHE_MB", "-1"),
-               "cache off for a course": ("ATTENTION_EXPLAINER_CACHE_MB", "0")}
+               "cache off for a course": ("ATTENTION_EXPLAINER_CACHE_MB", "0"),
+               "output inside the beat cache": ("XDG_CACHE_HOME", "{t}/xdg")}
 
 
 @pytest.mark.parametrize("name, argv, fragment", ROWS, ids=[r[0] for r in ROWS])
@@ -128,7 +131,8 @@ def test_bad_input_row(name, argv, fragment, setup, run_cli, monkeypatch):
     if name == "tampered weights":
         monkeypatch.setenv(bert.MINILM_DIR_ENV, str(tmp / "tampered"))
     if name in ENVIRONMENT:
-        monkeypatch.setenv(*ENVIRONMENT[name])
+        variable, value = ENVIRONMENT[name]
+        monkeypatch.setenv(variable, value.format(t=tmp))
     before = _files(out)
     args = [a.format(o=out / "video.mp4", t=tmp, course=ROOT / "examples" / "course.toml")
             for a in argv]

@@ -372,17 +372,18 @@ def test_trim_clear_and_sizes_never_follow_a_symlink(tmp_path):
     (outside / "big").write_bytes(b"y" * 10_000)
     cache = BeatCache(tmp_path / "cache", cap_bytes=0)
     beats = cache.folder / "beats"
-    (beats / "real").mkdir(parents=True)
-    (beats / "real" / "link").symlink_to(outside / "big")
-    (beats / "planted").symlink_to(outside)
+    real, planted = "a" * 40, "b" * 40          # named as entries are
+    (beats / real).mkdir(parents=True)
+    (beats / real / "link").symlink_to(outside / "big")
+    (beats / planted).symlink_to(outside)
     (beats / ".building-planted").symlink_to(outside)
     cache.texts.mkdir()
     (cache.texts / "ab").symlink_to(outside / "sub")
-    assert [p.name for p in cache.entries()] == ["real"]
+    assert [p.name for p in cache.entries()] == [real]
     assert cache.text_files() == [] and cache.size() == 0
     cache.trim()
     cache.clear()
     assert sorted(p.name for p in outside.rglob("*")) == ["big", "sub", "x.pickle"]
-    assert not os.path.lexists(beats / "planted") and not os.path.lexists(cache.texts)
+    assert not os.path.lexists(beats / planted) and not os.path.lexists(cache.texts)
     assert not os.path.lexists(beats / ".building-planted")
     assert stat.S_ISREG(os.lstat(outside / "big").st_mode)
