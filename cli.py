@@ -19,8 +19,8 @@ from .attention_core import DEFAULT_SENTENCE, __version__
 from .attention_core.errors import InputError
 from .cli_options import (BEATS, FPS, RESOLUTION, TIMES, TRACE_DECIDES, drawing_options,
                           trace_options, video_options)
-from .scenes.registry import BEAT_NAMES, parse_beats
-from .scenes.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
+from .scenes.film.registry import BEAT_NAMES, parse_beats
+from .scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
 
 # ---- what the commands share ----------------------------------------------------------------
 def _trace(sentence, opts):
@@ -64,7 +64,7 @@ def _drawable_sentence(sentence: str, opts, max_tokens: int) -> None:
 
 
 def _use_theme(name: str) -> None:
-    from .scenes import style
+    from .scenes.vocabulary import style
 
     style.set_theme(name)
 
@@ -126,19 +126,20 @@ def inspect(sentence, matrix, as_json, npz_path, force, **opts):
 
 def _beat_cache(no_cache: bool):
     """The beat cache a render uses: none with --no-cache or ATTENTION_EXPLAINER_CACHE_MB=0."""
-    from .scenes.beat_cache import BeatCache, cache_enabled
+    from .scenes.pipeline.beat_cache import BeatCache, cache_enabled
 
     return None if no_cache or not cache_enabled() else BeatCache()
 
 
 def _render(trace, opts, outputs, *, also=None):
     """Run a render into ``outputs`` with the video options in ``opts``."""
-    from .scenes.render import render_video
+    from .commands.progress import RenderBar
+    from .scenes.pipeline.render import render_video
 
     width, height, _ = opts["resolution"]
     _use_theme(opts["theme"])
     return render_video(trace, beats=opts["beats"], width=width, height=height, fps=opts["fps"],
-                        outputs=outputs, progress=not (opts["quiet"] or opts["as_json"]),
+                        outputs=outputs, progress=RenderBar(not (opts["quiet"] or opts["as_json"])),
                         report=_say, jobs=opts["jobs"],
                         quality=opts["quality"], cache=_beat_cache(opts["no_cache"]),
                         also=also)
@@ -228,7 +229,7 @@ def pack(ctx, sentence, out_dir, **opts):
     WebVTT chapters and captions, PowerPoint slides and an offline web deck."""
     from .lecture_pack import LecturePack, pack_outputs
     from .outputs import slugify
-    from .scenes.registry import BEATS
+    from .scenes.film.registry import BEATS
 
     sentence, trace = _sentence_and_trace(ctx, sentence, opts)
     width, height, label = opts["resolution"]
@@ -283,7 +284,7 @@ def frames(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, gol
            tolerance, max_diff_share, jobs, no_cache, force, quiet, as_json, max_tokens, theme,
            trace_path, **opts):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
-    from .scenes.stills import StillsJob
+    from .scenes.pipeline.stills import StillsJob
 
     width, height, _ = resolution
     job = StillsJob(beats=beat, times=times, out_dir=Path(out_dir), width=width, height=height,
@@ -334,8 +335,8 @@ def batch(course_file, out_dir, jobs, scheduler, cache_dir, resolution, fps, dry
     from .course import CourseRun, dry_run_lines, load_course, output_set, sort_out_existing
     from .course import summary_table
     from .outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
-    from .scenes.beat_cache import CAP_ENV, BeatCache, cache_enabled
-    from .scenes.render import default_workers
+    from .scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
+    from .scenes.pipeline.render import default_workers
 
     if not cache_enabled():
         raise InputError(f"{CAP_ENV}=0 turns the beat cache off, but a course keeps its beats "
@@ -392,7 +393,7 @@ def cache():
 @cache.command("info")
 def cache_info():
     """Print where the beat cache is, its entries and its size."""
-    from .scenes.beat_cache import BeatCache
+    from .scenes.pipeline.beat_cache import BeatCache
 
     beat_cache = BeatCache()
     entries = beat_cache.entries()
@@ -405,7 +406,7 @@ def cache_info():
 @cache.command("clear")
 def cache_clear():
     """Empty the beat cache (the next render draws every beat afresh)."""
-    from .scenes.beat_cache import BeatCache
+    from .scenes.pipeline.beat_cache import BeatCache
 
     beat_cache = BeatCache()
     removed, freed = beat_cache.clear()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import click
 
 from .attention_core.errors import InputError
-from .scenes.formats import FPS_RANGE, parse_resolution
-from .scenes.registry import BEAT_NAMES, parse_beats
+from .scenes.pipeline.formats import FPS_RANGE, parse_resolution
+from .scenes.film.registry import BEAT_NAMES, parse_beats
 
 SEED_RANGE = (0, 2 ** 63 - 1)
 D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly

@@ -35,7 +35,7 @@ from pathlib import Path
 import click
 
 from .attention_core.errors import InputError
-from .scenes.render import TerminalProgress
+from .commands.progress import TerminalProgress
 
 TRACE_KEYS = ("focus", "model", "layer", "heads", "num-heads", "d-model", "seed", "mask",
               "device", "dtype")
@@ -83,7 +83,7 @@ def load_course(path: Path, group: click.Group, *, resolution=None,
     replace every explainer's (a preview of the whole course)."""
     from .attention_core.api import count_tokens
     from .outputs import slugify
-    from .scenes.registry import parse_beats
+    from .scenes.film.registry import parse_beats
     from .settings import settings_of
 
     try:
@@ -198,7 +198,7 @@ def sort_out_existing(plans: list[OutputPlan], sets: dict) -> None:
 # ---- estimates -----------------------------------------------------------------------------
 def estimate_seconds(plan: OutputPlan) -> float:
     """Compute seconds (one core) to render ``plan`` from a cold cache."""
-    from .scenes.encoding import beat_weight
+    from .scenes.pipeline.encoding import beat_weight
 
     per_frame = COST_PER_FRAME[0] + COST_PER_FRAME[1] * plan.width * plan.height
     return sum(beat_weight(b) for b in plan.beats) * plan.fps * per_frame
@@ -215,7 +215,7 @@ def segment_task(trace, beat: str, hands_off: bool, width: int, height: int, fps
                  theme: str, quality: str, cache_folder: str):
     from tqdm import tqdm
 
-    from .scenes.segments import SegmentJob, render_segment
+    from .scenes.pipeline.segments import SegmentJob, render_segment
 
     # manim's (hidden) progress bars would make tqdm create a named multiprocessing lock in
     # this worker: a worker stopped by Ctrl-C leaks it, and the resource tracker says so
@@ -226,8 +226,8 @@ def segment_task(trace, beat: str, hands_off: bool, width: int, height: int, fps
 
 
 def assemble_task(segments, trace, paths: dict, pack: bool, width: int, height: int) -> int:
-    from .scenes.registry import BEATS
-    from .scenes.render import assemble
+    from .scenes.film.registry import BEATS
+    from .scenes.pipeline.render import assemble
 
     also = None
     if pack:

@@ -75,7 +75,7 @@ class LecturePack:
         self.trace, self.titles, self.width, self.height = trace, titles, width, height
 
     def __call__(self, segments, starts: list[float], paths: dict) -> None:
-        from .scenes.segments import KEY_FRAME, VIDEO, join_segments
+        from .scenes.pipeline.segments import KEY_FRAME, VIDEO, join_segments
 
         chapters = [(start, start + s.duration, self.titles[s.beat])
                     for s, start in zip(segments, starts)]

@@ -73,7 +73,7 @@ def refuse_inside_the_cache(paths, hint: str, cache: Path | None = None) -> None
     """Refuse an output inside the beat cache's folder (default: the user's): the cache
     removes what it finds there, and an output there would be lost to `cache clear`."""
     if cache is None:
-        from .scenes.beat_cache import default_folder
+        from .scenes.pipeline.beat_cache import default_folder
         cache = default_folder()
     cache = Path(cache).resolve()
     for path in paths:

@@ -32,7 +32,7 @@ def trace_for_drawing(*, sentence: str | None = None, trace=None, **trace_option
 def render_still(*, beat: str, at="key", sentence: str | None = None, trace=None,
                  width: int = 320, height: int = 180, fps: int = 30, **trace_options):
     """One still (a PIL image) of ``beat`` at ``at`` (seconds, "key" or "end")."""
-    from .scenes.render import render_stills, still_label
+    from .scenes.pipeline.render import render_stills, still_label
 
     drawn = trace_for_drawing(sentence=sentence, trace=trace, **trace_options)
     stills = render_stills(drawn, beat=beat, times=[at], width=width, height=height, fps=fps)
@@ -46,7 +46,7 @@ def assert_frame_matches(golden_png, *, beat: str, at="key", tolerance: int | No
     ``tolerance=0`` compares exactly."""
     from PIL import Image
 
-    from .scenes.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, compare, diff_image
+    from .scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, compare, diff_image
 
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
     max_share = DEFAULT_MAX_SHARE if max_share is None else max_share

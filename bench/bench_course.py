@@ -66,8 +66,8 @@ def trace_seconds() -> float:
 def main() -> None:
     sys.path.insert(0, str(ROOT.parent))
     from attention_explainer.course import COST_PER_FRAME
-    from attention_explainer.scenes.encoding import beat_weight
-    from attention_explainer.scenes.registry import BEAT_NAMES
+    from attention_explainer.scenes.pipeline.encoding import beat_weight
+    from attention_explainer.scenes.film.registry import BEAT_NAMES
 
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)

@@ -6,7 +6,7 @@ Each candidate renders the sparks beat (the busiest motion: arcs, a grid, number
 all, so the differences are the encoder's), the file size, and PSNR/SSIM of the decoded
 frames against the raw frames the renderer drew: the key frame and six frames in mid-
 animation. The first row is manim's default (crf 23, x264's default preset medium).
-Writes the "encoding" section of bench/RESULTS.md; `scenes/encoding.py` uses the result.
+Writes the "encoding" section of bench/RESULTS.md; `scenes/pipeline/encoding.py` uses the result.
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ from manim import tempconfig
 from PIL import Image
 from attention_explainer.attention_core.trace import AttentionTrace
 from attention_explainer.attention_core.trace import DEFAULT_TRACE as DEFAULT_TRACE_PATH
-from attention_explainer.scenes.capture import SegmentVideo, make_film, manim_config
+from attention_explainer.scenes.pipeline.capture import SegmentVideo, make_film, manim_config
 options, out, beat, w, h, fps = json.loads(sys.argv[1])
 trace = AttentionTrace.load(DEFAULT_TRACE_PATH)
 out = Path(out)
@@ -129,7 +129,7 @@ def main() -> None:
                      f"{r['cpu'] / base['cpu']:.2f} | {r['bytes'] / 1e6:.2f} MB | "
                      f"{r['key_psnr']:.1f} dB | {r['key_ssim']:.4f} | {r['mid_psnr']:.1f} dB | "
                      f"{r['mid_ssim']:.4f} |")
-    lines += ["", "Chosen (scenes/encoding.py): `final` = veryfast, tune animation, crf 20; "
+    lines += ["", "Chosen (scenes/pipeline/encoding.py): `final` = veryfast, tune animation, crf 20; "
               "`draft` = ultrafast, crf 23 — see the rows above for what each costs and keeps."]
     update_section("encoding", "\n".join(lines))
     print("\n".join(lines))

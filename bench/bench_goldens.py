@@ -6,7 +6,7 @@ numpy's SIMD levels, pixman's), thread counts, a cold and a warm text cache, ext
 the user's font folders — and with genuine changes to the drawing (bench/golden_change.py),
 and writes one row per case into bench/RESULTS.md ("goldens"): the largest channel
 difference and the share of pixels past the default tolerance, over the nine frames, and
-whether the default comparison (scenes/regression.py) passes it.
+whether the default comparison (scenes/pipeline/regression.py) passes it.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.results import machine, update_section  # noqa: E402
-from attention_explainer.scenes.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, compare  # noqa: E402
+from attention_explainer.scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, compare
 
 GOLDEN = ROOT / "tests" / "golden"
 ARGS = ["frames", "--trace", str(GOLDEN / "default-trace.npz"), "--beat", "all", "--at", "key",
@@ -106,7 +106,7 @@ def main() -> None:
              "footnote moved by up to 9/255 (76 pixels: last-bit differences flipping Cairo's "
              "fixed-point rounding; fixed by snapping coordinates, SteadyCamera), and "
              "five of the nine frames drew glyphs from fonts found by the system's fallback "
-             "(fixed: the project's own fontconfig, scenes/fonts.conf). The last row is not "
+             "(fixed: the project's own fontconfig, scenes/vocabulary/fonts.conf). The last row is not "
              "a machine: pixman's portable C fast paths are in every build and every CPU runs "
              "them; with them off as well, its general path leaves the [SEP] column's heat "
              "cells unfilled, which the default rightly reports.", "",

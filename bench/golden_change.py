@@ -15,14 +15,14 @@ import numpy as np
 def swap_query_and_key() -> None:
     from dataclasses import replace
 
-    from attention_explainer.scenes import style
+    from attention_explainer.scenes.vocabulary import style
     for name, palette in list(style.THEMES.items()):
         style.THEMES[name] = replace(palette, query=palette.key, key=palette.query)
     style.set_theme("3b1b")
 
 
 def _patch_text(old: str, new: str) -> None:
-    from attention_explainer.scenes import text
+    from attention_explainer.scenes.vocabulary import text
 
     made = text._made
 
@@ -33,7 +33,7 @@ def _patch_text(old: str, new: str) -> None:
 
 
 def _patch_camera(change) -> None:
-    from attention_explainer.scenes import capture
+    from attention_explainer.scenes.pipeline import capture
 
     steady = capture.SteadyCamera.transform_points_pre_display
 
@@ -49,7 +49,7 @@ def label_moved_one_pixel() -> None:
             return points + [camera.frame_width / camera.pixel_width, 0, 0]
         return points
     # the glyphs of a Text are its submobjects: tag them with their word first
-    from attention_explainer.scenes import text
+    from attention_explainer.scenes.vocabulary import text
     made = text._made
 
     def tagged(kind, value, kwargs):

@@ -27,7 +27,7 @@ def beat_times(trace) -> dict[str, tuple[float, float]]:
     from manim import tempconfig
 
     from attention_explainer.outputs import scratch_folder
-    from attention_explainer.scenes.capture import make_film, manim_config
+    from attention_explainer.scenes.pipeline.capture import make_film, manim_config
     with scratch_folder("sheet-") as scratch, \
             tempconfig(manim_config(*SIZE, 10, fmt="none", media_dir=scratch,
                                     output_file=None, caching=False)):
@@ -39,9 +39,9 @@ def beat_times(trace) -> dict[str, tuple[float, float]]:
 
 def sheet_for(name: str) -> Path:
     from attention_explainer.attention_core import compute_trace
-    from attention_explainer.scenes.regression import contact_sheet
-    from attention_explainer.scenes.registry import entry
-    from attention_explainer.scenes.render import render_stills
+    from attention_explainer.scenes.pipeline.regression import contact_sheet
+    from attention_explainer.scenes.film.registry import entry
+    from attention_explainer.scenes.pipeline.render import render_stills
     trace = compute_trace(SENTENCES[name])
     frames = []
     for beat, (start, end) in beat_times(trace).items():

@@ -7,8 +7,8 @@ draws the sparks beat alone from $ATTENTION_EXPLAINER_TRACE (a trace saved with
 ``Explainer`` draws all nine beats in one scene. Imported by path (as manim does), so the
 package is named by its installed name.
 """
-from attention_explainer.scenes.film import FilmScene
-from attention_explainer.scenes.registry import BEATS
+from attention_explainer.scenes.film.scene import FilmScene
+from attention_explainer.scenes.film.registry import BEATS
 
 
 def _scene_for(names: tuple[str, ...], class_name: str) -> type:

@@ -83,7 +83,7 @@ def synthetic_trace(words=("the", "cat", "ate", "the", "fish"), focus=2, heads=(
 def assert_numbers_rederive(trace, shown):
     """Every number drawn re-derives from the trace alone, as the same text."""
     from attention_explainer.attention_core.derived import lookup
-    from attention_explainer.scenes.readouts import format_number
+    from attention_explainer.scenes.film.readouts import format_number
 
     assert shown, "no numbers were recorded"
     for n in shown:

@@ -14,10 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_explainer.scenes import sources
-from attention_explainer.scenes.beat_cache import BeatCache, own_name
-from attention_explainer.scenes.cache_files import (FIELDS, Damaged, check_entry,
-                                                    parse_manifest)
+from attention_explainer.scenes.pipeline import sources
+from attention_explainer.scenes.pipeline.beat_cache import BeatCache, own_name
+from attention_explainer.scenes.pipeline.cache_files import FIELDS, Damaged, check_entry, parse_manifest
 from tests.conftest import ROOT, run_process
 
 BEATS = "title,embed"
@@ -53,7 +52,7 @@ def test_the_source_hash_covers_the_numbers_a_beat_draws(package_copy):
     reached = {p.relative_to(package_copy).as_posix()
                for p in sources.drawing_sources(package_copy)}
     assert {"attention_core/derived.py", "attention_core/projection.py",
-            "scenes/beats/mask.py", "scenes/style.py", "__init__.py"} <= reached
+            "scenes/film/beats/mask.py", "scenes/vocabulary/style.py", "__init__.py"} <= reached
     _edit_inside_a_function(package_copy / "attention_core" / "derived.py", "qk_dot")
     assert sources.scenes_source_hash(package_copy) != before
 
@@ -67,28 +66,25 @@ def test_the_source_hash_ignores_modules_the_drawing_never_imports(package_copy)
         file.write("\n# a course runner's change draws nothing\n")
     assert sources.scenes_source_hash(package_copy) == before
     # the fonts' configuration is read by the drawing, not imported: it counts
-    (package_copy / "scenes" / "fonts.conf").write_text("<fontconfig/>\n")
+    (package_copy / "scenes" / "vocabulary" / "fonts.conf").write_text("<fontconfig/>\n")
     assert sources.scenes_source_hash(package_copy) != before
 
 
 def test_beat_keys_and_kept_texts_change_with_the_drawing_source(monkeypatch, tmp_path):
-    from attention_explainer.scenes import beat_cache, text
+    from attention_explainer.scenes.pipeline import beat_cache, text_store
 
-    text.keep_texts_in(tmp_path)
-    try:
-        key = ("Text", "cat", (), 160, 14.2)
-        names = (beat_cache.entry_key(beat="x"), text._disk_file(key))
-        monkeypatch.setattr(beat_cache, "scenes_source_hash", lambda root=None: "changed")
-        monkeypatch.setattr(sources, "scenes_source_hash", lambda root=None: "changed")
-        assert beat_cache.entry_key(beat="x") != names[0]
-        assert text._disk_file(key) != names[1]
-    finally:
-        text.keep_texts_in(None)
+    store = text_store.TextStore(tmp_path)
+    key = ("Text", "cat", (), 160, 14.2)
+    names = (beat_cache.entry_key(beat="x"), store.file(key))
+    monkeypatch.setattr(beat_cache, "scenes_source_hash", lambda root=None: "changed")
+    monkeypatch.setattr(text_store, "scenes_source_hash", lambda root=None: "changed")
+    assert beat_cache.entry_key(beat="x") != names[0]
+    assert store.file(key) != names[1]
 
 
 # ---- the manifest is checked whole -----------------------------------------------------
 def test_the_manifest_holds_exactly_the_stored_fields_of_a_segment(tmp_path):
-    from attention_explainer.scenes.segments import BeatSegment
+    from attention_explainer.scenes.pipeline.segments import BeatSegment
 
     assert set(FIELDS) == set(BeatSegment("b", tmp_path, 1, 5, 0.0).manifest())
 
@@ -279,7 +275,7 @@ def test_an_entry_not_ours_to_remove_is_ignored_and_ours_kept_beside_it(default_
     """A shared cache where another user's entry holds the key's name: the beat is drawn
     into an entry of our own name beside it, which later renders use; when that name is
     taken too, the fresh build is served from the render's scratch folder."""
-    from attention_explainer.scenes.render import render_video
+    from attention_explainer.scenes.pipeline.render import render_video
 
     size = dict(width=160, height=90, fps=5, progress=False, jobs=1, beats=BEATS)
     cache = BeatCache(tmp_path / "cache")
@@ -318,30 +314,28 @@ class _Planted:
 @pytest.fixture
 def kept_text(tmp_path, monkeypatch):
     """A text kept on disk by the real code: (its key, its file)."""
-    from attention_explainer.scenes import text
+    from attention_explainer.scenes.pipeline.text_store import TextStore
+    from attention_explainer.scenes.vocabulary import text
 
-    text.keep_texts_in(tmp_path / "texts")
+    store = TextStore(tmp_path / "texts")
     monkeypatch.setenv("PLANTED_MARKER", str(tmp_path / "ran"))
     key = ("Text", "kept", (("font_size", 20),), 160, 14.2)
-    text._to_disk(key, text.Text("kept", font_size=20))
-    yield key, text._disk_file(key)
-    text.keep_texts_in(None)
+    store.keep(key, text.Text("kept", font_size=20))
+    yield store, key, store.file(key)
 
 
 def _with_header(payload: bytes) -> bytes:
     import hashlib
 
-    from attention_explainer.scenes import text
-    return text._HEADER + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    from attention_explainer.scenes.pipeline.text_store import HEADER
+    return HEADER + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
 
 
 @pytest.mark.parametrize("plant", ["raw pickle", "wrong sha256", "symlink", "group-writable",
                                    "another user's"])
 def test_a_kept_text_is_unpickled_only_if_ours_and_whole(kept_text, plant, tmp_path):
-    from attention_explainer.scenes import text
-
-    key, path = kept_text
-    assert text._from_disk(key) is not None             # the real file loads
+    store, key, path = kept_text
+    assert store.load(key) is not None             # the real file loads
     if plant == "another user's" and os.getuid() != 0:
         pytest.skip("making another user's file needs root")
     evil = pickle.dumps(_Planted())
@@ -360,7 +354,7 @@ def test_a_kept_text_is_unpickled_only_if_ours_and_whole(kept_text, plant, tmp_p
             path.chmod(0o664)
         else:
             os.chown(path, 65534, 65534)
-    assert text._from_disk(key) is None
+    assert store.load(key) is None
     assert not (tmp_path / "ran").exists()
 
 

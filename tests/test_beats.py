@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attention_explainer.scenes import style
+from attention_explainer.scenes.vocabulary import style
 from tests.conftest import assert_numbers_rederive, synthetic_trace
 
 SENTENCES = {"default": "The cat ate the fish", "chinese": "我爱北京天安门"}
@@ -49,7 +49,7 @@ def render_tiny(beats, trace, tmp_path, audit=True):
     every step audited (small texts, glyph morphs)."""
     from manim import tempconfig
 
-    from attention_explainer.scenes.film import FilmScene
+    from attention_explainer.scenes.film.scene import FilmScene
     with tempconfig({"pixel_height": 90, "pixel_width": 160, "frame_rate": 5,
                      "format": "none", "disable_caching": True,
                      "media_dir": str(tmp_path / "media"), "seed": 0,
@@ -81,8 +81,8 @@ def test_beat_renders_and_every_number_comes_from_the_trace(beat, variant, tmp_p
 def test_a_beat_starts_from_what_the_one_before_leaves(tmp_path, monkeypatch):
     """Rendered after its predecessor or alone, a beat starts from the same stage: the
     predecessor hands its objects on (no fade to black), or they are built instantly."""
-    from attention_explainer.scenes.beats.pull import PullBeat
-    from attention_explainer.scenes.beats.softmax import SoftmaxBeat
+    from attention_explainer.scenes.film.beats.pull import PullBeat
+    from attention_explainer.scenes.film.beats.softmax import SoftmaxBeat
     trace = synthetic_trace()
     stages = []
     script = PullBeat.script
@@ -103,7 +103,7 @@ def test_a_beat_starts_from_what_the_one_before_leaves(tmp_path, monkeypatch):
 class _Film:
     """Just enough of a film for a beat's ``leaves``."""
     def __init__(self, trace):
-        from attention_explainer.scenes.readouts import NumberBook
+        from attention_explainer.scenes.film.readouts import NumberBook
         self.trace, self.book = trace, NumberBook(trace)
 
 
@@ -119,7 +119,7 @@ def test_long_sentence_is_windowed_in_the_sparks_beat(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("beat", LATER_BEATS)
 def test_beat_renders_alone_and_its_numbers_come_from_the_trace(beat, default, tmp_path):
-    from attention_explainer.scenes.render import render_video
+    from attention_explainer.scenes.pipeline.render import render_video
     result = render_video(default, beats=[beat], width=160, height=90, fps=5,
                           output=tmp_path / f"{beat}.mp4", progress=False)
     assert result.video.is_file() and result.poster.is_file()
@@ -154,7 +154,7 @@ def test_heads_draws_all_twelve_heads_with_their_own_numbers(tmp_path):
 
 
 def test_mask_on_a_causal_trace_and_on_chinese(default, chinese, tmp_path):
-    from attention_explainer.scenes.render import render_video
+    from attention_explainer.scenes.pipeline.render import render_video
     for name, trace in (("causal", causal(default)), ("chinese", chinese)):
         result = render_video(trace, beats=["mask"], width=160, height=90, fps=5,
                               output=tmp_path / f"{name}.mp4", progress=False)

@@ -93,7 +93,7 @@ def test_files_and_functions_stay_short():
 
 def test_beats_leave_their_bookkeeping_to_the_film():
     """Key frame, hold, captions and clearing the stage are done once, by the film."""
-    for path in sorted((ROOT / "scenes" / "beats").glob("*.py")):
+    for path in sorted((ROOT / "scenes" / "film" / "beats").glob("*.py")):
         text = path.read_text(encoding="utf-8")
         for word in ("mark_key_frame", "clear_stage", "hold_captions", "caption_count"):
             assert word not in text, f"{path.name} does the film's bookkeeping ({word})"
@@ -150,7 +150,7 @@ def test_readme_frame_test_passes_in_a_lecture_repo_with_its_own_scenes_and_cli(
 
 
 def test_readme_storyboard_is_the_registry():
-    from attention_explainer.scenes.registry import BEATS
+    from attention_explainer.scenes.film.registry import BEATS
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = readme.split("### The storyboard", 1)[1].split("\n\n", 2)[1]
     rows = [line.strip("| ").split(" | ") for line in table.splitlines()[2:]]
@@ -163,7 +163,7 @@ def test_the_vocabularys_examples_run(tmp_path):
             "from manim import config\n"
             "config.verbosity = 'ERROR'\n"
             "import attention_explainer.scenes as s\n"
-            "from attention_explainer.scenes import style\n"
+            "from attention_explainer.scenes.vocabulary import style\n"
             "style.register_fonts()\n"
             "failed = 0\n"
             "for m in pkgutil.walk_packages(s.__path__, s.__name__ + '.'):\n"

@@ -22,8 +22,8 @@ MAX_CPS = 20.0            # characters per second a caption may ask a reader for
 
 @pytest.fixture(scope="module")
 def film(default_trace, tmp_path_factory):
-    from attention_explainer.scenes.registry import BEAT_NAMES
-    from attention_explainer.scenes.render import render_video
+    from attention_explainer.scenes.film.registry import BEAT_NAMES
+    from attention_explainer.scenes.pipeline.render import render_video
     out = tmp_path_factory.mktemp("film") / "film.mp4"
     result = render_video(default_trace, beats=list(BEAT_NAMES), width=320, height=180,
                           fps=FPS, output=out, progress=False, audit=True)
@@ -149,7 +149,7 @@ def test_every_text_is_legible_and_no_text_morphs_into_another(film):
 
 
 def test_head_colours_are_far_apart_and_never_grey():
-    from attention_explainer.scenes import colors, style
+    from attention_explainer.scenes.vocabulary import colors, style
     for name, palette in style.THEMES.items():
         heads = list(palette.heads)
         # the roles' colours and every grey that means "dimmed" or "not drawn"

@@ -9,9 +9,8 @@ from PIL import Image
 
 from attention_explainer.attention_core import compute_trace
 from attention_explainer.attention_core.trace import ARRAY_FIELDS, AttentionTrace
-from attention_explainer.scenes.registry import BEAT_NAMES
-from attention_explainer.scenes.regression import (check_against, compare, contact_sheet,
-                                                   diff_image, similarity)
+from attention_explainer.scenes.film.registry import BEAT_NAMES
+from attention_explainer.scenes.pipeline.regression import check_against, compare, contact_sheet, diff_image, similarity
 from tests.conftest import DEFAULT, run_process
 from tests.make_golden import FRAME_ARGS, GOLDEN, SENTENCE, TRACE
 
@@ -67,7 +66,7 @@ def test_bad_frames_arguments(run_cli, tmp_path):
 
 
 def test_stills_are_bit_identical_across_runs(default_trace):
-    from attention_explainer.scenes.render import render_stills
+    from attention_explainer.scenes.pipeline.render import render_stills
     times = [0.0, 2.5, "key", "end"]
     a = render_stills(default_trace, beat="pull", times=times, width=160, height=90, fps=5)
     b = render_stills(default_trace, beat="pull", times=times, width=160, height=90, fps=5)

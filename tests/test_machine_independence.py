@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from attention_explainer.scenes import encoding, fonts
-from attention_explainer.scenes.regression import DEFAULT_TOLERANCE, compare
+from attention_explainer.scenes.pipeline import encoding
+from attention_explainer.scenes.vocabulary import fonts
+from attention_explainer.scenes.pipeline.regression import DEFAULT_TOLERANCE, compare
 from tests.conftest import run_process
 from tests.make_golden import GOLDEN, TRACE
 
@@ -29,7 +30,7 @@ def test_a_drawing_process_reaches_only_the_named_fonts():
     system = subprocess.run(["fc-list", ":", "family"], capture_output=True, text=True,
                             env=machine).stdout
     probe = ("import json, manimpango\n"
-             "from attention_explainer.scenes import fonts, style\n"
+             "from attention_explainer.scenes.vocabulary import fonts, style\n"
              "style.register_fonts()\n"
              "print(json.dumps([fonts.pinned(), sorted(manimpango.list_fonts())]))\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -76,7 +77,7 @@ def test_x264_is_asked_for_output_that_depends_on_its_input_only():
 
 
 def test_snapped_coordinates_forget_last_bit_noise():
-    from attention_explainer.scenes.capture import SNAP, SteadyCamera
+    from attention_explainer.scenes.pipeline.capture import SNAP, SteadyCamera
     points = np.array([[0.1, -2.3, 0.0], [5.0, 1e-9, 0.0]])
     noisy = points + np.spacing(points) * 3
     camera = SteadyCamera.__new__(SteadyCamera)

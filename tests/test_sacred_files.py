@@ -178,7 +178,7 @@ def test_refusing_a_huge_golden_costs_little_memory(tmp_path):
     bomb = tmp_path / "pull-key.png"
     Image.new("1", (30000, 20000)).save(bomb)
     Image.new("RGB", (320, 180)).save(tmp_path / "fresh.png")
-    code = ("from attention_explainer.scenes.regression import compare\n"
+    code = ("from attention_explainer.scenes.pipeline.regression import compare\n"
             f"r = compare('pull-key.png', {str(tmp_path / 'fresh.png')!r}, {str(bomb)!r})\n"
             "assert not r.passed and '30000x20000' in r.line(), r.line()\n")
     proc = subprocess.run([sys.executable, "-c", LAUNCHER, "-c", code], capture_output=True,

@@ -16,8 +16,8 @@ TEX = r"\input{/etc/passwd} $x$ 100% \write18{rm -rf /}"
 def raster():
     from manim import Camera, tempconfig
 
-    from attention_explainer.scenes import style
-    from attention_explainer.scenes.text import user_text
+    from attention_explainer.scenes.vocabulary import style
+    from attention_explainer.scenes.vocabulary.text import user_text
 
     style.register_fonts()
 
@@ -57,8 +57,8 @@ def test_two_different_cjk_characters_differ(raster):
                          ids=["pango-markup", "tex"])
 def test_markup_is_drawn_literally(sentence, fragments, monkeypatch):
     from attention_explainer.attention_core import compute_trace
-    from attention_explainer.scenes import text
-    from attention_explainer.scenes.render import render_stills
+    from attention_explainer.scenes.vocabulary import text
+    from attention_explainer.scenes.pipeline.render import render_stills
 
     drawn = []
     real = text.user_text_mobject
@@ -71,7 +71,7 @@ def test_markup_is_drawn_literally(sentence, fragments, monkeypatch):
     trace = compute_trace(sentence)
     stills = render_stills(trace, beat="title", times=["key"], width=320, height=180, fps=5)
     assert np.asarray(stills["key"]).max() > 100
-    from attention_explainer.scenes.views import drawn_indices
+    from attention_explainer.scenes.film.views import drawn_indices
 
     for i in drawn_indices(trace):       # long sentences are drawn as a window
         if not trace.special[i]:
@@ -107,7 +107,7 @@ def test_tex_sentence_never_touches_passwd(tmp_path):
 def test_joiners_and_tags_are_kept_not_replaced():
     """A zero-width joiner (emoji families) and tag characters (subdivision flags) are
     format characters: drawn as part of their sequence, never as U+FFFD."""
-    from attention_explainer.scenes.text import plain
+    from attention_explainer.scenes.vocabulary.text import plain
 
     for text in ("👨\u200d👩\u200d👧", "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
                  "e\u0301"):

@@ -44,7 +44,7 @@ def top_level_atoms(path: Path) -> list[str]:
 
 
 def test_resolutions_parse_and_odd_sizes_are_refused():
-    from attention_explainer.scenes.formats import RESOLUTIONS, check_size, parse_resolution
+    from attention_explainer.scenes.pipeline.formats import RESOLUTIONS, check_size, parse_resolution
     assert parse_resolution("1080p") == (1920, 1080, "1080p")
     assert RESOLUTIONS["1080p"] == (1920, 1080)
     assert parse_resolution("4K") == (3840, 2160, "4k")
@@ -59,9 +59,8 @@ def test_resolutions_parse_and_odd_sizes_are_refused():
 
 def test_beats_come_in_storyboard_order_from_one_parser(run_cli, tmp_path, monkeypatch):
     """`--beats mask,pull` and the API's beats=["mask", "pull"] give the same video order."""
-    from attention_explainer.scenes import render as render_module
-    from attention_explainer.scenes.registry import (BEAT_NAMES, BeatUnavailable, load_beat,
-                                                     parse_beats)
+    from attention_explainer.scenes.pipeline import render as render_module
+    from attention_explainer.scenes.film.registry import BEAT_NAMES, BeatUnavailable, load_beat, parse_beats
     assert list(BEAT_NAMES) == ["title", "embed", "project", "sparks", "softmax", "pull",
                                 "heads", "mask", "summary"]
     for name in BEAT_NAMES:
@@ -84,8 +83,8 @@ def test_beats_come_in_storyboard_order_from_one_parser(run_cli, tmp_path, monke
 
 @pytest.mark.parametrize("name", ["default", "chinese"])
 def test_full_explainer_renders_one_video(name, tmp_path):
-    from attention_explainer.scenes.registry import BEAT_NAMES
-    from attention_explainer.scenes.render import render_video
+    from attention_explainer.scenes.film.registry import BEAT_NAMES
+    from attention_explainer.scenes.pipeline.render import render_video
     trace = load(name)
     out = tmp_path / "explainer.mp4"
     result = render_video(trace, beats=list(BEAT_NAMES), width=160, height=90, fps=5,
@@ -114,7 +113,7 @@ def test_full_explainer_renders_one_video(name, tmp_path):
 
 def test_a_failed_render_keeps_the_previous_file_and_leaves_no_temporary(default_trace, tmp_path,
                                                                           monkeypatch):
-    from attention_explainer.scenes import render as render_module
+    from attention_explainer.scenes.pipeline import render as render_module
     out = tmp_path / "talk.mp4"
     previous = {out: b"the previous good video", out.with_suffix(".png"): b"old poster"}
     for path, data in previous.items():
@@ -124,7 +123,7 @@ def test_a_failed_render_keeps_the_previous_file_and_leaves_no_temporary(default
         beat.wait(0.4)
         raise RuntimeError("boom in the middle of a beat")
 
-    from attention_explainer.scenes.beats import pull as pull_module
+    from attention_explainer.scenes.film.beats import pull as pull_module
     monkeypatch.setattr(pull_module.PullBeat, "script", broken_script)
     with pytest.raises(RuntimeError, match="boom"):
         render_module.render_video(default_trace, beats=["pull"], width=160, height=90, fps=5,
@@ -135,7 +134,7 @@ def test_a_failed_render_keeps_the_previous_file_and_leaves_no_temporary(default
 
 
 def test_an_interrupt_while_writing_leaves_no_temporary(default_trace, tmp_path, monkeypatch):
-    from attention_explainer.scenes import render as render_module
+    from attention_explainer.scenes.pipeline import render as render_module
     out = tmp_path / "talk.mp4"
     out.write_bytes(b"old")
 

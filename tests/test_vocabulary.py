@@ -7,7 +7,7 @@ import pytest
 
 from attention_explainer.attention_core.projection import (fit_linear_map_2d, fit_pca,
                                                             polar_motion, view_signs)
-from attention_explainer.scenes import style
+from attention_explainer.scenes.vocabulary import style
 
 manim = pytest.importorskip("manim")
 
@@ -87,7 +87,7 @@ def test_view_signs_keep_orientation_with_at_most_a_quarter_turn():
 
 def test_carry_plane_maps_grid_and_redraws_arrows_but_not_words():
     pytest.importorskip("manim")
-    from attention_explainer.scenes.planes import CarryPlane, LabelledArrow, Plane2D
+    from attention_explainer.scenes.vocabulary.planes import CarryPlane, LabelledArrow, Plane2D
 
     plane = Plane2D(np.array([[1.0, 0.5], [-0.5, 1.0]]), width=4, height=4)
     arrows = [LabelledArrow(plane, p, w, "#FFFF00") for p, w in
@@ -120,7 +120,7 @@ def fonts():
 
 
 def test_dot_area_is_monotone_and_proportional_to_weight():
-    from attention_explainer.scenes.grid import dot_radius
+    from attention_explainer.scenes.vocabulary.grid import dot_radius
     ws = np.linspace(0, 1, 21)
     areas = [np.pi * dot_radius(w, 0.5) ** 2 for w in ws]
     assert all(b > a for a, b in zip(areas, areas[1:]))
@@ -129,8 +129,8 @@ def test_dot_area_is_monotone_and_proportional_to_weight():
 
 def test_token_row_keeps_16_tokens_legible_and_says_when_it_leaves_some_out():
     from manim import config
-    from attention_explainer.scenes.audits import drawn_size
-    from attention_explainer.scenes.tokens import TokenRow
+    from attention_explainer.scenes.film.audits import drawn_size
+    from attention_explainer.scenes.vocabulary.tokens import TokenRow
     words = ("the animal did not cross the street because it was too tired to walk home "
              "today").split()
     row = TokenRow(words, max_width=13.4)
@@ -147,7 +147,7 @@ def test_token_row_keeps_16_tokens_legible_and_says_when_it_leaves_some_out():
 
 def test_token_chips_share_height_and_special_tokens_are_dimmed():
     from manim import ManimColor
-    from attention_explainer.scenes.tokens import TokenChip
+    from attention_explainer.scenes.vocabulary.tokens import TokenChip
     chips = [TokenChip(t) for t in ("the", "jumped", "fish", "猫")]
     assert max(c.box.height for c in chips) - min(c.box.height for c in chips) < 1e-6
     special = TokenChip("[CLS]", special=True)
@@ -155,7 +155,7 @@ def test_token_chips_share_height_and_special_tokens_are_dimmed():
 
 
 def test_spark_is_deterministic_and_follows_strength():
-    from attention_explainer.scenes.sparks import Spark
+    from attention_explainer.scenes.vocabulary.sparks import Spark
     a = Spark([-2, 0, 0], [2, 0, 0], 0.7, seed=4).set_progress(0.5)
     b = Spark([-2, 0, 0], [2, 0, 0], 0.7, seed=4).set_progress(0.5)
     assert np.array_equal(a.get_all_points(), b.get_all_points())
@@ -169,8 +169,8 @@ def test_spark_is_deterministic_and_follows_strength():
 
 
 def test_vector_column_shows_a_few_entries_and_a_gap():
-    from attention_explainer.scenes.text import label_text
-    from attention_explainer.scenes.vectors import VectorColumn, shown_components
+    from attention_explainer.scenes.vocabulary.text import label_text
+    from attention_explainer.scenes.vocabulary.vectors import VectorColumn, shown_components
     assert shown_components(384) == [0, 1, 2, 383]
     assert shown_components(4) == [0, 1, 2, 3]
     col = VectorColumn(lambda c: label_text(str(c)), length=384,
@@ -182,7 +182,7 @@ def test_vector_column_shows_a_few_entries_and_a_gap():
 
 
 def test_plane_contains_its_points_and_arrows_start_at_the_origin():
-    from attention_explainer.scenes.planes import LabelledArrow, Plane2D
+    from attention_explainer.scenes.vocabulary.planes import LabelledArrow, Plane2D
     pts = np.array([[-3.0, 1.0], [2.0, -0.5], [0.1, 2.5]])
     plane = Plane2D(pts, width=6, height=4, note="test view")
     box = plane.plane
@@ -197,7 +197,7 @@ def test_plane_contains_its_points_and_arrows_start_at_the_origin():
 
 
 def test_attention_grid_cells_follow_the_group_and_mask_cells_count():
-    from attention_explainer.scenes.grid import AttentionGrid
+    from attention_explainer.scenes.vocabulary.grid import AttentionGrid
     grid = AttentionGrid(["a", "bb", "ccc"], max_width=4, max_height=3)
     c0 = grid.cell_center(1, 2)
     grid.shift([1, 1, 0])
@@ -209,8 +209,8 @@ def test_attention_grid_cells_follow_the_group_and_mask_cells_count():
 
 
 def test_softmax_bars_stack_to_the_unit_height():
-    from attention_explainer.scenes.bars import SoftmaxBars
-    from attention_explainer.scenes.text import label_text
+    from attention_explainer.scenes.vocabulary.bars import SoftmaxBars
+    from attention_explainer.scenes.vocabulary.text import label_text
     w = np.array([0.2, 0.5, 0.3])
     bars = SoftmaxBars(w, [label_text(s) for s in "abc"], unit_height=2.0)
     stack = bars.stacked(w, 4.0, 0.0, 3.0)
@@ -219,7 +219,7 @@ def test_softmax_bars_stack_to_the_unit_height():
 
 
 def _placer_case():
-    from attention_explainer.scenes.text import label_text, user_text
+    from attention_explainer.scenes.vocabulary.text import label_text, user_text
     words = ["cat", "fish", "the", "The", "[SEP]", "ate", "dog", "\uff0c"]
     labels = [user_text(w, style.FONT_LABEL) for w in words]
     # five tips on top of each other, two close by, one apart; arrows from the origin
@@ -230,7 +230,7 @@ def _placer_case():
 
 
 def test_label_placer_separates_coincident_tips_inside_bounds_deterministically():
-    from attention_explainer.scenes.labels import place_labels
+    from attention_explainer.scenes.vocabulary.labels import place_labels
 
     def run(solo=(5,)):
         labels, tips, segments, _ = _placer_case()
@@ -262,8 +262,8 @@ def test_label_placer_separates_coincident_tips_inside_bounds_deterministically(
 
 
 def test_label_placer_keeps_clear_of_shafts_and_draws_leaders_when_far():
-    from attention_explainer.scenes.labels import place_arrow_labels
-    from attention_explainer.scenes.planes import LabelledArrow, Plane2D
+    from attention_explainer.scenes.vocabulary.labels import place_arrow_labels
+    from attention_explainer.scenes.vocabulary.planes import LabelledArrow, Plane2D
     pts = np.array([[2.0, 1.0], [2.0, 1.02], [2.01, 0.99], [-1.5, 0.2], [0.3, -1.8],
                     [0.31, -1.78], [1.0, 0.5]])
     plane = Plane2D(pts, width=5, height=4)

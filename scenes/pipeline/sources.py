@@ -18,12 +18,12 @@ from functools import lru_cache
 from pathlib import Path
 
 PACKAGE = "attention_explainer"
-DATA_FILES = ("scenes/fonts.conf",)     # read by the drawing, not imported: hashed too
+DATA_FILES = ("scenes/vocabulary/fonts.conf",)     # read by the drawing, not imported: hashed too
 
 
 def package_root() -> Path:
     """The installed package's folder (the repository root in an editable install)."""
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]
 
 
 def scenes_source_hash(root: Path | str | None = None) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..attention_core.errors import InputError
-from ..outputs import OutputSet, output_path, sigterm_as_interrupt
+from ...attention_core.errors import InputError
+from ...outputs import OutputSet, output_path, sigterm_as_interrupt
 
 SHEET_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}
 
@@ -71,7 +71,7 @@ class StillsJob:
 
     def run(self, trace, report=None) -> list[Path]:
         """Render the stills (and the sheet) and commit them as one set."""
-        from . import style
+        from ..vocabulary import style
         from .regression import contact_sheet
         from .render import default_workers, still_label, stills_in_worker
         from .encoding import beat_weight

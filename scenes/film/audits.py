@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from manim import Text, config
 
-from . import style
-from .text import Glyphs
+from ..vocabulary import style
+from ..vocabulary.text import Glyphs
 
 
 def drawn_size(mob) -> float | None:

@@ -19,9 +19,9 @@ from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
 from manim.utils.exceptions import EndSceneEarlyException
 
-from . import style
-from .film import FilmScene
-from .stage import frame_size
+from ..vocabulary import style
+from ..film.scene import FilmScene
+from ..vocabulary.stage import frame_size
 
 
 def manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path,

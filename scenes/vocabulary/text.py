@@ -6,11 +6,8 @@ font by script, NFC-composed, control characters replaced). Our own fixed wordin
 """
 from __future__ import annotations
 
-import contextlib
-import os
 import unicodedata
 from collections import OrderedDict
-from pathlib import Path
 
 import numpy as np
 from manim import ORIGIN, RIGHT, ManimColor, MathTypst, Text, VGroup
@@ -22,14 +19,16 @@ from .fastcopy import copy_mobject
 _RTL = ("R", "AL", "AN")
 _TEXTS: OrderedDict = OrderedDict()
 TEXT_CACHE_SIZE = 4096
-_disk: Path | None = None          # where built texts are kept between processes (or None)
+_store = None          # where built texts are kept between processes (or None)
 
 
-def keep_texts_in(folder: Path | None) -> None:
-    """Keep every text built from now on in ``folder`` too (the beat cache's), so that
-    other processes and later renders load it instead of shaping and parsing it again."""
-    global _disk
-    _disk = Path(folder) if folder is not None else None
+def keep_texts_in(store) -> None:
+    """Keep every text built from now on in ``store`` too (or nowhere: None), so that other
+    processes and later renders load it instead of shaping and parsing it again. A store
+    has ``load(key) -> mobject | None`` and ``keep(key, mobject)``; the render pipeline's
+    is ``pipeline.text_store.TextStore`` in the beat cache's folder."""
+    global _store
+    _store = store
 
 
 def make_text(text: str, **kwargs) -> Text:
@@ -54,7 +53,7 @@ def _made(kind, text: str, kwargs: dict):
     if key in _TEXTS:
         _TEXTS.move_to_end(key)
     else:
-        made = _from_disk(key)
+        made = _store.load(key) if _store is not None else None
         if made is None:
             # manim keeps a formula's strokes (a fraction bar) in proportion when it is
             # scaled only if it parsed the SVG itself, not when it reused a parse from its
@@ -64,87 +63,12 @@ def _made(kind, text: str, kwargs: dict):
             made = kind(text, **kwargs)
             # its diagonal as set: a turned word's height is its width, the diagonal stays
             made.set_diagonal = float(np.hypot(made.width, made.height))
-            _to_disk(key, made)
+            if _store is not None:
+                _store.keep(key, made)
         _TEXTS[key] = made
         if len(_TEXTS) > TEXT_CACHE_SIZE:
             _TEXTS.popitem(last=False)
     return copy_mobject(_TEXTS[key])
-
-
-def _disk_file(key) -> Path | None:
-    """Where the text for ``key`` is kept: named by the key, manim's version and the hash
-    of all the drawing's source (a text depends on the style, the fonts' configuration
-    and the code that builds it, not on this file alone)."""
-    if _disk is None:
-        return None
-    import hashlib
-
-    import manim
-
-    from .sources import scenes_source_hash
-
-    name = repr((key, manim.__version__, scenes_source_hash()))
-    digest = hashlib.sha256(name.encode()).hexdigest()
-    return _disk / digest[:2] / f"{digest[2:32]}.pickle"
-
-
-_HEADER = b"attention-explainer text sha256="    # then the payload's hex digest and "\n"
-
-
-def _from_disk(key):
-    """The text kept for ``key``, or None. Unpickling runs code, so a file is unpickled
-    only if it is a regular file of ours that nobody else can write (never through a
-    symlink: another user's planted pickle would run as us) and its payload has the
-    sha256 its header says. A file is only ever complete (written whole, then renamed
-    into place); one that fails any of this is a miss, never a failure."""
-    import hashlib
-    import pickle
-
-    from .cache_files import Damaged, read_private
-
-    path = _disk_file(key)
-    if path is None:
-        return None
-    try:
-        data = read_private(path)            # touched: the cache's trim keeps it
-    except (OSError, Damaged):
-        return None
-    header, _, payload = data.partition(b"\n")
-    if header != _HEADER + hashlib.sha256(payload).hexdigest().encode():
-        return None
-    try:
-        return pickle.loads(payload)
-    except Exception:  # noqa: BLE001 - a damaged file is a miss, never a failure
-        return None
-
-
-def _to_disk(key, made) -> None:
-    """Keep ``made`` for ``key``: its pickle under a header of its sha256, readable and
-    writable by us alone (mkstemp), renamed into place whole."""
-    import hashlib
-    import pickle
-    import tempfile
-
-    path = _disk_file(key)
-    if path is None:
-        return
-    kept = copy_mobject(made)
-    for part in kept.get_family():
-        if hasattr(part, "path_obj"):    # the parsed SVG path: only read while building
-            part.path_obj = None
-    temporary = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
-        payload = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
-        with os.fdopen(fd, "wb") as out:
-            out.write(_HEADER + hashlib.sha256(payload).hexdigest().encode() + b"\n")
-            out.write(payload)
-        os.replace(temporary, path)
-    except Exception:  # noqa: BLE001 - a full, read-only or odd cache: build next time
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
 
 
 def _hashable(value):

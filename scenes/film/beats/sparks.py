@@ -12,14 +12,14 @@ from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Create, FadeIn, Fade
                    LaggedStart, ManimColor, Succession, TransformFromCopy, VGroup,
                    interpolate_color)
 
-from .. import colors, style
-from ..film import Beat, Stage
-from ..formula import FormulaMap
-from ..grid import AttentionGrid, make_grid
-from ..headers import beat_line, head_name
+from ...vocabulary import colors, style
+from ..beat import Beat, Stage
+from ...vocabulary.formula import FormulaMap
+from ...vocabulary.grid import AttentionGrid, make_grid
+from ...vocabulary.headers import beat_line, head_name
 from ..readouts import format_number, magnitude_decimals
-from ..sparks import Spark, SparkTravel
-from ..text import fit_width, label_text, make_math, make_text
+from ...vocabulary.sparks import Spark, SparkTravel
+from ...vocabulary.text import fit_width, label_text, make_math, make_text
 from ..views import drawn_indices, strip_row, token_word
 
 MAX_SAG = 0.8             # how far an arc hangs below the values under the strip

@@ -14,16 +14,16 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut,
                    FadeTransform, GrowArrow, LaggedStart, ReplacementTransform,
                    VGroup)
 
-from ...attention_core.projection import fit_linear_map_2d, polar_motion, view_signs
-from .. import style
-from ..film import Beat, Stage
-from ..formula import FormulaMap
-from ..headers import beat_line, head_name
-from ..labels import baseline_drop, place_arrow_labels
-from ..matrices import MatrixVectorProduct, WeightMatrix, counted_brace, entries_of
-from ..planes import CarryPlane, LabelledArrow, Plane2D
-from ..text import label_text, make_math, wrapped
-from ..vectors import VectorColumn, vector_symbol
+from ....attention_core.projection import fit_linear_map_2d, polar_motion, view_signs
+from ...vocabulary import style
+from ..beat import Beat, Stage
+from ...vocabulary.formula import FormulaMap
+from ...vocabulary.headers import beat_line, head_name
+from ...vocabulary.labels import baseline_drop, place_arrow_labels
+from ...vocabulary.matrices import MatrixVectorProduct, WeightMatrix, counted_brace, entries_of
+from ...vocabulary.planes import CarryPlane, LabelledArrow, Plane2D
+from ...vocabulary.text import label_text, make_math, wrapped
+from ...vocabulary.vectors import VectorColumn, vector_symbol
 from ..views import drawn_indices, embedding_plane, embedding_view, named_indices, qk_view, strip_row
 
 LEFT_PANEL = np.array([-3.0, 0.25, 0.0])     # the matrix product (and its braces), centred here

@@ -17,13 +17,13 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, LaggedStart,
                    Transform, VGroup, config)
 
-from ...attention_core.derived import causal_mask, causal_weights, unmasked_weights
-from .. import stage, style
-from ..film import Beat, Stage
-from ..formula import FormulaMap
-from ..headers import beat_line, head_name
+from ....attention_core.derived import causal_mask, causal_weights, unmasked_weights
+from ...vocabulary import stage, style
+from ..beat import Beat, Stage
+from ...vocabulary.formula import FormulaMap
+from ...vocabulary.headers import beat_line, head_name
 from ..audits import drawn_size
-from ..text import label_text, line_of
+from ...vocabulary.text import label_text, line_of
 from ..views import sentence_grid, shown_tokens_note
 
 LEGEND_GAP = 1.7        # between the grid and the legend: room for the focus row's sum

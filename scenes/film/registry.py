@@ -8,7 +8,7 @@ import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..attention_core.errors import InputError
+from ...attention_core.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ def load_beat(name: str):
     except Exception as exc:
         raise BeatUnavailable(
             f"beat {name!r} could not be imported ({type(exc).__name__}: {exc})") from exc
-    from .film import Beat
+    from .beat import Beat
 
     for value in vars(module).values():
         if (isinstance(value, type) and issubclass(value, Beat) and value is not Beat

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..attention_core.errors import InputError
-from ..outputs import OutputSet, scratch_folder, sigterm_as_interrupt, video_outputs
+from ...attention_core.errors import InputError
+from ...outputs import OutputSet, scratch_folder, sigterm_as_interrupt, video_outputs
 from .beat_cache import BeatCache
 from .capture import make_film, manim_config
 from .encoding import QUALITIES
 from .formats import check_fps, check_size
-from .readouts import ShownNumber
-from .registry import BEATS, parse_beats
+from ..film.readouts import ShownNumber
+from ..film.registry import BEATS, parse_beats
 from .segments import KEY_FRAME, VIDEO, SegmentJob, join_segments, render_segments
 
 BEAT_TITLES = {entry.name: entry.title for entry in BEATS}
@@ -54,57 +54,27 @@ class RenderResult:
     discarded: dict = field(default_factory=dict)      # beat -> why its entry was not used
 
 
-class TerminalProgress:
-    """A rich progress display on stderr, shown only on a terminal (a log or a pipe gets
-    the commands' one-line results, not a bar). Subclasses add their rows."""
-
-    def __init__(self, enabled: bool, *columns: str):
-        self.progress = None
-        if not enabled:
-            return
-        from rich.console import Console
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
-                                   TextColumn, TimeElapsedColumn)
-        console = Console(stderr=True)
-        if console.is_terminal:
-            self.progress = Progress(
-                SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
-                MofNCompleteColumn(), *[TextColumn(c) for c in columns],
-                TimeElapsedColumn(), console=console, transient=False)
+class RenderProgress:
+    """Whoever watches a render is told of it through these (the command line draws a
+    bar on a terminal); each does nothing here."""
 
     def __enter__(self):
-        if self.progress:
-            self.progress.start()
         return self
 
     def __exit__(self, *exc):
-        if self.progress:
-            self.progress.stop()
+        return None
 
-
-class _Progress(TerminalProgress):
-    """Beats done of beats asked, and seconds of video drawn."""
-
-    def __init__(self, beats: list[str], workers: int, enabled: bool):
-        super().__init__(enabled, "beats  {task.fields[video]:>6.1f} s of video")
-        if self.progress:
-            where = f"on {workers} workers" if workers > 1 else "in one process"
-            self.task = self.progress.add_task(f"rendering {where}", total=len(beats),
-                                               video=0.0)
-            self.video = 0.0
+    def start(self, beats: list[str], workers: int) -> None:
+        """The render of ``beats`` begins, on ``workers`` processes."""
 
     def on_segment(self, segment) -> None:
-        if self.progress:
-            self.video += segment.duration
-            self.progress.update(self.task, advance=1, video=self.video)
+        """One beat's segment is ready (drawn or taken from the cache)."""
 
     def finishing(self) -> None:
-        if self.progress:
-            self.progress.update(self.task, description="joining the MP4")
+        """Every segment is ready; the film is being joined."""
 
     def done(self) -> None:
-        if self.progress:
-            self.progress.update(self.task, description="rendered")
+        """The set is written."""
 
 
 def default_workers() -> int:
@@ -134,7 +104,7 @@ def write_captions(segments, starts: list[float], path: Path) -> None:
 def plan_segments(trace, names: list[str], *, width: int, height: int, fps: int,
                   quality: str = "final", audit: bool = False) -> list[SegmentJob]:
     """The film's beats as tasks (``SegmentJob``), in order: the last one ends the film."""
-    from . import style
+    from ..vocabulary import style
 
     if quality not in QUALITIES:
         raise InputError(f"--quality {quality!r}: use {' or '.join(QUALITIES)}.")
@@ -191,7 +161,8 @@ def film_result(segments, finals, *, width: int, height: int, fps: int,
 
 
 def render_video(trace, *, beats, width: int, height: int, fps: int, output: Path | None = None,
-                 force: bool = False, outputs: OutputSet | None = None, progress: bool = True,
+                 force: bool = False, outputs: OutputSet | None = None,
+                 progress: RenderProgress | None = None,
                  report=None, audit: bool = False, jobs: int | None = None,
                  cache: BeatCache | None = None, quality: str = "final",
                  also=None) -> RenderResult:
@@ -204,7 +175,7 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
 
     Each beat is its own task (``segments``): ``jobs`` worker processes (default: one per
     core) render the beats the ``cache`` does not hold yet, and the segments are joined
-    without re-encoding. ``quality`` is "final" or "draft" (``encoding``). ``report``
+    without re-encoding; ``progress`` is told of each (``RenderProgress``). ``quality`` is "final" or "draft" (``encoding``). ``report``
     receives one-line notes (stale files removed, damaged cache entries discarded).
     ``audit`` (tests) checks every step for small texts and glyph morphs and keeps the
     texts seen on screen. ``also(segments, starts, paths)`` writes more files of the set
@@ -219,8 +190,9 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     if outputs is None:
         outputs = video_outputs(output, force=force).check()
     started = wallclock.perf_counter()
-    with sigterm_as_interrupt(), outputs.opened(report=report), \
-            _Progress(names, workers, progress) as bar:
+    bar = progress or RenderProgress()
+    with sigterm_as_interrupt(), outputs.opened(report=report), bar:
+        bar.start(names, workers)
         segments = render_segments(tasks, trace, workers=workers,
                                    scratch=outputs.scratch / "segments",
                                    cache_folder=cache.folder if cache else None,
@@ -272,11 +244,12 @@ def _wanted_frames(times, fps: int) -> dict[str, int | str]:
 def stills_in_worker(trace, beat: str, times: list, width: int, height: int, fps: int,
                      theme: str, texts: Path | None) -> dict:
     """:func:`render_stills` in a worker process, told the theme and where texts are kept."""
-    from . import style
-    from .text import keep_texts_in
+    from ..vocabulary import style
+    from ..vocabulary.text import keep_texts_in
+    from .text_store import TextStore
 
     style.set_theme(theme)
-    keep_texts_in(texts)
+    keep_texts_in(TextStore(texts) if texts is not None else None)
     return render_stills(trace, beat=beat, times=times, width=width, height=height, fps=fps)
 
 

@@ -11,11 +11,11 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, LaggedStart, Rectangle, VGroup,
                    Write)
 
-from .. import colors, stage, style
-from ..film import Beat, Stage
-from ..formula import FormulaMap, attention_formula
-from ..headers import beat_line, head_name
-from ..text import label_text, line_of
+from ...vocabulary import colors, stage, style
+from ..beat import Beat, Stage
+from ...vocabulary.formula import FormulaMap, attention_formula
+from ...vocabulary.headers import beat_line, head_name
+from ...vocabulary.text import label_text, line_of
 from ..views import sentence_grid, shown_tokens_note
 
 LEGEND_GAP = 0.7

@@ -24,8 +24,7 @@ import numpy as np
 
 from . import encoding
 from .beat_cache import BeatCache, entry_key
-from .cache_files import (ENTRY_FILES, KEY_FRAME, MANIFEST, VIDEO, Damaged, check_entry,
-                          opened_checked, read_checked, record_files, remove)
+from .cache_files import ENTRY_FILES, KEY_FRAME, MANIFEST, VIDEO, Damaged, check_entry, opened_checked, read_checked, record_files, remove
 
 
 @dataclass(frozen=True)
@@ -112,10 +111,11 @@ def render_segment(job: SegmentJob, trace, folder: Path | None = None,
                    cache_folder: Path | None = None) -> BeatSegment:
     """Render ``job`` (a worker's task): from the cache when it holds the beat, else drawn
     into a new cache entry, or into ``folder`` when there is no cache."""
-    from .text import keep_texts_in
+    from ..vocabulary.text import keep_texts_in
+    from .text_store import TextStore
 
     if cache_folder is not None:
-        keep_texts_in(BeatCache(cache_folder).texts)
+        keep_texts_in(TextStore(BeatCache(cache_folder).texts))
     if cache_folder is not None and not job.audit:
         return _through_cache(job, trace, BeatCache(cache_folder), folder)
     if folder is None:
@@ -148,7 +148,7 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
     from manim import tempconfig
     from PIL import Image
 
-    from . import style
+    from ..vocabulary import style
     from .capture import SegmentVideo, make_film, manim_config
 
     style.set_theme(job.theme)

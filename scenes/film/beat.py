@@ -20,12 +20,12 @@ the same whichever way it is rendered.
 from __future__ import annotations
 
 import numpy as np
-from manim import ORIGIN, FadeIn, FadeOut, FadeTransform, MovingCameraScene, Transform, config
+from manim import FadeIn, FadeOut, FadeTransform, Transform, config
 
-from . import audits, fastcopy, style
-from .captions import caption_count, hold_captions, separate_captions
-from .readouts import NumberBook
-from .registry import load_beat, parse_beats, previous_beat
+from . import audits
+from ..vocabulary import style
+
+__all__ = ["Beat", "Stage", "morph"]
 
 
 class Stage(dict):
@@ -78,7 +78,7 @@ class Beat:
     def open(self, line, lit: str | None, *also) -> None:
         """The beat's first step: its line replaces the last one (or arrives), the formula
         map lights the part this beat computes; the stage's other roles carry over."""
-        from .formula import FormulaMap
+        from ..vocabulary.formula import FormulaMap
 
         self.roles = {**self.stage, **self.roles}
         old = self.stage.get("line")
@@ -154,98 +154,3 @@ def morph(source, target):
             or len(source.get_family()) != len(target.get_family()):
         return FadeTransform(source, target)
     return Transform(source, target)
-
-
-class FilmScene(MovingCameraScene):
-    """The beats of ``beats`` (default: all) played in storyboard order on one scene.
-
-    Keeps the trace drawn, the ``book`` of numbers shown, and each beat's start, end and
-    key frame time. Constructed with no trace (as plain ``manim`` does) it draws the trace
-    named by $ATTENTION_EXPLAINER_TRACE, else the shipped default sentence's.
-    """
-
-    default_beats: tuple[str, ...] | None = None     # plain-manim scenes set one beat
-    audit = False          # tests: check every play for glyph morphs and small texts
-    ends_film = True       # False: a segment of a longer film, its last beat hands off too
-
-    def __init__(self, trace=None, beats=None, **kwargs):
-        if trace is None:
-            from ..attention_core.trace import trace_from_environment
-            trace = trace_from_environment()
-        self.trace = trace
-        self.book = NumberBook(trace)
-        self.beat_names = parse_beats(beats if beats is not None else self.default_beats)
-        # import every beat before any frame is drawn: a missing one fails fast
-        self.beat_classes = [load_beat(name) for name in self.beat_names]
-        self.key_times: dict[str, float] = {}                  # beat -> key frame time
-        self.beat_times: dict[str, tuple[float, float]] = {}   # beat -> (start, end)
-        self.stage: Stage | None = None
-        self.caption_free_at = 0.0
-        self.audit_log: list[tuple] = []    # (beat, problem, detail) when auditing
-        self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
-        style.register_fonts()
-        fastcopy.install()
-        super().__init__(**kwargs)
-
-    @property
-    def shown_numbers(self):
-        return self.book.shown
-
-    def play(self, *animations, **kwargs) -> None:
-        if self.audit:
-            for pair in audits.glyph_morphs([a for a in animations if hasattr(a, "mobject")]):
-                self.audit_log.append((self.book.beat, "glyph morph", pair))
-        super().play(*animations, **kwargs)
-        # a FadeTransform's source may still stand on stage, restored to how it started
-        # (manim restores it when it was also on stage on its own): it is replaced, so go
-        self.remove(*audits.fade_transform_sources(animations))
-        if self.audit:
-            for text, size in audits.small_texts(self):
-                self.audit_log.append((self.book.beat, "small text", (text, size)))
-            self.screen_texts.setdefault(self.book.beat, set()).update(
-                audits.visible_texts(self))
-
-    def construct(self) -> None:
-        for n, beat_cls in enumerate(self.beat_classes):
-            self.run_beat(beat_cls, last=self.ends_film and n == len(self.beat_classes) - 1)
-
-    def run_beat(self, beat_cls, last: bool = False) -> None:
-        """Play one beat and do its bookkeeping: start from the stage its predecessor
-        leaves, key frame, hold, captions, hand the stage on."""
-        self.book.beat = beat_cls.name
-        start = self.renderer.time
-        first_caption = caption_count(self)
-        if self.stage is None:        # the first beat drawn starts where its predecessor ends
-            before = previous_beat(beat_cls.name)
-            self.stage = load_beat(before).leaves(self) if before else Stage()
-            self.add(*self.stage.values())
-        beat = beat_cls(self, self.stage)
-        beat.script()
-        self.mark_key_frame(beat_cls.name)
-        self.wait(max(beat.hold, self.caption_free_at - self.renderer.time))
-        hold_captions(self, first_caption)
-        if not last:
-            self.hand_off(beat)
-        separate_captions(self, first_caption)
-        self.beat_times[beat_cls.name] = (start, self.renderer.time)
-
-    def mark_key_frame(self, beat: str) -> None:
-        """Now is the moment that best shows ``beat`` (poster, contact sheet, goldens)."""
-        self.key_times[beat] = self.renderer.time
-
-    def hand_off(self, beat: Beat) -> None:
-        """The beat hands its stage on; then the scene holds exactly what the next beat
-        starts from (the same objects a beat rendered alone builds)."""
-        beat.hand_off()
-        self.stage = type(beat).leaves(self)
-        self.clear()
-        self.camera.frame.set(width=config.frame_width).move_to(ORIGIN)
-        self.add(*self.stage.values())
-
-    def camera_home(self) -> list:
-        """The animations that bring the camera back to the whole stage (none if it is)."""
-        frame = self.camera.frame
-        if abs(frame.width - config.frame_width) < 1e-6 and abs(frame.get_x()) < 1e-6 \
-                and abs(frame.get_y()) < 1e-6:
-            return []
-        return [frame.animate.set(width=config.frame_width).move_to(ORIGIN)]

@@ -13,14 +13,14 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTr
                    GrowFromEdge, LaggedStart, Line, ManimColor, TransformFromCopy,
                    VGroup, interpolate_color)
 
-from .. import stage, style
-from ..bars import SoftmaxBars
-from ..film import Beat, Stage
-from ..formula import FormulaMap, role_colored
-from ..headers import beat_line
+from ...vocabulary import stage, style
+from ...vocabulary.bars import SoftmaxBars
+from ..beat import Beat, Stage
+from ...vocabulary.formula import FormulaMap, role_colored
+from ...vocabulary.headers import beat_line
 from ..readouts import magnitude_decimals
-from ..text import fit_width, label_text, line_of, make_math
-from ..tokens import word_row
+from ...vocabulary.text import fit_width, label_text, line_of, make_math
+from ...vocabulary.tokens import word_row
 from ..views import drawn_indices, token_word
 
 ROW_Y = 1.35            # the lifted row of numbers

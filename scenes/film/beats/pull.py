@@ -18,15 +18,15 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Animation, Circle, Dot, FadeIn, LaggedStart, Line,
                    VGroup, Write)
 
-from ...attention_core.derived import temperature_weights
-from ...attention_core.projection import fit_pca
-from .. import stage, style
-from ..film import Beat, Stage
-from ..formula import FormulaMap
-from ..headers import beat_line, head_name
-from ..labels import place_labels
-from ..planes import Plane2D
-from ..text import label_text, line_of, make_math, user_text
+from ....attention_core.derived import temperature_weights
+from ....attention_core.projection import fit_pca
+from ...vocabulary import stage, style
+from ..beat import Beat, Stage
+from ...vocabulary.formula import FormulaMap
+from ...vocabulary.headers import beat_line, head_name
+from ...vocabulary.labels import place_labels
+from ...vocabulary.planes import Plane2D
+from ...vocabulary.text import label_text, line_of, make_math, user_text
 from ..views import drawn_indices, named_indices
 
 PLANE_W, PLANE_H = 5.6, 4.6

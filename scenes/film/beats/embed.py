@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from manim import DOWN, UP, FadeIn, FadeTransform, GrowArrow, LaggedStart, Square, VGroup
 
-from .. import colors, stage, style
-from ..film import Beat, Stage
-from ..formula import FormulaMap
-from ..headers import beat_line, layer_name
-from ..text import fit_width, line_of
-from ..vectors import VectorColumn, shown_components
+from ...vocabulary import colors, stage, style
+from ..beat import Beat, Stage
+from ...vocabulary.formula import FormulaMap
+from ...vocabulary.headers import beat_line, layer_name
+from ...vocabulary.text import fit_width, line_of
+from ...vocabulary.vectors import VectorColumn, shown_components
 from ..views import drawn_indices, embedding_plane, embedding_view, strip_row, token_word
 from .project import embedding_panel, input_column
 

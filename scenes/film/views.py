@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, VGroup
 
-from ..attention_core.projection import Projection2D, fit_pca
-from . import stage, style
-from .labels import place_arrow_labels
-from .planes import LabelledArrow, Plane2D
-from .text import label_text
-from .tokens import TokenRow
+from ...attention_core.projection import Projection2D, fit_pca
+from ..vocabulary import stage, style
+from ..vocabulary.labels import place_arrow_labels
+from ..vocabulary.planes import LabelledArrow, Plane2D
+from ..vocabulary.text import label_text
+from ..vocabulary.tokens import TokenRow
 
 
 HEAVY_KEYS = 5          # a long sentence's drawn tokens always hold the focus's heaviest keys
@@ -102,7 +102,7 @@ def sentence_grid(trace):
     """The primary head's grid over the drawn tokens (queries as rows, keys as columns),
     where the mask and the summary beats draw it: the summary fills the grid the mask
     leaves. ``grid.indices`` are the token positions of its rows and columns."""
-    from .grid import make_grid
+    from ..vocabulary.grid import make_grid
     indices = drawn_indices(trace)
     grid = make_grid([trace.display_tokens[i] for i in indices],
                      [trace.special[i] for i in indices], max_width=SENTENCE_GRID_BOX[0],

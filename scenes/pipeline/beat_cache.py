@@ -16,7 +16,7 @@ or foreign one is discarded (moved aside and removed, a symlink itself, never wh
 points to) and the beat drawn again. When another user's entry holds the key's name and
 cannot be removed, ours goes under the name :func:`own_name` gives beside it.
 
-Beside the beats, ``texts/`` keeps every text and formula built (``text.keep_texts_in``):
+Beside the beats, ``texts/`` keeps every text and formula built (``text_store.TextStore``):
 a text is shaped and parsed once per machine, not once per process.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..attention_core import __version__
+from ...attention_core import __version__
 from .cache_files import MANIFEST, Damaged, check_entry, remove
 from .sources import scenes_source_hash
 
@@ -67,7 +67,7 @@ def default_cap() -> int:
     if not value:
         return DEFAULT_CAP_BYTES
     if not (value.isascii() and value.isdigit()) or int(value) > MAX_CAP_MB:
-        from ..attention_core.errors import InputError
+        from ...attention_core.errors import InputError
         raise InputError(f"{CAP_ENV}={value!r} is not a whole number of megabytes from 0 "
                          f"to {MAX_CAP_MB}; set it to e.g. 2000 (0 turns the beat cache off), "
                          "or unset it.")
@@ -187,7 +187,7 @@ class BeatCache:
         first), and ``placed[key]`` says where. When other users' entries hold both of
         its names, it moves to ``fallback`` to be served from there, this render only.
         On an error it is removed. Killed outright, it stays private until swept."""
-        from ..outputs import _try_lock
+        from ...outputs import _try_lock
 
         beats = self.folder / "beats"
         beats.mkdir(parents=True, exist_ok=True)
@@ -283,7 +283,7 @@ class BeatCache:
         """Remove the private folders of our builds that were killed (their lock is
         free), entries discarded a minute ago or more (a discard in progress keeps its
         own), and anything not a folder that took a builder's name (a symlink itself)."""
-        from ..outputs import _try_lock
+        from ...outputs import _try_lock
 
         removed = 0
         for path in self._children():

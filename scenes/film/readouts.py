@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from manim import Text
 
-from ..attention_core.derived import lookup
-from . import style
-from .text import make_text
+from ...attention_core.derived import lookup
+from ..vocabulary import style
+from ..vocabulary.text import make_text
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,13 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, Dot, FadeIn, GrowFromCe
                    LaggedStart, Line, Rectangle, SurroundingRectangle,
                    TransformFromCopy, VGroup, config)
 
-from .. import stage, style
-from ..film import Beat, Stage
-from ..formula import FormulaMap
-from ..grid import dot_radius
-from ..headers import beat_line, head_name
-from ..text import glyphs_of, label_text, line_box_height, line_of, make_math
-from ..vectors import VectorRow
+from ...vocabulary import stage, style
+from ..beat import Beat, Stage
+from ...vocabulary.formula import FormulaMap
+from ...vocabulary.grid import dot_radius
+from ...vocabulary.headers import beat_line, head_name
+from ...vocabulary.text import glyphs_of, label_text, line_box_height, line_of, make_math
+from ...vocabulary.vectors import VectorRow
 from ..views import drawn_indices
 
 TABLE_TOP = 2.75          # the key labels' top

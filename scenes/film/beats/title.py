@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, VGroup, Write
 
-from .. import stage, style
-from ..film import Beat, Stage
-from ..formula import FormulaMap
-from ..headers import head_name, layer_name
-from ..text import label_text, line_of, user_text
+from ...vocabulary import stage, style
+from ..beat import Beat, Stage
+from ...vocabulary.formula import FormulaMap
+from ...vocabulary.headers import head_name, layer_name
+from ...vocabulary.text import label_text, line_of, user_text
 from ..views import strip_row, token_row
 
 TITLE_FORMULA_SIZE = 46     # the formula, large, before it shrinks into the map

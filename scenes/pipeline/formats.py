@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 import re
 
-from ..attention_core.errors import InputError
+from ...attention_core.errors import InputError
 
 RESOLUTIONS = {
     "480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),

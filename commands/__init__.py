@@ -1,0 +1,1 @@
+"""The command line's commands, one module each, loaded when the command runs."""
