@@ -16,8 +16,8 @@ def swap_query_and_key() -> None:
     from dataclasses import replace
 
     from attention_explainer.scenes.vocabulary import style
-    for name, palette in list(style.THEMES.items()):
-        style.THEMES[name] = replace(palette, query=palette.key, key=palette.query)
+    for name, palette in list(style.PALETTES.items()):
+        style.PALETTES[name] = replace(palette, query=palette.key, key=palette.query)
     style.set_theme("3b1b")
 
 

@@ -150,7 +150,7 @@ def test_every_text_is_legible_and_no_text_morphs_into_another(film):
 
 def test_head_colours_are_far_apart_and_never_grey():
     from attention_explainer.scenes.vocabulary import colors, style
-    for name, palette in style.THEMES.items():
+    for name, palette in style.PALETTES.items():
         heads = list(palette.heads)
         # the roles' colours and every grey that means "dimmed" or "not drawn"
         others = [palette.query, palette.key, palette.value, palette.output, palette.special,

@@ -26,7 +26,7 @@ import platform
 from functools import lru_cache
 from pathlib import Path
 
-QUALITIES = ("final", "draft")
+from ...facts import QUALITIES
 
 _SETTINGS = {
     "final": {"preset": "veryfast", "tune": "animation", "crf": "20"},

@@ -1,19 +1,14 @@
-"""Video sizes and frame rates: the one table and the limits, for the command line and
-the rendering API alike (no manim here)."""
+"""Video sizes and frame rates (the table and limits are ``facts``'): parsed and checked
+for the command line and the rendering API alike (no manim here)."""
 from __future__ import annotations
 
 import numbers
 import re
 
 from ...attention_core.errors import InputError
+from ...facts import DEFAULT_RESOLUTION, FPS_RANGE, MAX_SIZE, MIN_SIZE, RESOLUTIONS
 
-RESOLUTIONS = {
-    "480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
-    "1440p": (2560, 1440), "4k": (3840, 2160),
-}
-MIN_SIZE, MAX_SIZE = (64, 36), (7680, 4320)
-FPS_RANGE = (1, 120)
-RESOLUTION_HELP = ("use 480p, 720p, 1080p, 1440p, 4k or WxH with even sizes from "
+RESOLUTION_HELP = (f"use {', '.join(RESOLUTIONS)} or WxH with even sizes from "
                    f"{MIN_SIZE[0]}x{MIN_SIZE[1]} to {MAX_SIZE[0]}x{MAX_SIZE[1]}")
 
 
@@ -23,7 +18,7 @@ def parse_resolution(spec: str) -> tuple[int, int, str]:
     >>> parse_resolution("4K")
     (3840, 2160, '4k')
     """
-    text = (spec or "1080p").strip().lower()
+    text = (spec or DEFAULT_RESOLUTION).strip().lower()
     if text in RESOLUTIONS:
         return (*RESOLUTIONS[text], text)
     match = re.fullmatch(r"(\d{1,5})x(\d{1,5})", text)

@@ -13,6 +13,9 @@ from pathlib import Path
 
 from manim import rate_functions
 
+from ... import facts
+from ...facts import DEFAULT_THEME
+
 # ---- palette -------------------------------------------------------------------------
 BACKGROUND = "#000000"
 
@@ -50,7 +53,8 @@ class Palette:
         return self.heads[index % len(self.heads)]
 
 
-THEMES = {
+# one palette per theme of facts.THEMES (a test keeps the names in step)
+PALETTES = {
     # 3b1b's 2024 attention chapter
     "3b1b": Palette(query="#FFFF00", key="#5CD0B3", value="#FC6255", output="#D147BD",
                     updated="#5CD0B3"),
@@ -69,19 +73,19 @@ THEMES = {
                                  "#D7A6FC", "#44E7EF", "#F8A4A3", "#907AE9", "#1A89C5",
                                  "#72C298", "#D866F1")),
 }
-PALETTE = THEMES["3b1b"]
+PALETTE = PALETTES[DEFAULT_THEME]
 
 
 def set_theme(name: str) -> Palette:
     """Switch the palette for the scenes constructed afterwards."""
     global PALETTE
-    PALETTE = THEMES[name]
+    PALETTE = PALETTES[name]
     return PALETTE
 
 
 def theme_name() -> str:
     """The name of the palette in use (a worker process is told it by name)."""
-    return next(name for name, palette in THEMES.items() if palette is PALETTE)
+    return next(name for name, palette in PALETTES.items() if palette is PALETTE)
 
 
 # ---- fonts ---------------------------------------------------------------------------
@@ -156,5 +160,5 @@ FAINT_ROW = 0.35    # non-focus rows of the attention grid
 VECTOR_DECIMALS = 1   # vector entries: signed, one decimal
 WEIGHT_DECIMALS = 2   # attention weights
 SCORE_DECIMALS = 1    # scores in the grid
-MAX_TOKENS_DRAWN = 16  # beyond this a focus window around the focus token is drawn
+MAX_TOKENS_DRAWN = facts.MAX_TOKENS_DRAWN  # beyond: a window around the focus token
 SEED = 0               # every random choice in a scene (spark hues, jitter) uses this

@@ -1,0 +1,95 @@
+"""The facts several parts of the program share, written once: the command line, the
+course runner, the lecture pack, the rendering API and the drawing code all read them
+here. Plain Python, no imports of ours and no manim (``--help`` stays fast); a test fails
+if any of them is written out a second time anywhere in the project.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "BEATS", "BEAT_NAMES", "BeatFacts", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS",
+    "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
+    "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
+    "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES",
+]
+
+# ---- colour themes: name -> what its roles follow (the palettes are in vocabulary.style)
+THEMES = {
+    "3b1b": "3Blue1Brown's",
+    "illustrated": "the Illustrated Transformer's (query red, key blue, value green)",
+    "colorblind": "colour-blind safe",
+}
+DEFAULT_THEME = "3b1b"
+
+# ---- the video -------------------------------------------------------------------------
+QUALITIES = ("final", "draft")            # x264 settings: pipeline.encoding
+DEFAULT_QUALITY = "final"
+RESOLUTIONS = {
+    "480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
+    "1440p": (2560, 1440), "4k": (3840, 2160),
+}
+DEFAULT_RESOLUTION = "1080p"
+MIN_SIZE, MAX_SIZE = (64, 36), (7680, 4320)
+FPS_RANGE = (1, 120)
+DEFAULT_FPS = 30
+
+# ---- what is drawn ---------------------------------------------------------------------
+MAX_TOKENS_DRAWN = 16       # beyond this a window of tokens around the focus is drawn
+MAX_TOKENS_RANGE = (2, 512)  # --max-tokens: the longest sentence a command agrees to draw
+DEFAULT_MAX_TOKENS = 64
+
+# ---- what decides a trace (attention_core.api.TraceRequest's defaults) -----------------
+DTYPES = ("float32", "float16", "bfloat16")
+TRACE_DEFAULTS = {
+    "model": "minilm", "layer": "auto", "heads": "auto", "mask": "none", "device": "auto",
+    "dtype": "float32", "d_model": 512, "num_heads": 8, "seed": 0,
+}
+# the options a saved trace (--trace) fixes: a command refuses them beside it
+TRACE_DECIDES = ("sentence", "focus", *TRACE_DEFAULTS)
+
+
+# ---- the storyboard --------------------------------------------------------------------
+@dataclass(frozen=True)
+class BeatFacts:
+    """One beat: its name (``--beats``), its title (chapters, slides, contact sheets) and
+    what it shows (the README's storyboard)."""
+    name: str
+    title: str
+    shows: str
+
+    @property
+    def scene_name(self) -> str:
+        """The plain-manim Scene class of the beat alone: "TitleBeat"."""
+        return self.name.capitalize() + "Beat"
+
+
+BEATS: tuple[BeatFacts, ...] = (
+    BeatFacts("title", "The sentence and the formula",
+              "the sentence as tokens; softmax(QKᵀ/√d_k)V; what a query, a key and a value "
+              "are for"),
+    BeatFacts("embed", "Words become vectors",
+              "each token's embedding: a column of its real numbers and an arrow in a "
+              "stated 2-D view"),
+    BeatFacts("project", "Queries, keys and values",
+              "W_Q's real entries times the focus word's embedding give its query; W_K and "
+              "W_V the same; the view turns into queries and keys"),
+    BeatFacts("sparks", "Queries meet keys",
+              "the focus word's query arcs to every key at once, each as bold as its real "
+              "q·k; the arcs fall into its row of the QKᵀ grid, then every row fills"),
+    BeatFacts("softmax", "Softmax: scores become weights",
+              "the row lifts out, ÷√d_k, then softmax: bars that stack to exactly 1"),
+    BeatFacts("pull", "The pull: a centre of mass",
+              "the values as masses on springs; cooling the softmax from the plain average "
+              "to the real weights pulls the output toward the heavy words"),
+    BeatFacts("heads", "Many heads, mixed by W_O",
+              "the focus word's row in each head, the camera pulling out from the one we "
+              "followed; every head's output concatenated and mixed by W_O"),
+    BeatFacts("mask", "The mask",
+              "masked cells red with −∞ written in; up close, the focus row's weights "
+              "renormalise and sum to 1"),
+    BeatFacts("summary", "Summary: the whole weight matrix",
+              "the whole weight matrix as a heat map with its scale, the weights written in, "
+              "the formula again"),
+)
+BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
