@@ -36,9 +36,16 @@ import click
 
 from .attention_core.errors import InputError
 from .commands.progress import TerminalProgress
+from .facts import TRACE_DECIDES
 
-TRACE_KEYS = ("focus", "model", "layer", "heads", "num-heads", "d-model", "seed", "mask",
-              "device", "dtype")
+__all__ = [
+    "COST_PER_FRAME", "COURSE_KEYS", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
+    "dry_run_lines", "estimate_seconds", "load_course", "output_set", "segment_task",
+    "sort_out_existing", "summary_table", "trace_task",
+]
+
+# the keys of an explainer that decide its trace, as settings name them ("num-heads")
+TRACE_KEYS = tuple(k.replace("_", "-") for k in TRACE_DECIDES if k != "sentence")
 COURSE_KEYS = {"sentence", "output", "pack", "resolution", "fps", "beats", "theme", "quality",
                "max-tokens", *TRACE_KEYS}
 # per core, seconds of drawing and encoding per frame: a + b * pixels (2-core AMD EPYC,
@@ -76,14 +83,14 @@ class OutputPlan:
 
 
 # ---- the manifest ------------------------------------------------------------------------
-def load_course(path: Path, group: click.Group, *, resolution=None,
-                fps: int | None = None) -> list[OutputPlan]:
+def load_course(path: Path, pack: click.Command, *, resolution=None, fps: int | None = None,
+                settings: dict | None = None) -> list[OutputPlan]:
     """Every output set of the course, every entry checked: all problems are reported at
-    once (exit 2), before anything is written. ``resolution`` (parsed) and ``fps``
-    replace every explainer's (a preview of the whole course)."""
-    from .attention_core.api import count_tokens
-    from .outputs import slugify
-    from .scenes.film.registry import parse_beats
+    once (exit 2), before anything is written. Each key is checked as ``pack``'s option of
+    that name would take it; one that no explainer nor [defaults] gives comes from
+    ``settings`` (the top-level settings, ``settings.shared_settings``), else it is pack's
+    default. ``resolution`` (parsed) and ``fps`` replace every explainer's (a preview of
+    the whole course)."""
     from .settings import settings_of
 
     try:
@@ -99,30 +106,25 @@ def load_course(path: Path, group: click.Group, *, resolution=None,
         raise InputError(f"{path}: no [[explainer]] tables; add one per explainer.")
     lines = [n for n, line in enumerate(text.splitlines(), 1)
              if re.match(r"\s*\[\[\s*explainer\s*\]\]", line)]
-    options = settings_of(group.commands["pack"])
-    plans: list[OutputPlan] = []
+    options = settings_of(pack)
+    shared = {k: v for k, v in (settings or {}).items() if k in COURSE_KEYS}
     override = {**({"resolution": resolution[2]} if resolution else {}),
                 **({"fps": fps} if fps else {})}
+    plans: list[OutputPlan] = []
     for index, entry in enumerate(entries, 1):
-        where = f"explainer {index} (line {lines[index - 1] if index <= len(lines) else '?'})"
-        merged = {**defaults, **entry, **override}
-        bad = sorted(set(merged) - COURSE_KEYS)
+        line = lines[index - 1] if index <= len(lines) else 0
+        where = f"explainer {index} (line {line or '?'})"
+        bad = sorted(set({**defaults, **entry}) - COURSE_KEYS)
         if bad:
             problems.append(f"{where}: unknown key{'s' * (len(bad) > 1)} {', '.join(bad)}")
             continue
         try:
-            plans += _plans_of(index, lines, merged, options, slugify, parse_beats,
-                               count_tokens)
+            plans += _Explainer(index, line, {**shared, **defaults, **entry, **override},
+                                options).plans()
         except (InputError, click.BadParameter) as exc:
             message = exc.format_message() if isinstance(exc, click.BadParameter) else str(exc)
             problems.append(f"{where}: {message}")
-    names = {}
-    for plan in plans:
-        key = (plan.name, plan.label)
-        if key in names:
-            problems.append(f"explainer {plan.explainer}: output {plan.name!r} at {plan.label} "
-                            f"is also explainer {names[key]}'s; give each an output name")
-        names[key] = plan.explainer
+    problems += _same_names(plans)
     if problems:
         raise InputError(f"{path}: {len(problems)} problem{'s' * (len(problems) > 1)}: "
                          + "; ".join(p.rstrip(".") for p in problems)
@@ -130,43 +132,70 @@ def load_course(path: Path, group: click.Group, *, resolution=None,
     return plans
 
 
-def _plans_of(index, lines, merged, options, slugify, parse_beats, count_tokens):
-    def cast(key, value):
-        option = options[key]
+def _same_names(plans: list[OutputPlan]) -> list[str]:
+    """Two output sets of one name and size: one would overwrite the other."""
+    problems, names = [], {}
+    for plan in plans:
+        key = (plan.name, plan.label)
+        if key in names:
+            problems.append(f"explainer {plan.explainer}: output {plan.name!r} at {plan.label} "
+                            f"is also explainer {names[key]}'s; give each an output name")
+        names[key] = plan.explainer
+    return problems
+
+
+@dataclass
+class _Explainer:
+    """One [[explainer]] entry, its keys merged with what it does not give."""
+    index: int
+    line: int
+    merged: dict
+    options: dict          # pack's options by setting name: the checks and the defaults
+
+    def value(self, key: str, given=None):
+        """The entry's value of ``key`` as pack's option takes it (``given`` instead of
+        the entry's, if not None); pack's default when the entry has none."""
+        option = self.options[key]
+        value = self.merged.get(key) if given is None else given
+        if value is None:
+            value = option.default
         text = str(value).lower() if isinstance(value, bool) else str(value)
         return option.type_cast_value(click.Context(click.Command("batch")), text)
 
-    sentence = merged.get("sentence")
-    if not isinstance(sentence, str) or not sentence.strip():
-        raise InputError("no sentence")
-    trace_options = {k.replace("-", "_"): cast(k, merged[k]) for k in TRACE_KEYS if k in merged}
-    max_tokens = cast("max-tokens", merged.get("max-tokens", 64))
-    count = count_tokens(sentence, trace_options.get("model", "minilm"))
-    if count > max_tokens:
-        raise InputError(f"the sentence is {count} tokens long, more than max-tokens "
-                         f"{max_tokens}")
-    resolutions = merged.get("resolution", "1080p")
-    resolutions = resolutions if isinstance(resolutions, list) else [resolutions]
-    if not resolutions:
-        raise InputError("resolution is an empty list")
-    pack = merged.get("pack", False)
-    if not isinstance(pack, bool):
-        raise InputError(f"pack = {pack!r}: use true or false")
-    name = merged.get("output") or slugify(sentence)
-    if not isinstance(name, str) or slugify(name) != name:
-        raise InputError(f"output = {name!r}: use letters, digits and hyphens "
-                         f"(e.g. {slugify(str(name))!r})")
-    plans = []
-    for resolution in resolutions:
-        width, height, label = cast("resolution", resolution)
-        plans.append(OutputPlan(
-            explainer=index, line=lines[index - 1] if index <= len(lines) else 0, name=name,
-            sentence=sentence, trace_options=trace_options,
-            beats=parse_beats(merged.get("beats", "all")), width=width, height=height,
-            label=label, fps=cast("fps", merged.get("fps", 30)), pack=pack,
-            theme=cast("theme", merged.get("theme", "3b1b")),
-            quality=cast("quality", merged.get("quality", "final"))))
-    return plans
+    def plans(self) -> list[OutputPlan]:
+        """The entry's output sets, one per resolution."""
+        from .attention_core.api import count_tokens
+        from .outputs import slugify
+        from .scenes.film.registry import parse_beats
+
+        merged = self.merged
+        sentence = merged.get("sentence")
+        if not isinstance(sentence, str) or not sentence.strip():
+            raise InputError("no sentence")
+        trace_options = {k.replace("-", "_"): self.value(k) for k in TRACE_KEYS if k in merged}
+        max_tokens = self.value("max-tokens")
+        count = count_tokens(sentence, self.value("model"))
+        if count > max_tokens:
+            raise InputError(f"the sentence is {count} tokens long, more than max-tokens "
+                             f"{max_tokens}")
+        resolutions = merged.get("resolution", self.options["resolution"].default)
+        resolutions = resolutions if isinstance(resolutions, list) else [resolutions]
+        if not resolutions:
+            raise InputError("resolution is an empty list")
+        pack = merged.get("pack", False)
+        if not isinstance(pack, bool):
+            raise InputError(f"pack = {pack!r}: use true or false")
+        name = merged.get("output") or slugify(sentence)
+        if not isinstance(name, str) or slugify(name) != name:
+            raise InputError(f"output = {name!r}: use letters, digits and hyphens "
+                             f"(e.g. {slugify(str(name))!r})")
+        return [OutputPlan(explainer=self.index, line=self.line, name=name, sentence=sentence,
+                           trace_options=trace_options,
+                           beats=parse_beats(merged.get("beats", self.options["beats"].default)),
+                           width=width, height=height, label=label, fps=self.value("fps"),
+                           pack=pack, theme=self.value("theme"),
+                           quality=self.value("quality"))
+                for width, height, label in (self.value("resolution", r) for r in resolutions)]
 
 
 def output_set(plan: OutputPlan, out_dir: Path):
@@ -215,7 +244,8 @@ def segment_task(trace, beat: str, hands_off: bool, width: int, height: int, fps
                  theme: str, quality: str, cache_folder: str):
     from tqdm import tqdm
 
-    from .scenes.pipeline.segments import SegmentJob, render_segment
+    from .scenes.pipeline.plan import SegmentJob
+    from .scenes.pipeline.segments import render_segment
 
     # manim's (hidden) progress bars would make tqdm create a named multiprocessing lock in
     # this worker: a worker stopped by Ctrl-C leaks it, and the resource tracker says so
@@ -226,13 +256,12 @@ def segment_task(trace, beat: str, hands_off: bool, width: int, height: int, fps
 
 
 def assemble_task(segments, trace, paths: dict, pack: bool, width: int, height: int) -> int:
-    from .scenes.film.registry import BEATS
-    from .scenes.pipeline.render import assemble
+    from .scenes.pipeline.join import assemble
 
     also = None
     if pack:
         from .lecture_pack import LecturePack
-        also = LecturePack(trace, {e.name: e.title for e in BEATS}, width, height)
+        also = LecturePack(trace, width, height)
     assemble(segments, trace, paths, also)
     return sum(s.from_cache for s in segments)
 

@@ -15,7 +15,10 @@ import json
 from pathlib import Path
 
 from .attention_core.errors import InputError
+from .facts import BEATS
 from .outputs import OutputSet, check_place, output_path
+
+__all__ = ["DECK", "FIXED", "LecturePack", "clip_name", "pack_outputs", "vtt", "vtt_time"]
 
 FIXED = {"video": "explainer.mp4", "captions": "explainer.srt", "poster": "explainer.png",
          "trace": "explainer.npz", "chapters": "chapters.vtt", "captions_vtt": "captions.vtt",
@@ -69,13 +72,16 @@ def vtt(cues: list[tuple[float, float, str]], *, numbered: bool = False) -> str:
 # ---- the pack ---------------------------------------------------------------------------
 class LecturePack:
     """Writes the pack's files (beyond the render's own four) into an opened output set:
-    the ``also`` step of ``render_video``."""
+    the ``also`` step of ``render_video``. Chapters, slides and the deck are titled with
+    the beats' titles (``facts.BEATS``)."""
 
-    def __init__(self, trace, titles: dict[str, str], width: int, height: int):
-        self.trace, self.titles, self.width, self.height = trace, titles, width, height
+    def __init__(self, trace, width: int, height: int):
+        self.trace, self.width, self.height = trace, width, height
+        self.titles = {beat.name: beat.title for beat in BEATS}
 
     def __call__(self, segments, starts: list[float], paths: dict) -> None:
-        from .scenes.pipeline.segments import KEY_FRAME, VIDEO, join_segments
+        from .scenes.pipeline.cache_files import KEY_FRAME, VIDEO
+        from .scenes.pipeline.join import join_segments
 
         chapters = [(start, start + s.duration, self.titles[s.beat])
                     for s, start in zip(segments, starts)]

@@ -16,14 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import json
 import os
 import re
 import shutil
 import signal
-import stat
-import sys
 import tempfile
 import threading
 import time
@@ -32,6 +29,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .attention_core.errors import InputError
+from .locks import try_lock
+
+__all__ = [
+    "OutputSet", "VIDEO_SIDECARS", "WORK_PREFIX", "check_place", "output_path",
+    "refuse_inside_the_cache", "scratch_folder", "sigterm_as_interrupt", "slugify",
+    "sweep_stale", "video_outputs",
+]
 
 WORK_PREFIX = ".attention-explainer-"      # our staging folders and claims (hidden files)
 LOCK = "lock"                              # the lock file inside a staging folder
@@ -107,22 +111,6 @@ def _is_pseudo_file_system(folder: Path) -> bool:
 
 
 # ---- locks: held while a run writes, free once it is gone (even after SIGKILL) -----------
-def _try_lock(path: Path) -> int | None:
-    """An open descriptor holding an exclusive lock on ``path`` (created if missing), or
-    None when another process holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    # the file may have been removed (and re-made by another run) while we waited
-    if not path.exists() or os.stat(path).st_ino != os.fstat(fd).st_ino:
-        os.close(fd)
-        return _try_lock(path)
-    return fd
-
-
 def _holder(path: Path) -> str:
     with contextlib.suppress(OSError, ValueError):
         return f" (pid {int(path.read_text().strip())})"
@@ -146,7 +134,7 @@ def sweep_stale(folder: Path) -> int:
         elif (name.startswith(WORK_PREFIX + "claim-") and entry.is_file()
               and _age(entry) > UNLOCKED_GRACE):    # a young claim may be mid-lock: never race it
             try:
-                fd = _try_lock(entry)
+                fd = try_lock(entry)
             except OSError:                             # removed by its own run meanwhile
                 fd = None
             if fd is not None:
@@ -180,7 +168,7 @@ def _sweep_staging(folder: Path) -> int:
     if not lock.exists():
         return 0 if young else _remove(folder)
     try:
-        fd = _try_lock(lock)
+        fd = try_lock(lock)
     except OSError:                             # renamed or removed by its own run meanwhile
         return 0
     if fd is None:                              # a live run
@@ -215,7 +203,7 @@ def _new_working_folder(parent: Path, prefix: str) -> tuple[Path, int | None]:
     """A working folder that is never seen without its lock: made under a temporary
     name, locked, then renamed into place."""
     making = Path(tempfile.mkdtemp(prefix=WORK_PREFIX + "new-", dir=parent))
-    fd = _try_lock(making / LOCK)     # sweeps leave young "new-" folders alone: never contended
+    fd = try_lock(making / LOCK)     # sweeps leave young "new-" folders alone: never contended
     final = parent / (WORK_PREFIX + prefix + making.name[len(WORK_PREFIX + "new-"):])
     os.rename(making, final)
     return final, fd
@@ -391,12 +379,12 @@ class OutputSet:
     def _take_claim(self) -> None:
         first = min(self.files.values(), key=lambda p: (str(p.parent), p.name))
         claim = first.parent / f"{WORK_PREFIX}claim-{first.name}.lock"
-        fd = _try_lock(claim)
+        fd = try_lock(claim)
         for _ in range(5):            # a sweep removing a stale claim holds it for a moment
             if fd is not None:
                 break
             time.sleep(0.02)
-            fd = _try_lock(claim)
+            fd = try_lock(claim)
         if fd is None:
             raise InputError(f"another attention-explainer run{_holder(claim)} is writing "
                              f"{first.name} in {first.parent}; wait for it to finish, or "
@@ -431,28 +419,6 @@ def _write_json(path: Path, data: dict) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data))
     os.replace(tmp, path)
-
-
-def write_atomically(path: Path, write: Callable[[Path], object], *, force: bool,
-                     what: str = "file", report: Callable[[str], None] | None = None) -> Path:
-    """One file as a set of one: ``write(tmp_path)`` then commit."""
-    outputs = OutputSet({"file": path}, force=force, what=what).check()
-    with outputs.opened(report=report):
-        write(outputs.path("file"))
-        outputs.commit()
-    return outputs.files["file"]
-
-
-def report_to_stderr(line: str) -> None:
-    print(line, file=sys.stderr)
-
-
-def is_regular_file(path: Path) -> bool:
-    """True for a regular file (not a FIFO, a device or a folder); never opens it."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
 
 
 VIDEO_SIDECARS = {"captions": ".srt", "poster": ".png", "trace": ".npz"}

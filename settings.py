@@ -16,6 +16,9 @@ or ``[inspect]`` table to that command only::
     fps = 10
 
 Every value is checked when the file is read: a bad one exits 2 naming the file and key.
+``batch`` has no options of its own for most of these: its explainers take the top-level
+settings (file or environment) of the options they share with ``pack`` as their defaults,
+below the course's own ``[defaults]``.
 """
 from __future__ import annotations
 
@@ -28,6 +31,12 @@ import click
 
 from .attention_core.errors import InputError
 
+__all__ = [
+    "CONFIG_FILE", "ConfigFile", "ENV_PREFIX", "NOT_SETTINGS", "PYPROJECT_TABLE", "add_envvars",
+    "commands_of", "default_map", "effective", "env_name", "find_config", "setting_name",
+    "settings_of", "shared_settings",
+]
+
 CONFIG_FILE = "attention-explainer.toml"
 PYPROJECT_TABLE = ("tool", "attention-explainer")
 ENV_PREFIX = "ATTENTION_EXPLAINER_"
@@ -37,11 +46,13 @@ NOT_SETTINGS = {"help", "version", "debug", "force"}
 
 @dataclass
 class ConfigFile:
+    """The settings file found (or none) and its table, as read."""
     path: Path | None          # None: no config file found
     table: dict                # {key: value} and {command: {key: value}}
 
     @property
     def label(self) -> str:
+        """How the settings' source is named to the user."""
         if self.path is None:
             return "no config file"
         return str(self.path) + (" [tool.attention-explainer]"
@@ -81,6 +92,7 @@ def setting_name(param: click.Parameter) -> str:
 
 
 def env_name(param: click.Parameter) -> str:
+    """An option's variable: ``--max-tokens`` -> ``ATTENTION_EXPLAINER_MAX_TOKENS``."""
     return ENV_PREFIX + setting_name(param).replace("-", "_").upper()
 
 
@@ -90,29 +102,34 @@ def settings_of(command: click.Command) -> dict[str, click.Option]:
             if isinstance(p, click.Option) and p.name not in NOT_SETTINGS}
 
 
-def add_envvars(group: click.Group) -> None:
-    """Give every option of every command its ATTENTION_EXPLAINER_<OPTION> variable, except
-    where that name is the plain-manim hook's (``--trace``): a lecturer who set it for
-    ``manim render`` must not find every command drawing that trace."""
+def add_envvars(command: click.Command) -> None:
+    """Give every option of ``command`` (and of its subcommands) its
+    ATTENTION_EXPLAINER_<OPTION> variable, except where that name is the plain-manim
+    hook's (``--trace``): a lecturer who set it for ``manim render`` must not find every
+    command drawing that trace."""
     from .attention_core.trace import TRACE_ENV
 
-    for command in _commands(group):
-        for param in settings_of(command).values():
-            name = env_name(param)
-            param.envvar = None if name == TRACE_ENV else name
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            add_envvars(sub)
+        return
+    for param in settings_of(command).values():
+        name = env_name(param)
+        param.envvar = None if name == TRACE_ENV else name
 
 
-def _commands(group: click.Group):
-    for command in group.commands.values():
-        if isinstance(command, click.Group):
-            yield from _commands(command)
-        else:
-            yield command
+def commands_of(group: click.Group) -> dict[str, click.Command]:
+    """The group's commands by name, each loaded (the command line loads them lazily)."""
+    ctx = click.Context(group)
+    return {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
 
 
 def default_map(group: click.Group, config: ConfigFile) -> dict:
-    """click's default_map from the config file, every key and value checked."""
-    commands = {name: cmd for name, cmd in group.commands.items()
+    """click's default_map from the config file, every key and value checked (no file: no
+    command is loaded)."""
+    if not config.table:
+        return {}
+    commands = {name: cmd for name, cmd in commands_of(group).items()
                 if not isinstance(cmd, click.Group)}
     shared = {k: v for k, v in config.table.items() if not isinstance(v, dict)}
     for key, value in config.table.items():
@@ -160,7 +177,7 @@ def _checked(option: click.Option, value, config: ConfigFile, key: str):
 
 def effective(group: click.Group, command_name: str, config: ConfigFile) -> list[tuple]:
     """(setting, value, where it comes from) of every option of a command."""
-    command = group.commands[command_name]
+    command = commands_of(group)[command_name]
     default_map(group, config)                       # every value checked
     own = config.table.get(command_name, {})
     written = {_normal(k): v for k, v in config.table.items() if not isinstance(v, dict)}
@@ -175,6 +192,20 @@ def effective(group: click.Group, command_name: str, config: ConfigFile) -> list
         else:
             rows.append((name, _shown_default(option), "built-in"))
     return rows
+
+
+def shared_settings(command: click.Command, config: ConfigFile) -> dict[str, object]:
+    """The settings that apply to every command, for the options of ``command``: each
+    option's variable if set, else the config file's top-level key, by setting name. The
+    values are as written (strings from the environment), for the caller to check."""
+    written = {_normal(k): v for k, v in config.table.items() if not isinstance(v, dict)}
+    found = {}
+    for name, option in settings_of(command).items():
+        if option.envvar and option.envvar in os.environ:
+            found[name] = os.environ[option.envvar]
+        elif name in written:
+            found[name] = written[name]
+    return found
 
 
 def _shown_default(option: click.Option):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = ["assert_frame_matches", "render_still", "trace_for_drawing"]
+
 
 def trace_for_drawing(*, sentence: str | None = None, trace=None, **trace_options):
     """The trace a still is drawn from: ``trace`` (an AttentionTrace or a saved .npz), or
@@ -42,11 +44,12 @@ def render_still(*, beat: str, at="key", sentence: str | None = None, trace=None
 def assert_frame_matches(golden_png, *, beat: str, at="key", tolerance: int | None = None,
                          max_share: float | None = None, **kwargs) -> None:
     """Fail (AssertionError) when the fresh still differs from ``golden_png``: by default
-    past the tolerance a new machine needs (``scenes.regression.DEFAULT_TOLERANCE``);
+    past the tolerance a new machine needs (``scenes.pipeline.regression.DEFAULT_TOLERANCE``);
     ``tolerance=0`` compares exactly."""
     from PIL import Image
 
-    from .scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, compare, diff_image
+    from .scenes.pipeline.regression import (DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, compare,
+                                             diff_image)
 
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
     max_share = DEFAULT_MAX_SHARE if max_share is None else max_share

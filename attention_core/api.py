@@ -1,37 +1,50 @@
-"""sentence -> AttentionTrace: the one entry point of the numbers side."""
+"""sentence -> AttentionTrace: the one entry point of the numbers side.
+
+Two kinds of model make a trace: a BERT-family encoder (the bundled MiniLM or a local
+folder, every layer as trained) and the seed article's MultiHeadAttention (``scratch``:
+one seeded layer on MiniLM's token embeddings). :func:`_bert_kind` and
+:func:`_scratch_kind` say what differs between them; :func:`trace_for` does the rest once.
+"""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..facts import TRACE_DEFAULTS
 from . import DEFAULT_SENTENCE, bert, scratch, selection
+from .attention import MaskSpec, build_mask, padding_blocked, parse_mask
 from .errors import InputError
-from .attention import build_mask, padding_blocked, parse_mask
-from .trace import AttentionTrace
+from .trace import AttentionTrace, kept_projection_rows
+
+__all__ = ["MODEL_CHOICES", "TraceRequest", "check_sentence", "compute_trace", "count_tokens",
+           "model_files", "trace_for"]
 
 MODEL_CHOICES = "minilm, scratch or a path to a local Hugging Face BERT folder"
 
 
 @dataclass(frozen=True)
 class TraceRequest:
-    """Everything that decides a trace; checked by :func:`trace_for` before the model runs."""
+    """Everything that decides a trace; checked by :func:`trace_for` before the model runs.
+    The defaults are ``facts.TRACE_DEFAULTS``."""
     sentence: str = DEFAULT_SENTENCE
-    model: str = "minilm"
+    model: str = TRACE_DEFAULTS["model"]
     focus: str | None = None        # None or "": chosen automatically
-    layer: str | int = "auto"
-    heads: str = "auto"
-    mask: str = "none"
-    device: str = "auto"
-    dtype: str = "float32"
-    d_model: int = 512
-    num_heads: int = 8
-    seed: int = 0
+    layer: str | int = TRACE_DEFAULTS["layer"]
+    heads: str = TRACE_DEFAULTS["heads"]
+    mask: str = TRACE_DEFAULTS["mask"]
+    device: str = TRACE_DEFAULTS["device"]
+    dtype: str = TRACE_DEFAULTS["dtype"]
+    d_model: int = TRACE_DEFAULTS["d_model"]
+    num_heads: int = TRACE_DEFAULTS["num_heads"]
+    seed: int = TRACE_DEFAULTS["seed"]
 
 
 def check_sentence(sentence: str | None) -> str:
+    """The sentence, if a model can take it; else an InputError saying how to fix it."""
     if sentence is None or not sentence.strip():
         raise InputError("the sentence is empty; type a sentence, e.g. "
                          f"attention-explainer inspect \"{DEFAULT_SENTENCE}\".")
@@ -66,7 +79,7 @@ def _loaded_weights(model: str, device: str, dtype: str):
     return model_files(model).load_weights(torch.device(device), getattr(torch, dtype))
 
 
-def count_tokens(sentence: str, model: str = "minilm") -> int:
+def count_tokens(sentence: str, model: str = TRACE_DEFAULTS["model"]) -> int:
     """How many model tokens (special ones included) the sentence becomes; no torch needed."""
     files = model_files("minilm" if model == "scratch" else model)
     count = len(files.tokenize(check_sentence(sentence)).ids)
@@ -93,97 +106,79 @@ def compute_trace(sentence: str = DEFAULT_SENTENCE, **options) -> AttentionTrace
     return trace_for(TraceRequest(sentence=sentence, **options))
 
 
-def trace_for(req: TraceRequest) -> AttentionTrace:
-    import torch
+# ---- what differs between the kinds of model ------------------------------------------------
+@dataclass(frozen=True)
+class _Forward:
+    """One run of a model on the sentence, as trained (only padding masked)."""
+    captures: list                      # a LayerCapture per layer run, from layer 0
+    rerun: Callable                     # (layer, capture, blocked) -> that layer's LayerCapture
+                                        # under the mask ``blocked`` (earlier layers as trained)
+    maps: Callable                      # layer -> (weight, bias) of its W_Q, W_K, W_V, all heads
 
-    from .device import resolve_device, resolve_dtype
 
-    sentence = check_sentence(req.sentence)
-    mask_spec = parse_mask(req.mask)
-    is_scratch = req.model == "scratch"
-    if is_scratch:
-        scratch.check_shape(req.d_model, req.num_heads)
+@dataclass(frozen=True)
+class _ModelKind:
+    """What a kind of model brings to a trace."""
+    files: bert.BertModelFiles          # the tokenizer, and the weights named ``weights_of``
+    weights_of: str                     # the model whose weights are loaded
+    num_layers: int
+    num_heads: int
+    names: dict                         # meta "model" and "model_name"
+    extra_meta: dict                    # meta of this kind alone
+    forward: Callable                   # (weights, ids, setup) -> _Forward
+
+
+def _bert_kind(req: TraceRequest) -> _ModelKind:
+    """The bundled MiniLM or a local BERT folder: its own layers and heads."""
     files = model_files(req.model)
-    num_layers = 1 if is_scratch else files.num_layers
-    num_heads = req.num_heads if is_scratch else files.num_heads
-    head_spec = selection.parse_heads(req.heads, num_heads)
-    layer_spec = selection.parse_layer(req.layer, num_layers)
-    tokens = files.tokenize(sentence)
-    files.check_length(len(tokens.ids))
-    focus = selection.resolve_focus(req.focus, tokens)
-    focus_index = focus.index
-    device = resolve_device(req.device)
-    dtype = resolve_dtype(req.dtype)
-    T = len(tokens.ids)
-    mask = build_mask(mask_spec, T)
-    content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words)
-
-    with torch.inference_mode():
-        weights = _loaded_weights("minilm" if is_scratch else req.model, str(device),
-                                  str(dtype).replace("torch.", ""))
-        ids = torch.tensor([tokens.ids], device=device)
-        if is_scratch:
-            captures, layer_inputs, module = _scratch_layer(weights, ids, req, device, dtype,
-                                                            mask)
-            maps = _fused_maps(module)
-        else:
-            _, captures = bert.forward(weights, ids, [T],
-                                       last_layer=None if layer_spec == "auto" else layer_spec)
-            layer_inputs = None
-        # the focus row of every layer's weights, with the illustration mask applied
-        allowed = torch.as_tensor(~mask[focus_index], device=device)
-        scores = np.full((num_layers, num_heads), -np.inf)
-        for n, cap in enumerate(captures):
-            row = cap.weights[0, :, focus_index].float() * allowed
-            row = row / row.sum(dim=-1, keepdim=True)
-            scores[n] = selection.head_scores(bert.to_numpy(row), focus_index, content)
-        if layer_spec != "auto":
-            scores[[n for n in range(num_layers) if n != layer_spec]] = -np.inf
-        layer, heads, primary = selection.choose(scores, layer_spec, head_spec)
-        cap = captures[layer]
-        if mask.any():   # recompute the chosen layer with the mask (earlier layers as trained)
-            blocked = cap.blocked | torch.as_tensor(mask, device=device)[None]
-            if is_scratch:
-                cap = layer_inputs(blocked)
-            else:
-                cap = bert.layer_attention(weights, layer, cap.embeddings, blocked)
-        sel = torch.as_tensor(heads, device=device)
-        f = bert.to_numpy
-        if not is_scratch:
-            maps = [weights.layers[layer][role] for role in ("q", "k", "v")]
-        rows, w_rows, b_rows = _projection_rows(maps, primary, int(cap.q.shape[-1]))
-        trace = AttentionTrace(
-            tokens=tuple(tokens.tokens),
-            embeddings=f(cap.embeddings[0]),
-            q=f(cap.q[0, sel]), k=f(cap.k[0, sel]), v=f(cap.v[0, sel]),
-            scores=f(cap.scores[0, sel]),
-            mask=np.ascontiguousarray(mask, dtype=bool),
-            weights=f(cap.weights[0, sel]),
-            context=f(cap.context[0, sel]),
-            output=f(cap.output[0]),
-            meta=_meta(req, files, tokens, mask_spec, layer, heads, primary, focus,
-                       device, dtype, num_layers, num_heads, cap, scores)
-            | {"layer_choice": "auto" if layer_spec == "auto" else "given",
-               "projection_rows": rows},
-            projection_rows=w_rows, projection_bias=b_rows,
-        )
-    trace.validate()
-    return trace
+    model = req.model if req.model == "minilm" else files.name
+    return _ModelKind(files, req.model, files.num_layers, files.num_heads,
+                      {"model": model, "model_name": files.name}, {}, _bert_forward)
 
 
-PROJECTION_ROWS = (0, 1, 2, 3)     # the components of a query whose W rows a trace keeps,
-                                   # and the last one
+def _bert_forward(weights, ids, setup: _Setup) -> _Forward:
+    last = None if setup.layer_spec == "auto" else setup.layer_spec
+    _, captures = bert.forward(weights, ids, [ids.shape[1]], last_layer=last)
+
+    def rerun(layer, cap, blocked):
+        return bert.layer_attention(weights, layer, cap.embeddings, blocked)
+
+    def maps(layer):
+        return [weights.layers[layer][role] for role in ("q", "k", "v")]
+
+    return _Forward(captures, rerun, maps)
 
 
-def _projection_rows(maps, head: int, d_k: int):
-    """The rows of one head's W_Q, W_K, W_V (and biases) that the project beat writes out:
-    (row indices, 3 x R x D float32, 3 x R float32). ``maps`` are the (weight, bias) pairs
-    of the three projections over all heads (head h owns rows h*d_k ... h*d_k + d_k - 1)."""
-    rows = sorted({r for r in PROJECTION_ROWS if r < d_k} | {d_k - 1})
-    picked = [head * d_k + r for r in rows]
-    w = np.stack([bert.to_numpy(weight[picked]) for weight, _ in maps])
-    b = np.stack([bert.to_numpy(bias[picked]) for _, bias in maps])
-    return rows, w, b
+def _scratch_kind(req: TraceRequest) -> _ModelKind:
+    """The seed's MultiHeadAttention: one layer of ``req.num_heads`` heads, its weights
+    seeded with ``req.seed``, on MiniLM's tokens and token embeddings."""
+    scratch.check_shape(req.d_model, req.num_heads)
+    files = model_files(req.model)
+    names = {"model": req.model,
+             "model_name": "MultiHeadAttention (the seed article's), weights seeded with "
+                           f"{req.seed}"}
+    extra = {"seed": int(req.seed),
+             "input": ("MiniLM token embeddings (word + position, LayerNorm) times a seeded "
+                       f"random {files.d_model}x{req.d_model} projection")}
+    return _ModelKind(files, "minilm", 1, req.num_heads, names, extra, _scratch_forward)
+
+
+def _scratch_forward(weights, ids, setup: _Setup) -> _Forward:
+    """The seed's MultiHeadAttention on MiniLM's token embeddings, projected to d_model."""
+    req, device, dtype = setup.req, setup.device, setup.dtype
+    module = scratch.seeded_module(req.d_model, req.num_heads, req.seed, device, dtype)
+    proj = scratch.seeded_input_projection(weights.d_model, req.d_model, req.seed, device, dtype)
+    x = bert.embed(weights, ids) @ proj
+    T = ids.shape[1]
+
+    def run(blocked):
+        out, d = module(x, blocked[:, None], return_details=True)
+        return bert.LayerCapture(x, d["q"], d["k"], d["v"], d["scores"], blocked,
+                                 d["weights"], d["context"], out)
+
+    fused = _fused_maps(module)
+    return _Forward([run(padding_blocked([T], T, device))],
+                    lambda layer, cap, blocked: run(blocked), lambda layer: fused)
 
 
 def _fused_maps(module):
@@ -193,58 +188,153 @@ def _fused_maps(module):
     return [(weight[n * d:(n + 1) * d], bias[n * d:(n + 1) * d]) for n in range(3)]
 
 
-def _scratch_layer(weights, ids, req, device, dtype, mask):
-    """The seed's MultiHeadAttention on MiniLM's token embeddings, projected to d_model."""
-    module = scratch.seeded_module(req.d_model, req.num_heads, req.seed, device, dtype)
-    proj = scratch.seeded_input_projection(weights.d_model, req.d_model, req.seed, device, dtype)
-    x = bert.embed(weights, ids) @ proj
-    T = ids.shape[1]
-    no_mask = padding_blocked([T], T, device)
+# ---- one trace ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Setup:
+    """A request, checked and resolved before the model runs."""
+    req: TraceRequest
+    kind: _ModelKind
+    tokens: bert.TokenizedSentence
+    focus: selection.Focus
+    mask_spec: MaskSpec
+    mask: np.ndarray                    # T x T bool, True = blocked
+    layer_spec: str | int               # "auto" or a layer
+    head_spec: str | list[int]          # "auto", "all" or head indices
+    device: object                      # torch.device
+    dtype: object                       # torch.dtype
 
-    def run(blocked):
-        out, d = module(x, blocked[:, None], return_details=True)
-        return bert.LayerCapture(x, d["q"], d["k"], d["v"], d["scores"], blocked,
-                                 d["weights"], d["context"], out)
 
-    return [run(no_mask)], run, module
+@dataclass(frozen=True)
+class _Choice:
+    """The layer and heads shown, and the head scores they were chosen by."""
+    layer: int
+    heads: list[int]
+    primary: int
+    scores: np.ndarray                  # num_layers x num_heads, -inf where not eligible
 
 
-def _meta(req, files, tokens, mask_spec, layer, heads, primary, focus, device, dtype,
-          num_layers, num_heads, cap, scores) -> dict:
-    is_scratch = req.model == "scratch"
-    meta = {
-        "model": req.model if req.model in ("minilm", "scratch") else files.name,
-        "model_name": (f"MultiHeadAttention (the seed article's), weights seeded with "
-                       f"{req.seed}") if is_scratch else files.name,
-        "weights_sha256": files.sha256,
+def _setup(req: TraceRequest) -> _Setup:
+    """Every check of the request, cheapest first; no model weights are loaded."""
+    from .device import resolve_device, resolve_dtype
+
+    sentence = check_sentence(req.sentence)
+    mask_spec = parse_mask(req.mask)
+    kind = (_scratch_kind if req.model == "scratch" else _bert_kind)(req)
+    head_spec = selection.parse_heads(req.heads, kind.num_heads)
+    layer_spec = selection.parse_layer(req.layer, kind.num_layers)
+    tokens = kind.files.tokenize(sentence)
+    kind.files.check_length(len(tokens.ids))
+    focus = selection.resolve_focus(req.focus, tokens)
+    device = resolve_device(req.device)
+    dtype = resolve_dtype(req.dtype)
+    return _Setup(req, kind, tokens, focus, mask_spec, build_mask(mask_spec, len(tokens.ids)),
+                  layer_spec, head_spec, device, dtype)
+
+
+def trace_for(req: TraceRequest) -> AttentionTrace:
+    """Check the request, run its model and capture the chosen layer's attention."""
+    import torch
+
+    setup = _setup(req)
+    kind, device = setup.kind, setup.device
+    with torch.inference_mode():
+        weights = _loaded_weights(kind.weights_of, str(device),
+                                  str(setup.dtype).replace("torch.", ""))
+        run = kind.forward(weights, torch.tensor([setup.tokens.ids], device=device), setup)
+        choice = _choose(setup, run.captures)
+        cap = run.captures[choice.layer]
+        if setup.mask.any():   # recompute the chosen layer with the mask
+            blocked = cap.blocked | torch.as_tensor(setup.mask, device=device)[None]
+            cap = run.rerun(choice.layer, cap, blocked)
+        trace = _trace(setup, choice, cap, run.maps(choice.layer))
+    trace.validate()
+    return trace
+
+
+def _choose(setup: _Setup, captures) -> _Choice:
+    """Score every head by the focus row of its weights (with the illustration mask
+    applied) and choose the layer and heads."""
+    import torch
+
+    tokens, f = setup.tokens, setup.focus.index
+    content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words)
+    allowed = torch.as_tensor(~setup.mask[f], device=setup.device)
+    num_layers = setup.kind.num_layers
+    scores = np.full((num_layers, setup.kind.num_heads), -np.inf)
+    for n, cap in enumerate(captures):
+        row = cap.weights[0, :, f].float() * allowed
+        row = row / row.sum(dim=-1, keepdim=True)
+        scores[n] = selection.head_scores(bert.to_numpy(row), f, content)
+    if setup.layer_spec != "auto":
+        scores[[n for n in range(num_layers) if n != setup.layer_spec]] = -np.inf
+    layer, heads, primary = selection.choose(scores, setup.layer_spec, setup.head_spec)
+    return _Choice(layer, heads, primary, scores)
+
+
+def _trace(setup: _Setup, choice: _Choice, cap, maps) -> AttentionTrace:
+    """The AttentionTrace of the chosen heads of one layer's capture."""
+    import torch
+
+    sel = torch.as_tensor(choice.heads, device=setup.device)
+    f = bert.to_numpy
+    rows, w_rows, b_rows = _projection_rows(maps, choice.primary, int(cap.q.shape[-1]))
+    return AttentionTrace(
+        tokens=tuple(setup.tokens.tokens),
+        embeddings=f(cap.embeddings[0]),
+        q=f(cap.q[0, sel]), k=f(cap.k[0, sel]), v=f(cap.v[0, sel]),
+        scores=f(cap.scores[0, sel]),
+        mask=np.ascontiguousarray(setup.mask, dtype=bool),
+        weights=f(cap.weights[0, sel]),
+        context=f(cap.context[0, sel]),
+        output=f(cap.output[0]),
+        meta=_meta(setup, choice, cap) | {"projection_rows": rows},
+        projection_rows=w_rows, projection_bias=b_rows,
+    )
+
+
+def _projection_rows(maps, head: int, d_k: int):
+    """The rows of one head's W_Q, W_K, W_V (and biases) that a trace keeps
+    (:func:`.trace.kept_projection_rows`): (row indices, 3 x R x D float32, 3 x R float32).
+    ``maps`` are the (weight, bias) pairs of the three projections over all heads (head h
+    owns rows h*d_k ... h*d_k + d_k - 1)."""
+    rows = kept_projection_rows(d_k)
+    picked = [head * d_k + r for r in rows]
+    w = np.stack([bert.to_numpy(weight[picked]) for weight, _ in maps])
+    b = np.stack([bert.to_numpy(bias[picked]) for _, bias in maps])
+    return rows, w, b
+
+
+def _meta(setup: _Setup, choice: _Choice, cap) -> dict:
+    """The trace's metadata: the model, the choices made and the tokens' own text."""
+    req, tokens, focus, layer = setup.req, setup.tokens, setup.focus, choice.layer
+    return {
+        **setup.kind.names,
+        "weights_sha256": setup.kind.files.sha256,
         "sentence": req.sentence,
         "layer": int(layer),
-        "num_layers": int(num_layers),
-        "heads": [int(h) for h in heads],
-        "primary_head": int(primary),
-        "num_heads_total": int(num_heads),
+        "num_layers": int(setup.kind.num_layers),
+        "heads": [int(h) for h in choice.heads],
+        "primary_head": int(choice.primary),
+        "num_heads_total": int(setup.kind.num_heads),
         "head_choice": req.heads if isinstance(req.heads, str) else ",".join(map(str, req.heads)),
-        "head_scores": [float(round(scores[layer, h], 6)) for h in heads],
+        "head_scores": [float(round(choice.scores[layer, h], 6)) for h in choice.heads],
         "d_model": int(cap.embeddings.shape[-1]),
         "d_k": int(cap.q.shape[-1]),
         "focus": focus.text,
         "focus_index": int(focus.index),
         "focus_span": [int(focus.span[0]), int(focus.span[1])],
         "focus_span_text": focus.span_text,
-        "mask": mask_spec.name,
+        "mask": setup.mask_spec.name,
         "bidirectional": True,
         # a causal/window mask on a bidirectional model is drawn for teaching, not what it does
-        "mask_is_illustration": mask_spec.kind != "none",
-        "device": str(device),
-        "dtype": str(dtype).replace("torch.", ""),
+        "mask_is_illustration": setup.mask_spec.kind != "none",
+        "device": str(setup.device),
+        "dtype": str(setup.dtype).replace("torch.", ""),
         "special": tokens.special,
         "word_ids": tokens.word_ids,
         "words": tokens.words,
         "display_tokens": tokens.display_tokens,
         "versions": _versions(),
+        **setup.kind.extra_meta,
+        "layer_choice": "auto" if setup.layer_spec == "auto" else "given",
     }
-    if is_scratch:
-        meta["seed"] = int(req.seed)
-        meta["input"] = ("MiniLM token embeddings (word + position, LayerNorm) times a seeded "
-                         f"random {files.d_model}x{req.d_model} projection")
-    return meta

@@ -14,6 +14,9 @@ import numpy as np
 
 from .errors import InputError
 
+__all__ = ["MASK_HELP", "MaskSpec", "attend", "attention", "build_mask", "masked_softmax",
+           "padding_blocked", "parse_mask", "scaled_scores"]
+
 MASK_HELP = "use none, causal or window:K (K a positive number of positions on each side)"
 
 

@@ -16,6 +16,10 @@ from .attention import attend, padding_blocked, scaled_scores
 from .errors import InputError
 from .model_checks import check_tensor_shapes, read_config, safetensors_shapes, tensor_prefix
 
+__all__ = ["BertModelFiles", "BertWeights", "LayerCapture", "MINILM_DIR_ENV", "MINILM_NAME",
+           "MINILM_SHA256", "TokenizedSentence", "embed", "forward", "layer_attention",
+           "minilm_dir", "sha256_of", "to_numpy"]
+
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -162,7 +166,6 @@ class BertWeights:
 
     def __init__(self, tensors: dict, config: dict, device, dtype):
         prefix = tensor_prefix(tensors)
-        self.config = config
         self.num_layers = int(config["num_hidden_layers"])
         self.num_heads = int(config["num_attention_heads"])
         self.d_model = int(config["hidden_size"])

@@ -14,6 +14,11 @@ import numpy as np
 from .attention import build_mask, masked_softmax
 from .projection import fit_pca
 
+__all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_weights",
+           "hot_temperature", "lookup", "masked_score", "num_heads_total", "projection",
+           "projection_bias", "qk_dot", "temperature_weights", "unmasked_weights",
+           "value_view_percent", "weight_rest"]
+
 FIELDS = ("embeddings", "q", "k", "v", "scores", "weights", "context", "output")
 
 
@@ -52,9 +57,11 @@ def num_heads_total(trace) -> int:
     return int(trace.meta.get("num_heads_total", len(trace.heads)))
 
 
-def value_view_percent(trace, h) -> float:
-    """% of head h's value vectors' squared length that their 2-D view keeps."""
-    return 100.0 * float(sum(fit_pca(trace.v[h]).explained))
+def value_view_percent(trace, h, *tokens) -> float:
+    """% of head h's value vectors' squared length that their 2-D view keeps: the view
+    fitted on the values of ``tokens`` (the tokens drawn; default: all of them)."""
+    values = trace.v[h, list(tokens)] if tokens else trace.v[h]
+    return 100.0 * float(sum(fit_pca(values).explained))
 
 
 def projection(trace, p: int, r: int, c: int) -> float:

@@ -12,6 +12,10 @@ from pathlib import Path
 
 from .errors import InputError
 
+__all__ = ["ACTIVATIONS", "CONFIG_INTS", "EMBEDDINGS", "FIX", "MAX_CONFIG_BYTES",
+           "SUPPORTED_MODEL_TYPES", "check_config", "check_tensor_shapes", "expected_shapes",
+           "read_config", "safetensors_shapes", "tensor_prefix"]
+
 SUPPORTED_MODEL_TYPES = ("bert",)
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
 MAX_CONFIG_BYTES = 1 << 20     # a BERT config.json is under a kilobyte

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+__all__ = ["PolarMotion", "Projection2D", "fit_linear_map_2d", "fit_pca", "polar_motion",
+           "view_signs"]
+
 
 @dataclass(frozen=True)
 class Projection2D:
@@ -32,16 +35,6 @@ class Projection2D:
         """Project vectors (N x D, or one D-vector) to N x 2 (or a 2-vector)."""
         x = np.asarray(vectors, dtype=np.float64)
         return (x - self.mean) @ self.axes.T
-
-    @property
-    def matrix(self) -> np.ndarray:
-        """The linear part, 2 x D."""
-        return self.axes
-
-    @property
-    def offset(self) -> np.ndarray:
-        """The constant part: the image of the zero vector."""
-        return -(self.axes @ self.mean)
 
 
 def _fix_signs(axes: np.ndarray) -> np.ndarray:
@@ -161,10 +154,6 @@ class PolarMotion:
         if stretch_first:
             return self.rotation(turn) @ self.stretching(stretch, first=True)
         return self.stretching(stretch) @ self.rotation(turn)
-
-    @property
-    def drawn(self) -> np.ndarray:
-        return self.matrix(1.0, 1.0)
 
 
 def polar_motion(matrix, *, max_ratio: float = 3.0, min_scale: float = 0.4,

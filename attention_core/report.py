@@ -7,6 +7,8 @@ import numpy as np
 
 from .trace import ARRAY_FIELDS, AttentionTrace
 
+__all__ = ["BAR_WIDTH", "focus_table", "matrix_lines", "summary_lines", "to_json"]
+
 BAR_WIDTH = 24
 
 

@@ -12,6 +12,8 @@ import math
 
 from .errors import InputError
 
+__all__ = ["build_module", "check_shape", "seeded_input_projection", "seeded_module"]
+
 
 def check_shape(d_model: int, num_heads: int) -> None:
     if num_heads < 1 or d_model < 1:

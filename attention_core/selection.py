@@ -9,6 +9,9 @@ import numpy as np
 
 from .errors import InputError
 
+__all__ = ["AUTO_HEAD_COUNT", "Focus", "STOPWORDS", "choose", "content_tokens", "head_scores",
+           "is_content_word", "parse_heads", "parse_layer", "resolve_focus"]
+
 # Function words carry little content of their own; attention onto them says little to a
 # student, so they don't count as "content" when choosing a head or an automatic focus.
 STOPWORDS = frozenset("""

@@ -14,8 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..facts import TRACE_DEFAULTS
 from .errors import InputError
 from .trace_file import HINT, OPTIONAL_SHAPES, SHAPES, describe_shape, read_trace_arrays
+
+__all__ = ["ARRAY_FIELDS", "AttentionTrace", "DEFAULT_TRACE", "NPZ_KEYS", "OPTIONAL_FIELDS",
+           "PROJECTION_ROWS", "REQUIRED_META", "ROW_SUM_TOLERANCE", "TRACE_ENV",
+           "drawn_projection_rows", "kept_projection_rows", "trace_from_environment"]
 
 NPZ_KEYS = tuple(SHAPES)     # tokens, the arrays below, meta: one source with the file checks
 ARRAY_FIELDS = NPZ_KEYS[1:-1]   # embeddings, q, k, v, scores, mask, weights, context, output
@@ -24,6 +29,21 @@ REQUIRED_META = ("model", "weights_sha256", "layer", "heads", "focus", "focus_in
                  "device", "dtype", "sentence")
 # How far a row of weights may sum from 1: half-precision models round each weight.
 ROW_SUM_TOLERANCE = {"bfloat16": 1e-2}
+# The components of a query whose W_Q, W_K and W_V rows a trace keeps, with the last one.
+PROJECTION_ROWS = (0, 1, 2, 3)
+
+
+def kept_projection_rows(d_k: int) -> list[int]:
+    """The rows of the primary head's W_Q, W_K and W_V a trace keeps for a head of size
+    d_k (``meta["projection_rows"]``): PROJECTION_ROWS below d_k and the last, d_k - 1."""
+    return sorted({r for r in PROJECTION_ROWS if r < d_k} | {d_k - 1})
+
+
+def drawn_projection_rows(kept_rows) -> list[int]:
+    """The rows the project beat writes out: the first three and the last of the kept
+    rows (0, 1, 2 and d_k - 1 for a head of four components or more), in order."""
+    rows = sorted(set(kept_rows))
+    return sorted(set(rows[:3]) | set(rows[-1:]))
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,7 +66,8 @@ class AttentionTrace:
     output: np.ndarray           # T x D   concat(all heads) @ W_O + b
     meta: dict = field(default_factory=dict)
     # optional: rows of the primary head's W_Q, W_K, W_V (3 x R x D) and their biases
-    # (3 x R), the rows ``meta["projection_rows"]`` of each; the project beat writes them out
+    # (3 x R), the rows ``meta["projection_rows"]`` of each (see kept_projection_rows); the
+    # project beat writes out drawn_projection_rows of them
     projection_rows: np.ndarray | None = None
     projection_bias: np.ndarray | None = None
 
@@ -132,7 +153,7 @@ class AttentionTrace:
 
     @property
     def mask_kind(self) -> str:
-        return self.meta.get("mask", "none")
+        return self.meta.get("mask", TRACE_DEFAULTS["mask"])     # older traces: no mask
 
     # ---- saving and loading ------------------------------------------------------
     def to_arrays(self) -> dict[str, np.ndarray]:

@@ -23,6 +23,11 @@ import numpy as np
 
 from .errors import InputError
 
+__all__ = ["ALL_SHAPES", "HEADER_LIMIT", "HINT", "LIMITS", "LIMITS_TEXT",
+           "MAX_DIRECTORY_BYTES", "MAX_ENTRIES", "MAX_META_CHARS", "MAX_TOKEN_CHARS",
+           "MAX_TOTAL_BYTES", "Member", "OPTIONAL_SHAPES", "SHAPES", "describe_shape",
+           "open_regular", "read_trace_arrays"]
+
 # The shape of each field, in symbols; the tokens fix T, embeddings D, q H and d_k.
 SHAPES = {
     "tokens": ("T",), "embeddings": ("T", "D"), "q": ("H", "T", "d_k"), "k": ("H", "T", "d_k"),

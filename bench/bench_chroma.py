@@ -20,7 +20,7 @@ def main() -> None:
     from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
     from attention_explainer.attention_core.trace import DEFAULT_TRACE, AttentionTrace
-    from attention_explainer.scenes.film.registry import BEAT_NAMES
+    from attention_explainer.facts import BEAT_NAMES
     from attention_explainer.scenes.pipeline.render import render_stills
 
     trace = AttentionTrace.load(DEFAULT_TRACE)

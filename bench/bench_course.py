@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -63,12 +64,25 @@ def trace_seconds() -> float:
                                 check=True).stdout.strip())
 
 
-def main() -> None:
-    sys.path.insert(0, str(ROOT.parent))
-    from attention_explainer.course import COST_PER_FRAME
-    from attention_explainer.scenes.pipeline.encoding import beat_weight
-    from attention_explainer.scenes.film.registry import BEAT_NAMES
+# assumed, not measured here: a 1080p pack holds its film three times (MP4, clips, the
+# slides' movies; ~15 MB each by the "speed" section) and a shared NFS-class folder
+FILM_BYTES = 45e6
+DISK_RATE = 200e6
+PAPER_EXPLAINERS = 100            # the course priced on paper, at 1080p30 and 720p30
 
+
+@dataclass(frozen=True)
+class Measured:
+    """The course's runs (seconds), its outputs' size and one trace's cost."""
+    explainers: int
+    one: float                    # 1 worker, cold beat cache
+    two: float                    # 2 workers, cold beat cache
+    again: float                  # 2 workers, warm cache, new output folder
+    pack_bytes: int
+    trace: float
+
+
+def measure() -> Measured:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         course, explainers = small_course(tmp)
@@ -81,32 +95,38 @@ def main() -> None:
         pack_bytes = sum(p.stat().st_size for p in (tmp / "two").rglob("*") if p.is_file())
     trace = trace_seconds()
     print(f"trace: {trace:.2f} s", flush=True)
+    return Measured(explainers, one, two, again, pack_bytes, trace)
+
+
+def on_paper(m: Measured) -> tuple[float, float, list[tuple]]:
+    """(scale, join cost, rows): this machine against `course.COST_PER_FRAME`'s model, the
+    join and pack per film, and (workers, compute, critical path, writing, estimate,
+    bottleneck) for 1, 8 and 64 workers."""
+    from attention_explainer.course import COST_PER_FRAME
+    from attention_explainer.facts import BEAT_NAMES
+    from attention_explainer.scenes.pipeline.encoding import beat_weight
+
+    def per_frame(width, height):
+        return COST_PER_FRAME[0] + COST_PER_FRAME[1] * width * height
+
     # measured: cost per beat-second of video at 320x180@10 on one worker, joins included
-    small_frames = explainers * sum(beat_weight(b) for b in BEAT_NAMES) * 10
-    per_frame_small = one / small_frames
-    model_small = COST_PER_FRAME[0] + COST_PER_FRAME[1] * 320 * 180
-    scale = per_frame_small / model_small        # this run against the model's machine
+    seconds = sum(beat_weight(b) for b in BEAT_NAMES)
+    scale = m.one / (m.explainers * seconds * 10) / per_frame(320, 180)
+    n_films = PAPER_EXPLAINERS * 2
 
     def film_cost(width, height, fps=30):
-        return sum(beat_weight(b) for b in BEAT_NAMES) * fps * scale * (
-            COST_PER_FRAME[0] + COST_PER_FRAME[1] * width * height)
+        return seconds * fps * scale * per_frame(width, height)
 
-    n_films = 100 * 2
-    beat_work = 100 * (film_cost(1920, 1080) + film_cost(1280, 720))
-    longest_beat = max(beat_weight(b) for b in BEAT_NAMES) * 30 * scale * (
-        COST_PER_FRAME[0] + COST_PER_FRAME[1] * 1920 * 1080)
+    beat_work = PAPER_EXPLAINERS * (film_cost(1920, 1080) + film_cost(1280, 720))
+    longest_beat = max(beat_weight(b) for b in BEAT_NAMES) * 30 * scale * per_frame(1920, 1080)
     # measured: the warm run draws nothing, so its time per film is the join and pack
     # (with the cluster's start-up shared among the films: an overestimate at this size)
-    join_cost = again / explainers
-    # assumed, not measured here: a 1080p pack holds its film three times (MP4, clips, the
-    # slides' movies; ~15 MB each by the "speed" section) and a shared NFS-class folder
-    film_bytes = 45e6
-    disk_rate = 200e6
+    join_cost = m.again / m.explainers
     rows = []
     for workers in (1, 8, 64):
-        compute = (beat_work + 100 * trace + n_films * join_cost) / workers
-        critical = trace + longest_beat + join_cost
-        writing = n_films * film_bytes / disk_rate
+        compute = (beat_work + PAPER_EXPLAINERS * m.trace + n_films * join_cost) / workers
+        critical = m.trace + longest_beat + join_cost
+        writing = n_films * FILM_BYTES / DISK_RATE
         total = max(compute, critical, writing)
         bottleneck = ("drawing beats" if total == compute else
                       "one film's critical path" if total == critical else
@@ -114,27 +134,32 @@ def main() -> None:
         if workers == 64 and compute < 5 * writing:
             bottleneck += " (the output folder's writes come within 5x)"
         rows.append((workers, compute, critical, writing, total, bottleneck))
+    return scale, join_cost, rows
+
+
+def report(m: Measured, scale: float, join_cost: float, rows: list[tuple]) -> list[str]:
+    """The "course" section of bench/RESULTS.md."""
     lines = [
         "## course: Dask workers, measured and on paper",
         "",
-        f"Machine: {machine()}. The example course (examples/course.toml, {explainers} "
+        f"Machine: {machine()}. The example course (examples/course.toml, {m.explainers} "
         "explainers, all beats, packs) at 320x180 10 fps, each run from a cold beat cache, "
         "`attention-explainer batch --jobs N` (a LocalCluster).",
         "",
         "| run | wall |",
         "| --- | ---: |",
-        f"| 1 worker | {one:.1f} s |",
-        f"| 2 workers | {two:.1f} s |",
-        f"| 2 workers, warm cache, new output folder | {again:.1f} s |",
+        f"| 1 worker | {m.one:.1f} s |",
+        f"| 2 workers | {m.two:.1f} s |",
+        f"| 2 workers, warm cache, new output folder | {m.again:.1f} s |",
         "",
-        f"**Speed-up with 2 workers: {one / two:.2f}x** (goal >= 1.7x). The course's "
-        f"outputs: {pack_bytes / 1e6:.1f} MB.",
+        f"**Speed-up with 2 workers: {m.one / m.two:.2f}x** (goal >= 1.7x). The course's "
+        f"outputs: {m.pack_bytes / 1e6:.1f} MB.",
         "",
-        "On paper: 100 explainers x 2 resolutions (1080p30 and 720p30, all nine beats, "
-        f"packs). Measured: a trace {trace:.2f} s (model loaded); a beat "
+        f"On paper: {PAPER_EXPLAINERS} explainers x 2 resolutions (1080p30 and 720p30, all "
+        f"nine beats, packs). Measured: a trace {m.trace:.2f} s (model loaded); a beat "
         f"{scale:.2f}x the per-frame model of `course.COST_PER_FRAME` (from the 1-worker "
         f"run); a join and pack {join_cost:.1f} s per film (the warm run). Assumed: "
-        f"{film_bytes / 1e6:.0f} MB written per film at {disk_rate / 1e6:.0f} MB/s into a "
+        f"{FILM_BYTES / 1e6:.0f} MB written per film at {DISK_RATE / 1e6:.0f} MB/s into a "
         "shared output folder.",
         "",
         "| workers | compute / workers | one film's critical path | writing outputs | "
@@ -148,6 +173,13 @@ def main() -> None:
               "every scale; the longest beat bounds one film, not the course; beyond a few "
               "hundred workers the scheduler's per-task overhead (~1 ms a task, 1,800 beat "
               "tasks here) and the output folder's write rate would come next."]
+    return lines
+
+
+def main() -> None:
+    sys.path.insert(0, str(ROOT.parent))
+    measured = measure()
+    lines = report(measured, *on_paper(measured))
     update_section("course", "\n".join(lines))
     print("\n".join(lines))
 

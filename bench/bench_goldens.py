@@ -11,14 +11,12 @@ whether the default comparison (scenes/pipeline/regression.py) passes it.
 from __future__ import annotations
 
 import os
-import platform
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent

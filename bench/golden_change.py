@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
 
 def swap_query_and_key() -> None:
     from dataclasses import replace

@@ -21,7 +21,8 @@ OUT = Path(__file__).resolve().parent / "profile-1080p.txt"
 
 def main(beat: str = "sparks") -> None:
     from attention_explainer.attention_core.trace import DEFAULT_TRACE, AttentionTrace
-    from attention_explainer.scenes.pipeline.segments import SegmentJob, render_segment
+    from attention_explainer.scenes.pipeline.plan import SegmentJob
+    from attention_explainer.scenes.pipeline.segments import render_segment
 
     trace = AttentionTrace.load(DEFAULT_TRACE)
     job = SegmentJob(beat=beat, hands_off=True, width=1920, height=1080, fps=30, theme="3b1b",

@@ -30,7 +30,7 @@ def beat_times(trace) -> dict[str, tuple[float, float]]:
     from attention_explainer.scenes.pipeline.capture import make_film, manim_config
     with scratch_folder("sheet-") as scratch, \
             tempconfig(manim_config(*SIZE, 10, fmt="none", media_dir=scratch,
-                                    output_file=None, caching=False)):
+                                    output_file=None)):
         film = make_film(trace, None, stills=True)
         film.renderer.file_writer.expected.add("nothing")
         film.render()

@@ -161,3 +161,18 @@ def test_mask_on_a_causal_trace_and_on_chinese(default, chinese, tmp_path):
         assert_numbers_rederive(trace, result.shown_numbers)
         kinds = {n.kind for n in result.shown_numbers}
         assert ("masked_score" in kinds) == (name == "causal")
+
+
+def test_the_pulls_percentage_is_that_of_the_view_drawn(monkeypatch):
+    """Beyond the drawing limit the pull's view is fitted on the drawn tokens; the share of
+    length it writes is that view's, not a PCA over every token."""
+    from attention_explainer.attention_core.derived import value_view_percent
+    from attention_explainer.scenes.film.views import drawn_indices, value_view
+
+    monkeypatch.setattr(style, "MAX_TOKENS_DRAWN", 6)
+    trace = synthetic_trace(words=tuple(f"w{i}" for i in range(10)), focus=8, seed=7)
+    slot, drawn = trace.primary_slot, drawn_indices(trace)
+    view, _ = value_view(trace, slot)
+    assert len(drawn) == 6
+    assert value_view_percent(trace, slot, *drawn) == pytest.approx(100 * sum(view.explained))
+    assert value_view_percent(trace, slot, *drawn) != pytest.approx(value_view_percent(trace, slot))

@@ -97,6 +97,33 @@ def test_every_bad_entry_is_reported_at_once_and_nothing_is_written(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_the_settings_top_level_theme_reaches_a_course(tmp_path):
+    """A top-level theme in attention-explainer.toml applies to batch as to render: a
+    course without a theme of its own finds in the beat cache the beat that the same
+    course with that theme in its [defaults] drew (a course that ignored the setting would
+    draw the beat again, in the default theme)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ATTENTION_EXPLAINER_")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")           # this test's beats only
+    small = 'resolution = "96x54"\nfps = 4\nbeats = "title"\n'
+    explainer = ['sentence = "The cat ate the fish"\noutput = "cat"']
+    (tmp_path / "themed").mkdir()
+    themed = _course(tmp_path / "themed", explainer, defaults=small + 'theme = "colorblind"\n')
+    first = run_process("batch", themed, "--out", tmp_path / "first", "--jobs", 1,
+                        cwd=tmp_path / "themed", env=env)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "1 beats: 0 from the cache, 1 drawn" in first.stderr, first.stderr[-2000:]
+
+    (tmp_path / "attention-explainer.toml").write_text('theme = "colorblind"\n',
+                                                      encoding="utf-8")
+    course = _course(tmp_path, explainer, defaults=small)
+    second = run_process("batch", course, "--out", tmp_path / "second", "--jobs", 1,
+                         cwd=tmp_path, env=env)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "1 beats: 1 from the cache, 0 drawn" in second.stderr, second.stderr[-2000:]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

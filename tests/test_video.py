@@ -134,6 +134,7 @@ def test_a_failed_render_keeps_the_previous_file_and_leaves_no_temporary(default
 
 
 def test_an_interrupt_while_writing_leaves_no_temporary(default_trace, tmp_path, monkeypatch):
+    from attention_explainer.scenes.pipeline import join as join_module
     from attention_explainer.scenes.pipeline import render as render_module
     out = tmp_path / "talk.mp4"
     out.write_bytes(b"old")
@@ -142,7 +143,7 @@ def test_an_interrupt_while_writing_leaves_no_temporary(default_trace, tmp_path,
         Path(target).write_bytes(b"half a video")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(render_module, "join_segments", interrupted)
+    monkeypatch.setattr(join_module, "join_segments", interrupted)
     with pytest.raises(KeyboardInterrupt):
         render_module.render_video(default_trace, beats=["summary"], width=160, height=90, fps=5,
                                    output=out, force=True, progress=False)

@@ -8,6 +8,10 @@ from manim import Text, config
 from ..vocabulary import style
 from ..vocabulary.text import Glyphs
 
+__all__ = [
+    "drawn_size", "fade_transform_sources", "glyph_morphs", "small_texts", "visible_texts",
+]
+
 
 def drawn_size(mob) -> float | None:
     """The font size a Text or a word's Glyphs shows now (scaling included), or None."""

@@ -25,12 +25,26 @@ from manim import FadeIn, FadeOut, FadeTransform, Transform, config
 from . import audits
 from ..vocabulary import style
 
-__all__ = ["Beat", "Stage", "morph"]
+__all__ = ["Beat", "Role", "Stage", "morph"]
+
+
+class Role:
+    """The roles of a :class:`Stage`, each named once: every hand-off writes and reads
+    its objects under these."""
+    LINE = "line"            # the beat's line, top left
+    MAP = "map"              # the formula map, top right
+    ROW = "row"              # the token strip (title -> embed -> project -> sparks)
+    COLUMN = "column"        # the focus word's embedding, W_Q's input (embed -> project)
+    VIEW = "view"            # the embedding view with its header (embed -> project)
+    GRID = "grid"            # QKᵀ (sparks -> softmax); the sentence's grid (mask -> summary)
+    WEIGHTS = "weights"      # the focus word's list of weights (softmax -> pull)
+    OVERLAY = (LINE, MAP)    # stay put on screen when the camera moves
 
 
 class Stage(dict):
-    """What is on screen between two beats, by role: "line" (the beat's line), "map" (the
-    formula map), and the subjects that live on ("row", "grid", ...)."""
+    """What is on screen between two beats, by :class:`Role`: the beat's line, the formula
+    map, and the subjects that live on (the strip, a grid...). Built in drawing order:
+    later roles are drawn over earlier ones."""
 
 
 class Beat:
@@ -81,14 +95,14 @@ class Beat:
         from ..vocabulary.formula import FormulaMap
 
         self.roles = {**self.stage, **self.roles}
-        old = self.stage.get("line")
+        old = self.stage.get(Role.LINE)
         new_map = FormulaMap(lit)
-        current = self.stage.get("map")
+        current = self.stage.get(Role.MAP)
         self.play(FadeTransform(old, line) if old is not None else FadeIn(line),
                   Transform(current, new_map) if current is not None else FadeIn(new_map),
                   *also, run_time=style.T_SHORT)
-        self.roles["line"] = line
-        self.roles["map"] = current if current is not None else new_map
+        self.roles[Role.LINE] = line
+        self.roles[Role.MAP] = current if current is not None else new_map
 
     # ---- verbs ----------------------------------------------------------------------
     def play(self, *animations, **kwargs) -> None:
@@ -114,7 +128,7 @@ class Beat:
         c0, c1 = frame.get_center(), np.asarray(center, dtype=float)
         k = width / frame.width
         home = abs(width - config.frame_width) < 1e-6 and np.allclose(c1, 0.0)
-        overlay_mobs = [m for m in (self.roles.get("line"), self.roles.get("map")) if m is not None]
+        overlay_mobs = [m for m in map(self.roles.get, Role.OVERLAY) if m is not None]
         on_stage = [m for m in overlay_mobs if m in self.film.mobjects]
         fades = []
         if not overlay and not home:

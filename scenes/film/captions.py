@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime
 
+__all__ = ["caption_count", "hold_captions", "separate_captions"]
+
 
 def caption_count(scene) -> int:
     """How many captions the scene has so far (a beat's first caption index)."""

@@ -18,6 +18,8 @@ from ...attention_core.derived import lookup
 from ..vocabulary import style
 from ..vocabulary.text import make_text
 
+__all__ = ["NumberBook", "ShownNumber", "format_number", "magnitude_decimals"]
+
 
 @dataclass(frozen=True)
 class ShownNumber:

@@ -11,6 +11,11 @@ from collections.abc import Iterable
 from ...attention_core.errors import InputError
 from ...facts import BEAT_NAMES, BEATS, BeatFacts
 
+__all__ = [
+    "BeatEntry", "BeatUnavailable", "beat_module", "entry", "load_beat", "parse_beats",
+    "previous_beat",
+]
+
 
 BeatEntry = BeatFacts      # one beat's name, title and what it shows (facts.BEATS)
 

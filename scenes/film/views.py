@@ -1,20 +1,35 @@
-"""Trace-aware layout shared by several beats: which tokens are drawn, and the 2-D views
-of embeddings and of one head's queries, keys and values.
+"""Trace-aware layout shared by several beats: which tokens are drawn, the token strip,
+the 2-D views of embeddings and of one head's queries, keys and values, the sentence's
+grid, and the project beat's panels that the embed beat hands on (the matrix product on
+the left, the embedding view on the right).
 
 Kept apart from the vocabulary (which never reads a trace) so a beat and the beat after
-it draw the same picture of the same vectors.
+it draw the same picture of the same vectors, and no beat imports another.
 """
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, VGroup
+from manim import DOWN, UP, VGroup
 
 from ...attention_core.projection import Projection2D, fit_pca
+from ...attention_core.trace import drawn_projection_rows, kept_projection_rows
 from ..vocabulary import stage, style
-from ..vocabulary.labels import place_arrow_labels
+from ..vocabulary.grid import make_grid
+from ..vocabulary.labels import baseline_drop, place_arrow_labels
+from ..vocabulary.matrices import MatrixVectorProduct, WeightMatrix, entries_of
 from ..vocabulary.planes import LabelledArrow, Plane2D
-from ..vocabulary.text import label_text
+from ..vocabulary.text import label_text, wrapped
 from ..vocabulary.tokens import TokenRow
+from ..vocabulary.vectors import VectorColumn
+
+__all__ = [
+    "HEAVY_KEYS", "LABEL_ALL_UP_TO", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
+    "PLANE_H", "PLANE_W", "RIGHT_CENTER", "ROW_PITCH", "SENTENCE_GRID_BOX",
+    "SENTENCE_GRID_CENTER", "drawn_indices", "embedding_panel", "embedding_plane",
+    "embedding_view", "input_column", "named_indices", "place_header", "place_note",
+    "product", "qk_view", "sentence_grid", "shown_tokens_note", "strip_row", "token_row",
+    "token_word", "value_view",
+]
 
 
 HEAVY_KEYS = 5          # a long sentence's drawn tokens always hold the focus's heaviest keys
@@ -88,7 +103,8 @@ def qk_view(trace, slot: int) -> tuple[Projection2D, np.ndarray, np.ndarray]:
 
 
 def value_view(trace, slot: int) -> tuple[Projection2D, np.ndarray]:
-    """Uncentred PCA of a head's value vectors (values live in their own space)."""
+    """Uncentred PCA of the drawn tokens' value vectors in a head (values live in their
+    own space) and their 2-D points (N x 2): the pull beat's view."""
     idx = drawn_indices(trace)
     proj = fit_pca(trace.v[slot, idx])
     return proj, proj(trace.v[slot, idx])
@@ -102,7 +118,6 @@ def sentence_grid(trace):
     """The primary head's grid over the drawn tokens (queries as rows, keys as columns),
     where the mask and the summary beats draw it: the summary fills the grid the mask
     leaves. ``grid.indices`` are the token positions of its rows and columns."""
-    from ..vocabulary.grid import make_grid
     indices = drawn_indices(trace)
     grid = make_grid([trace.display_tokens[i] for i in indices],
                      [trace.special[i] for i in indices], max_width=SENTENCE_GRID_BOX[0],
@@ -152,3 +167,83 @@ def embedding_plane(book, points, indices, *, width=7.0, height=3.6, focus_scale
         arrows[f].word.scale(1 / focus_scale)
     note.next_to(VGroup(plane.plane, *arrows), DOWN, buff=0.15)
     return plane, arrows
+
+
+# ---- the project beat's panels (the embed beat hands on the column and the view) -----------
+LEFT_PANEL = np.array([-3.0, 0.25, 0.0])     # the matrix product (and its braces), centred here
+PLANE_W, PLANE_H = 5.2, 3.8                  # the 2-D view on the right
+RIGHT_CENTER = np.array([4.25, -0.75, 0.0])
+NOTE_WIDTH = 5.6                             # a note under a panel's view wraps to this
+ROW_PITCH = 0.38                             # the product's rows
+LETTERS = ("q", "k", "v")                    # what W_Q, W_K, W_V make: projection 0, 1, 2
+
+
+def product(book, p: int) -> MatrixVectorProduct:
+    """W (of projection ``p``) times the focus word's embedding = its query, key or value,
+    laid out in the left panel."""
+    trace, pal = book.trace, style.PALETTE
+    slot, f, d_model, d_k = trace.primary_slot, trace.focus_index, int(
+        trace.embeddings.shape[-1]), trace.d_k
+    if trace.projection_rows is not None:
+        make, values = entries_of(book, "projection", (p,))
+        kept = trace.meta["projection_rows"]
+    else:                               # an older trace: the weights are not in it
+        def make(r, c):
+            return label_text("?", style.FONT_SMALL, pal.dim)
+
+        def values(r, c):
+            return 0.0
+        kept = kept_projection_rows(d_k)
+    cols = [c for c in (0, d_model - 1) if c < d_model]
+    matrix = WeightMatrix(make, values, drawn_projection_rows(kept), sorted(set(cols)),
+                          pitch=(0.86, ROW_PITCH))
+    vector = VectorColumn.from_trace(book, "embeddings", (f,), d_model, row_height=ROW_PITCH,
+                                     font_size=style.FONT_SMALL)
+    output = VectorColumn.from_trace(book, LETTERS[p], (slot, f), d_k, row_height=ROW_PITCH,
+                                     bracket_color=pal.projection_color(p),
+                                     font_size=style.FONT_SMALL)
+    result = MatrixVectorProduct(matrix, vector, output)
+    return result.move_to(LEFT_PANEL)
+
+
+def input_column(book) -> VectorColumn:
+    """The focus word's embedding, where W_Q takes it."""
+    return product(book, 0).vector
+
+
+def embedding_panel(book) -> VGroup:
+    """The embedding view in the right panel, with its header and note."""
+    trace = book.trace
+    _, points = embedding_view(trace)
+    plane, arrows = embedding_plane(book, points, drawn_indices(trace), width=PLANE_W,
+                                    height=PLANE_H)
+    panel = VGroup(plane, *arrows)
+    panel.shift(RIGHT_CENTER - plane.plane.get_center())
+    place_note(plane.note, plane, arrows)
+    header = label_text("embeddings", style.FONT_LABEL, style.PALETTE.text)
+    place_header(header, plane)
+    panel.add(header)
+    panel.plane, panel.arrows, panel.header = plane, arrows, header
+    return panel
+
+
+def place_note(note, plane: Plane2D, arrows=()):
+    """Place a note under a plane and its arrows, wrapped (never shrunk) to the panel's
+    width; returns the note placed (a wrapped note is a new Text)."""
+    if note.width > NOTE_WIDTH:
+        if note is plane.note:
+            note = plane.wrap_note(NOTE_WIDTH)
+        else:
+            note = label_text(wrapped(note.original_text, NOTE_WIDTH), style.FONT_SMALL,
+                              style.PALETTE.dim)
+    note.next_to(VGroup(plane.plane, *arrows), DOWN, buff=0.1)
+    note.set_x(plane.plane.get_center()[0])
+    return note
+
+
+def place_header(header, plane: Plane2D) -> None:
+    """Centre a header over a plane, every header on the same baseline."""
+    text = getattr(header, "words", header)
+    base = text.get_bottom()[1] + baseline_drop(text)
+    header.set_x(plane.plane.get_center()[0])
+    header.shift(UP * (plane.plane.get_top()[1] + 0.28 - base))

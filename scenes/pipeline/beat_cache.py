@@ -35,8 +35,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...attention_core import __version__
+from ...locks import try_lock
 from .cache_files import MANIFEST, Damaged, check_entry, remove
 from .sources import scenes_source_hash
+
+__all__ = [
+    "APP", "BUILDING", "BeatCache", "CAP_ENV", "DEFAULT_CAP_BYTES", "DISCARDED",
+    "ENTRY_NAME", "Found", "MANIFEST", "MAX_CAP_MB", "SCHEMA", "cache_enabled",
+    "default_cap", "default_folder", "entry_key", "own_name",
+]
 
 APP = "attention-explainer"
 SCHEMA = 2                        # bump when an entry's layout changes
@@ -187,12 +194,10 @@ class BeatCache:
         first), and ``placed[key]`` says where. When other users' entries hold both of
         its names, it moves to ``fallback`` to be served from there, this render only.
         On an error it is removed. Killed outright, it stays private until swept."""
-        from ...outputs import _try_lock
-
         beats = self.folder / "beats"
         beats.mkdir(parents=True, exist_ok=True)
         private = Path(tempfile.mkdtemp(prefix=f"{BUILDING}{key[:12]}-", dir=beats))
-        lock = _try_lock(private / ".lock")
+        lock = try_lock(private / ".lock")
         try:
             yield private
             if not (private / MANIFEST).is_file():
@@ -283,8 +288,6 @@ class BeatCache:
         """Remove the private folders of our builds that were killed (their lock is
         free), entries discarded a minute ago or more (a discard in progress keeps its
         own), and anything not a folder that took a builder's name (a symlink itself)."""
-        from ...outputs import _try_lock
-
         removed = 0
         for path in self._children():
             if path.name.startswith(DISCARDED):
@@ -299,7 +302,7 @@ class BeatCache:
                 continue
             if not _owned(path) or os.path.islink(path / ".lock"):
                 continue                      # another user's, to sweep; or not a lock
-            fd = _try_lock(path / ".lock")
+            fd = try_lock(path / ".lock")
             if fd is None:
                 continue
             shutil.rmtree(path, ignore_errors=True)
@@ -338,8 +341,8 @@ def _moved(private: Path, fallback: Path | None) -> Path:
     """The build moved to ``fallback``, where this render serves it from."""
     if fallback is None:
         raise RuntimeError(f"another user's entries for this beat in {private.parent} "
-                           "cannot be removed; render with --no-cache, or use a cache "
-                           "folder of your own")
+                           "cannot be removed; render without the beat cache, or use a "
+                           "cache folder of your own")
     fallback.parent.mkdir(parents=True, exist_ok=True)
     remove(fallback)
     shutil.move(private, fallback)

@@ -8,6 +8,8 @@ planted FIFO cannot hang us), must be a regular file of ours that group and othe
 write, and must have the size and sha256 its entry's manifest recorded; the manifest
 itself must be JSON of exactly the expected keys and types. Anything else is
 :class:`Damaged`, with a short reason for the one line the render prints. Manim-free.
+
+Also here: :func:`remove`, which never follows a symlink.
 """
 from __future__ import annotations
 
@@ -20,6 +22,12 @@ import os
 import shutil
 import stat
 from pathlib import Path
+
+__all__ = [
+    "Damaged", "ENTRY_FILES", "FIELDS", "HASHED", "KEY_FRAME", "MANIFEST", "VIDEO",
+    "check_entry", "open_file", "open_folder", "opened_checked", "parse_manifest",
+    "read_checked", "read_private", "record_files", "remove",
+]
 
 VIDEO = "segment.mp4"
 KEY_FRAME = "key.png"       # the beat's key frame, raw (never decoded from the MP4)

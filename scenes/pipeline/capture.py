@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable
 
 import cairo
 import numpy as np
@@ -19,9 +18,12 @@ from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
 from manim.utils.exceptions import EndSceneEarlyException
 
-from ..vocabulary import style
 from ..film.scene import FilmScene
+from ..vocabulary import style
 from ..vocabulary.stage import frame_size
+
+__all__ = ["CapturingFilm", "FrameCaptureWriter", "SNAP", "SegmentVideo", "SteadyCamera",
+           "StillsRenderer", "make_film", "manim_config"]
 
 
 def manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path,
@@ -102,29 +104,25 @@ class SegmentVideo:
 class FrameCaptureWriter(SceneFileWriter):
     """Counts the frames handed to the writer and keeps the ones asked for.
 
-    Requests are by frame index (known in advance), "the next frame written" (a key frame
-    marked now) or "the last frame written" (a beat's end). Frames are kept by reference:
+    Requests are by frame index, known in advance (:meth:`want`) or "the next frame
+    written" (:meth:`want_next`: a key frame marked now). Frames are kept by reference:
     the renderer hands over a fresh array for every frame and nothing changes it.
     """
 
     def __init__(self, settings):
         super().__init__(settings)
         self.frames_written = 0
-        self.last_frame: np.ndarray | None = None
         self.wanted: dict[int, list[str]] = defaultdict(list)
         self.captured: dict[str, np.ndarray] = {}
         self.expected: set[str] = set()      # stills: once all are captured, the render stops
-        self.on_frames: Callable[[int], None] | None = None
 
     def want(self, index: int, label: str) -> None:
+        """Keep frame ``index`` as ``captured[label]``."""
         self.wanted[index].append(label)
 
     def want_next(self, label: str) -> None:
+        """Keep the next frame written as ``captured[label]``."""
         self.want(self.frames_written, label)
-
-    def keep_last(self, label: str) -> None:
-        if self.last_frame is not None:
-            self.captured[label] = self.last_frame
 
     def keep(self, first: int, count: int, frame: np.ndarray) -> None:
         """Frames ``first`` .. ``first + count - 1`` show ``frame``: keep the wanted ones."""
@@ -140,9 +138,6 @@ class FrameCaptureWriter(SceneFileWriter):
             self.video.write(pixels, repeat)
         self.keep(self.frames_written, repeat, pixels)
         self.frames_written += repeat
-        self.last_frame = pixels
-        if self.on_frames is not None:
-            self.on_frames(self.frames_written)
 
 
 class StillsRenderer(CairoRenderer):
@@ -189,9 +184,9 @@ class StillsRenderer(CairoRenderer):
 
 
 class CapturingFilm(FilmScene):
-    """A FilmScene whose key frames and beat ends are captured by the writer."""
+    """A FilmScene whose key frames (``key:BEAT``) and, asked for, beat ends
+    (``end:BEAT``) are captured by the writer."""
 
-    on_beat: Callable[[str, str], None] | None = None   # (event, beat name)
     want_ends = False             # a stills render asks for each beat's last frame
 
     def mark_key_frame(self, beat: str) -> None:
@@ -203,18 +198,6 @@ class CapturingFilm(FilmScene):
             # the key frame is held, unchanged, until the stage clears: the beat's last
             # frame shows the same picture
             writer.want_next(f"end:{beat}")
-
-    def hand_off(self, beat) -> None:
-        if not self.want_ends:
-            self.renderer.file_writer.keep_last(f"end:{beat.name}")
-        super().hand_off(beat)
-
-    def run_beat(self, beat_cls, last: bool = False) -> None:
-        if self.on_beat:
-            self.on_beat("start", beat_cls.name)
-        super().run_beat(beat_cls, last=last)
-        if self.on_beat:
-            self.on_beat("end", beat_cls.name)
 
 
 # A binary grid far finer than a pixel (2^-18 scene units: 0.002 px at 8K) and far coarser

@@ -28,6 +28,8 @@ from pathlib import Path
 
 from ...facts import QUALITIES
 
+__all__ = ["beat_weight", "deterministic_options", "h264_level", "options"]
+
 _SETTINGS = {
     "final": {"preset": "veryfast", "tune": "animation", "crf": "20"},
     "draft": {"preset": "ultrafast", "crf": "23"},
@@ -91,4 +93,5 @@ _BEAT_SECONDS = {"title": 8, "embed": 12, "project": 16, "sparks": 17, "softmax"
 
 
 def beat_weight(beat: str) -> float:
+    """How long ``beat`` takes to draw, relatively: its seconds of video (10 if unknown)."""
     return _BEAT_SECONDS.get(beat, 10)

@@ -8,6 +8,8 @@ import re
 from ...attention_core.errors import InputError
 from ...facts import DEFAULT_RESOLUTION, FPS_RANGE, MAX_SIZE, MIN_SIZE, RESOLUTIONS
 
+__all__ = ["RESOLUTIONS", "RESOLUTION_HELP", "check_fps", "check_size", "parse_resolution"]
+
 RESOLUTION_HELP = (f"use {', '.join(RESOLUTIONS)} or WxH with even sizes from "
                    f"{MIN_SIZE[0]}x{MIN_SIZE[1]} to {MAX_SIZE[0]}x{MAX_SIZE[1]}")
 
@@ -47,6 +49,6 @@ def check_fps(fps) -> int:
     """A whole number of frames per second within ``FPS_RANGE``."""
     if isinstance(fps, bool) or not isinstance(fps, numbers.Integral) \
             or not FPS_RANGE[0] <= fps <= FPS_RANGE[1]:
-        raise InputError(f"--fps {fps!r} is out of range; use a whole number from "
+        raise InputError(f"frame rate {fps!r} is out of range; use a whole number from "
                          f"{FPS_RANGE[0]} to {FPS_RANGE[1]} (30 is usual, 60 for smooth motion).")
     return int(fps)

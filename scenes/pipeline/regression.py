@@ -9,6 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
+__all__ = ["DEFAULT_MAX_SHARE", "DEFAULT_TOLERANCE", "FrameComparison", "MAX_PIXELS",
+           "SHEET_FONT", "UnreadableFrame", "check_against", "compare", "contact_sheet",
+           "diff_image", "similarity"]
+
 SHEET_FONT = "/usr/share/fonts/truetype/cmu/cmunrm.ttf"
 
 

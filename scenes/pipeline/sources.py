@@ -17,6 +17,8 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
+__all__ = ["DATA_FILES", "PACKAGE", "drawing_sources", "package_root", "scenes_source_hash"]
+
 PACKAGE = "attention_explainer"
 DATA_FILES = ("scenes/vocabulary/fonts.conf",)     # read by the drawing, not imported: hashed too
 

@@ -1,22 +1,41 @@
-"""Stills for a lecture repo: the chosen beats at chosen times as PNGs, a contact sheet of
-their key frames, and a check against a folder of golden PNGs.
+"""Stills: raw frames of one beat drawn in this process, drawing only the frames asked for
+(:func:`render_stills`); and, for a lecture repo, the chosen beats at chosen times as
+PNGs, a contact sheet of their key frames and a check against a folder of golden PNGs
+(:class:`StillsJob`, the beats drawn in worker processes).
 
 The PNGs and the sheet are one output set (all written, or none); a check never writes
-into its golden folder.
+into its golden folder. A still is the renderer's raw frame, never decoded from an MP4.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ...attention_core.errors import InputError
-from ...outputs import OutputSet, output_path, sigterm_as_interrupt
+from ...facts import DEFAULT_FPS
+from ...outputs import OutputSet, output_path, scratch_folder, sigterm_as_interrupt
+from ..film.registry import parse_beats
+from ..vocabulary import style
+from .capture import make_film, manim_config
+from .draw import default_workers, run_in_workers
+from .encoding import beat_weight
+from .formats import check_fps, check_size
+from .regression import check_against, contact_sheet
+
+__all__ = ["SHEET_FORMATS", "StillsJob", "render_stills", "still_label", "stills_in_worker"]
 
 SHEET_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}
 
 
 @dataclass
 class StillsJob:
+    """Stills of ``beats`` at ``times`` (seconds, "key", "end") written as one set into
+    ``out_dir``, with a contact sheet of their key frames if ``sheet`` is given, and
+    compared with the PNGs in ``golden`` if that is given. :meth:`check` first, then
+    :meth:`run`, then :meth:`compare`."""
+
     beats: list[str]
     times: list
     out_dir: Path
@@ -31,52 +50,48 @@ class StillsJob:
     stills: list[Path] = field(default_factory=list)
 
     def names(self) -> list[tuple[str, str]]:
-        from .render import still_label
-
         """(beat, file name) of every still, in order."""
         return [(beat, f"{beat}-{still_label(t)}.png") for beat in self.beats for t in self.times]
 
     def check(self) -> "StillsJob":
-        """Refuse what cannot work, writing nothing: --out is a file or the golden folder,
-        --check is no folder, the sheet has an unknown format or lands among the goldens."""
+        """Refuse what cannot work, writing nothing: the stills' folder is a file or lies
+        in the golden folder, the golden folder is none, the sheet has an unknown format
+        or lands among the goldens."""
         self.out_dir = output_path(self.out_dir)
         if self.out_dir.exists() and not self.out_dir.is_dir():
-            raise InputError(f"--out {self.out_dir} is a file; give a folder for the stills.")
+            raise InputError(f"the stills' folder {self.out_dir} is a file; give a folder "
+                             "for the stills.")
         if self.golden is not None:
             self.golden = output_path(self.golden)
             if not self.golden.is_dir():
-                raise InputError(f"--check {self.golden} is not a folder of golden PNGs; make "
-                                 "one with `attention-explainer frames --out GOLDEN_DIR` first.")
+                raise InputError(f"the golden folder {self.golden} is not a folder of golden "
+                                 "PNGs; make one first: the stills of a good render, written "
+                                 "into a folder of their own.")
             if self.golden == self.out_dir:
-                raise InputError("--out and --check name the same folder; a check never "
-                                 "writes into its golden folder: give --out another folder.")
+                raise InputError(f"the stills' folder {self.out_dir} is the golden folder; a "
+                                 "check never writes into its golden folder: give the stills "
+                                 "another folder.")
             if _inside(self.out_dir, self.golden):
-                raise InputError(f"--out {self.out_dir} is inside the --check folder; a check "
-                                 "never writes into its golden folder: give --out a folder "
-                                 "outside it.")
+                raise InputError(f"the stills' folder {self.out_dir} is inside the golden "
+                                 "folder; a check never writes into its golden folder: give "
+                                 "the stills a folder outside it.")
         files = {f"still:{name}": self.out_dir / name for _, name in self.names()}
         if self.sheet is not None:
             self.sheet = output_path(self.sheet)
             if self.sheet.suffix.lower() not in SHEET_FORMATS:
-                raise InputError(f"--contact-sheet {self.sheet.name}: use a .png, .jpg or "
+                raise InputError(f"the contact sheet {self.sheet.name}: use a .png, .jpg or "
                                  ".webp name.")
             if self.golden is not None and _inside(self.sheet, self.golden):
-                raise InputError("--contact-sheet is in the --check folder; a check never "
-                                 "writes into its golden folder.")
+                raise InputError(f"the contact sheet {self.sheet} is in the golden folder; a "
+                                 "check never writes into its golden folder.")
             files["sheet"] = self.sheet
         self.outputs = OutputSet(files, force=self.force, what="still",
-                                 hint="choose another --out")
+                                 hint="choose another folder for the stills")
         self.outputs.check()
         return self
 
     def run(self, trace, report=None) -> list[Path]:
         """Render the stills (and the sheet) and commit them as one set."""
-        from ..vocabulary import style
-        from .regression import contact_sheet
-        from .render import default_workers, still_label, stills_in_worker
-        from .encoding import beat_weight
-        from .segments import run_in_workers
-
         times = list(self.times) + (["key"] if self.sheet and "key" not in self.times else [])
         texts = self.cache.texts if self.cache is not None else None
         calls = [(trace, beat, times, self.width, self.height, self.fps, style.theme_name(),
@@ -103,8 +118,6 @@ class StillsJob:
 
     def compare(self, *, tolerance: int, max_share: float) -> list[str]:
         """One line per still that differs from its golden twin (or has none)."""
-        from .regression import check_against
-
         results = check_against(self.out_dir, self.golden, [p.name for p in self.stills],
                                 tolerance=tolerance, max_share=max_share)
         return [r.line() for r in results if not r.passed]
@@ -113,3 +126,79 @@ class StillsJob:
 def _inside(path: Path, folder: Path) -> bool:
     """Whether ``path`` lies in ``folder`` at any depth, symlinks and ``..`` resolved."""
     return path.resolve().is_relative_to(folder.resolve())
+
+
+# ---- drawing stills -------------------------------------------------------------------
+def still_label(when: float | str) -> str:
+    """The name of a requested still: "key", "end", or seconds like "2.50s"."""
+    if isinstance(when, str):
+        return when
+    return f"{float(when) + 0.0:.2f}s"      # + 0.0: -0 is written 0.00
+
+
+def _wanted_frames(times, fps: int) -> dict[str, int | str]:
+    wanted: dict[str, int | str] = {}
+    for when in times:
+        if isinstance(when, str):
+            if when not in ("key", "end"):
+                raise InputError(f"still time {when!r}: use seconds, 'key' or 'end'.")
+            wanted[when] = when
+        else:
+            seconds = float(when)
+            if not np.isfinite(seconds) or seconds < 0:
+                raise InputError(f"still time {when!r} must be seconds >= 0.")
+            wanted[still_label(when)] = int(round(seconds * fps))
+    if not wanted:
+        raise InputError("no still times given.")
+    return wanted
+
+
+def stills_in_worker(trace, beat: str, times: list, width: int, height: int, fps: int,
+                     theme: str, texts: Path | None) -> dict:
+    """:func:`render_stills` in a worker process, told the theme and where texts are kept."""
+    from ..vocabulary.text import keep_texts_in
+    from .text_store import TextStore
+
+    style.set_theme(theme)
+    keep_texts_in(TextStore(texts) if texts is not None else None)
+    return render_stills(trace, beat=beat, times=times, width=width, height=height, fps=fps)
+
+
+def render_stills(trace, *, beat: str, times: list[float | str], width: int, height: int,
+                  fps: int = DEFAULT_FPS) -> dict:
+    """Raw frames of one beat, rendered alone, drawing only the frames asked for.
+
+    ``times``: seconds from the beat's start (frame round(t * fps)), "key" (the beat's key
+    frame) or "end" (its last frame, before the stage clears). Everything between is
+    skipped, not animated, so a still costs little more than building the beat. Returns
+    {still_label(t): RGB image}, each exactly the frame a video render would show there.
+    """
+    from manim import tempconfig
+    from PIL import Image
+
+    width, height = check_size(width, height)
+    fps = check_fps(fps)
+    names = parse_beats([beat])
+    if len(names) != 1:
+        raise InputError("render_stills draws one beat.")
+    wanted = _wanted_frames(times, fps)
+    with scratch_folder("stills-") as scratch, \
+            tempconfig(manim_config(width, height, fps, fmt="none", media_dir=scratch,
+                                    output_file=None)):
+        scene = make_film(trace, names, stills=True, want_ends="end" in wanted)
+        writer = scene.renderer.file_writer
+        for label, index in wanted.items():
+            if isinstance(index, int):
+                writer.want(index, label)
+            writer.expected.add(label if isinstance(index, int) else f"{index}:{names[0]}")
+        scene.render()
+    stills = {}
+    for label, index in wanted.items():
+        frame = writer.captured.get(f"{index}:{names[0]}" if isinstance(index, str) else label)
+        if frame is None:
+            duration = writer.frames_written / fps
+            raise InputError(f"still time {label}: the {beat} beat is only {duration:.2f} s long "
+                             f"({writer.frames_written} frames at {fps} fps); ask for a time "
+                             f"from 0 to {max(duration - 1 / fps, 0):.2f}, key or end.")
+        stills[label] = Image.fromarray(np.asarray(frame)[..., :3].copy())
+    return stills

@@ -8,6 +8,8 @@ from manim import DOWN, LEFT, RIGHT, UP, Line, Mobject, Rectangle, VGroup
 
 from . import style
 
+__all__ = ["SoftmaxBars"]
+
 
 class SoftmaxBars(VGroup):
     """Bars for a row of numbers over a baseline, one label under each.

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "distance", "from_oklab", "heat", "hex_to_rgb", "oklab", "rgb_to_hex", "signed",
+    "text_on",
+]
+
 
 def _to_linear(c: np.ndarray) -> np.ndarray:
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 from manim import ManimColor, Mobject
 
+__all__ = ["copy_mobject", "install"]
+
 try:                                  # the SVG paths glyphs are parsed from
     from svgelements import Shape as _SvgShape
 except ImportError:                   # pragma: no cover - manim depends on svgelements

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-__all__ = ["FONT_FILES", "CONFIG", "config_text", "pin", "pinned", "missing_files"]
+__all__ = ["CONFIG", "FONT_FILES", "SYMBOLS", "config_text", "missing_files", "pin", "pinned"]
 
 # The families the film names (style.SERIF, style.CJK), Symbola for symbols and emoji that
 # neither has, and DejaVu Sans for the scripts none of them has (Arabic, Hebrew, ...).
@@ -46,7 +46,7 @@ def config_text(files=FONT_FILES) -> str:
     """The fontconfig configuration that reaches only ``files``."""
     folders = sorted({str(Path(f).parent) for f in files})
     lines = ['<?xml version="1.0"?>', '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">',
-             "<!-- written by scenes/fonts.py: the only fonts attention-explainer draws with -->",
+             "<!-- written by scenes/vocabulary/fonts.py: the only fonts attention-explainer draws with -->",
              "<fontconfig>"]
     lines += [f"  <dir>{escape(folder)}</dir>" for folder in folders]
     # fontconfig keeps its scan of those folders here; the system's cache is read as well

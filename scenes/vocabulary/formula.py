@@ -6,6 +6,8 @@ from manim import UR, MathTypst, SurroundingRectangle, VGroup
 from . import stage, style
 from .text import make_math
 
+__all__ = ["DIM", "FormulaMap", "PARTS", "attention_formula", "role_colored"]
+
 # Q, K, V labelled so they take their role colours
 _FULL = ('op("Attention")({{ Q : q1 }}, {{ K : k1 }}, {{ V : v1 }}) = '
          'op("softmax")(frac({{ Q : q2 }} {{ K^T : k2 }}, sqrt(d_k))) {{ V : v2 }}')

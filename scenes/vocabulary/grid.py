@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Dot, Line, Mobject, Rectangle, Square,
@@ -17,11 +18,56 @@ from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Dot, Line, Mobject, Rectangle,
 from . import style
 from .text import glyphs_of, label_text, line_box_height, user_text
 
+__all__ = ["AttentionGrid", "GRID_FIT", "LABEL_BUFF", "LINE_SHARE", "LabelFit", "TITLE_BUFF",
+           "dot_radius", "grid_cell", "make_grid", "tidy_grid"]
+
 LABEL_BUFF = 0.12      # between a grid and its labels
 TITLE_BUFF = 0.12      # between the labels and "keys" / "queries"
 # a row label's (or a turned column label's) line box may take this share of a cell: the
 # line box is taller than the ink, so neighbouring words still do not touch
 LINE_SHARE = 0.95
+
+
+@dataclass(frozen=True)
+class LabelFit:
+    """The one rule for the words along a grid's top, with the shares each grid uses (named
+    where it is used). The content words stand upright at one scale, ``share`` of a cell
+    wide at most, when that scale is ``min_scale`` or more; else every word turns (its line
+    box ``turned_share`` of a cell, or its full size when None). Upright, a special token
+    wider than ``special_share`` of a cell shrinks to it when that keeps ``special_min_scale``
+    of its size; else it turns on its own (``special_turns_alone``) or all the words turn."""
+    share: float = 0.82                # a gap between upright words
+    min_scale: float = style.MIN_LABEL_SCALE
+    special_share: float = 0.86
+    special_min_scale: float = style.MIN_LABEL_SCALE
+    special_turns_alone: bool = True
+    turned_share: float | None = LINE_SHARE
+
+    def plan(self, widths: Sequence[float], special: Sequence[bool], cell: float,
+             font_size: float) -> tuple[float, bool]:
+        """(scale, turned) for words of these ``widths`` (at ``font_size``) at a cell size."""
+        content = [w for w, sp in zip(widths, special) if not sp] or list(widths)
+        widest = max(content, default=0.0)
+        upright = min(1.0, self.share * cell / widest) if widest > 0 else 1.0
+        specials_fit = self.special_turns_alone or all(
+            self.special_scale(w * upright, cell) is not None
+            for w, sp in zip(widths, special) if sp)
+        if upright >= self.min_scale and specials_fit:
+            return upright, False
+        if self.turned_share is None:
+            return 1.0, True
+        return min(1.0, self.turned_share * cell / line_box_height(font_size)), True
+
+    def special_scale(self, width: float, cell: float) -> float | None:
+        """How an upright word ``width`` wide shrinks to fit its cell: 1.0 when it fits,
+        less for a long special token, None when it must turn."""
+        room = self.special_share * cell
+        if width <= room:
+            return 1.0
+        return room / width if room / width >= self.special_min_scale else None
+
+
+GRID_FIT = LabelFit()      # the attention grids: QKᵀ, the mask's and the summary's
 
 
 def dot_radius(weight: float, max_radius: float) -> float:
@@ -30,7 +76,8 @@ def dot_radius(weight: float, max_radius: float) -> float:
 
 
 class AttentionGrid(VGroup):
-    """Rows are queries, columns are keys: thin grey lines, token labels on both axes.
+    """Rows are queries, columns are keys: thin grey lines, token labels on both axes
+    (laid out by :func:`tidy_grid` with the rule ``fit``), "queries" and "keys" beside them.
 
     Cells hold what a beat puts in them (:meth:`put_all` scales numbers to fit, at one
     scale), then dots whose area follows the weight (:meth:`weight_dots`). :meth:`focus_box`
@@ -43,7 +90,8 @@ class AttentionGrid(VGroup):
                  col_special: Sequence[bool] | None = None,
                  cell_size: float | None = None, max_width: float = 8.0,
                  max_height: float = 6.0, font_size: float = style.FONT_LABEL,
-                 row_title: str | None = "queries", col_title: str | None = "keys"):
+                 row_title: str | None = "queries", col_title: str | None = "keys",
+                 fit: LabelFit = GRID_FIT):
         super().__init__()
         col_tokens = list(row_tokens if col_tokens is None else col_tokens)
         row_tokens = list(row_tokens)
@@ -51,28 +99,14 @@ class AttentionGrid(VGroup):
         col_special = list(col_special) if col_special is not None else [False] * len(col_tokens)
         pal = style.PALETTE
         self.n_rows, self.n_cols = len(row_tokens), len(col_tokens)
-
-        def word(t, sp):
-            return user_text(t, font_size, pal.special if sp else pal.text)
-
-        self.row_labels = VGroup(*[word(t, s) for t, s in zip(row_tokens, row_special)])
-        self.col_labels = VGroup(*[word(t, s) for t, s in zip(col_tokens, col_special)])
-        label_w = max(m.width for m in self.row_labels) + 0.3
-        label_h = max(m.height for m in self.col_labels) + 0.3
-        if cell_size is None:
+        if cell_size is None:     # a rough fit by the words' widths and heights
+            def word(t, sp):
+                return user_text(t, font_size, pal.special if sp else pal.text)
+            label_w = max(word(t, s).width for t, s in zip(row_tokens, row_special)) + 0.3
+            label_h = max(word(t, s).height for t, s in zip(col_tokens, col_special)) + 0.3
             cell_size = min((max_width - label_w) / self.n_cols,
                             (max_height - label_h) / self.n_rows, 1.0)
         self.cell_size = cell_size
-        # the column labels must not collide: shrink them a little, or rotate them when
-        # a cell is far too narrow for the widest word
-        widest = max(m.width for m in self.col_labels)
-        shrink = 0.92 * cell_size / widest if widest > 0 else 1.0
-        if 0.7 <= shrink < 1.0:
-            for lab in self.col_labels:
-                lab.scale(shrink)
-        # only words still wider than a cell are turned (CJK characters stay upright)
-        self.rotated_cols = [c for c, lab in enumerate(self.col_labels)
-                             if lab.width > 0.92 * cell_size]
         w, h = self.n_cols * cell_size, self.n_rows * cell_size
         self.top_left = np.array([-w / 2, h / 2, 0.0])
         lines = [Line(self.top_left + RIGHT * c * cell_size,
@@ -80,23 +114,17 @@ class AttentionGrid(VGroup):
         lines += [Line(self.top_left + DOWN * r * cell_size,
                        self.top_left + DOWN * r * cell_size + RIGHT * w) for r in range(self.n_rows + 1)]
         self.lines = VGroup(*lines).set_stroke(pal.grid, width=1.0)
-        for r, lab in enumerate(self.row_labels):
-            lab.next_to(self.cell_center(r, 0), LEFT, buff=cell_size / 2 + 0.15)
-        for c, lab in enumerate(self.col_labels):
-            if c in self.rotated_cols:
-                lab.rotate(math.pi / 2)
-            lab.next_to(self.cell_center(0, c), UP, buff=cell_size / 2 + 0.12)
+        self.row_labels, self.col_labels = VGroup(), VGroup()     # drawn by tidy_grid
         self.add(self.lines, self.row_labels, self.col_labels)
         self.titles = VGroup()
         if col_title:
-            t = label_text(col_title, style.FONT_SMALL, pal.key)
-            t.next_to(self.col_labels, UP, buff=0.15)
-            self.titles.add(t)
+            self.titles.add(label_text(col_title, style.FONT_SMALL, pal.key))
         if row_title:
-            t = label_text(row_title, style.FONT_SMALL, pal.query).rotate(math.pi / 2)
-            t.next_to(self.row_labels, LEFT, buff=0.15)
-            self.titles.add(t)
+            title = label_text(row_title, style.FONT_SMALL, pal.query)
+            self.titles.add(title.rotate(math.pi / 2))
         self.add(self.titles)
+        tidy_grid(self, row_tokens, col_tokens, row_special=row_special,
+                  col_special=col_special, font_size=font_size, fit=fit)
 
     @property
     def cell(self) -> float:
@@ -162,37 +190,28 @@ class AttentionGrid(VGroup):
 
 
 # ---- tidy labels ------------------------------------------------------------------
-def label_plan(col_texts: Sequence[str], col_special: Sequence[bool], cell: float,
-               font_size: float) -> tuple[float, bool]:
-    """(scale, turned) for a grid's column labels at a cell size: one scale for all;
-    turned when the content words would shrink below ``style.MIN_LABEL_SCALE`` to stand upright."""
-    widths = [glyphs_of(t, font_size, s).width for t, s in zip(col_texts, col_special)
-              if not s] or [glyphs_of(t, font_size, s).width for t, s in zip(col_texts, col_special)]
-    widest = max(widths, default=0.0)
-    upright = min(1.0, 0.82 * cell / widest) if widest > 0 else 1.0     # a gap between words
-    if upright >= style.MIN_LABEL_SCALE:
-        return upright, False
-    return min(1.0, LINE_SHARE * cell / line_box_height(font_size)), True
+def _widths(texts: Sequence[str], special: Sequence[bool], font_size: float) -> list[float]:
+    return [glyphs_of(t, font_size, s).width for t, s in zip(texts, special)]
 
 
 def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: float,
               max_height: float, font_size: float, titles: bool = True,
               row_labels: bool = True, col_labels: bool = True,
-              limit: float = 1.0) -> float:
+              limit: float = 1.0, fit: LabelFit = GRID_FIT) -> float:
     """The largest cell for an n x n grid whose labels (as :func:`tidy_grid` draws them)
     and titles fit in max_width x max_height."""
     n = len(tokens)
-    row_w = max(glyphs_of(t, font_size, s).width for t, s in zip(tokens, special))
+    widths = _widths(tokens, special, font_size)
+    row_w = max(widths)
     title = (line_box_height(style.FONT_SMALL) + TITLE_BUFF) if titles else 0.0
-    longest = max(glyphs_of(t, font_size, s).width for t, s in zip(tokens, special))
+    longest = max(widths)
     cell = limit
     for _ in range(8):       # the label plan depends on the cell: settle it
-        scale, turned = label_plan(tokens, special, cell, font_size)
+        scale, turned = fit.plan(widths, special, cell, font_size)
         col_h = (longest if turned else line_box_height(font_size)) * scale if col_labels else 0.0
         if col_labels and not turned:       # a long special token turns on its own
-            alone = [glyphs_of(t, font_size, sp).width * scale for t, sp in zip(tokens, special)]
-            col_h = max([col_h] + [w for w in alone
-                                   if w > 0.86 * cell and 0.86 * cell / w < style.MIN_LABEL_SCALE])
+            alone = [w * scale for w in widths]
+            col_h = max([col_h] + [w for w in alone if fit.special_scale(w, cell) is None])
         row_scale = min(1.0, LINE_SHARE * cell / line_box_height(font_size))
         w_used = (row_w * row_scale + LABEL_BUFF + title) if row_labels else 0.0
         h_used = (col_h + LABEL_BUFF + title) if col_labels else 0.0
@@ -205,25 +224,28 @@ def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
 
 def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence[str], *,
               row_special: Sequence[bool], col_special: Sequence[bool],
-              font_size: float) -> AttentionGrid:
-    """Rebuild a grid's labels: one size, one baseline, one direction; titles re-placed."""
+              font_size: float, fit: LabelFit = GRID_FIT) -> AttentionGrid:
+    """Lay out a grid's labels by ``fit``: one size, one baseline, one direction (a long
+    special token may turn on its own); the titles placed beside them."""
     cell = grid.cell
     top = grid.lines.get_top()[1]
     left = grid.lines.get_left()[0]
     # columns
-    scale, turned = label_plan(col_texts, col_special, cell, font_size)
+    scale, turned = fit.plan(_widths(col_texts, col_special, font_size), col_special, cell,
+                             font_size)
     new_cols, turned_cols = [], []
     for c, (t, sp) in enumerate(zip(col_texts, col_special)):
         g = glyphs_of(t, font_size, sp).scale(scale, about_point=ORIGIN)
         x = grid.cell_center(0, c)[0]
         size = scale
-        if not turned and g.width > 0.86 * cell and 0.86 * cell / g.width >= style.MIN_LABEL_SCALE:
-            size *= 0.86 * cell / g.width                           # a long special token
-            g.scale(0.86 * cell / g.width, about_point=ORIGIN)
-        turn = turned or g.width > 0.86 * cell       # ... turns only when far too long
+        shrink = None if turned else fit.special_scale(g.width, cell)
+        if shrink is not None and shrink < 1.0:                     # a long special token
+            size *= shrink
+            g.scale(shrink, about_point=ORIGIN)
+        turn = turned or g.width > fit.special_share * cell   # ... turns only when far too long
         if turn:
-            if not turned:
-                g.scale(min(1.0, LINE_SHARE * cell / (line_box_height(font_size) * scale)),
+            if not turned and fit.turned_share is not None:
+                g.scale(min(1.0, fit.turned_share * cell / (line_box_height(font_size) * scale)),
                         about_point=ORIGIN)
             g.rotate(math.pi / 2, about_point=ORIGIN)
             g.shift([x, top + LABEL_BUFF - g.get_bottom()[1], 0])
@@ -263,9 +285,7 @@ def make_grid(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
     """A square attention grid over ``tokens`` fitted to the space, labels tidied."""
     cell = grid_cell(tokens, special, max_width=max_width, max_height=max_height,
                      font_size=font_size, titles=titles, limit=limit)
-    grid = AttentionGrid(list(tokens), row_special=list(special), col_special=list(special),
+    return AttentionGrid(list(tokens), row_special=list(special), col_special=list(special),
                          cell_size=cell, font_size=font_size,
                          row_title="queries" if titles else None,
                          col_title="keys" if titles else None)
-    return tidy_grid(grid, tokens, tokens, row_special=special, col_special=special,
-                     font_size=font_size)

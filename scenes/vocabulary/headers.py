@@ -7,6 +7,8 @@ from manim import VGroup
 from . import stage, style
 from .text import line_of
 
+__all__ = ["beat_line", "head_name", "layer_name"]
+
 
 def beat_line(*parts) -> VGroup:
     """A beat's opening line, top left: ``parts`` are text (ours) or ("user", text) for

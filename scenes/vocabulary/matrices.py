@@ -12,6 +12,8 @@ from . import colors, style
 from .text import label_text
 from .vectors import VectorColumn, bracket
 
+__all__ = ["MatrixVectorProduct", "WeightMatrix", "counted_brace", "entries_of"]
+
 
 class WeightMatrix(VGroup):
     """A few rows and columns of a weight matrix, written out: ``make(r, c)`` gives the
@@ -105,7 +107,7 @@ class MatrixVectorProduct(VGroup):
         self.signs = VGroup(*parts, equals)
         self.add(matrix, self.signs, vector, output)
 
-    def play_sweep(self, beat, *, time_per_row: float = 0.45) -> None:
+    def play_sweep(self, beat, *, time_per_row: float = style.T_ROW) -> None:
         """Box each row and the vector, the output's entry appearing as its row is done."""
         color = style.PALETTE.highlight
         row_box = SurroundingRectangle(self.matrix.row(0), color=color, buff=0.05, stroke_width=3)
@@ -121,11 +123,6 @@ class MatrixVectorProduct(VGroup):
         beat.play(row_box.animate.set_stroke(opacity=0), vec_box.animate.set_stroke(opacity=0),
                   run_time=style.T_FLICK)
         beat.remove(row_box, vec_box)
-
-
-def shown_components(length: int) -> list[int]:
-    """The rows or columns a written-out matrix shows: the first three and the last."""
-    return sorted({0, 1, 2, length - 1} & set(range(length)))
 
 
 def entries_of(book, kind: str, prefix: tuple) -> tuple[Callable, Callable]:

@@ -13,7 +13,9 @@ import numpy as np
 from manim import DOWN, RIGHT, UP, Animation, Arrow, Mobject, NumberPlane, VGroup, VMobject
 
 from . import style
-from .text import label_text, user_text, wrapped
+from .text import label_text, outlined, user_text, wrapped
+
+__all__ = ["CarryPlane", "LabelledArrow", "Plane2D", "nice_step", "place_label_at_tip"]
 
 
 def nice_step(extent: float, lines_per_side: float = 4) -> float:
@@ -176,7 +178,7 @@ class LabelledArrow(VGroup):
         if special:     # dimmed but still in its role colour (the arrow already is)
             self.word.set_opacity(0.5)
         # a black outline keeps the word legible over crossing arrows and grid lines
-        self.word.set_stroke(style.BACKGROUND, width=5, background=True)
+        outlined(self.word)
         place_label_at_tip(self.word, start, end)
         self.extras = VGroup()
         self.add(self.arrow, self.word, self.extras)

@@ -1,25 +1,54 @@
 """Sparks: a tapered glow travelling along an arc from a query to a key (3b1b's
-"ContextAnimation"), its width and brightness set by the real strength of the pair."""
+"ContextAnimation"), its width and brightness set by the real strength of the pair; the
+arcs that stay, one per key, as bold and as bright as their strength."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from manim import (DOWN, RIGHT, Animation, ArcBetweenPoints, CapStyleType, Dot, Line,
+from manim import (DOWN, LEFT, RIGHT, Animation, ArcBetweenPoints, CapStyleType, Dot, Line,
                    ManimColor, VGroup, interpolate_color)
 
 from . import style
 
+__all__ = ["LOOP_ANGLE", "LOOP_REACH", "SPARK_HUES", "Spark", "SparkTravel", "arc_angle",
+           "strength_arc"]
+
 SPARK_HUES = ("#FFD27F", "#FFB347", "#FF9F40", "#FFC857", "#FFE08A")   # warm
 _BLACK = ManimColor("#000000")
+_WHITE = ManimColor("#FFFFFF")
+LOOP_ANGLE = 1.7 * math.pi     # a query's arc to its own key: a loop under its chip
+LOOP_REACH = 0.22              # ... reaching this far to either side of the chip
 
 
-def arc_angle(chord: float, wanted: float = np.pi * 0.7, sag: float = 0.85) -> float:
+def arc_angle(chord: float, sag: float, wanted: float = np.pi * 0.7) -> float:
     """An arc's angle: ``wanted``, flattened so it hangs at most ``sag`` below its chord
     (a circular arc of angle θ over a chord c hangs c/2 · tan(θ/4))."""
     if chord <= 1e-6:
         return wanted
     return min(wanted, 4 * math.atan(2 * sag / chord))
+
+
+def strength_arc(start, end, strength: float, *, sag: float, own: bool = False
+                 ) -> ArcBetweenPoints:
+    """An arc from a query at ``start`` to a key at ``end`` that hangs below them (at most
+    ``sag``), its width and brightness by the ``strength`` in [0, 1] (most thin; the
+    theme's arc colour whitening as it grows); ``own``: the query's own key, a loop.
+    ``arc.bend`` is its angle (a :class:`Spark` follows it)."""
+    color = interpolate_color(ManimColor(style.PALETTE.arc), _WHITE, strength ** 2)
+    if own:
+        bend = LOOP_ANGLE
+        arc = ArcBetweenPoints(start + LEFT * LOOP_REACH, start + RIGHT * LOOP_REACH,
+                               angle=bend)
+    else:
+        # counter-clockwise from left to right passes below: hang every arc down
+        bend = arc_angle(float(np.linalg.norm(end - start)), sag)
+        if end[0] < start[0]:
+            bend = -bend
+        arc = ArcBetweenPoints(start, end, angle=bend)
+    arc.bend = bend
+    arc.set_stroke(color, width=1.0 + 7.0 * strength ** 2, opacity=0.35 + 0.65 * strength)
+    return arc
 
 
 class Spark(VGroup):
@@ -62,7 +91,7 @@ class Spark(VGroup):
         pts = [path.point_from_proportion(t) for t in ts]
         self.params = (ts[:-1] + ts[1:]) / 2
         self.halo_color = hue
-        self.core_color = interpolate_color(ManimColor(hue), ManimColor("#FFFFFF"), 0.55).to_hex()
+        self.core_color = interpolate_color(ManimColor(hue), _WHITE, 0.55).to_hex()
         self.max_width = max_width
         self.halo = VGroup(*[Line(pts[n], pts[n + 1]) for n in range(n_segments)])
         self.core = VGroup(*[Line(pts[n], pts[n + 1]) for n in range(n_segments)])
@@ -113,8 +142,7 @@ class Spark(VGroup):
     def tint(self, colour: str) -> "Spark":
         """Recolour (a masked key's spark is red)."""
         self.halo_color = colour
-        self.core_color = interpolate_color(ManimColor(colour), ManimColor("#FFFFFF"),
-                                            0.35).to_hex()
+        self.core_color = interpolate_color(ManimColor(colour), _WHITE, 0.35).to_hex()
         return self.set_progress(-1.0)
 
 
@@ -123,7 +151,7 @@ class SparkTravel(Animation):
 
     def __init__(self, spark: Spark, **kwargs):
         kwargs.setdefault("rate_func", style.EASE)
-        kwargs.setdefault("run_time", 1.2)
+        kwargs.setdefault("run_time", style.T_SPARK)
         super().__init__(spark, **kwargs)
 
     def interpolate_mobject(self, alpha: float) -> None:

@@ -6,6 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "BODY_TOP", "BOTTOM_EDGE", "HEIGHT", "LEFT_EDGE", "LINE_LEFT", "LINE_WIDTH",
+    "MAP_CORNER", "RIGHT_EDGE", "STRIP_Y", "TEXT_WIDTH", "WIDTH", "frame_size",
+    "keep_right_of",
+]
+
 HEIGHT = 8.0
 WIDTH = HEIGHT * 16 / 9
 
@@ -14,10 +20,6 @@ RIGHT_EDGE = 6.9
 LEFT_EDGE = -6.9
 BOTTOM_EDGE = -3.85
 TEXT_WIDTH = 13.4          # widest a row of tokens, a note or a formula may be
-FORMULA_WIDTH = 12.5       # widest the title's formula may be
-
-CORNER_BUFF = 0.4          # a beat's heading from the top-left corner
-TAG_BUFF = 0.45            # the head/layer tag from the top-right corner
 
 # ---- the bands of the film ------------------------------------------------------------------
 # top band: the beat's line (left) and the formula map (right); the token strip below it;
@@ -27,7 +29,6 @@ LINE_WIDTH = 9.2                             # widest the beat line may be (the 
 MAP_CORNER = np.array([6.8, 3.88, 0.0])      # the formula map's top-right corner
 STRIP_Y = 2.5                                # the token strip's centre
 BODY_TOP = 1.95                              # the body of a beat: below the strip
-BODY_BOTTOM = -3.8
 
 
 def frame_size(width: int, height: int) -> dict:

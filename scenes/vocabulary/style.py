@@ -16,6 +16,18 @@ from manim import rate_functions
 from ... import facts
 from ...facts import DEFAULT_THEME
 
+__all__ = [
+    "BACKGROUND", "CAP_PX_PER_POINT", "CJK", "EASE", "FAINT_ROW", "FEW", "FONT_BODY",
+    "FONT_LABEL", "FONT_NUMBER", "FONT_SMALL", "FONT_TITLE", "FONT_TOKEN", "LAG_ARCS",
+    "LAG_ARCS_MANY", "LAG_FEW", "LAG_MANY", "MAX_TOKENS_DRAWN", "MIN_CAPTION", "MIN_CAP_PX",
+    "MIN_FONT", "MIN_LABEL_SCALE", "PALETTE", "PALETTES", "Palette", "READING_CPS",
+    "SCORE_DECIMALS", "SEED", "SERIF", "T_ARC", "T_BUILD", "T_BUNDLE", "T_BUNDLE_MANY",
+    "T_CAMERA", "T_COOL", "T_FLICK", "T_HANDOFF", "T_HOLD", "T_LAST_HOLD", "T_MOVE",
+    "T_PAUSE", "T_POP", "T_QUICK", "T_ROW", "T_ROW_FAST", "T_SHORT", "T_SPARK", "T_STEP",
+    "T_WRITE", "VECTOR_DECIMALS", "WEIGHT_DECIMALS", "lag_for", "register_fonts",
+    "set_theme", "theme_name",
+]
+
 # ---- palette -------------------------------------------------------------------------
 BACKGROUND = "#000000"
 
@@ -26,7 +38,6 @@ class Palette:
     key: str
     value: str
     output: str
-    updated: str          # the updated embedding E' (3b1b draws it teal)
     text: str = "#DDDDDD"
     soft: str = "#BBBBBB"
     dim: str = "#888888"
@@ -37,10 +48,7 @@ class Palette:
     positive: str = "#58C4DD"    # weight-matrix entries: blue for +
     negative: str = "#FC6255"    # red for -
     special: str = "#666666"     # [CLS]/[SEP]: dimmed, never hidden
-    # what captions call the role colours (a caption must be true under every theme)
-    query_name: str = "yellow"
-    key_name: str = "teal"
-    value_name: str = "red"
+    arc: str = "#FFB347"         # a query's arcs to the keys (warm; white when strongest)
     # head colours: picked greedily in OKLab so that any two heads, and any head and a
     # role colour or a dimming grey, are at least 0.12 apart (clearly different; 0.02 is
     # just noticeable); never the "not drawn" grey (tests/test_film.py checks both)
@@ -52,23 +60,23 @@ class Palette:
     def head(self, index: int) -> str:
         return self.heads[index % len(self.heads)]
 
+    def projection_color(self, p: int) -> str:
+        """The colour of what W_Q, W_K, W_V (``p`` = 0, 1, 2) make: query, key, value."""
+        return (self.query, self.key, self.value)[p]
+
 
 # one palette per theme of facts.THEMES (a test keeps the names in step)
 PALETTES = {
     # 3b1b's 2024 attention chapter
-    "3b1b": Palette(query="#FFFF00", key="#5CD0B3", value="#FC6255", output="#D147BD",
-                    updated="#5CD0B3"),
+    "3b1b": Palette(query="#FFFF00", key="#5CD0B3", value="#FC6255", output="#D147BD"),
     # Jay Alammar's Illustrated Transformer (seed 001): query red, key blue, value green
     "illustrated": Palette(query="#F06060", key="#5B8FF9", value="#6DC56D", output="#D147BD",
-                           updated="#5CD0B3", query_name="red", key_name="blue",
-                           value_name="green",
                            heads=("#FEA92F", "#EB9AFD", "#34871D", "#40D1F7", "#6CFEB9",
                                   "#764BE5", "#AC4C6E", "#D69CA4", "#C17F21", "#D41101",
                                   "#2A75BA", "#BFDF2D")),
-    # Okabe-Ito colour-blind-safe roles
+    # Okabe-Ito colour-blind-safe roles (its orange for the arcs)
     "colorblind": Palette(query="#F0E442", key="#56B4E9", value="#D55E00", output="#CC79A7",
-                          updated="#009E73", query_name="yellow", key_name="sky blue",
-                          value_name="vermilion",
+                          arc="#E69F00",
                           heads=("#445DEF", "#02E36A", "#A632BF", "#CEAA3E", "#CC086C",
                                  "#D7A6FC", "#44E7EF", "#F8A4A3", "#907AE9", "#1A89C5",
                                  "#72C298", "#D866F1")),
@@ -137,14 +145,24 @@ T_MOVE = 1.4        # things fly to new places: numbers into cells, arrows into 
 T_BUILD = 1.6       # many things arrive in a lagged wave
 T_WRITE = 2.0       # a formula is written, columns of numbers are born
 T_PAUSE = 1.0       # stillness after each step
-T_BREATH = 0.5      # a short stillness between two parts of one step
 T_HOLD = 3.0        # stillness on a beat's key frame (the issue's floor is 2.5 s)
+T_LAST_HOLD = 4.0   # ... on the film's last picture
 T_HANDOFF = 1.4     # a beat hands its stage to the next: things move, nothing goes black
 T_CAMERA = 2.0      # a camera move
 READING_CPS = 18.0  # captions stay up at least len / this (the usual ceiling is 20)
 MIN_CAPTION = 1.6   # ... and at least this long
+T_ROW = 0.5         # a matrix row times the vector (the sweep's first matrix)
+T_ROW_FAST = 0.3    # ... the same sweep again, for the next matrices
+T_COOL = 3.6        # the softmax cools from its hot temperature to 1
+T_ARC = 0.6         # an arc from a query to a key is drawn
+T_SPARK = 0.9       # a spark's glow runs along its arc
+T_POP = 0.3         # a number pops in where a spark lands
+T_BUNDLE = 4.0      # a query's whole bundle of arcs, for a few keys
+T_BUNDLE_MANY = 5.0  # ... for more
 LAG_FEW = 0.15      # LaggedStart lag for a few items
 LAG_MANY = 0.03     # ... for dozens
+LAG_ARCS = 0.22     # the arcs of a bundle leave one after another, for a few keys
+LAG_ARCS_MANY = 0.1  # ... for more
 FEW = 9             # up to this many items count as "a few"
 
 
@@ -153,7 +171,6 @@ def lag_for(count: int, many: float = 0.05) -> float:
     return LAG_FEW if count <= FEW else many
 
 
-DIM_OPACITY = 0.78  # how dark the cover over the unfocused rest is
 FAINT_ROW = 0.35    # non-focus rows of the attention grid
 
 # ---- numbers on screen -----------------------------------------------------------------

@@ -16,6 +16,12 @@ from manim.mobject.svg.svg_mobject import SVG_HASH_TO_MOB_MAP
 from . import style
 from .fastcopy import copy_mobject
 
+__all__ = [
+    "Glyphs", "OUTLINE_WIDTH", "TEXT_CACHE_SIZE", "baseline_text", "fit_width", "font_for",
+    "glyphs_of", "keep_texts_in", "label_text", "line_box_height", "line_of", "make_math",
+    "make_text", "outlined", "plain", "user_text", "user_text_mobject", "wrapped",
+]
+
 _RTL = ("R", "AL", "AN")
 _TEXTS: OrderedDict = OrderedDict()
 TEXT_CACHE_SIZE = 4096
@@ -227,6 +233,15 @@ def wrapped(text: str, width: float, font_size: float = style.FONT_SMALL) -> str
                 current = trial
         lines.append(current)
     return "\n".join(lines)
+
+
+OUTLINE_WIDTH = 5      # a word's black outline, drawn behind its glyphs
+
+
+def outlined(mob):
+    """``mob`` with a black outline behind it, so it stays legible over crossing arrows,
+    springs and grid lines; returns it."""
+    return mob.set_stroke(style.BACKGROUND, width=OUTLINE_WIDTH, background=True)
 
 
 def fit_width(mobs, limit: float) -> float:

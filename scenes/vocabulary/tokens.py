@@ -9,6 +9,8 @@ from manim import DOWN, ORIGIN, RIGHT, RoundedRectangle, VGroup, config
 from . import style
 from .text import baseline_text, glyphs_of, label_text, line_box_height
 
+__all__ = ["TokenChip", "TokenRow", "word_row"]
+
 
 class TokenChip(VGroup):
     """A token written in a rounded box.

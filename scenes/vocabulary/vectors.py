@@ -8,6 +8,11 @@ from manim import DOWN, LEFT, ORIGIN, RIGHT, Line, ManimColor, Mobject, VGroup, 
 from . import style
 from .text import label_text, make_math, user_text
 
+__all__ = [
+    "VectorColumn", "VectorRow", "bracket", "magnitude_color", "shown_components",
+    "vector_symbol",
+]
+
 
 def magnitude_color(magnitude: float, scale: float) -> str:
     """Entry brightness by magnitude: grey for small, white for the largest."""

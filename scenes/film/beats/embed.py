@@ -7,13 +7,15 @@ from __future__ import annotations
 from manim import DOWN, UP, FadeIn, FadeTransform, GrowArrow, LaggedStart, Square, VGroup
 
 from ...vocabulary import colors, stage, style
-from ..beat import Beat, Stage
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, layer_name
 from ...vocabulary.text import fit_width, line_of
 from ...vocabulary.vectors import VectorColumn, shown_components
-from ..views import drawn_indices, embedding_plane, embedding_view, strip_row, token_word
-from .project import embedding_panel, input_column
+from ..views import (drawn_indices, embedding_panel, embedding_plane, embedding_view,
+                     input_column, strip_row, token_word)
+
+__all__ = ["CELL", "EmbedBeat", "FOCUS_SCALE", "VIEW_SIZE", "line"]
 
 FOCUS_SCALE = 1.25  # the focus word grows by this when it is singled out
 VIEW_SIZE = (7.4, 3.1)
@@ -31,8 +33,9 @@ class EmbedBeat(Beat):
     @classmethod
     def leaves(cls, film) -> Stage:
         book = film.book
-        return Stage(line=line(book), map=FormulaMap(None), row=strip_row(film.trace),
-                     column=input_column(book), view=embedding_panel(book))
+        return Stage({Role.LINE: line(book), Role.MAP: FormulaMap(None),
+                      Role.ROW: strip_row(film.trace), Role.COLUMN: input_column(book),
+                      Role.VIEW: embedding_panel(book)})
 
     def script(self):
         self.open(line(self.book), None)
@@ -42,7 +45,7 @@ class EmbedBeat(Beat):
 
     # ---- each token's embedding as a column of its numbers ---------------------------------
     def columns_of_numbers(self):
-        trace, row, pal = self.trace, self.stage["row"], style.PALETTE
+        trace, row, pal = self.trace, self.stage[Role.ROW], style.PALETTE
         indices = drawn_indices(trace)
         d_model = int(trace.embeddings.shape[-1])
         # evenly spaced across the stage, each under its chip when the chips allow
@@ -124,7 +127,7 @@ class EmbedBeat(Beat):
         trace = self.trace
         f = trace.focus_index
         focus_arrow = self.arrows[drawn_indices(trace).index(f)]
-        chip = self.stage["row"].chip(f)
+        chip = self.stage[Role.ROW].chip(f)
         self.say(f"We follow {token_word(trace, f)}")
         self.play(focus_arrow.arrow.animate.set_stroke(width=6),
                   focus_arrow.word.animate.scale(FOCUS_SCALE).set_color(style.PALETTE.query),

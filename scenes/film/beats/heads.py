@@ -8,18 +8,22 @@ layer's output for the word: its real numbers.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, Dot, FadeIn, GrowFromCenter,
-                   LaggedStart, Line, Rectangle, SurroundingRectangle,
-                   TransformFromCopy, VGroup, config)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter, LaggedStart,
+                   Rectangle, TransformFromCopy, VGroup, config)
 
 from ...vocabulary import stage, style
-from ..beat import Beat, Stage
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
-from ...vocabulary.grid import dot_radius
+from ...vocabulary.head_rows import HeadRows
 from ...vocabulary.headers import beat_line, head_name
-from ...vocabulary.text import glyphs_of, label_text, line_box_height, line_of, make_math
+from ...vocabulary.text import label_text, line_of, make_math
 from ...vocabulary.vectors import VectorRow
 from ..views import drawn_indices
+
+__all__ = [
+    "BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MAX_CELL", "TABLE_BOTTOM", "TABLE_TOP",
+    "head_rows", "heaviest_key", "line",
+]
 
 TABLE_TOP = 2.75          # the key labels' top
 TABLE_BOTTOM = -1.45      # the last head's row
@@ -27,7 +31,6 @@ MAX_CELL = 0.85
 BAR_Y = -2.35             # the concatenation, W_O and the layer's output for the word
 BAR_WIDTH = 5.4
 CLOSE_UP = 0.62           # the share of the stage the camera starts on (the followed row)
-NAME_GAP = 0.2            # between a head's name and its row, and its row and its note
 
 
 def line(trace):
@@ -40,88 +43,27 @@ def heaviest_key(trace, slot: int) -> int:
     return int(np.argmax(trace.weights[slot, trace.focus_index]))
 
 
-class HeadRows(VGroup):
+def head_rows(book) -> HeadRows:
     """The focus word's weights in each drawn head: a row per head (its name in its
     colour), a column per drawn key, a dot per cell whose area is the weight, and after
-    the row the key the head weighs most, with the weight. ``self.rows[slot]`` covers a
-    head's cells; ``self.box`` marks the primary head."""
-
-    def __init__(self, book):
-        super().__init__()
-        trace, pal = book.trace, style.PALETTE
-        self.keys = keys = drawn_indices(trace)
-        f = trace.focus_index
-        H, K = len(trace.heads), len(keys)
-        name_font = style.FONT_LABEL if H <= 6 else style.FONT_SMALL
-        self.names = [label_text(head_name(book, s), name_font, pal.head(trace.heads[s]))
-                      for s in range(H)]
-        self.notes = []
-        for s in range(H):
-            j = heaviest_key(trace, s)
-            color = pal.head(trace.heads[s])
-            weight = book.text("weights", (s, f, j), style.WEIGHT_DECIMALS)
-            self.notes.append(line_of([("\u2192 ", color),
-                                       (trace.display_tokens[j], ("user", color)),
-                                       (f" {weight}", color)], style.FONT_SMALL))
-        words = [glyphs_of(trace.display_tokens[j], style.FONT_LABEL, trace.special[j])
-                 for j in keys]
-        name_w = max(m.width for m in self.names)
-        note_w = max(m.width for m in self.notes)
-        room_w = stage.TEXT_WIDTH - name_w - note_w - 2 * NAME_GAP
-        cell = min(MAX_CELL, room_w / K)
-        # upright when every word fits its column (a long special token may shrink to the
-        # legible minimum to fit), else all turned
-        shrink = style.MIN_FONT / style.FONT_LABEL
-
-        def fits(word, special, cell):
-            return word.width <= 0.95 * cell / (shrink if special else 1.0)
-        widest = max(w.width for w in words)
-        turned = not all(fits(w, trace.special[j], cell) for w, j in zip(words, keys))
-        band = (widest if turned else line_box_height(style.FONT_LABEL)) + 0.12
-        cell = min(cell, (TABLE_TOP - band - TABLE_BOTTOM) / H)
-        turned = not all(fits(w, trace.special[j], cell) for w, j in zip(words, keys))
-        band = (widest if turned else line_box_height(style.FONT_LABEL)) + 0.12
-        if not turned:
-            for word in words:
-                if word.width > 0.95 * cell:
-                    word.scale(0.95 * cell / word.width, about_point=np.zeros(3))
-        self.cell = cell
-        width = K * cell
-        left = -(name_w + NAME_GAP + width + NAME_GAP + note_w) / 2 + name_w + NAME_GAP
-        top = TABLE_TOP - band
-        self.lines = VGroup(*[Line([left, top - r * cell, 0], [left + width, top - r * cell, 0])
-                              for r in range(H + 1)],
-                            *[Line([left + c * cell, top, 0], [left + c * cell, top - H * cell, 0])
-                              for c in range(K + 1)]).set_stroke(pal.grid, width=1.0)
-        self.labels = VGroup()
-        for c, word in enumerate(words):
-            x = left + (c + 0.5) * cell
-            if turned:
-                word.rotate(np.pi / 2).move_to([x, top + 0.1, 0], aligned_edge=DOWN)
-            else:
-                # the line box sits on the grid, so the words share a baseline
-                word.shift([x, top + 0.1 + line_box_height(style.FONT_LABEL) / 2, 0])
-            self.labels.add(word)
-        self.dots = VGroup()
-        self.rows = []
-        for s in range(H):
-            y = top - (s + 0.5) * cell
-            color = pal.head(trace.heads[s])
-            self.names[s].move_to([left - NAME_GAP, y, 0], aligned_edge=RIGHT)
-            self.notes[s].move_to([left + width + NAME_GAP, y, 0], aligned_edge=LEFT)
-            row = VGroup()
-            for c, j in enumerate(keys):
-                w = float(trace.weights[s, f, j])
-                row.add(Dot([left + (c + 0.5) * cell, y, 0], color=color,
-                            radius=max(dot_radius(w, 0.46 * cell), 1e-4)))
-            self.dots.add(row)
-            self.rows.append(Rectangle(width=width, height=cell).move_to([left + width / 2, y, 0]))
-        primary = trace.primary_slot
-        self.box = SurroundingRectangle(VGroup(self.names[primary], self.rows[primary],
-                                               self.notes[primary]),
-                                        color=pal.highlight, buff=0.06, stroke_width=3)
-        self.add(self.lines, self.labels, VGroup(*self.names), self.dots, VGroup(*self.notes),
-                 self.box)
+    the row the key the head weighs most, with the weight; the primary head boxed."""
+    trace, pal = book.trace, style.PALETTE
+    keys, f = drawn_indices(trace), trace.focus_index
+    H = len(trace.heads)
+    colors = [pal.head(trace.heads[s]) for s in range(H)]
+    name_font = style.FONT_LABEL if H <= 6 else style.FONT_SMALL
+    names = [label_text(head_name(book, s), name_font, colors[s]) for s in range(H)]
+    notes = []
+    for s in range(H):
+        j = heaviest_key(trace, s)
+        weight = book.text("weights", (s, f, j), style.WEIGHT_DECIMALS)
+        notes.append(line_of([("\u2192 ", colors[s]),
+                              (trace.display_tokens[j], ("user", colors[s])),
+                              (f" {weight}", colors[s])], style.FONT_SMALL))
+    return HeadRows(names, notes, [trace.display_tokens[j] for j in keys],
+                    [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,
+                    boxed=trace.primary_slot, top=TABLE_TOP, bottom=TABLE_BOTTOM,
+                    max_cell=MAX_CELL)
 
 
 class HeadsBeat(Beat):
@@ -129,11 +71,11 @@ class HeadsBeat(Beat):
 
     @classmethod
     def leaves(cls, film) -> Stage:
-        return Stage(line=line(film.trace), map=FormulaMap("all"))
+        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap("all")})
 
     def script(self):
         self.open(line(self.trace), "all")
-        self.table = HeadRows(self.book)
+        self.table = head_rows(self.book)
         self.from_the_head_we_followed()
         self.out_to_every_head()
         self.concatenate()
@@ -153,7 +95,7 @@ class HeadsBeat(Beat):
                  f"to {trace.display_tokens[j]}")
         self.play(FadeIn(table.lines), FadeIn(table.labels), FadeIn(table.names[s]),
                   LaggedStart(*[GrowFromCenter(d) for d in table.dots[s]],
-                              lag_ratio=style.lag_for(len(table.keys))),
+                              lag_ratio=style.lag_for(len(table.words))),
                   run_time=style.T_MOVE)
         self.play(FadeIn(table.notes[s], shift=RIGHT * 0.1), Create(table.box),
                   run_time=style.T_SHORT)
@@ -162,7 +104,7 @@ class HeadsBeat(Beat):
         """The line and the map keep their place on screen when the film starts zoomed."""
         frame = self.film.camera.frame
         k = frame.width / config.frame_width
-        for role in ("line", "map"):
+        for role in Role.OVERLAY:
             mob = self.roles.get(role)
             if mob is not None:
                 mob.scale(k, about_point=np.zeros(3)).shift(frame.get_center())

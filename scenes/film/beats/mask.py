@@ -19,12 +19,14 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform
 
 from ....attention_core.derived import causal_mask, causal_weights, unmasked_weights
 from ...vocabulary import stage, style
-from ..beat import Beat, Stage
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ..audits import drawn_size
 from ...vocabulary.text import label_text, line_of
 from ..views import sentence_grid, shown_tokens_note
+
+__all__ = ["CLOSE_UP", "LEGEND_GAP", "MaskBeat", "ZOOM_MARGIN", "line"]
 
 LEGEND_GAP = 1.7        # between the grid and the legend: room for the focus row's sum
 CLOSE_UP = 1.5          # the camera's zoom into the focus row, at least
@@ -43,8 +45,8 @@ class MaskBeat(Beat):
 
     @classmethod
     def leaves(cls, film) -> Stage:
-        return Stage(line=line(film.trace), map=FormulaMap("mask"),
-                     grid=sentence_grid(film.trace))
+        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap("mask"),
+                      Role.GRID: sentence_grid(film.trace)})
 
     def script(self):
         self.open(line(self.trace), "mask")
@@ -88,7 +90,7 @@ class MaskBeat(Beat):
     # ---- the head's weights as the model ran it ------------------------------------------------
     def the_weights_before(self):
         trace, pal = self.trace, style.PALETTE
-        self.grid = grid = self.stage.get("grid") or sentence_grid(trace)
+        self.grid = grid = self.stage.get(Role.GRID) or sentence_grid(trace)
         idx = grid.indices
         self.sub = np.ix_(idx, idx)
         self.row = idx.index(self.focus)
@@ -110,9 +112,9 @@ class MaskBeat(Beat):
         self.legend.move_to([grid.get_right()[0] + LEGEND_GAP, grid.lines.get_top()[1], 0],
                             aligned_edge=UP + LEFT)
         stage.keep_right_of(self.legend)
-        if "grid" not in self.roles:
+        if Role.GRID not in self.roles:
             self.add(grid)
-        self.roles["grid"] = grid
+        self.roles[Role.GRID] = grid
         self.say(f"{head_name(self.book, self.slot).capitalize()}'s weights, before any mask")
         self.play(LaggedStart(*[FadeIn(d, scale=0.5) for d in self.dots_before],
                               lag_ratio=style.LAG_MANY),

@@ -16,102 +16,31 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut,
 
 from ....attention_core.projection import fit_linear_map_2d, polar_motion, view_signs
 from ...vocabulary import style
-from ..beat import Beat, Stage
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
-from ...vocabulary.labels import baseline_drop, place_arrow_labels
-from ...vocabulary.matrices import MatrixVectorProduct, WeightMatrix, counted_brace, entries_of
+from ...vocabulary.labels import place_arrow_labels
+from ...vocabulary.matrices import counted_brace
 from ...vocabulary.planes import CarryPlane, LabelledArrow, Plane2D
-from ...vocabulary.text import label_text, make_math, wrapped
-from ...vocabulary.vectors import VectorColumn, vector_symbol
-from ..views import drawn_indices, embedding_plane, embedding_view, named_indices, qk_view, strip_row
+from ...vocabulary.text import label_text, make_math
+from ...vocabulary.vectors import vector_symbol
+from ..views import (LEFT_PANEL, LETTERS, PLANE_H, PLANE_W, RIGHT_CENTER, drawn_indices,
+                     embedding_panel, named_indices, place_header, place_note, product, qk_view,
+                     strip_row)
 
-LEFT_PANEL = np.array([-3.0, 0.25, 0.0])     # the matrix product (and its braces), centred here
-LEFT_WIDTH = 7.6
-PLANE_W, PLANE_H = 5.2, 3.8                  # the 2-D view on the right
-RIGHT_CENTER = np.array([4.25, -0.75, 0.0])
-NOTE_WIDTH = 5.6
+__all__ = [
+    "MAX_SQUEEZE", "PARKED_Y", "ProjectBeat", "ROLES", "SYMBOLS", "fitted_motion",
+    "legend_entry", "line", "role_arrows",
+]
+
 PARKED_Y = -2.55                             # the finished q, k, v symbols wait here
 MAX_SQUEEZE = 3.0                            # the drawn stretch is at most this lopsided
-ROW_PITCH = 0.38
 ROLES = ("queries", "keys", "values")        # W_Q, W_K, W_V: projection 0, 1, 2
 SYMBOLS = ("W_Q", "W_K", "W_V")
-LETTERS = ("q", "k", "v")
 
 
 def line():
     return beat_line("Learned matrices give each word a query, a key and a value")
-
-
-# ---- layout shared with the embed beat (it hands on the column and the view) ---------------
-def product(book, p: int) -> MatrixVectorProduct:
-    """W (of projection ``p``) times the focus word's embedding = its query, key or value,
-    laid out in the left panel."""
-    trace, pal = book.trace, style.PALETTE
-    slot, f, d_model, d_k = trace.primary_slot, trace.focus_index, int(
-        trace.embeddings.shape[-1]), trace.d_k
-    color = (pal.query, pal.key, pal.value)[p]
-    if trace.projection_rows is not None:
-        make, values = entries_of(book, "projection", (p,))
-    else:                               # an older trace: the weights are not in it
-        def make(r, c):
-            return label_text("?", style.FONT_SMALL, pal.dim)
-
-        def values(r, c):
-            return 0.0
-    rows = [r for r in (0, 1, 2, d_k - 1) if r < d_k]
-    cols = [c for c in (0, d_model - 1) if c < d_model]
-    matrix = WeightMatrix(make, values, sorted(set(rows)), sorted(set(cols)),
-                          pitch=(0.86, ROW_PITCH))
-    vector = VectorColumn.from_trace(book, "embeddings", (f,), d_model, row_height=ROW_PITCH,
-                                     font_size=style.FONT_SMALL)
-    output = VectorColumn.from_trace(book, LETTERS[p], (slot, f), d_k, row_height=ROW_PITCH,
-                                     bracket_color=color, font_size=style.FONT_SMALL)
-    result = MatrixVectorProduct(matrix, vector, output)
-    return result.move_to(LEFT_PANEL)
-
-
-def input_column(book) -> VectorColumn:
-    """The focus word's embedding, where W_Q takes it."""
-    return product(book, 0).vector
-
-
-def embedding_panel(book) -> VGroup:
-    """The embedding view in the right panel, with its header and note."""
-    trace = book.trace
-    _, points = embedding_view(trace)
-    plane, arrows = embedding_plane(book, points, drawn_indices(trace), width=PLANE_W,
-                                    height=PLANE_H)
-    panel = VGroup(plane, *arrows)
-    panel.shift(RIGHT_CENTER - plane.plane.get_center())
-    _place_note(plane.note, plane, arrows)
-    header = label_text("embeddings", style.FONT_LABEL, style.PALETTE.text)
-    _place_header(header, plane)
-    panel.add(header)
-    panel.plane, panel.arrows, panel.header = plane, arrows, header
-    return panel
-
-
-def _place_note(note, plane: Plane2D, arrows=()):
-    """Place a note under a plane and its arrows, wrapped (never shrunk) to the panel's
-    width; returns the note placed (a wrapped note is a new Text)."""
-    if note.width > NOTE_WIDTH:
-        if note is plane.note:
-            note = plane.wrap_note(NOTE_WIDTH)
-        else:
-            note = label_text(wrapped(note.original_text, NOTE_WIDTH), style.FONT_SMALL,
-                              style.PALETTE.dim)
-    note.next_to(VGroup(plane.plane, *arrows), DOWN, buff=0.1)
-    note.set_x(plane.plane.get_center()[0])
-    return note
-
-
-def _place_header(header, plane: Plane2D) -> None:
-    """Centre a header over a plane, every header on the same baseline."""
-    text = getattr(header, "words", header)
-    base = text.get_bottom()[1] + baseline_drop(text)
-    header.set_x(plane.plane.get_center()[0])
-    header.shift(UP * (plane.plane.get_top()[1] + 0.28 - base))
 
 
 def role_arrows(trace, plane, points, indices, color, focus_width=None):
@@ -129,13 +58,9 @@ def role_arrows(trace, plane, points, indices, color, focus_width=None):
     return arrows
 
 
-def words_of(arrows):
-    return VGroup(*[VGroup(a.word, a.extras) for a in arrows])
-
-
 def legend_entry(p: int) -> VGroup:
     """'W_Q -> queries' in the role's colour."""
-    color = (style.PALETTE.query, style.PALETTE.key, style.PALETTE.value)[p]
+    color = style.PALETTE.projection_color(p)
     sym = make_math(SYMBOLS[p], color=color, font_size=style.FONT_LABEL * 1.15)
     arrow = Arrow(LEFT * 0.28, RIGHT * 0.28, buff=0, stroke_width=3.5, color=color,
                   tip_length=0.16, max_tip_length_to_length_ratio=0.5)
@@ -162,7 +87,7 @@ class ProjectBeat(Beat):
 
     @classmethod
     def leaves(cls, film) -> Stage:
-        return Stage(line=line(), map=FormulaMap("qkv"), row=strip_row(film.trace))
+        return Stage({Role.LINE: line(), Role.MAP: FormulaMap("qkv"), Role.ROW: strip_row(film.trace)})
 
     def script(self):
         trace = self.trace
@@ -180,7 +105,7 @@ class ProjectBeat(Beat):
     def query_of_the_focus_word(self):
         pal, word = style.PALETTE, self.word
         self.prod = prod = product(self.book, 0)
-        column = self.stage.get("column")
+        column = self.stage.get(Role.COLUMN)
         if column is not None:                  # the embed beat's column is W_Q's input
             self.remove(column)
         self.add(prod.vector)
@@ -200,13 +125,13 @@ class ProjectBeat(Beat):
                   FadeIn(self.w_symbol), FadeIn(e_sym), FadeIn(prod.signs),
                   FadeIn(braces), run_time=style.T_BUILD)
         self.say(f"Times {word}'s embedding, plus a bias: {word}'s query, {dims_q} numbers")
-        prod.play_sweep(self, time_per_row=0.5)
+        prod.play_sweep(self, time_per_row=style.T_ROW)
         self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15), run_time=style.T_QUICK)
 
     # ---- the plane stretches, then turns (the best 2x2 fit of W_Q between views) -----------
     def the_plane_stretches_and_turns(self):
         trace, pal = self.trace, style.PALETTE
-        panel = self.stage.get("view") or embedding_panel(self.book)
+        panel = self.stage.get(Role.VIEW) or embedding_panel(self.book)
         if panel not in self.film.mobjects:
             self.play(FadeIn(panel), run_time=style.T_SHORT)
         e_plane, e_arrows = panel.plane, panel.arrows
@@ -223,10 +148,10 @@ class ProjectBeat(Beat):
                    else str(len(self.indices)))
         self.qk_note = label_text(f"2-D view: PCA of {self.head}'s\n{n_shown} queries and keys",
                                   style.FONT_SMALL, pal.dim)
-        self.qk_note = _place_note(self.qk_note, self.qk_plane, self.q_arrows + self.k_arrows)
+        self.qk_note = place_note(self.qk_note, self.qk_plane, self.q_arrows + self.k_arrows)
         fit = label_text("in 2-D: the linear map that best\ncarries these embeddings to their queries",
                          style.FONT_SMALL, pal.dim)
-        fit = _place_note(fit, e_plane, e_arrows)
+        fit = place_note(fit, e_plane, e_arrows)
         self.say("Seen in 2-D, W_Q stretches the plane and turns it")
         self.play(FadeOut(VGroup(*[a.extras for a in e_arrows])), FadeOut(panel.header),
                   FadeTransform(e_plane.note, fit), run_time=style.T_QUICK)
@@ -241,7 +166,7 @@ class ProjectBeat(Beat):
     def land_as_queries(self, panel, fit):
         e_plane, e_arrows = panel.plane, panel.arrows
         self.legend = VGroup(legend_entry(0), legend_entry(1)).arrange(RIGHT, buff=0.5)
-        _place_header(self.legend, self.qk_plane)
+        place_header(self.legend, self.qk_plane)
         words = [(a.word, b.word) for a, b in zip(e_arrows, self.q_arrows)]
         self.say(f"They land as queries, at their true places in {self.head}'s view")
         self.play(ReplacementTransform(e_plane.plane, self.qk_plane.plane),
@@ -268,7 +193,7 @@ class ProjectBeat(Beat):
     def swap_matrix(self, p: int):
         """The matrix's entries and symbol become W_K's or W_V's (the layout is the same)."""
         pal, word = style.PALETTE, self.word
-        color = (pal.query, pal.key, pal.value)[p]
+        color = pal.projection_color(p)
         new, old = product(self.book, p), self.prod
         new_symbol = make_math(SYMBOLS[p], color=color, font_size=style.FONT_LABEL * 1.2)
         new_symbol.move_to(self.w_symbol)
@@ -285,7 +210,7 @@ class ProjectBeat(Beat):
         self.collapse_output(0)
         self.say("W_K does the same: every word gets a key, in the same view")
         self.swap_matrix(1)
-        self.prod.play_sweep(self, time_per_row=0.3)
+        self.prod.play_sweep(self, time_per_row=style.T_ROW_FAST)
         self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15),
                   LaggedStart(*[GrowArrow(a.arrow) for a in self.k_arrows], lag_ratio=style.LAG_FEW),
                   LaggedStart(*[FadeIn(VGroup(a.word, a.extras)) for a in self.k_arrows],
@@ -296,7 +221,7 @@ class ProjectBeat(Beat):
         self.collapse_output(1)
         self.say("W_V gives every word a value: what it hands on when attended to")
         self.swap_matrix(2)
-        self.prod.play_sweep(self, time_per_row=0.3)
+        self.prod.play_sweep(self, time_per_row=style.T_ROW_FAST)
         self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15), run_time=style.T_QUICK)
         names = label_text(f"{self.word}'s query and key; its value is above",
                            style.FONT_SMALL, style.PALETTE.soft)

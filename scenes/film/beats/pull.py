@@ -8,8 +8,9 @@ is the plain average, and cools to temperature 1, the model's own weights: the m
 grow and shrink and the centre is pulled toward the heavy words. Real arithmetic
 throughout (softmax(scores / T) of the trace's scores, under its mask).
 
-The view is an uncentred PCA of the head's value vectors: a linear map, so the picture's
-centre of mass is the picture of the output (stated on screen). No pull is drawn in
+The view is an uncentred PCA of the drawn tokens' value vectors (``views.value_view``): a
+linear map, so the picture's centre of mass is the picture of the output (stated on
+screen). No pull is drawn in
 embedding space: the model's numbers do not show one there.
 """
 from __future__ import annotations
@@ -19,15 +20,20 @@ from manim import (DOWN, LEFT, RIGHT, UP, Animation, Circle, Dot, FadeIn, Lagged
                    VGroup, Write)
 
 from ....attention_core.derived import temperature_weights
-from ....attention_core.projection import fit_pca
 from ...vocabulary import stage, style
-from ..beat import Beat, Stage
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.labels import place_labels
 from ...vocabulary.planes import Plane2D
-from ...vocabulary.text import label_text, line_of, make_math, user_text
-from ..views import drawn_indices, named_indices
+from ...vocabulary.text import label_text, line_of, make_math, outlined, user_text
+from ..views import drawn_indices, named_indices, value_view
+
+__all__ = [
+    "COLUMN_GAP", "Cool", "LIST_RIGHT", "MASS_RADIUS", "ORIGIN_POINT", "PLANE_CENTER",
+    "PLANE_H", "PLANE_W", "PullBeat", "PullView", "SLOTS", "line", "temperature_readout",
+    "temperature_text",
+]
 
 PLANE_W, PLANE_H = 5.6, 4.6
 PLANE_CENTER = np.array([-3.4, -0.2, 0.0])
@@ -51,8 +57,7 @@ class PullView(VGroup):
         self.trace = trace
         self.slot, self.focus = trace.primary_slot, trace.focus_index
         self.indices = drawn_indices(trace)
-        view = fit_pca(trace.v[self.slot, self.indices])
-        self.value_points = view(trace.v[self.slot, self.indices])            # N x 2
+        _, self.value_points = value_view(trace, self.slot)             # N x 2
         self.plane = Plane2D.cropped(self.value_points, PLANE_W, PLANE_H, pad=0.75)
         self.plane.move_to(PLANE_CENTER)
         self.anchors = np.array([self.plane.c2p(*p) for p in self.value_points])
@@ -136,7 +141,7 @@ class PullBeat(Beat):
 
     @classmethod
     def leaves(cls, film) -> Stage:
-        return Stage(line=line(film.trace), map=FormulaMap("values"))
+        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap("values")})
 
     def script(self):
         trace = self.trace
@@ -154,7 +159,8 @@ class PullBeat(Beat):
     # ---- the values as points in a stated 2-D view ----------------------------------------
     def the_values_as_points(self):
         trace, view, pal = self.trace, self.view, style.PALETTE
-        pct = self.record("value_view_percent", (trace.primary_slot,), 0)
+        # the share the drawn view keeps: fitted on the drawn tokens, as views.value_view is
+        pct = self.record("value_view_percent", (trace.primary_slot, *drawn_indices(trace)), 0)
         note = label_text(f"2-D view: uncentred PCA of {head_name(self.book, trace.primary_slot)}'s"
                           f" values\n({pct} % of their length). A linear map, so the\n"
                           "points' centre of mass is the output's picture", style.FONT_SMALL,
@@ -164,7 +170,7 @@ class PullBeat(Beat):
             note.shift(UP * (stage.BOTTOM_EDGE - note.get_bottom()[1]))
         self.words = self.word_labels()
         view.set_temperature(self.hot)
-        weights = self.stage["weights"]
+        weights = self.stage[Role.WEIGHTS]
         self.say(f"Each word's value is a point, in a 2-D view of {head_name(self.book, trace.primary_slot)}'s values")
         self.play(FadeIn(view.plane), FadeIn(note),
                   weights.animate.shift(RIGHT * (LIST_RIGHT - weights.entries[0][0].get_right()[0])),
@@ -183,7 +189,7 @@ class PullBeat(Beat):
             color = style.PALETTE.query if j == view.focus else (
                 style.PALETTE.special if trace.special[j] else style.PALETTE.text)
             label = user_text(trace.display_tokens[j], style.FONT_SMALL, color)
-            label.set_stroke(style.BACKGROUND, width=5, background=True)
+            outlined(label)
             labels.append(label)
             anchors.append(view.anchors[n])
         final = view.set_temperature(1.0)
@@ -201,7 +207,7 @@ class PullBeat(Beat):
     # ---- equal masses: the plain average ----------------------------------------------------
     def equal_masses(self):
         view, pal = self.view, style.PALETTE
-        weights = self.stage["weights"]
+        weights = self.stage[Role.WEIGHTS]
         self.readout = temperature_readout(self.hot)
         formula = make_math("w = op(\"softmax\")(op(\"scores\") \\/ T)", font_size=32,
                             color=pal.soft)
@@ -232,9 +238,9 @@ class PullBeat(Beat):
         self.say(f"Cooled to T = {temperature_text(1.0)}, the model's own weights: the centre "
                  f"is pulled toward {heavy}")
         cooling = Cool(self.view, self.readout, start=self.hot)
-        self.play(cooling, run_time=3.6, rate_func=style.EASE)
+        self.play(cooling, run_time=style.T_COOL, rate_func=style.EASE)
         cooling.settle()
-        self.play(self.stage["weights"].animate.set_opacity(1.0), run_time=style.T_QUICK)
+        self.play(self.stage[Role.WEIGHTS].animate.set_opacity(1.0), run_time=style.T_QUICK)
 
     # ---- the output, written ------------------------------------------------------------------
     def the_sum(self):
@@ -242,7 +248,7 @@ class PullBeat(Beat):
         name = line_of([(self.word, ("user", pal.output)), ("\u2032", pal.output)],
                        style.FONT_LABEL)
         name.next_to(view.centre, UP + RIGHT, buff=0.08)
-        name.set_stroke(style.BACKGROUND, width=5, background=True)
+        outlined(name)
         equation = VGroup(name.copy().set_stroke(width=0, background=True),
                           make_math("= sum_j w_j arrow(bold(v))_j", color=pal.output,
                                     font_size=style.FONT_LABEL * 1.2))

@@ -15,13 +15,19 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTr
 
 from ...vocabulary import stage, style
 from ...vocabulary.bars import SoftmaxBars
-from ..beat import Beat, Stage
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap, role_colored
 from ...vocabulary.headers import beat_line
 from ..readouts import magnitude_decimals
 from ...vocabulary.text import fit_width, label_text, line_of, make_math
 from ...vocabulary.tokens import word_row
 from ..views import drawn_indices, token_word
+
+__all__ = [
+    "BASELINE_Y", "LABEL_ROOM", "LABEL_Y", "LEFT_EDGE", "LIST_LEFT", "LIST_ROWS",
+    "LIST_TOP", "MIN_PITCH", "NUMBERS_RIGHT", "ROW_Y", "SoftmaxBeat", "line",
+    "weight_order", "weights_list",
+]
 
 ROW_Y = 1.35            # the lifted row of numbers
 LABEL_Y = 1.95          # its keys' names, above it
@@ -80,8 +86,8 @@ class SoftmaxBeat(Beat):
 
     @classmethod
     def leaves(cls, film) -> Stage:
-        return Stage(line=line(film.trace), map=FormulaMap("softmax"),
-                     weights=weights_list(film.book))
+        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap("softmax"),
+                      Role.WEIGHTS: weights_list(film.book)})
 
     def script(self):
         trace = self.trace
@@ -112,7 +118,7 @@ class SoftmaxBeat(Beat):
     # ---- 1. the focus row lifts out, with its keys' names -----------------------------------
     def lift_the_focus_row(self):
         pal, n = style.PALETTE, self.n
-        grid = self.stage.get("grid")
+        grid = self.stage.get(Role.GRID)
         self.label = role_colored(make_math("{{ q : q }} dot {{ k : k }}", font_size=34,
                                             color=pal.text))
         # the row's name goes beside it when the numbers still get room, else below it
@@ -241,7 +247,7 @@ class SoftmaxBeat(Beat):
                               lag_ratio=style.lag_for(self.n)),
                   run_time=style.T_MOVE)
         self.play(Create(one_tick), FadeIn(sum_label, shift=DOWN * 0.1), run_time=style.T_QUICK)
-        self.roles["weights"] = VGroup(bars.value_labels)
+        self.roles[Role.WEIGHTS] = VGroup(bars.value_labels)
 
     def hand_off(self) -> None:
         """The weights written on the bars gather into the list the pull beat weighs the
@@ -252,7 +258,7 @@ class SoftmaxBeat(Beat):
         taken = {id(m) for m in labels}
         extra = [m for m in target if m not in target.entries]
         leaving = [m for m in self.film.mobjects
-                   if m not in (self.roles["line"], self.roles["map"])]
+                   if m not in [self.roles[role] for role in Role.OVERLAY]]
         self.play(*moves, *[FadeIn(m) for m in extra],
                   *[FadeOut(m) for m in leaving if id(m) not in taken],
                   run_time=style.T_HANDOFF)

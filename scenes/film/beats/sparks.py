@@ -5,22 +5,24 @@ key), and the dot products are written under the keys. The bundle then collapses
 focus row of the QKᵀ grid, and every other row fills."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Create, FadeIn, FadeOut,
-                   LaggedStart, ManimColor, Succession, TransformFromCopy, VGroup,
-                   interpolate_color)
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, Succession,
+                   TransformFromCopy, VGroup)
 
 from ...vocabulary import colors, style
-from ..beat import Beat, Stage
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.grid import AttentionGrid, make_grid
 from ...vocabulary.headers import beat_line, head_name
 from ..readouts import format_number, magnitude_decimals
-from ...vocabulary.sparks import Spark, SparkTravel
+from ...vocabulary.sparks import Spark, SparkTravel, strength_arc
 from ...vocabulary.text import fit_width, label_text, make_math, make_text
 from ..views import drawn_indices, strip_row, token_word
+
+__all__ = [
+    "GRID_BOX", "GRID_CENTER", "MAX_SAG", "QKGrid", "SPARK_SEGMENTS", "SparksBeat",
+    "grid_decimals", "line", "qk_grid",
+]
 
 MAX_SAG = 0.8             # how far an arc hangs below the values under the strip
 GRID_BOX = (9.0, 6.6)     # the QKᵀ grid, labels included: the body and the strip's band
@@ -108,18 +110,18 @@ class SparksBeat(Beat):
     @classmethod
     def leaves(cls, film) -> Stage:
         trace = film.trace
-        return Stage(line=line(trace), map=FormulaMap("scores"), grid=QKGrid(film.book))
+        return Stage({Role.LINE: line(trace), Role.MAP: FormulaMap("scores"),
+                      Role.GRID: QKGrid(film.book)})
 
     def script(self):
         trace = self.trace
         self.slot, self.f = trace.primary_slot, trace.focus_index
         self.indices = drawn_indices(trace)
         self.word = token_word(trace, self.f)
-        self.row = self.stage.get("row") or strip_row(trace)
+        self.row = self.stage.get(Role.ROW) or strip_row(trace)
         pal = style.PALETTE
         self.open(line(trace), "scores",
-                  *[self.row.chip(i).box.animate.set_stroke(pal.query if i == self.f else pal.key,
-                                                             opacity=1.0)
+                  *[self.row.chip(i).animate.set_role_color(pal.query if i == self.f else pal.key)
                     for i in self.indices])
         self.the_bundle()
         self.into_the_focus_row()
@@ -159,7 +161,7 @@ class SparksBeat(Beat):
         self.arcs, sparks = VGroup(), []
         for n, (j, s) in enumerate(zip(self.indices, strength)):
             end = np.array([row.chip(j).get_x(), low, 0])
-            arc = self.arc(start, end, s, own=j == self.f)
+            arc = strength_arc(start, end, s, sag=MAX_SAG, own=j == self.f)
             spark = Spark(arc.get_start(), arc.get_end(), s, angle=arc.bend, seed=n,
                           max_width=18.0, n_segments=SPARK_SEGMENTS, burst_radius=0.1)
             if trace.mask[self.f, j]:
@@ -175,35 +177,16 @@ class SparksBeat(Beat):
                                        decimals, signed=True)
         self.say(said)
         landings = list(self.values) or [None] * len(self.arcs)
-        self.play(LaggedStart(*[Succession(Create(arc, run_time=0.6),
-                                           SparkTravel(sp, run_time=0.9),
-                                           *([FadeIn(v, scale=1.3, run_time=0.3)]
+        few = len(self.indices) <= style.FEW
+        self.play(LaggedStart(*[Succession(Create(arc, run_time=style.T_ARC),
+                                           SparkTravel(sp, run_time=style.T_SPARK),
+                                           *([FadeIn(v, scale=1.3, run_time=style.T_POP)]
                                              if v is not None else []))
                                 for arc, sp, v in zip(self.arcs, sparks, landings)],
-                              lag_ratio=0.22 if len(self.indices) <= style.FEW else 0.1),
-                  run_time=4.0 if len(self.indices) <= style.FEW else 5.0)
+                              lag_ratio=style.LAG_ARCS if few else style.LAG_ARCS_MANY),
+                  run_time=style.T_BUNDLE if few else style.T_BUNDLE_MANY)
         self.remove(*sparks)
         self.say("Bold arcs: large dot products; hairlines: small ones")
-
-    def arc(self, start, end, strength: float, own: bool):
-        """An arc below the strip, its width and brightness by the strength (most thin);
-        the query's own key is a loop."""
-        warm = ManimColor("#FFB347")
-        color = interpolate_color(warm, ManimColor("#FFFFFF"), strength ** 2)
-        if own:
-            left, right = start + LEFT * 0.22, start + RIGHT * 0.22
-            arc = ArcBetweenPoints(left, right, angle=1.7 * math.pi)
-            arc.bend = 1.7 * math.pi
-        else:
-            chord = float(np.linalg.norm(end - start))
-            # counter-clockwise from left to right passes below: hang every arc down
-            bend = min(0.7 * math.pi, 4 * math.atan(2 * MAX_SAG / chord))
-            if end[0] < start[0]:
-                bend = -bend
-            arc = ArcBetweenPoints(start, end, angle=bend)
-            arc.bend = bend
-        arc.set_stroke(color, width=1.0 + 7.0 * strength ** 2, opacity=0.35 + 0.65 * strength)
-        return arc
 
     # ---- the bundle collapses into the focus row of QKᵀ -----------------------------------------
     def into_the_focus_row(self):
@@ -230,4 +213,4 @@ class SparksBeat(Beat):
                   run_time=style.T_BUILD)
         self.remove(*grid.get_family())
         self.add(grid)                      # one group on stage: the grid the next beat takes
-        self.roles["grid"] = grid
+        self.roles[Role.GRID] = grid

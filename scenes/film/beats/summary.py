@@ -12,11 +12,13 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, LaggedStart, Rectangle
                    Write)
 
 from ...vocabulary import colors, stage, style
-from ..beat import Beat, Stage
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap, attention_formula
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of
 from ..views import sentence_grid, shown_tokens_note
+
+__all__ = ["LEGEND_GAP", "RAMP_STEPS", "RAMP_TICKS", "SummaryBeat", "heat_ramp", "line"]
 
 LEGEND_GAP = 0.7
 RAMP_TICKS = (0.0, 0.1, 0.5, 1.0)     # on the ramp's square-root scale these spread out
@@ -43,20 +45,21 @@ def heat_ramp(height: float = 2.6, width: float = 0.32) -> VGroup:
 
 class SummaryBeat(Beat):
     name = "summary"
-    hold = 4.0            # the film's last picture stays up
+    hold = style.T_LAST_HOLD     # the film's last picture stays up
 
     @classmethod
     def leaves(cls, film) -> Stage:
-        return Stage(line=line(film.book), map=FormulaMap(None), grid=sentence_grid(film.trace))
+        return Stage({Role.LINE: line(film.book), Role.MAP: FormulaMap(None),
+                      Role.GRID: sentence_grid(film.trace)})
 
     def script(self):
         trace = self.trace
         self.slot, self.focus = trace.primary_slot, trace.focus_index
         self.open(line(self.book), None)
-        self.grid = self.stage.get("grid") or sentence_grid(trace)
-        if "grid" not in self.roles:
+        self.grid = self.stage.get(Role.GRID) or sentence_grid(trace)
+        if Role.GRID not in self.roles:
             self.add(self.grid)
-        self.roles["grid"] = self.grid
+        self.roles[Role.GRID] = self.grid
         self.idx = self.grid.indices
         self.row = self.idx.index(self.focus)
         self.the_heat_map()

@@ -6,11 +6,13 @@ from __future__ import annotations
 from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, VGroup, Write
 
 from ...vocabulary import stage, style
-from ..beat import Beat, Stage
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import head_name, layer_name
 from ...vocabulary.text import label_text, line_of, user_text
 from ..views import strip_row, token_row
+
+__all__ = ["TITLE_FORMULA_SIZE", "TitleBeat"]
 
 TITLE_FORMULA_SIZE = 46     # the formula, large, before it shrinks into the map
 
@@ -20,7 +22,7 @@ class TitleBeat(Beat):
 
     @classmethod
     def leaves(cls, film) -> Stage:
-        return Stage(map=FormulaMap(None), row=strip_row(film.trace))
+        return Stage({Role.MAP: FormulaMap(None), Role.ROW: strip_row(film.trace)})
 
     def script(self):
         self.the_sentence_as_tokens()
@@ -33,7 +35,7 @@ class TitleBeat(Beat):
         heading = label_text("Self-attention, on a real sentence", style.FONT_TITLE)
         heading.to_edge(UP, buff=0.45)
         row = token_row(trace, max_width=stage.TEXT_WIDTH).move_to(UP * 1.75)
-        self.roles["row"] = row
+        self.roles[Role.ROW] = row
         n_tokens = self.record("num_tokens", (), 0)
         n_special = sum(trace.special)
         count = label_text(f"{n_tokens} tokens" + (f"; the {n_special} the model adds are dimmed"
@@ -59,7 +61,7 @@ class TitleBeat(Beat):
         pal = style.PALETTE
         formula = FormulaMap(None, font_size=TITLE_FORMULA_SIZE)
         formula.move_to(UP * 0.2)
-        self.roles["map"] = formula
+        self.roles[Role.MAP] = formula
         self.say("One formula does it all")
         self.play(Write(formula.formula), run_time=style.T_WRITE)
         roles = VGroup()

@@ -8,6 +8,10 @@ import numpy as np
 
 from .shapes import Shape
 
+__all__ = [
+    "Candidates", "DIRECTIONS", "GAPS", "Unit", "candidates", "leader_segment", "make_unit",
+]
+
 # how far from its anchor a label may sit, and in how many directions around it
 GAPS = np.array([0.05, 0.13, 0.24, 0.38, 0.56, 0.8, 1.1, 1.5])
 DIRECTIONS = 32

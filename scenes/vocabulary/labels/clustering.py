@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["cluster_anchors"]
+
 
 def cluster_anchors(anchors: np.ndarray, merge_within: float, solo: set[int]) -> list[list[int]]:
     """Agglomerative clustering with complete linkage, closest pair first: two clusters

@@ -8,6 +8,8 @@ import numpy as np
 from .candidates import Candidates, Unit
 from .geometry import clip_lengths, overlap_areas
 
+__all__ = ["DEFAULT_COSTS", "LabelCosts", "Obstacles", "spot_costs"]
+
 
 @dataclass(frozen=True)
 class LabelCosts:

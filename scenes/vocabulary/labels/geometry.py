@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 from manim import Mobject
 
+__all__ = ["box_of", "clip_lengths", "overlap_areas"]
+
 
 def box_of(mob) -> np.ndarray:
     """[x0, y0, x1, y1] of a Mobject, or a 4-sequence as is."""

@@ -15,12 +15,14 @@ import numpy as np
 from manim import Line, Mobject, VGroup
 
 from .. import style
-from ..text import make_text
+from ..text import make_text, outlined
 from .candidates import Unit, candidates, leader_segment, make_unit
 from .clustering import cluster_anchors
 from .costs import DEFAULT_COSTS, LabelCosts, Obstacles, spot_costs
 from .geometry import box_of
 from .shapes import cluster_shapes, label_color, label_font_size, single_shape
+
+__all__ = ["LabelLayout", "place_arrow_labels", "place_labels"]
 
 
 class LabelLayout:
@@ -152,7 +154,7 @@ def _settle(unit: Unit, labels: list[Mobject], layout: LabelLayout, *, leader_fr
         comma = make_text(shp.separator, font=style.SERIF,
                           font_size=label_font_size(owner_label), color=color)
         comma.set_opacity(opacity)
-        comma.set_stroke(style.BACKGROUND, width=5, background=True)
+        outlined(comma)
         comma.move_to([centre[0] + off[0], centre[1] + off[1], 0])
         layout.extras[unit.members[pos]].add(comma)
     if cand.distance[best] <= leader_from:

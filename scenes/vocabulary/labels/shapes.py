@@ -15,6 +15,11 @@ from manim import Mobject, Text, VGroup
 from .. import style
 from ..text import make_text
 
+__all__ = [
+    "Shape", "baseline_drop", "cluster_shapes", "first_text", "label_color",
+    "label_font_size", "single_shape",
+]
+
 _BASELINE_DROPS: dict[tuple, float] = {}
 
 

@@ -1,0 +1,77 @@
+"""`attention-explainer batch`: a whole course, every explainer of a TOML manifest, as
+beat tasks on Dask (course.py does the work)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..attention_core.errors import InputError
+from .common import say
+from .options import FPS, RESOLUTION
+
+__all__ = ["command"]
+
+
+@click.command("batch", epilog="""\b
+Examples:
+  attention-explainer batch examples/course.toml --dry-run
+  attention-explainer batch examples/course.toml --out lecture --jobs 2
+  attention-explainer batch course.toml --scheduler tcp://render-box:8786 --cache-dir /shared/cache
+""")
+@click.argument("course_file", metavar="COURSE.toml", type=click.Path(dir_okay=False))
+@click.option("--out", "out_dir", default="renders", show_default=True,
+              type=click.Path(file_okay=False), help="Folder of the course's outputs.")
+@click.option("--jobs", type=click.IntRange(1, 256), metavar="N",
+              help="Local Dask workers [default: the cores].")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Submit to a running Dask cluster (tcp://HOST:8786) instead of a local one; "
+                   "its workers need the project installed and --cache-dir and --out on a "
+                   "shared path.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Beat cache folder [default: $XDG_CACHE_HOME/attention-explainer].")
+@click.option("--resolution", type=RESOLUTION,
+              help="Render every explainer at this size instead of the manifest's (a preview).")
+@click.option("--fps", type=FPS, help="Render every explainer at this rate instead.")
+@click.option("--dry-run", is_flag=True, help="Print the tasks and an estimate; render nothing.")
+@click.option("--quiet", is_flag=True, help="No progress; only the final table.")
+@click.pass_context
+def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, cache_dir, resolution,
+            fps, dry_run, quiet):
+    """Render a whole course: every explainer of a TOML manifest, as beat tasks on Dask."""
+    from ..course import (CourseRun, dry_run_lines, load_course, output_set, sort_out_existing,
+                          summary_table)
+    from ..outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
+    from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
+    from ..scenes.pipeline.draw import default_workers
+    from ..settings import ConfigFile, shared_settings
+
+    if not cache_enabled():
+        raise InputError(f"{CAP_ENV}=0 turns the beat cache off, but a course keeps its beats "
+                         "there: unset it, or give a cap in megabytes, e.g. 2000.")
+    out = output_path(out_dir)
+    refuse_inside_the_cache([out], "give --out a folder outside it",
+                            Path(cache_dir) if cache_dir else None)
+    pack = ctx.find_root().command.get_command(ctx, "pack")
+    plans = load_course(Path(course_file), pack, resolution=resolution, fps=fps,
+                        settings=shared_settings(pack, ctx.find_object(ConfigFile)))
+    sets = {id(p): output_set(p, out) for p in plans}
+    sort_out_existing(plans, sets)
+    workers = jobs or default_workers()
+    if dry_run:
+        for line in dry_run_lines(plans, workers):
+            click.echo(line)
+        return
+    cache = BeatCache(Path(cache_dir) if cache_dir else None)
+    run = CourseRun(plans, out, cache.folder, workers, scheduler, progress=not quiet)
+    with sigterm_as_interrupt():
+        run.run()
+    cache.trim()
+    for line in summary_table(plans):
+        click.echo(line)
+    if not quiet:
+        say(f"{run.beats_done} beats: {run.beats_cached} from the cache, "
+            f"{run.beats_done - run.beats_cached} drawn")
+    if any(p.status == "failed" for p in plans):
+        sys.exit(1)

@@ -1,0 +1,126 @@
+"""What the commands share: the trace to draw (the model's, or a saved one), the checks
+made before any work, the render of a video or a pack, and how results are printed.
+torch and manim are imported inside the functions, so ``--help`` stays fast."""
+from __future__ import annotations
+
+import click
+from click.core import ParameterSource
+
+from ..attention_core.errors import InputError
+from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE, TRACE_DECIDES
+from .options import DrawingOptions, TraceOptions, VideoOptions
+
+__all__ = [
+    "beat_cache", "check_drawable", "compute_trace", "drawable_sentence", "render_into",
+    "report_files", "saved_trace", "say", "sentence_and_trace", "summary", "use_theme",
+    "video_facts",
+]
+
+
+def say(line: str) -> None:
+    """One line for the user, on stderr (stdout holds the results)."""
+    click.echo(line, err=True)
+
+
+def compute_trace(sentence: str, tracing: TraceOptions):
+    """The model's trace of ``sentence`` with the command's trace options."""
+    from ..attention_core.api import trace_for
+
+    return trace_for(tracing.request(sentence))
+
+
+def saved_trace(ctx: click.Context, drawing: DrawingOptions):
+    """The trace given by --trace (refusing the options it already fixes), or None."""
+    if drawing.trace_path is None:
+        return None
+    given = [name for name in TRACE_DECIDES
+             if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    if given:
+        what = "a SENTENCE" if given[0] == "sentence" else "--" + given[0].replace("_", "-")
+        raise InputError(f"{what} cannot be used with --trace: the saved trace already fixes "
+                         "its sentence, model, layer, heads, focus and mask; drop one of them.")
+    from ..attention_core.trace import AttentionTrace
+
+    trace = AttentionTrace.load(drawing.trace_path)
+    check_drawable(trace.num_tokens, drawing.max_tokens)
+    return trace
+
+
+def check_drawable(count: int, max_tokens: int) -> None:
+    """Refuse a sentence of ``count`` tokens, more than ``max_tokens``."""
+    if count > max_tokens:
+        raise InputError(f"the sentence is {count} tokens long; the explainer draws at most "
+                         f"{max_tokens} legibly (more than {MAX_TOKENS_DRAWN} are shown as a "
+                         "window around the focus word); shorten it, or raise --max-tokens "
+                         f"(up to {MAX_TOKENS_RANGE[1]}).")
+
+
+def drawable_sentence(sentence: str, tracing: TraceOptions, max_tokens: int) -> None:
+    """Refuse a sentence too long to draw before the model runs."""
+    from ..attention_core.api import count_tokens
+
+    check_drawable(count_tokens(sentence, tracing.model), max_tokens)
+
+
+def sentence_and_trace(ctx: click.Context, sentence: str, tracing: TraceOptions,
+                       video: VideoOptions, drawing: DrawingOptions):
+    """(sentence, saved trace or None), the sentence checked drawable before any work."""
+    beat_cache(video.no_cache)       # its variable checked before any work
+    trace = saved_trace(ctx, drawing)
+    if trace is not None:
+        return trace.sentence, trace       # outputs are named after the trace's own sentence
+    drawable_sentence(sentence, tracing, drawing.max_tokens)
+    return sentence, None
+
+
+def use_theme(name: str) -> None:
+    from ..scenes.vocabulary import style
+
+    style.set_theme(name)
+
+
+def beat_cache(no_cache: bool):
+    """The beat cache a render uses: none with --no-cache or ATTENTION_EXPLAINER_CACHE_MB=0."""
+    from ..scenes.pipeline.beat_cache import BeatCache, cache_enabled
+
+    return None if no_cache or not cache_enabled() else BeatCache()
+
+
+def render_into(trace, video: VideoOptions, drawing: DrawingOptions, outputs, *, also=None):
+    """Run a render into ``outputs`` with the command's video and drawing options."""
+    from ..scenes.pipeline.render import render_video
+    from .progress import RenderBar
+
+    use_theme(drawing.theme)
+    return render_video(trace, beats=video.beats, width=video.width, height=video.height,
+                        fps=video.fps, outputs=outputs, progress=RenderBar(video.chatty),
+                        report=say, jobs=video.jobs, quality=video.quality,
+                        cache=beat_cache(video.no_cache), also=also)
+
+
+def report_files(files, *, quiet: bool, as_json: bool, facts: dict | None = None) -> None:
+    """Every file written, one per line (--quiet: nothing; --json: one JSON object)."""
+    if as_json:
+        import json
+        click.echo(json.dumps({"files": [str(f) for f in files], **(facts or {})},
+                              ensure_ascii=False, indent=2))
+    elif not quiet:
+        for path in files:
+            click.echo(str(path))
+
+
+def video_facts(result) -> dict:
+    """The --json facts of a rendered video: its length, size, rate, beats and chapters."""
+    return {"duration": round(result.duration, 3), "width": result.width,
+            "height": result.height, "fps": result.fps, "beats": result.beats,
+            "cached_beats": result.cached_beats,
+            "chapters": [{"beat": b, "start": round(t[0], 3), "end": round(t[1], 3)}
+                         for b, t in result.beat_times.items()]}
+
+
+def summary(result) -> None:
+    """The one line a render ends with on stderr."""
+    cached = len(result.cached_beats)
+    note = f", {cached} of {len(result.beats)} beats from the cache" if cached else ""
+    say(f"rendered {result.duration:.1f} s at {result.width}x{result.height}, {result.fps} fps"
+        f" in {result.render_seconds:.1f} s{note}")

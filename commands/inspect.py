@@ -1,0 +1,47 @@
+"""`attention-explainer inspect`: the tokens, the chosen layer and heads and the focus
+token's attention, as text or JSON, and the trace saved with --npz."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..attention_core import DEFAULT_SENTENCE
+from .common import compute_trace, say
+from .options import TraceOptions, trace_options
+
+__all__ = ["command"]
+
+
+@click.command("inspect")
+@click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
+@trace_options
+@click.option("--matrix", is_flag=True, help="Also print every head's whole weight matrix.")
+@click.option("--json", "as_json", is_flag=True, help="Print the trace's numbers as JSON.")
+@click.option("--npz", "npz_path", type=click.Path(dir_okay=True), metavar="PATH",
+              help="Save the trace (.npz, the AttentionTrace field names as keys).")
+@click.option("--force", is_flag=True, help="Overwrite an existing --npz file.")
+def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, force: bool,
+            tracing: TraceOptions):
+    """Print the tokens, the chosen layer and heads and the focus token's attention."""
+    from ..attention_core import report
+    from ..outputs import OutputSet
+
+    saving = None
+    if npz_path:
+        saving = OutputSet({"trace": Path(npz_path)}, force=force, what="trace",
+                           hint="choose another --npz").check()
+    trace = compute_trace(sentence, tracing)
+    if saving is not None:
+        with saving.opened(report=say):
+            trace.save(saving.path("trace"))
+            saving.commit()
+    if as_json:
+        click.echo(report.to_json(trace))
+        return
+    lines = report.summary_lines(trace) + [""] + report.focus_table(trace)
+    if matrix:
+        lines += [""] + report.matrix_lines(trace)
+    if saving is not None:
+        lines += ["", f"trace saved to {saving.files['trace']}"]
+    click.echo("\n".join(lines))

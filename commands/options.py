@@ -1,0 +1,249 @@
+"""The command line's option types and shared option groups: values parsed by the same
+parsers the API uses, shell completion for beats and resolutions, and the option sets that
+several commands share. Each set reaches its command as one object (``TraceOptions``,
+``VideoOptions``, ``DrawingOptions``) built once from the parsed values, so a command
+reads ``video.fps``, not a dict by string keys. Names, ranges and defaults are ``facts``'."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, fields
+
+import click
+
+from ..attention_core.errors import InputError
+from ..facts import (BEAT_NAMES, DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_QUALITY,
+                     DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE, MAX_TOKENS_RANGE,
+                     QUALITIES, RESOLUTIONS, THEMES, TRACE_DEFAULTS)
+from ..scenes.film.registry import parse_beats
+from ..scenes.pipeline.formats import parse_resolution
+
+__all__ = [
+    "BEATS", "DrawingOptions", "FPS", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
+    "drawing_options", "trace_options", "video_options",
+]
+
+SEED_RANGE = (0, 2 ** 63 - 1)
+D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly
+NUM_HEADS_RANGE = (1, 512)
+
+
+class _ParsedBy(click.ParamType):
+    """A click type whose value is parsed by one of our parsers (the same the API uses);
+    its one-line error becomes click's usage error (exit 2)."""
+
+    def __init__(self, name: str, parse, metavar: str, completions: tuple[str, ...] = (),
+                 listed: bool = False):
+        self.name, self.parse, self._metavar = name, parse, metavar
+        self.completions, self.listed = completions, listed
+
+    def shell_complete(self, ctx, param, incomplete):
+        """The known values starting with what is typed; in a comma-separated list
+        (``listed``), the next item after the last comma."""
+        from click.shell_completion import CompletionItem
+
+        head, _, last = incomplete.rpartition(",") if self.listed else ("", "", incomplete)
+        done = set(head.split(",")) if head else set()
+        prefix = head + "," if head else ""
+        return [CompletionItem(prefix + value) for value in self.completions
+                if value.startswith(last) and value not in done]
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return self._metavar
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        try:
+            return self.parse(value)
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _parse_times(spec: str) -> list:
+    """--at: seconds from the beat's start, key or end, comma-separated."""
+    times = []
+    for part in (p.strip().lower() for p in (spec or "key").split(",")):
+        if part in ("key", "end"):
+            times.append(part)
+            continue
+        try:
+            seconds = float(part.rstrip("s")) + 0.0      # + 0.0: "-0" is 0
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds < 3600:
+            raise InputError(f"{part!r} is not a time; use seconds from the beat's start "
+                             "(e.g. 1.5), key (the beat's key frame) or end, comma-separated.")
+        times.append(seconds)
+    return list(dict.fromkeys(times))
+
+
+RESOLUTION = _ParsedBy("resolution", parse_resolution, "|".join(RESOLUTIONS) + "|WxH",
+                       tuple(RESOLUTIONS))
+BEATS = _ParsedBy("beats", parse_beats, "all|" + ",".join(BEAT_NAMES[:2]) + ",...",
+                  ("all", *BEAT_NAMES), listed=True)
+TIMES = _ParsedBy("times", _parse_times, "T[,T...]|key|end")
+FPS = click.IntRange(*FPS_RANGE)
+
+
+def _or(words) -> str:
+    """'a, b or c'."""
+    words = list(words)
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)
+
+
+# ---- the option sets, each gathered into one object -----------------------------------------
+@dataclass(frozen=True)
+class TraceOptions:
+    """--focus and the model options: what decides a trace."""
+    focus: str
+    model: str
+    layer: str
+    heads: str
+    num_heads: int
+    d_model: int
+    seed: int
+    mask: str
+    device: str
+    dtype: str
+
+    def request(self, sentence: str):
+        """The API's TraceRequest of ``sentence`` with these options."""
+        from ..attention_core.api import TraceRequest
+
+        return TraceRequest(sentence=sentence, **{f.name: getattr(self, f.name)
+                                                  for f in fields(self)})
+
+
+@dataclass(frozen=True)
+class VideoOptions:
+    """The options of the commands that render a video."""
+    resolution: tuple[int, int, str]      # (width, height, label)
+    fps: int
+    beats: list[str]
+    force: bool
+    jobs: int | None
+    quality: str
+    no_cache: bool
+    quiet: bool
+    as_json: bool
+    output_dir: str
+
+    @property
+    def width(self) -> int:
+        return self.resolution[0]
+
+    @property
+    def height(self) -> int:
+        return self.resolution[1]
+
+    @property
+    def label(self) -> str:
+        return self.resolution[2]
+
+    @property
+    def chatty(self) -> bool:
+        """Progress and a summary on stderr: neither --quiet nor --json."""
+        return not (self.quiet or self.as_json)
+
+
+@dataclass(frozen=True)
+class DrawingOptions:
+    """The options of the commands that draw: the legible limit, the theme, a saved trace."""
+    max_tokens: int
+    theme: str
+    trace_path: str | None
+
+
+def _gathered(cls, keyword: str, options: list):
+    """A decorator adding ``options`` to a command and handing their values to it as one
+    ``cls`` object, the keyword argument ``keyword``."""
+    names = [f.name for f in fields(cls)]
+
+    def decorate(func):
+        @functools.wraps(func)
+        def gather(*args, **kwargs):
+            kwargs[keyword] = cls(**{name: kwargs.pop(name) for name in names})
+            return func(*args, **kwargs)
+
+        for option in reversed(options):
+            gather = option(gather)
+        return gather
+
+    return decorate
+
+
+_TRACE = [
+    click.option("--focus", default="", metavar="WORDS",
+                 help="The word(s) whose query is explained: any run of whole tokens of "
+                      "the sentence; WORDS[n] picks its n-th token (from 0). Default: "
+                      "chosen automatically (the middle content word)."),
+    click.option("--model", default=TRACE_DEFAULTS["model"], show_default=True,
+                 metavar="minilm|scratch|PATH",
+                 help="minilm (all-MiniLM-L6-v2, bundled), scratch (the seed's "
+                      "MultiHeadAttention, seeded) or a local Hugging Face BERT folder."),
+    click.option("--layer", default=TRACE_DEFAULTS["layer"], show_default=True, metavar="N|auto",
+                 help="Layer to show (auto: the layer holding the best head)."),
+    click.option("--heads", default=TRACE_DEFAULTS["heads"], show_default=True,
+                 metavar="auto|all|I,J,...",
+                 help="Heads to show; auto picks those sending the most attention from the "
+                      "focus to other content words."),
+    click.option("--num-heads", default=TRACE_DEFAULTS["num_heads"], show_default=True,
+                 type=click.IntRange(*NUM_HEADS_RANGE), help="scratch model: number of heads."),
+    click.option("--d-model", default=TRACE_DEFAULTS["d_model"], show_default=True,
+                 type=click.IntRange(*D_MODEL_RANGE),
+                 help="scratch model: model width (a multiple of --num-heads)."),
+    click.option("--seed", default=TRACE_DEFAULTS["seed"], show_default=True,
+                 type=click.IntRange(*SEED_RANGE), help="scratch model: seed of its weights."),
+    click.option("--mask", default=TRACE_DEFAULTS["mask"], show_default=True,
+                 metavar="none|causal|window:K",
+                 help="Mask applied at the shown layer (an illustration on MiniLM, which is "
+                      "bidirectional)."),
+    click.option("--device", default=TRACE_DEFAULTS["device"], show_default=True,
+                 metavar="auto|cpu|cuda", help="Where the model runs (auto: CUDA when available)."),
+    click.option("--dtype", default=TRACE_DEFAULTS["dtype"], show_default=True,
+                 type=click.Choice(DTYPES),
+                 help="Precision of the model; drawn values are always float32."),
+]
+# the options every command shares: which model, layer, heads, token and mask
+trace_options = _gathered(TraceOptions, "tracing", _TRACE)
+
+_DRAWING = [
+    click.option("--trace", "trace_path", type=click.Path(dir_okay=True), metavar="FILE.npz",
+                 help="Draw from a saved trace (inspect --npz) instead of running the "
+                      "model; it fixes the sentence and every model option."),
+    click.option("--theme", default=DEFAULT_THEME, show_default=True,
+                 type=click.Choice(list(THEMES)),
+                 help=f"Colour roles: {_or(THEMES.values())}."),
+    click.option("--max-tokens", default=DEFAULT_MAX_TOKENS, show_default=True,
+                 type=click.IntRange(*MAX_TOKENS_RANGE),
+                 help="Longest sentence (in model tokens) to draw."),
+]
+# options of the commands that draw: the legible limit and the colour theme
+drawing_options = _gathered(DrawingOptions, "drawing", _DRAWING)
+
+_VIDEO = [
+    click.option("--resolution", default=DEFAULT_RESOLUTION, show_default=True, type=RESOLUTION,
+                 help="Video size."),
+    click.option("--fps", default=DEFAULT_FPS, show_default=True, type=FPS,
+                 help="Frames per second."),
+    click.option("--beats", default="all", show_default=True, type=BEATS,
+                 help="Beats to render, comma-separated, drawn in storyboard order: "
+                      + ", ".join(BEAT_NAMES) + "."),
+    click.option("--force", is_flag=True, help="Overwrite existing outputs (the whole set)."),
+    click.option("--jobs", type=click.IntRange(1, 256), metavar="N",
+                 help="Beats rendered at once, each in its own process [default: the cores]."),
+    click.option("--quality", default=DEFAULT_QUALITY, show_default=True,
+                 type=click.Choice(QUALITIES),
+                 help=f"Encoding: {QUALITIES[0]}, or {QUALITIES[1]} (faster, larger file)."),
+    click.option("--no-cache", is_flag=True,
+                 help="Draw every beat afresh, without reading or filling the beat cache."),
+    click.option("--quiet", is_flag=True, help="Print nothing (no progress, no file list)."),
+    click.option("--json", "as_json", is_flag=True,
+                 help="Print the files written as JSON (and the video's facts)."),
+    click.option("--output-dir", default="renders", show_default=True, metavar="DIR",
+                 type=click.Path(file_okay=False),
+                 help="Where outputs go when -o/--out is not given."),
+]
+# options of the commands that render a video: size, rate, beats, workers, encoding, cache,
+# overwrite, quiet
+video_options = _gathered(VideoOptions, "video", _VIDEO)

@@ -1,0 +1,48 @@
+"""`attention-explainer pack`: a lecture pack (the MP4 with chapters, a clip and poster
+per beat, WebVTT chapters and captions, PowerPoint slides and an offline web deck)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..attention_core import DEFAULT_SENTENCE
+from .common import (compute_trace, render_into, report_files, sentence_and_trace, summary,
+                     video_facts)
+from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
+                      trace_options, video_options)
+
+__all__ = ["command"]
+
+
+@click.command("pack", epilog="""\b
+Examples:
+  attention-explainer pack "The cat ate the fish" --out lecture/attention --resolution 720p
+  attention-explainer pack "我爱北京天安门" --focus 北京 --out lecture/beijing --json
+""")
+@click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
+@trace_options
+@video_options
+@click.option("--out", "out_dir", type=click.Path(file_okay=True), metavar="DIR",
+              help="Folder of the pack (default renders/<slug>-<resolution>-pack).")
+@drawing_options
+@click.pass_context
+def command(ctx: click.Context, sentence: str, out_dir: str | None, tracing: TraceOptions,
+            video: VideoOptions, drawing: DrawingOptions):
+    """Render a lecture pack: the MP4 with chapters, each beat as a clip with its poster,
+    WebVTT chapters and captions, PowerPoint slides and an offline web deck."""
+    from ..lecture_pack import LecturePack, pack_outputs
+    from ..outputs import slugify
+
+    sentence, trace = sentence_and_trace(ctx, sentence, tracing, video, drawing)
+    if out_dir is None:
+        out_dir = Path(video.output_dir) / f"{slugify(sentence)}-{video.label}-pack"
+    outputs = pack_outputs(Path(out_dir), video.beats, force=video.force)
+    if trace is None:
+        trace = compute_trace(sentence, tracing)
+    result = render_into(trace, video, drawing, outputs,
+                         also=LecturePack(trace, video.width, video.height))
+    if video.chatty:
+        summary(result)
+    report_files(list(outputs.files.values()), quiet=video.quiet, as_json=video.as_json,
+                 facts=video_facts(result))

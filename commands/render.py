@@ -1,0 +1,47 @@
+"""`attention-explainer render`: the explainer video (MP4, with .srt captions, a poster
+.png and the .npz trace)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..attention_core import DEFAULT_SENTENCE
+from .common import (compute_trace, render_into, report_files, sentence_and_trace, summary,
+                     video_facts)
+from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
+                      trace_options, video_options)
+
+__all__ = ["command"]
+
+
+@click.command("render", epilog="""\b
+Examples:
+  attention-explainer render "The cat ate the fish" --resolution 720p
+  attention-explainer render "我爱北京天安门" --focus 北京 --beats sparks,pull -o beijing.mp4
+  attention-explainer render --trace talk.npz --quality draft --jobs 2
+""")
+@click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
+@trace_options
+@video_options
+@click.option("-o", "--output", type=click.Path(dir_okay=True), metavar="PATH",
+              help="Output MP4 (default renders/<slug>-<resolution>.mp4); its .srt, .png and "
+                   ".npz are written beside it.")
+@drawing_options
+@click.pass_context
+def command(ctx: click.Context, sentence: str, output: str | None, tracing: TraceOptions,
+            video: VideoOptions, drawing: DrawingOptions):
+    """Render the explainer video (MP4, with .srt captions, a poster .png and the .npz trace)."""
+    from ..outputs import slugify, video_outputs
+
+    sentence, trace = sentence_and_trace(ctx, sentence, tracing, video, drawing)
+    if output is None:
+        output = Path(video.output_dir) / f"{slugify(sentence)}-{video.label}.mp4"
+    outputs = video_outputs(Path(output), force=video.force).check()
+    if trace is None:
+        trace = compute_trace(sentence, tracing)
+    result = render_into(trace, video, drawing, outputs)
+    if video.chatty:
+        summary(result)
+    report_files([result.video, result.captions, result.poster, result.trace],
+                 quiet=video.quiet, as_json=video.as_json, facts=video_facts(result))

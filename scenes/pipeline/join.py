@@ -1,0 +1,121 @@
+"""The third step of a render: the drawn segments joined into the film and its companions.
+
+:func:`assemble` writes, into the paths of an opened output set, the MP4 (the segments
+joined without re-encoding, one chapter mark per beat), its captions (each segment's,
+moved to its place in the film), the poster (a segment's key frame, as drawn) and the
+trace. Every segment file is read through the check of what its segment recorded
+(``BeatSegment.opened``), wherever the segments' folders lie (a worker's scratch folder,
+the beat cache). No manim here.
+"""
+from __future__ import annotations
+
+import contextlib
+from fractions import Fraction
+from pathlib import Path
+
+from ...facts import BEATS
+from .cache_files import KEY_FRAME, VIDEO
+
+__all__ = ["POSTER_BEAT", "TITLES", "assemble", "chapter_marks", "join_segments", "poster_of",
+           "segment_starts", "write_captions"]
+
+TITLES = {entry.name: entry.title for entry in BEATS}     # the chapter marks
+POSTER_BEAT = "pull"        # its key frame is the poster; without it, the last beat's
+
+
+def segment_starts(segments) -> list[float]:
+    """Each segment's start in the joined film, in seconds (whole frames)."""
+    fps = segments[0].fps
+    return [sum(s.frames for s in segments[:n]) / fps for n in range(len(segments))]
+
+
+def chapter_marks(segments, starts: list[float]) -> list[tuple[float, float, str]]:
+    """(start s, end s, title) of each segment's beat in the film."""
+    return [(start, start + s.duration, TITLES[s.beat]) for s, start in zip(segments, starts)]
+
+
+def poster_of(segments):
+    """The segment whose key frame is the film's poster."""
+    names = [s.beat for s in segments]
+    return segments[names.index(POSTER_BEAT) if POSTER_BEAT in names else -1]
+
+
+def write_captions(segments, starts: list[float], path: Path) -> None:
+    """The segments' captions, moved to their places in the film, as one SRT file."""
+    import datetime
+
+    import srt
+
+    def at(seconds: float) -> datetime.timedelta:
+        return datetime.timedelta(seconds=round(seconds, 3))
+
+    subtitles = [srt.Subtitle(index=0, start=at(start + a), end=at(start + b), content=text)
+                 for segment, start in zip(segments, starts)
+                 for a, b, text in segment.captions]
+    path.write_text(srt.compose(subtitles, reindex=True) if subtitles else "",
+                    encoding="utf-8")
+
+
+def assemble(segments, trace, paths: dict, also=None) -> None:
+    """Write the film from its drawn segments: ``paths["video"]`` (joined, with chapter
+    marks), "captions", "poster" and "trace"; then ``also(segments, starts, paths)`` (a
+    lecture pack's files)."""
+    starts = segment_starts(segments)
+    with contextlib.ExitStack() as stack:
+        videos = [stack.enter_context(s.opened(VIDEO)) for s in segments]
+        join_segments(videos, paths["video"], chapter_marks(segments, starts))
+    write_captions(segments, starts, paths["captions"])
+    paths["poster"].write_bytes(poster_of(segments).read(KEY_FRAME))
+    trace.save(paths["trace"])
+    if also is not None:
+        also(segments, starts, paths)
+
+
+def join_segments(videos: list, target: Path, chapters: list | None = None) -> None:
+    """Join segment MP4s of identical streams (same encoder settings, each starting on a
+    key frame) into ``target`` without re-encoding, its index first (faststart), with
+    ``chapters`` [(start s, end s, title)] as the MP4's chapter marks. ``videos`` are
+    paths or open binary files (``BeatSegment.opened``: checked as they are read)."""
+    import av
+
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(av.open(str(target), "w", format="mp4",
+                                          options={"movflags": "+faststart"}))
+        if chapters:
+            out.set_chapters([{"id": n, "start": round(start * 1000), "end": round(end * 1000),
+                               "time_base": Fraction(1, 1000), "metadata": {"title": title}}
+                              for n, (start, end, title) in enumerate(chapters)])
+        out_stream = None
+        offset = 0           # in the segments' time base (the same in each)
+        for path in videos:
+            src = stack.enter_context(av.open(str(path) if isinstance(path, (str, Path))
+                                              else path))
+            stream = src.streams.video[0]
+            if out_stream is None:
+                out_stream = out.add_stream_from_template(template=stream)
+            offset = _copy_packets(src, stream, out, out_stream, offset)
+            src.close()
+
+
+def _copy_packets(src, stream, out, out_stream, offset: int) -> int:
+    """Mux ``stream``'s packets into ``out_stream`` shifted by ``offset`` (time base
+    units); the end of the last one, where the next segment starts."""
+    from av.bitstream import BitStreamFilterContext
+
+    # x264 stamps every segment with an SEI note of its version, settings and web
+    # address; players ignore it, and an offline lecture pack names no address
+    without_notes = BitStreamFilterContext("filter_units=remove_types=6", stream, out_stream)
+    end = offset
+    for packet in src.demux(stream):
+        if packet.dts is None:      # demux's flushing packets
+            continue
+        packet.pts += offset
+        packet.dts += offset
+        end = max(end, packet.pts + (packet.duration or 0))
+        for filtered in without_notes.filter(packet):
+            filtered.stream = out_stream
+            out.mux(filtered)
+    for filtered in without_notes.filter(None):
+        filtered.stream = out_stream
+        out.mux(filtered)
+    return end

@@ -1,0 +1,59 @@
+"""The first step of a render: the film planned as segments, one task per beat.
+
+A :class:`SegmentJob` holds everything that changes one beat's pixels; its :meth:`key
+<SegmentJob.key>` names the beat's entry in the beat cache. :func:`plan_film` checks the
+size, rate, beats and quality asked for and gives the film's jobs in storyboard order.
+Nothing is drawn here.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ...attention_core.errors import InputError
+from ...facts import DEFAULT_QUALITY, QUALITIES
+from ..film.registry import parse_beats
+from . import encoding
+from .beat_cache import entry_key
+from .formats import check_fps, check_size
+
+__all__ = ["SegmentJob", "plan_film"]
+
+
+@dataclass(frozen=True)
+class SegmentJob:
+    """One beat of one film at one size: everything that changes its pixels."""
+
+    beat: str
+    hands_off: bool           # False for the film's last beat (it holds, then the film ends)
+    width: int
+    height: int
+    fps: int
+    theme: str
+    quality: str
+    trace_fingerprint: str
+    audit: bool = False
+
+    def key(self) -> str:
+        """The name of this beat's entry in the beat cache (``beat_cache.entry_key``)."""
+        return entry_key(kind="beat", **asdict(self),
+                         encoder=encoding.options(self.quality, self.width, self.height,
+                                                  self.fps))
+
+
+def plan_film(trace, beats, *, width: int, height: int, fps: int,
+              quality: str = DEFAULT_QUALITY, audit: bool = False) -> list[SegmentJob]:
+    """The film of ``beats`` (any form ``parse_beats`` reads) as tasks, in storyboard
+    order; every beat but the last hands its stage on. Raises InputError for a size, a
+    rate, a beat or a quality that cannot be rendered."""
+    from ..vocabulary import style
+
+    width, height = check_size(width, height)
+    fps = check_fps(fps)
+    names = parse_beats(beats)
+    if quality not in QUALITIES:
+        raise InputError(f"quality {quality!r} is unknown; use {' or '.join(QUALITIES)}.")
+    fingerprint = trace.fingerprint()
+    return [SegmentJob(beat=name, hands_off=n < len(names) - 1, width=width, height=height,
+                       fps=fps, theme=style.theme_name(), quality=quality,
+                       trace_fingerprint=fingerprint, audit=audit)
+            for n, name in enumerate(names)]

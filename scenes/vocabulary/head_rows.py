@@ -1,0 +1,113 @@
+"""Head rows: one word's weights in several heads, a row per head and a column per key,
+with the head's name before its row and a note after it; the keys' words along the top
+follow the grids' one rule (:class:`~.grid.LabelFit`)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, Dot, Line, Rectangle, SurroundingRectangle, VGroup
+
+from . import stage, style
+from .grid import LabelFit, dot_radius
+from .text import glyphs_of, line_box_height
+
+__all__ = ["BAND_GAP", "HEAD_ROWS_FIT", "HeadRows", "NAME_GAP", "WORDS_BUFF"]
+
+NAME_GAP = 0.2            # between a head's name and its row, and its row and its note
+WORDS_BUFF = 0.1          # between the rows and the keys' words above them
+BAND_GAP = 0.12           # the keys' words' band: their height and this
+# the head rows' words stand upright at full size when each takes at most 0.95 of a cell
+# (a long special token may shrink to the legible minimum), else they all turn, full size
+HEAD_ROWS_FIT = LabelFit(share=0.95, min_scale=1.0, special_share=0.95,
+                         special_min_scale=style.MIN_FONT / style.FONT_LABEL,
+                         special_turns_alone=False, turned_share=None)
+
+
+class HeadRows(VGroup):
+    """``weights[n, c]`` as a dot per cell whose area is the weight, in ``colors[n]``: a
+    row per head, its ``names[n]`` before it and its ``notes[n]`` after it, a column per
+    key, the keys' ``words`` on top (their ``special`` tokens dimmed). Fitted between
+    ``top`` (the words' top) and ``bottom`` (the last row's), the whole as wide as the stage
+    allows, a cell at most ``max_cell``. ``self.rows[n]`` covers row n's cells; ``self.box``
+    marks row ``boxed``; ``self.dots[n]`` are row n's dots."""
+
+    def __init__(self, names: Sequence, notes: Sequence, words: Sequence[str],
+                 special: Sequence[bool], weights, colors: Sequence[str], *, boxed: int,
+                 top: float, bottom: float, max_cell: float):
+        super().__init__()
+        self.names, self.notes = list(names), list(notes)
+        self.words = [glyphs_of(w, style.FONT_LABEL, sp) for w, sp in zip(words, special)]
+        self.special = list(special)
+        self.fit_cell(top, bottom, max_cell)
+        name_w = max(m.width for m in self.names)
+        note_w = max(m.width for m in self.notes)
+        self.width_drawn = len(self.words) * self.cell
+        self.left = -(name_w + NAME_GAP + self.width_drawn + NAME_GAP + note_w) / 2 \
+            + name_w + NAME_GAP
+        self.grid_top = top - self.band
+        self.lines = self.draw_lines(len(self.names))
+        self.labels = self.place_words()
+        self.dots, self.rows = self.fill_rows(np.asarray(weights, dtype=float), colors)
+        self.box = SurroundingRectangle(VGroup(self.names[boxed], self.rows[boxed],
+                                               self.notes[boxed]),
+                                        color=style.PALETTE.highlight, buff=0.06, stroke_width=3)
+        self.add(self.lines, self.labels, VGroup(*self.names), self.dots, VGroup(*self.notes),
+                 self.box)
+
+    def fit_cell(self, top: float, bottom: float, max_cell: float) -> None:
+        """The cell: as wide as the stage allows beside the names and notes, then as tall
+        as the rows allow under the words' band; the words upright or turned."""
+        name_w = max(m.width for m in self.names)
+        note_w = max(m.width for m in self.notes)
+        room_w = stage.TEXT_WIDTH - name_w - note_w - 2 * NAME_GAP
+        cell = min(max_cell, room_w / len(self.words))
+        widths = [w.width for w in self.words]
+        for settle in (True, False):
+            _, self.turned = HEAD_ROWS_FIT.plan(widths, self.special, cell, style.FONT_LABEL)
+            self.band = (max(widths) if self.turned
+                         else line_box_height(style.FONT_LABEL)) + BAND_GAP
+            if settle:
+                cell = min(cell, (top - self.band - bottom) / len(self.names))
+        self.cell = cell
+
+    def draw_lines(self, n_rows: int) -> VGroup:
+        left, top, cell, width = self.left, self.grid_top, self.cell, self.width_drawn
+        return VGroup(*[Line([left, top - r * cell, 0], [left + width, top - r * cell, 0])
+                        for r in range(n_rows + 1)],
+                      *[Line([left + c * cell, top, 0], [left + c * cell, top - n_rows * cell, 0])
+                        for c in range(len(self.words) + 1)]).set_stroke(style.PALETTE.grid,
+                                                                          width=1.0)
+
+    def place_words(self) -> VGroup:
+        """The keys' words over their columns: turned, or upright on one baseline (a long
+        special token shrunk to its cell)."""
+        labels = VGroup()
+        for c, word in enumerate(self.words):
+            x = self.left + (c + 0.5) * self.cell
+            if self.turned:
+                word.rotate(np.pi / 2).move_to([x, self.grid_top + WORDS_BUFF, 0],
+                                               aligned_edge=DOWN)
+            else:
+                shrink = HEAD_ROWS_FIT.special_scale(word.width, self.cell)
+                if shrink is not None and shrink < 1.0:
+                    word.scale(shrink, about_point=np.zeros(3))
+                # the line box sits on the grid, so the words share a baseline
+                word.shift([x, self.grid_top + WORDS_BUFF
+                            + line_box_height(style.FONT_LABEL) / 2, 0])
+            labels.add(word)
+        return labels
+
+    def fill_rows(self, weights: np.ndarray, colors: Sequence[str]) -> tuple[VGroup, list]:
+        """Each row's dots, its name and note beside it; the rectangles over the rows."""
+        left, cell, width = self.left, self.cell, self.width_drawn
+        dots, rows = VGroup(), []
+        for n, color in enumerate(colors):
+            y = self.grid_top - (n + 0.5) * cell
+            self.names[n].move_to([left - NAME_GAP, y, 0], aligned_edge=RIGHT)
+            self.notes[n].move_to([left + width + NAME_GAP, y, 0], aligned_edge=LEFT)
+            dots.add(VGroup(*[Dot([left + (c + 0.5) * cell, y, 0], color=color,
+                                  radius=max(dot_radius(float(w), 0.46 * cell), 1e-4))
+                              for c, w in enumerate(weights[n])]))
+            rows.append(Rectangle(width=width, height=cell).move_to([left + width / 2, y, 0]))
+        return dots, rows

@@ -1,0 +1,192 @@
+"""The tree is the architecture: which package may import which, walked from the syntax
+of every module of the project (imports inside functions included), and no cycles."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = "attention_explainer"
+VOCABULARY = f"{PACKAGE}.scenes.vocabulary"
+FILM = f"{PACKAGE}.scenes.film"
+PIPELINE = f"{PACKAGE}.scenes.pipeline"
+CORE = f"{PACKAGE}.attention_core"
+COMMAND_LINE = (f"{PACKAGE}.cli", f"{PACKAGE}.commands",
+                f"{PACKAGE}.settings", "click", "rich", "dask", "distributed")
+MODEL_CODE = ("torch", "safetensors", "tokenizers", "transformers", f"{CORE}.api",
+              f"{CORE}.bert", f"{CORE}.scratch")
+SKIPPED = {".venv", "build", "tests", "bench", "docs", "__pycache__", "renders", "media",
+           "examples"}
+
+
+def project_modules() -> dict[str, Path]:
+    """Every module of the installed package: dotted name -> file."""
+    modules = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if SKIPPED & set(rel.parts) or any(p.endswith(".egg-info") for p in rel.parts):
+            continue
+        parts = rel.with_suffix("").parts
+        parts = parts[:-1] if parts[-1] == "__init__" else parts
+        modules[".".join((PACKAGE,) + parts)] = path
+    return modules
+
+
+MODULES = project_modules()
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def imports_of(name: str) -> set[str]:
+    """The modules ``name`` imports (ours resolved to modules, others by their name), with
+    the packages a dotted import runs first, except the importer's own ancestors (they are
+    running already when it is imported)."""
+    path = MODULES[name]
+    here = name if _is_package(name) else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here.split(".")[:len(here.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            subs = {f"{module}.{a.name}" for a in node.names} & MODULES.keys()
+            found |= subs or {module}
+            if len(subs) < len(node.names):
+                found.add(module)
+    ancestors = {".".join(name.split(".")[:n]) for n in range(1, name.count(".") + 1)}
+    with_parents = set()
+    for module in found:
+        parts = module.split(".")
+        with_parents |= {".".join(parts[:n]) for n in range(1, len(parts) + 1)}
+    return {m for m in with_parents - ancestors - {name}
+            if m in MODULES or not m.startswith(PACKAGE)}
+
+
+GRAPH = {name: imports_of(name) for name in MODULES}
+
+
+def _starts(name: str, prefixes) -> bool:
+    prefixes = (prefixes,) if isinstance(prefixes, str) else prefixes
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _breaking(importer_prefix, forbidden) -> list[str]:
+    return sorted(f"{m} imports {i}" for m, imported in GRAPH.items()
+                  if _starts(m, importer_prefix) for i in imported if _starts(i, forbidden))
+
+
+def test_the_walk_sees_the_whole_tree():
+    assert {VOCABULARY, FILM, PIPELINE, CORE, f"{PACKAGE}.cli", f"{PACKAGE}.facts"} <= MODULES.keys()
+    assert f"{VOCABULARY}.style" in GRAPH[f"{VOCABULARY}.text"]
+    assert f"{FILM}.registry" in GRAPH[f"{FILM}.scene"]
+    # a function-level import counts: the registry loads a beat's module lazily
+    assert f"{FILM}.beat" in GRAPH[f"{FILM}.registry"]
+
+
+def test_the_vocabulary_imports_neither_the_film_nor_the_pipeline():
+    assert _breaking(VOCABULARY, (FILM, PIPELINE)) == []
+
+
+def test_the_film_never_imports_the_pipeline():
+    assert _breaking(FILM, PIPELINE) == []
+
+
+def test_the_drawing_never_imports_the_command_line_settings_rich_or_dask():
+    assert _breaking(f"{PACKAGE}.scenes", COMMAND_LINE) == []
+
+
+def test_the_core_imports_neither_manim_nor_the_drawing_nor_the_command_line():
+    assert _breaking(CORE, ("manim", "manimpango", f"{PACKAGE}.scenes", *COMMAND_LINE)) == []
+
+
+def test_the_drawing_never_imports_model_code():
+    assert _breaking(f"{PACKAGE}.scenes", MODEL_CODE) == []
+
+
+def test_the_facts_import_nothing_of_ours_and_no_drawing():
+    assert {m for m in GRAPH[f"{PACKAGE}.facts"]
+            if m.startswith(PACKAGE) or _starts(m, ("manim", "numpy"))} == set()
+
+
+def _cycles() -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in GRAPH.get(node, ()):
+            if nxt not in MODULES:
+                continue
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for name in sorted(MODULES):
+        if name not in index:
+            visit(name)
+    return found
+
+
+def test_no_import_cycles_anywhere():
+    assert _cycles() == []
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for leaf in ast.walk(target):
+                    if isinstance(leaf, ast.Name):
+                        names.add(leaf.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def _declared_all(tree: ast.Module) -> list[str] | None:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return [e.value for e in node.value.elts]
+    return None
+
+
+def test_every_public_module_says_what_it_exports():
+    """``__all__`` in each module (packages' ``__init__`` and plain-manim's generated
+    scenes aside), naming only what the module defines or imports."""
+    missing, wrong = [], []
+    for name, path in MODULES.items():
+        if path.name == "__init__.py" or name.endswith("plain_manim"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        exported = _declared_all(tree)
+        if exported is None:
+            missing.append(name)
+        else:
+            wrong += [f"{name}.{n}" for n in exported if n not in _top_level_names(tree)]
+    assert missing == [] and wrong == []
