@@ -31,7 +31,7 @@ from pathlib import Path
 from .attention_core.errors import InputError
 from .locks import try_lock
 
-__all__ = [
+__all__ = ["refuse_links", 
     "OutputSet", "VIDEO_SIDECARS", "WORK_PREFIX", "check_place", "output_path",
     "refuse_inside_the_cache", "scratch_folder", "sigterm_as_interrupt", "slugify",
     "sweep_stale", "video_outputs",
@@ -84,6 +84,24 @@ def refuse_inside_the_cache(paths, hint: str, cache: Path | None = None) -> None
         if Path(path).resolve().is_relative_to(cache):
             raise InputError(f"{path} is inside the beat cache ({cache}), which keeps only "
                              f"its own files; {hint}.")
+
+
+def refuse_links(paths, what: str = "output") -> None:
+    """Refuse a symbolic link where a file of a set, or a folder inside the set, would be:
+    a write would land wherever the link points. The set's own place (the folders that
+    hold all of it, which the user chose) may be a link."""
+    paths = [Path(p) for p in paths]
+    if not paths:
+        return
+    root = Path(os.path.commonpath([p.parent for p in paths]))
+    for path in paths:
+        inside = [path] + [f for f in path.parents if f.is_relative_to(root) and f != root]
+        for place in inside:
+            if place.is_symlink():
+                kind = "file" if place == path else "folder"
+                raise InputError(f"{place} is a symbolic link, where a {what} {kind} would be "
+                                 "written; attention-explainer never writes through one: "
+                                 "remove the link or choose another place.")
 
 
 def check_place(folder: Path) -> None:
@@ -269,6 +287,9 @@ class OutputSet:
 
     def __init__(self, files: dict[str, Path], *, force: bool = False,
                  what: str = "output", hint: str = "choose another name with -o"):
+        # as asked (absolute, ".." taken lexically, links not followed): links are looked for
+        # there, before the paths are resolved
+        self.asked = {kind: Path(os.path.abspath(Path(p).expanduser())) for kind, p in files.items()}
         self.files = {kind: output_path(p) for kind, p in files.items()}
         self.force, self.what, self.hint = force, what, hint
         self._created: list[Path] = []
@@ -285,6 +306,7 @@ class OutputSet:
     def check(self) -> "OutputSet":
         """Refuse folders among the files, files that exist (without ``force``) and
         places that cannot be written. Writes nothing."""
+        refuse_links(self.asked.values(), self.what)
         for path in self.files.values():
             if path.is_dir():
                 raise InputError(f"{path} is a folder, where the {self.what} would be "

@@ -47,6 +47,8 @@ def setup(tmp_path, monkeypatch):
     (gpt2 / "model.safetensors").write_bytes(b"")
     (gpt2 / "tokenizer.json").write_text("{}")
     (tmp_path / "a-file").write_text("not a folder")
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "talk.png").symlink_to(tmp_path / "a-file")
     tampered = tmp_path / "tampered"
     shutil.copytree(bert.minilm_dir(), tampered)
     data = bytearray((tampered / "model.safetensors").read_bytes())
@@ -112,6 +114,8 @@ ROWS = [
     ("cache cap negative", ["frames", DEFAULT, "--out", "{t}/out"], "ATTENTION_EXPLAINER_CACHE_MB"),
     ("cache off for a course", ["batch", "{course}", "--out", "{t}/out", "--dry-run"],
      "a course keeps its beats"),
+    ("output through a symbolic link", ["render", DEFAULT, "-o", "{t}/linked/talk.mp4", "--force"],
+     "symbolic link"),
     ("output inside the beat cache", ["render", DEFAULT, "-o", "{t}/xdg/attention-explainer/x.mp4"],
      "inside the beat cache"),
 ]

@@ -57,6 +57,7 @@ class StillsJob:
         """Refuse what cannot work, writing nothing: the stills' folder is a file or lies
         in the golden folder, the golden folder is none, the sheet has an unknown format
         or lands among the goldens."""
+        asked_out, asked_sheet = Path(self.out_dir), self.sheet    # links are looked for there
         self.out_dir = output_path(self.out_dir)
         if self.out_dir.exists() and not self.out_dir.is_dir():
             raise InputError(f"the stills' folder {self.out_dir} is a file; give a folder "
@@ -75,16 +76,16 @@ class StillsJob:
                 raise InputError(f"the stills' folder {self.out_dir} is inside the golden "
                                  "folder; a check never writes into its golden folder: give "
                                  "the stills a folder outside it.")
-        files = {f"still:{name}": self.out_dir / name for _, name in self.names()}
+        files = {f"still:{name}": asked_out / name for _, name in self.names()}
         if self.sheet is not None:
             self.sheet = output_path(self.sheet)
-            if self.sheet.suffix.lower() not in SHEET_FORMATS:
-                raise InputError(f"the contact sheet {self.sheet.name}: use a .png, .jpg or "
+            if Path(asked_sheet).suffix.lower() not in SHEET_FORMATS:
+                raise InputError(f"the contact sheet {Path(asked_sheet).name}: use a .png, .jpg or "
                                  ".webp name.")
             if self.golden is not None and _inside(self.sheet, self.golden):
                 raise InputError(f"the contact sheet {self.sheet} is in the golden folder; a "
                                  "check never writes into its golden folder.")
-            files["sheet"] = self.sheet
+            files["sheet"] = Path(asked_sheet)
         self.outputs = OutputSet(files, force=self.force, what="still",
                                  hint="choose another folder for the stills")
         self.outputs.check()
