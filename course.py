@@ -1,5 +1,6 @@
 """A whole course in one command: a TOML manifest of explainers, rendered as beat tasks on
-Dask distributed (a LocalCluster here, or a running cluster by its scheduler address).
+Dask distributed (``cluster``: a local, secured cluster, or a running one by its scheduler
+address).
 
     [defaults]
     resolution = ["1080p", "720p"]
@@ -24,9 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
-import signal
 import threading
 import tomllib
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from pathlib import Path
 import click
 
 from .attention_core.errors import InputError
+from .cluster import course_client
 from .commands.progress import TerminalProgress
 from .facts import TRACE_DECIDES
 
@@ -275,6 +275,7 @@ class CourseRun:
     workers: int
     scheduler: str | None = None
     progress: bool = True
+    dashboard: bool = False           # the local cluster's, on 127.0.0.1 (else none)
     beats_done: int = 0
     beats_cached: int = 0
 
@@ -284,7 +285,8 @@ class CourseRun:
         if not todo:
             return
         sets = {id(p): output_set(p, self.out_dir) for p in todo}
-        with contextlib.ExitStack() as stack, self._client() as client, \
+        with contextlib.ExitStack() as stack, \
+                course_client(self.workers, self.scheduler, self.dashboard) as client, \
                 _CourseProgress(todo, self.progress) as bar:
             opened = {}
             for plan in todo:
@@ -295,40 +297,6 @@ class CourseRun:
                 stack.callback(_close, context)
             futures = self._submit(client, todo, sets)
             self._collect(client, futures, todo, sets, opened, bar)
-
-    @contextlib.contextmanager
-    def _client(self):
-        import logging
-
-        import dask
-        from distributed import Client, LocalCluster
-
-        # the course's own progress and table are what a lecturer reads; Dask's
-        # connection chatter (and a dashboard on a port) is not asked for
-        # (workers read it from the environment when they start: a failed task is told in
-        # the course's table, not as a worker's traceback)
-        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
-        dask.config.set({"logging": {"distributed": "critical"}})
-        for name in ("distributed", "bokeh", "tornado"):
-            logging.getLogger(name).setLevel(logging.ERROR)
-        cluster = client = None
-        try:
-            if self.scheduler:
-                client = Client(self.scheduler, timeout="20s")
-            else:
-                with _workers_deaf_to_ctrl_c():
-                    cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                           processes=True, dashboard_address=None,
-                                           silence_logs=logging.ERROR)
-                client = Client(cluster)
-            yield client
-        finally:
-            if client is not None:
-                with contextlib.suppress(Exception):
-                    client.close()
-            if cluster is not None:
-                with contextlib.suppress(Exception):
-                    cluster.close()
 
     def _submit(self, client, todo, sets) -> dict:
         traces = {}
@@ -381,24 +349,6 @@ class CourseRun:
                 _close(opened[id(plan)])
                 plan.status = "ok"
                 bar.finished(plan)
-
-
-@contextlib.contextmanager
-def _workers_deaf_to_ctrl_c():
-    """Start worker processes with SIGINT ignored (an ignored signal stays ignored through
-    fork and exec; a blocked one would not: multiprocessing unblocks it when it starts its
-    resource tracker). Ctrl-C reaches the whole process group, and a worker that died of
-    it would print a traceback of its own; only this process answers it, and closing the
-    cluster stops the workers. A Ctrl-C in the seconds the workers take to start is not
-    seen."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _close(context, failed: bool = False) -> None:

@@ -26,9 +26,12 @@ Examples:
 @click.option("--jobs", type=click.IntRange(1, 256), metavar="N",
               help="Local Dask workers [default: the cores].")
 @click.option("--scheduler", metavar="ADDRESS",
-              help="Submit to a running Dask cluster (tcp://HOST:8786) instead of a local one; "
-                   "its workers need the project installed and --cache-dir and --out on a "
-                   "shared path.")
+              help="Submit to a running Dask cluster (tcp://HOST:8786, or tls://HOST:PORT with "
+                   "Dask's security settings) instead of a local one; its workers need the "
+                   "project installed and --cache-dir and --out on a shared path.")
+@click.option("--dashboard", is_flag=True,
+              help="Serve the local cluster's Dask dashboard on 127.0.0.1:8787 (none by "
+                   "default).")
 @click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Beat cache folder [default: $XDG_CACHE_HOME/attention-explainer].")
 @click.option("--resolution", type=RESOLUTION,
@@ -37,9 +40,10 @@ Examples:
 @click.option("--dry-run", is_flag=True, help="Print the tasks and an estimate; render nothing.")
 @click.option("--quiet", is_flag=True, help="No progress; only the final table.")
 @click.pass_context
-def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, cache_dir, resolution,
-            fps, dry_run, quiet):
+def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard, cache_dir,
+            resolution, fps, dry_run, quiet):
     """Render a whole course: every explainer of a TOML manifest, as beat tasks on Dask."""
+    from ..cluster import DASHBOARD_ADDRESS, check_scheduler_address
     from ..course import (CourseRun, dry_run_lines, load_course, output_set, sort_out_existing,
                           summary_table)
     from ..outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
@@ -50,6 +54,11 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, cache_dir
     if not cache_enabled():
         raise InputError(f"{CAP_ENV}=0 turns the beat cache off, but a course keeps its beats "
                          "there: unset it, or give a cap in megabytes, e.g. 2000.")
+    if scheduler is not None:
+        scheduler = check_scheduler_address(scheduler)
+        if dashboard:
+            raise InputError("--dashboard is the local cluster's; a scheduler given with "
+                             "--scheduler serves its own: drop one of them.")
     out = output_path(out_dir)
     refuse_inside_the_cache([out], "give --out a folder outside it",
                             Path(cache_dir) if cache_dir else None)
@@ -64,7 +73,10 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, cache_dir
             click.echo(line)
         return
     cache = BeatCache(Path(cache_dir) if cache_dir else None)
-    run = CourseRun(plans, out, cache.folder, workers, scheduler, progress=not quiet)
+    run = CourseRun(plans, out, cache.folder, workers, scheduler, progress=not quiet,
+                    dashboard=dashboard)
+    if dashboard:
+        say(f"Dask dashboard: http://{DASHBOARD_ADDRESS}/status (this machine only)")
     with sigterm_as_interrupt():
         run.run()
     cache.trim()

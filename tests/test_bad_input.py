@@ -112,6 +112,8 @@ ROWS = [
     ("not an mp4", ["render", DEFAULT, "-o", "{t}/out/video.avi"], ".mp4"),
     ("cache cap not a whole number", ["render", DEFAULT, "-o", "{o}"], "ATTENTION_EXPLAINER_CACHE_MB"),
     ("cache cap negative", ["frames", DEFAULT, "--out", "{t}/out"], "ATTENTION_EXPLAINER_CACHE_MB"),
+    ("scheduler address malformed", ["batch", "{course}", "--scheduler", "render-box:8786",
+                                     "--out", "{t}/out"], "not a Dask scheduler address"),
     ("cache off for a course", ["batch", "{course}", "--out", "{t}/out", "--dry-run"],
      "a course keeps its beats"),
     ("output through a symbolic link", ["render", DEFAULT, "-o", "{t}/linked/talk.mp4", "--force"],

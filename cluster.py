@@ -1,0 +1,119 @@
+"""The Dask cluster a course runs on: a local one that admits only this process, or a
+running scheduler by its address.
+
+The local cluster listens on loopback with Dask's own security: temporary TLS credentials
+made for this run (``Security.temporary``), so another local user's client cannot submit
+code to run as us. Its scheduler serves no web pages unless a dashboard is asked for
+(``--dashboard``, then on 127.0.0.1 only). A scheduler address is ``tcp://HOST:PORT`` or
+``tls://HOST:PORT`` (Dask's security options for the latter come from Dask's own
+configuration), checked for form before anything starts; one where nothing answers within
+:data:`SCHEDULER_WAIT_S` seconds is refused in one line.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import signal
+import threading
+
+from .attention_core.errors import InputError
+
+__all__ = ["DASHBOARD_ADDRESS", "SCHEDULER_WAIT_S", "check_scheduler_address", "course_client"]
+
+SCHEDULER_WAIT_S = 10           # how long a given scheduler has to answer
+DASHBOARD_ADDRESS = "127.0.0.1:8787"
+_ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)"
+                      r":(\d{1,5})")
+
+
+def check_scheduler_address(address: str) -> str:
+    """``address`` if it is tcp://HOST:PORT or tls://HOST:PORT with a port from 1 to 65535.
+
+    >>> check_scheduler_address("tls://render-box:8786")
+    'tls://render-box:8786'
+    """
+    match = _ADDRESS.fullmatch(address.strip())
+    if not match or not 1 <= int(match.group(3)) <= 65535:
+        raise InputError(f"--scheduler {address!r} is not a Dask scheduler address; use "
+                         "tcp://HOST:PORT or tls://HOST:PORT (e.g. tcp://render-box:8786).")
+    return match.group(0)
+
+
+@contextlib.contextmanager
+def course_client(workers: int, scheduler: str | None = None, dashboard: bool = False):
+    """A Dask client: of the scheduler at ``scheduler``, else of a local, secured cluster of
+    ``workers`` processes (closed, with its workers, when the block ends)."""
+    import dask
+    from distributed import Client
+
+    _quiet(dask)
+    cluster = client = None
+    try:
+        if scheduler:
+            client = _connect(Client, check_scheduler_address(scheduler))
+        else:
+            cluster = _local_cluster(dask, workers, dashboard)
+            client = Client(cluster)
+        yield client
+    finally:
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close()
+
+
+def _quiet(dask) -> None:
+    """The course's own progress and table are what a lecturer reads, not Dask's connection
+    chatter (workers read this from the environment when they start: a failed task is told
+    in the course's table, not as a worker's traceback)."""
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
+    dask.config.set({"logging": {"distributed": "critical"}})
+    for name in ("distributed", "bokeh", "tornado"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _connect(client_class, address: str):
+    try:
+        return client_class(address, timeout=f"{SCHEDULER_WAIT_S}s")
+    except (OSError, TimeoutError) as exc:
+        raise InputError(f"no Dask scheduler answered at {address} within {SCHEDULER_WAIT_S} "
+                         "s; start it there, or check --scheduler (and, for tls://, Dask's "
+                         "security settings).") from exc
+
+
+def _local_cluster(dask, workers: int, dashboard: bool):
+    from distributed import LocalCluster
+    from distributed.security import Security
+
+    # Dask's scheduler and workers always run an HTTP server; without a dashboard it serves
+    # no pages at all, on a port of loopback chosen by the system
+    routes = {} if dashboard else {"distributed.scheduler.http.routes": [],
+                                   "distributed.worker.http.routes": []}
+    with dask.config.set(routes), _workers_deaf_to_ctrl_c():
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                            host="127.0.0.1", security=Security.temporary(),
+                            dashboard_address=DASHBOARD_ADDRESS if dashboard else "127.0.0.1:0",
+                            worker_dashboard_address=None, silence_logs=logging.ERROR,
+                            scheduler_kwargs={"dashboard": dashboard})
+
+
+@contextlib.contextmanager
+def _workers_deaf_to_ctrl_c():
+    """Start worker processes with SIGINT ignored (an ignored signal stays ignored through
+    fork and exec; a blocked one would not: multiprocessing unblocks it when it starts its
+    resource tracker). Ctrl-C reaches the whole process group, and a worker that died of
+    it would print a traceback of its own; only this process answers it, and closing the
+    cluster stops the workers. A Ctrl-C in the seconds the workers take to start is not
+    seen."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

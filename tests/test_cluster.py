@@ -1,0 +1,129 @@
+"""The Dask cluster a course runs on admits only this process, serves no dashboard unless
+asked, and a scheduler address is checked up front: its form (exit 2 at once) and whether
+anything answers there (exit 2 within the stated wait)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from tests.conftest import ROOT, run_process
+
+COURSE = ROOT / "examples" / "course.toml"
+
+PROBE = textwrap.dedent('''
+    import asyncio, json, sys, urllib.error, urllib.request
+
+    from distributed.comm import connect
+    from distributed.security import Security
+
+    from attention_explainer.cluster import course_client
+
+
+    def status(host, port, path):
+        try:
+            return urllib.request.urlopen(f"http://{host}:{port}{path}", timeout=5).status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+
+    async def answers(address, security):
+        """Whether the scheduler answers a client holding ``security``'s credentials."""
+        try:
+            comm = await connect(address, timeout="3s", **security.get_connection_args("client"))
+            await comm.write({"op": "identity"})
+            reply = await asyncio.wait_for(comm.read(), 3)
+            await comm.close()
+            return reply.get("type") == "Scheduler"
+        except Exception:
+            return False
+
+
+    def main(dashboard):
+        with course_client(1, dashboard=dashboard) as client:
+            address = client.scheduler.address
+            sockets = client.cluster.scheduler.http_server._sockets.values()
+            (host, port), = {s.getsockname()[:2] for s in sockets}
+            print(json.dumps({
+                "address": address, "http_host": host,
+                "pages": {p: status(host, port, p) for p in ("/status", "/health", "/info/main/workers.html")},
+                "plain client refused": not asyncio.run(answers(address, Security())),
+                "other credentials refused": not asyncio.run(
+                    answers(address, Security.temporary())),
+                "own credentials answered": asyncio.run(answers(address, client.security)),
+                "own client works": client.submit(sum, [1, 2]).result() == 3,
+            }))
+
+
+    if __name__ == "__main__":
+        main(sys.argv[1] == "dashboard")
+''')
+
+
+def probe(tmp_path, dashboard: bool) -> dict:
+    import json
+
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE)
+    proc = subprocess.run([sys.executable, str(script), "dashboard" if dashboard else "none"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_the_local_cluster_admits_only_this_process_and_serves_no_pages(tmp_path):
+    found = probe(tmp_path, dashboard=False)
+    assert found["address"].startswith("tls://127.0.0.1:")
+    assert found["http_host"] == "127.0.0.1"
+    assert set(found["pages"].values()) == {404}, found["pages"]
+    assert found["plain client refused"] and found["other credentials refused"]
+    assert found["own credentials answered"] and found["own client works"]
+
+
+def test_a_dashboard_only_when_asked_and_on_loopback(tmp_path):
+    pytest.importorskip("bokeh")
+    found = probe(tmp_path, dashboard=True)
+    assert found["http_host"] == "127.0.0.1" and found["pages"]["/status"] == 200
+    assert found["plain client refused"]
+
+
+def one_line(proc) -> str:
+    err = proc.stderr.strip()
+    assert proc.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("address", ["render-box", "render-box:8786", "http://render-box:8786",
+                                     "tcp://render-box", "tcp://render-box:0",
+                                     "tcp://render-box:70000", "tcp://:8786", "tls://a b:1"])
+def test_a_malformed_scheduler_address_is_refused_at_once(address, tmp_path):
+    proc = run_process("batch", COURSE, "--scheduler", address, "--out", tmp_path / "out")
+    assert "not a Dask scheduler address" in one_line(proc)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_scheduler_where_nothing_answers_is_refused_in_one_line(tmp_path):
+    """The README's row "no scheduler answers", with the wait it states."""
+    from attention_explainer.cluster import SCHEDULER_WAIT_S
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"no scheduler answers | nothing answered at the `--scheduler` address within " \
+           f"{SCHEDULER_WAIT_S} s" in readme
+
+    started = time.monotonic()
+    proc = run_process("batch", COURSE, "--scheduler", "tcp://127.0.0.1:1", "--resolution",
+                       "160x90", "--out", tmp_path / "out")
+    err = one_line(proc)
+    assert "no Dask scheduler answered at tcp://127.0.0.1:1" in err
+    assert f"within {SCHEDULER_WAIT_S} s" in err
+    assert time.monotonic() - started < SCHEDULER_WAIT_S + 60
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_the_dashboard_is_the_local_clusters(tmp_path):
+    proc = run_process("batch", COURSE, "--scheduler", "tcp://127.0.0.1:8786", "--dashboard",
+                       "--out", tmp_path / "out")
+    assert "--dashboard is the local cluster's" in one_line(proc)
