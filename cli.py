@@ -57,13 +57,27 @@ def cli(ctx, debug):
     in pyproject.toml) in the working folder and from ATTENTION_EXPLAINER_<OPTION>
     variables; `attention-explainer config` shows them.
     """
-    from .settings import default_map, find_config
+    from .settings import ConfigFile, default_map, find_config
 
     if ctx.resilient_parsing:       # shell completion: never fail on a config file
         return
-    config = find_config()
-    ctx.default_map = default_map(cli, config)
+    try:
+        config = find_config()
+        ctx.default_map = default_map(cli, config)
+    except InputError:
+        if not _asks_for_help(ctx):
+            raise
+        config = ConfigFile(None, {})   # help is shown whatever the settings say
     ctx.obj = config                # the commands that read the settings find it here
+
+
+_arguments: list[str] = []      # this run's command line, as main() received it
+
+
+def _asks_for_help(ctx: click.Context) -> bool:
+    """Whether the command line asks for help (click has consumed the group's arguments
+    by the time its callback runs, so they are read as main() received them)."""
+    return bool({"-h", "--help"} & set(_arguments or sys.argv[1:]))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -80,6 +94,7 @@ def main(argv: list[str] | None = None) -> None:
             os._exit(code)
         sys.exit(code)
     argv = list(argv)
+    _arguments[:] = argv
     debug = "--debug" in argv
     try:
         code = cli.main(args=argv, prog_name="attention-explainer", standalone_mode=False)

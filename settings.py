@@ -16,12 +16,14 @@ or ``[inspect]`` table to that command only::
     fps = 10
 
 Every value is checked when the file is read: a bad one exits 2 naming the file and key.
+Output paths are taken from the file's folder and must stay inside it.
 ``batch`` has no options of its own for most of these: its explainers take the top-level
 settings (file or environment) of the options they share with ``pack`` as their defaults,
 below the course's own ``[defaults]``.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import tomllib
 from dataclasses import dataclass
@@ -32,9 +34,9 @@ import click
 from .attention_core.errors import InputError
 
 __all__ = [
-    "CONFIG_FILE", "ConfigFile", "ENV_PREFIX", "NOT_SETTINGS", "PYPROJECT_TABLE", "add_envvars",
-    "commands_of", "default_map", "effective", "env_name", "find_config", "setting_name",
-    "settings_of", "shared_settings",
+    "CONFIG_FILE", "ConfigFile", "ENV_PREFIX", "NOT_SETTINGS", "OUTPUT_SETTINGS",
+    "PYPROJECT_TABLE", "add_envvars", "commands_of", "default_map", "effective", "env_name",
+    "find_config", "placed_by_settings", "setting_name", "settings_of", "shared_settings",
 ]
 
 CONFIG_FILE = "attention-explainer.toml"
@@ -42,6 +44,8 @@ PYPROJECT_TABLE = ("tool", "attention-explainer")
 ENV_PREFIX = "ATTENTION_EXPLAINER_"
 # actions, not settings; and --force, which no file or variable may turn on for a user
 NOT_SETTINGS = {"help", "version", "debug", "force"}
+# the options that name outputs: from a settings file, they stay inside its folder
+OUTPUT_SETTINGS = {"out", "output", "output-dir", "contact-sheet", "npz"}
 
 
 @dataclass
@@ -61,19 +65,32 @@ class ConfigFile:
 
 def find_config(folder: Path | None = None) -> ConfigFile:
     """The config of the working folder: attention-explainer.toml, else the
-    [tool.attention-explainer] table of pyproject.toml, else none."""
+    [tool.attention-explainer] table of pyproject.toml, else none. A settings file that is
+    not a regular file (a folder, a FIFO) is refused unopened; a pyproject.toml that cannot
+    be parsed is ours to report only if it mentions us (else it cannot hold our table)."""
     folder = Path.cwd() if folder is None else folder
     own = folder / CONFIG_FILE
-    if own.is_file():
+    if os.path.lexists(own):
+        if not own.is_file():
+            raise InputError(f"{own} is not a regular file; attention-explainer reads its "
+                             "settings from a TOML file of that name: remove it or make it one.")
         return ConfigFile(own, _read(own))
     pyproject = folder / "pyproject.toml"
-    if pyproject.is_file():
-        table = _read(pyproject)
-        for key in PYPROJECT_TABLE:
-            table = table.get(key, {}) if isinstance(table, dict) else {}
-        if table:
-            return ConfigFile(pyproject, table)
-    return ConfigFile(None, {})
+    if not pyproject.is_file():
+        return ConfigFile(None, {})
+    try:
+        tool = _read(pyproject).get(PYPROJECT_TABLE[0], {})
+    except InputError:
+        with contextlib.suppress(OSError):
+            if PYPROJECT_TABLE[1] not in pyproject.read_text(encoding="utf-8", errors="replace"):
+                return ConfigFile(None, {})
+        raise
+    table = tool.get(PYPROJECT_TABLE[1], {}) if isinstance(tool, dict) else {}
+    if not isinstance(table, dict):
+        raise InputError(f"{pyproject} [tool.attention-explainer] is {type(table).__name__} "
+                         f"{table!r}, not a table; write it as a [tool.attention-explainer] "
+                         "table of settings.")
+    return ConfigFile(pyproject, table) if table else ConfigFile(None, {})
 
 
 def _read(path: Path) -> dict:
@@ -159,16 +176,43 @@ def default_map(group: click.Group, config: ConfigFile) -> dict:
     return result
 
 
+def _inside_settings_folder(text: str, config: ConfigFile, key: str) -> str:
+    base = config.path.parent.resolve()
+    path = (base / Path(text).expanduser()).resolve()
+    if not path.is_relative_to(base):
+        raise InputError(f"{config.label}: {key} = {text!r} lies outside {base}; a settings "
+                         "file names outputs inside its own folder only: give a path in it, "
+                         "or pass the option on the command line.")
+    return str(path)
+
+
+def placed_by_settings(ctx: click.Context) -> str | None:
+    """The line that says which outputs of this run a settings file placed, or None."""
+    config = ctx.find_object(ConfigFile)
+    if config is None or config.path is None:
+        return None
+    names = [name for name, option in settings_of(ctx.command).items()
+             if name in OUTPUT_SETTINGS and ctx.get_parameter_source(option.name)
+             == click.core.ParameterSource.DEFAULT_MAP]
+    if not names:
+        return None
+    return f"placed by {config.label}: {', '.join(names)}"
+
+
 def _normal(key: str) -> str:
     return key.replace("_", "-")
 
 
 def _checked(option: click.Option, value, config: ConfigFile, key: str):
-    """The value as the option would take it from the command line, or exit 2."""
+    """The value as the option would take it from the command line, or exit 2. An output
+    path is taken from the settings file's folder and must stay inside it: a --force typed
+    for something else must never replace a file the settings point at elsewhere."""
     text = value if isinstance(value, str) else (
         str(value).lower() if isinstance(value, bool) else str(value))
     if isinstance(value, (list, dict)):
         raise InputError(f"{config.label}: {key} = {value!r}: give one value.")
+    if setting_name(option) in OUTPUT_SETTINGS and config.path is not None:
+        text = _inside_settings_folder(text, config, key)
     try:
         return option.type_cast_value(click.Context(click.Command("config")), text)
     except click.BadParameter as exc:

@@ -12,7 +12,7 @@ from .options import DrawingOptions, TraceOptions, VideoOptions
 
 __all__ = [
     "beat_cache", "check_drawable", "compute_trace", "drawable_sentence", "render_into",
-    "report_files", "saved_trace", "say", "sentence_and_trace", "summary", "use_theme",
+    "note_settings", "report_files", "saved_trace", "say", "sentence_and_trace", "summary", "use_theme",
     "video_facts",
 ]
 
@@ -107,6 +107,17 @@ def report_files(files, *, quiet: bool, as_json: bool, facts: dict | None = None
     elif not quiet:
         for path in files:
             click.echo(str(path))
+        note_settings()
+
+
+def note_settings() -> None:
+    """Say which outputs a settings file placed (they were not on the command line)."""
+    from ..settings import placed_by_settings
+
+    ctx = click.get_current_context(silent=True)
+    line = placed_by_settings(ctx) if ctx is not None else None
+    if line:
+        say(line)
 
 
 def video_facts(result) -> dict:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from .common import compute_trace, say
+from .common import compute_trace, note_settings, say
 from .options import TraceOptions, trace_options
 
 __all__ = ["command"]
@@ -45,3 +45,5 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
     if saving is not None:
         lines += ["", f"trace saved to {saving.files['trace']}"]
     click.echo("\n".join(lines))
+    if saving is not None:
+        note_settings()

@@ -47,6 +47,13 @@ def setup(tmp_path, monkeypatch):
     (gpt2 / "model.safetensors").write_bytes(b"")
     (gpt2 / "tokenizer.json").write_text("{}")
     (tmp_path / "a-file").write_text("not a folder")
+    (tmp_path / "settings-folder" / "attention-explainer.toml").mkdir(parents=True)
+    (tmp_path / "settings-pyproject").mkdir()
+    (tmp_path / "settings-pyproject" / "pyproject.toml").write_text(
+        "[tool]\nattention-explainer = 5\n")
+    (tmp_path / "settings-outside").mkdir()
+    (tmp_path / "settings-outside" / "attention-explainer.toml").write_text(
+        '[render]\noutput = "../out/existing.mp4"\n')
     (tmp_path / "linked").mkdir()
     (tmp_path / "linked" / "talk.png").symlink_to(tmp_path / "a-file")
     tampered = tmp_path / "tampered"
@@ -118,9 +125,16 @@ ROWS = [
      "a course keeps its beats"),
     ("output through a symbolic link", ["render", DEFAULT, "-o", "{t}/linked/talk.mp4", "--force"],
      "symbolic link"),
+    ("settings file not a regular file", ["inspect", DEFAULT], "not a regular file"),
+    ("settings table not a table", ["inspect", DEFAULT], "not a table"),
+    ("settings output outside its folder", ["render", DEFAULT, "--force"], "lies outside"),
     ("output inside the beat cache", ["render", DEFAULT, "-o", "{t}/xdg/attention-explainer/x.mp4"],
      "inside the beat cache"),
 ]
+# rows run in a folder of their own (its settings file is the bad input)
+IN_FOLDER = {"settings file not a regular file": "settings-folder",
+             "settings table not a table": "settings-pyproject",
+             "settings output outside its folder": "settings-outside"}
 # rows whose bad input is an environment variable: (variable, value)
 ENVIRONMENT = {"cache cap not a whole number": ("ATTENTION_EXPLAINER_CACHE_MB", "1e400"),
                "cache cap negative": ("ATTENTION_EXPLAINER_CACHE_MB", "-1"),
@@ -136,6 +150,8 @@ def test_bad_input_row(name, argv, fragment, setup, run_cli, monkeypatch):
         monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     if name == "tampered weights":
         monkeypatch.setenv(bert.MINILM_DIR_ENV, str(tmp / "tampered"))
+    if name in IN_FOLDER:
+        monkeypatch.chdir(tmp / IN_FOLDER[name])
     if name in ENVIRONMENT:
         variable, value = ENVIRONMENT[name]
         monkeypatch.setenv(variable, value.format(t=tmp))
