@@ -104,7 +104,7 @@ def refuse_links(paths, what: str = "output") -> None:
                                  "remove the link or choose another place.")
 
 
-def check_place(folder: Path) -> None:
+def check_place(folder: Path, hint: str = "choose a writable folder with -o") -> None:
     """Refuse a folder that cannot receive files, without writing anything: the nearest
     existing ancestor must be a writable folder on a writable file system."""
     existing = folder
@@ -112,15 +112,14 @@ def check_place(folder: Path) -> None:
         existing = existing.parent
     if not existing.is_dir():
         raise InputError(f"the output folder {folder} cannot be made: {existing} is a file; "
-                         "choose a writable folder with -o.")
+                         f"{hint}.")
     writable = os.access(existing, os.W_OK | os.X_OK)
     try:
         writable = writable and not (os.statvfs(existing).f_flag & os.ST_RDONLY)
     except OSError:
         pass
     if not writable or _is_pseudo_file_system(existing):
-        raise InputError(f"the output folder {folder} is not writable; choose a writable "
-                         "place with -o.")
+        raise InputError(f"the output folder {folder} is not writable; {hint}.")
 
 
 def _is_pseudo_file_system(folder: Path) -> bool:

@@ -133,6 +133,37 @@ def add_envvars(command: click.Command) -> None:
     for param in settings_of(command).values():
         name = env_name(param)
         param.envvar = None if name == TRACE_ENV else name
+        if param.envvar is not None:
+            param.process_value = _naming_the_variable(param, param.process_value)
+
+
+def _naming_the_variable(param: click.Option, process_value):
+    """``param.process_value``, whose refusal of a value that came from the environment names
+    the variable (the user typed no option); an output place is checked there too, so that
+    an unwritable one is blamed on the variable rather than on -o."""
+    def checked(ctx: click.Context, value):
+        from_env = ctx.get_parameter_source(param.name) == click.core.ParameterSource.ENVIRONMENT
+        try:
+            result = process_value(ctx, value)
+            if from_env and setting_name(param) in OUTPUT_SETTINGS and result:
+                _check_output_place(Path(result), setting_name(param))
+            return result
+        except (click.BadParameter, InputError) as exc:
+            if not from_env:
+                raise
+            why = exc.message if isinstance(exc, click.BadParameter) else str(exc)
+            raise InputError(f"{param.envvar}={os.environ.get(param.envvar, '')!r} (from the "
+                             f"environment): {why.rstrip('.')}; set it to a valid value or "
+                             "unset it.") from exc
+    return checked
+
+
+def _check_output_place(path: Path, name: str) -> None:
+    from .outputs import check_place, output_path
+
+    path = output_path(path)
+    folder = path if name in ("output-dir", "out") or path.is_dir() else path.parent
+    check_place(folder, hint="give a writable folder")
 
 
 def commands_of(group: click.Group) -> dict[str, click.Command]:

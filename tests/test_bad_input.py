@@ -121,6 +121,10 @@ ROWS = [
     ("cache cap negative", ["frames", DEFAULT, "--out", "{t}/out"], "ATTENTION_EXPLAINER_CACHE_MB"),
     ("scheduler address malformed", ["batch", "{course}", "--scheduler", "render-box:8786",
                                      "--out", "{t}/out"], "not a Dask scheduler address"),
+    ("output folder variable not writable", ["render", DEFAULT, "--beats", "title"],
+     "ATTENTION_EXPLAINER_OUTPUT_DIR='/proc/x' (from the environment)"),
+    ("option variable out of range", ["frames", DEFAULT, "--out", "{t}/out"],
+     "ATTENTION_EXPLAINER_FPS='0' (from the environment)"),
     ("cache off for a course", ["batch", "{course}", "--out", "{t}/out", "--dry-run"],
      "a course keeps its beats"),
     ("output through a symbolic link", ["render", DEFAULT, "-o", "{t}/linked/talk.mp4", "--force"],
@@ -139,6 +143,8 @@ IN_FOLDER = {"settings file not a regular file": "settings-folder",
 ENVIRONMENT = {"cache cap not a whole number": ("ATTENTION_EXPLAINER_CACHE_MB", "1e400"),
                "cache cap negative": ("ATTENTION_EXPLAINER_CACHE_MB", "-1"),
                "cache off for a course": ("ATTENTION_EXPLAINER_CACHE_MB", "0"),
+               "output folder variable not writable": ("ATTENTION_EXPLAINER_OUTPUT_DIR", "/proc/x"),
+               "option variable out of range": ("ATTENTION_EXPLAINER_FPS", "0"),
                "output inside the beat cache": ("XDG_CACHE_HOME", "{t}/xdg")}
 
 
