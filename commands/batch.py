@@ -73,6 +73,10 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
             click.echo(line)
         return
     cache = BeatCache(Path(cache_dir) if cache_dir else None)
+    why = cache.unusable()
+    if why is not None:
+        raise InputError(f"the beat cache {cache.folder} cannot be used ({why}), and a course "
+                         "keeps its beats there: give --cache-dir a writable folder.")
     run = CourseRun(plans, out, cache.folder, workers, scheduler, progress=not quiet,
                     dashboard=dashboard)
     if dashboard:

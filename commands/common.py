@@ -80,10 +80,24 @@ def use_theme(name: str) -> None:
 
 
 def beat_cache(no_cache: bool):
-    """The beat cache a render uses: none with --no-cache or ATTENTION_EXPLAINER_CACHE_MB=0."""
+    """The beat cache a render uses: none with --no-cache or ATTENTION_EXPLAINER_CACHE_MB=0,
+    nor where its folder cannot be used (said once, in one line: the render goes on)."""
     from ..scenes.pipeline.beat_cache import BeatCache, cache_enabled
 
-    return None if no_cache or not cache_enabled() else BeatCache()
+    if no_cache or not cache_enabled():
+        return None
+    cache = BeatCache()
+    why = cache.unusable()
+    if why is None:
+        return cache
+    if cache.folder not in _SAID_UNUSABLE:
+        _SAID_UNUSABLE.add(cache.folder)
+        say(f"beat cache: {cache.folder} cannot be used ({why}); rendering without it "
+            "(set XDG_CACHE_HOME to a writable folder to keep beats between renders)")
+    return None
+
+
+_SAID_UNUSABLE: set = set()
 
 
 def render_into(trace, video: VideoOptions, drawing: DrawingOptions, outputs, *, also=None):

@@ -125,6 +125,20 @@ class BeatCache:
     def __repr__(self) -> str:
         return f"BeatCache({str(self.folder)!r})"
 
+    def unusable(self) -> str | None:
+        """Why the cache's folder cannot hold entries (it cannot be made, is not a folder,
+        or takes no file), or None. Made if missing; a probe file is written and removed."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            if not self.folder.is_dir():
+                return "not a folder"
+            fd, probe = tempfile.mkstemp(dir=self.folder, prefix=".probe-")
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as exc:
+            return exc.strerror or type(exc).__name__
+        return None
+
     @property
     def texts(self) -> Path:
         return self.folder / "texts"
