@@ -93,6 +93,8 @@ def load_course(path: Path, pack: click.Command, *, resolution=None, fps: int | 
     the whole course)."""
     from .settings import settings_of
 
+    if Path(path).exists() and not Path(path).is_file():
+        raise InputError(f"{path} is not a regular file; give the course's TOML manifest.")
     try:
         text = Path(path).read_text(encoding="utf-8")
         manifest = tomllib.loads(text)
@@ -101,6 +103,9 @@ def load_course(path: Path, pack: click.Command, *, resolution=None, fps: int | 
     unknown_tables = set(manifest) - {"defaults", "explainer"}
     problems = [f"unknown table [{t}] (use [defaults] and [[explainer]])" for t in unknown_tables]
     defaults = manifest.get("defaults", {})
+    if not isinstance(defaults, dict):
+        problems.append(f"defaults = {defaults!r}: write [defaults] as a table")
+        defaults = {}
     entries = manifest.get("explainer", [])
     if not isinstance(entries, list) or not entries:
         raise InputError(f"{path}: no [[explainer]] tables; add one per explainer.")
@@ -114,6 +119,9 @@ def load_course(path: Path, pack: click.Command, *, resolution=None, fps: int | 
     for index, entry in enumerate(entries, 1):
         line = lines[index - 1] if index <= len(lines) else 0
         where = f"explainer {index} (line {line or '?'})"
+        if not isinstance(entry, dict):
+            problems.append(f"{where}: {entry!r} is not a table; write each as [[explainer]]")
+            continue
         bad = sorted(set({**defaults, **entry}) - COURSE_KEYS)
         if bad:
             problems.append(f"{where}: unknown key{'s' * (len(bad) > 1)} {', '.join(bad)}")
@@ -164,7 +172,7 @@ class _Explainer:
 
     def plans(self) -> list[OutputPlan]:
         """The entry's output sets, one per resolution."""
-        from .attention_core.api import count_tokens
+        from .attention_core.api import TraceRequest, check_request, count_tokens
         from .outputs import slugify
         from .scenes.film.registry import parse_beats
 
@@ -178,6 +186,9 @@ class _Explainer:
         if count > max_tokens:
             raise InputError(f"the sentence is {count} tokens long, more than max-tokens "
                              f"{max_tokens}")
+        # focus, heads and layer against the tokenizer and the model's config, now: not in
+        # a worker, half a minute after the cluster started
+        check_request(TraceRequest(sentence=sentence, **trace_options))
         resolutions = merged.get("resolution", self.options["resolution"].default)
         resolutions = resolutions if isinstance(resolutions, list) else [resolutions]
         if not resolutions:
@@ -189,9 +200,12 @@ class _Explainer:
         if not isinstance(name, str) or slugify(name) != name:
             raise InputError(f"output = {name!r}: use letters, digits and hyphens "
                              f"(e.g. {slugify(str(name))!r})")
+        beats = merged.get("beats", self.options["beats"].default)
+        if not isinstance(beats, str) and not (
+                isinstance(beats, list) and all(isinstance(b, str) for b in beats)):
+            raise InputError(f"beats = {beats!r}: use a list of beat names or \"all\"")
         return [OutputPlan(explainer=self.index, line=self.line, name=name, sentence=sentence,
-                           trace_options=trace_options,
-                           beats=parse_beats(merged.get("beats", self.options["beats"].default)),
+                           trace_options=trace_options, beats=parse_beats(beats),
                            width=width, height=height, label=label, fps=self.value("fps"),
                            pack=pack, theme=self.value("theme"),
                            quality=self.value("quality"))

@@ -20,8 +20,8 @@ from .attention import MaskSpec, build_mask, padding_blocked, parse_mask
 from .errors import InputError
 from .trace import AttentionTrace, kept_projection_rows
 
-__all__ = ["MODEL_CHOICES", "TraceRequest", "check_sentence", "compute_trace", "count_tokens",
-           "model_files", "trace_for"]
+__all__ = ["MODEL_CHOICES", "TraceRequest", "check_request", "check_sentence", "compute_trace",
+           "count_tokens", "model_files", "trace_for"]
 
 MODEL_CHOICES = "minilm, scratch or a path to a local Hugging Face BERT folder"
 
@@ -229,6 +229,13 @@ def _setup(req: TraceRequest) -> _Setup:
     dtype = resolve_dtype(req.dtype)
     return _Setup(req, kind, tokens, focus, mask_spec, build_mask(mask_spec, len(tokens.ids)),
                   layer_spec, head_spec, device, dtype)
+
+
+def check_request(req: TraceRequest) -> None:
+    """Every check :func:`trace_for` makes before the model runs (the sentence against the
+    tokenizer, focus, heads and layer against the model's config, mask, device, dtype),
+    without loading the weights: raises InputError. A course checks its entries so."""
+    _setup(req)
 
 
 def trace_for(req: TraceRequest) -> AttentionTrace:

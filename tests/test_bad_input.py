@@ -54,6 +54,7 @@ def setup(tmp_path, monkeypatch):
     (tmp_path / "settings-outside").mkdir()
     (tmp_path / "settings-outside" / "attention-explainer.toml").write_text(
         '[render]\noutput = "../out/existing.mp4"\n')
+    (tmp_path / "zebra.toml").write_text('[[explainer]]\nsentence = "The cat sat"\nfocus = "zebra"\n')
     (tmp_path / "linked").mkdir()
     (tmp_path / "linked" / "talk.png").symlink_to(tmp_path / "a-file")
     tampered = tmp_path / "tampered"
@@ -127,6 +128,10 @@ ROWS = [
      "ATTENTION_EXPLAINER_FPS='0' (from the environment)"),
     ("beat cache unusable for a course", ["batch", "{course}", "--out", "{t}/out"],
      "the beat cache"),
+    ("course manifest not a regular file", ["batch", "/dev/zero", "--dry-run"],
+     "not a regular file"),
+    ("course entry the model refuses", ["batch", "{t}/zebra.toml", "--out", "{t}/out"],
+     "explainer 1 (line 1)"),
     ("cache off for a course", ["batch", "{course}", "--out", "{t}/out", "--dry-run"],
      "a course keeps its beats"),
     ("output through a symbolic link", ["render", DEFAULT, "-o", "{t}/linked/talk.mp4", "--force"],

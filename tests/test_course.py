@@ -68,17 +68,36 @@ def test_a_course_renders_on_two_workers_and_a_rerun_renders_nothing(tmp_path):
     assert "9 beats: 9 from the cache, 0 drawn" in third.stderr
 
 
+def _model_that_fails_when_run(folder):
+    """A copy of MiniLM whose word embeddings are NaN: it passes every check made before the
+    model runs (config, tokenizer, shapes), and its trace fails in the worker."""
+    import shutil
+
+    import numpy as np
+    from safetensors.numpy import load_file, save_file
+
+    from attention_explainer.attention_core import bert
+
+    shutil.copytree(bert.minilm_dir(), folder)
+    weights = load_file(folder / "model.safetensors")
+    name = next(n for n in weights if "embeddings.word_embeddings" in n)
+    weights[name] = np.full_like(weights[name], np.nan)
+    save_file(weights, folder / "model.safetensors")
+    return folder
+
+
 def test_one_failing_explainer_does_not_stop_the_others(tmp_path):
+    broken = _model_that_fails_when_run(tmp_path / "broken-model")
     course = _course(tmp_path, [
         'sentence = "The cat ate the fish"\noutput = "good"',
-        'sentence = "The cat ate the fish"\nfocus = "dog"\noutput = "bad"'],
+        f'sentence = "The cat ate the fish"\nmodel = "{broken}"\noutput = "bad"'],
         defaults='resolution = "160x90"\nfps = 5\nbeats = "title"\n')
     proc = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2)
     assert proc.returncode == 1, proc.stderr[-2000:]
     assert (tmp_path / "out" / "good-160x90.mp4").is_file()
     assert not list((tmp_path / "out").glob("bad*"))
     bad_row = next(line for line in proc.stdout.splitlines() if " bad " in line)
-    assert "failed" in bad_row and "dog" in bad_row
+    assert "failed" in bad_row and "non-finite" in bad_row
     assert "Traceback" not in proc.stderr
 
 

@@ -1,0 +1,60 @@
+"""A course is checked whole before any worker starts, through the real command line:
+every value of every entry against the tokenizer and the model's config (focus, heads,
+layer), and every table's type, all bad entries reported at once with index and line;
+a manifest that is not a regular file is refused unread."""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from tests.conftest import run_process
+
+GOOD = '[[explainer]]\nsentence = "The cat sat on the mat"\noutput = "good"\n'
+
+
+def refused(proc, *fragments) -> str:
+    err = proc.stderr.strip()
+    assert proc.returncode == 2, (proc.returncode, err)
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    for fragment in fragments:
+        assert fragment in err, err
+    return err
+
+
+def test_focus_heads_and_layer_are_checked_against_the_model_before_any_worker(tmp_path):
+    course = tmp_path / "course.toml"
+    course.write_text(GOOD + '[[explainer]]\nsentence = "The cat sat"\nfocus = "zebra"\n'
+                      '[[explainer]]\nsentence = "The dog ran"\nheads = "99"\n'
+                      '[[explainer]]\nsentence = "The bird sang"\nlayer = "42"\n')
+    started = time.monotonic()
+    proc = run_process("batch", course, "--out", tmp_path / "out", timeout=120)
+    err = refused(proc, "3 problems", "explainer 2 (line 4)", "zebra", "explainer 3 (line 7)",
+                  "explainer 4 (line 10)")
+    assert "Nothing was rendered" in err
+    assert time.monotonic() - started < 60          # no cluster was started
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("explainer = [1, 2]\n", "is not a table"),
+    ("defaults = 5\n" + GOOD, "write [defaults] as a table"),
+    (GOOD + "beats = 5\n", "beats = 5"),
+    (GOOD + 'beats = ["title", 3]\n', "beats = "),
+])
+def test_entries_of_the_wrong_type_are_reported_not_crashed_on(text, fragment, tmp_path):
+    course = tmp_path / "course.toml"
+    course.write_text(text)
+    refused(run_process("batch", course, "--out", tmp_path / "out", "--dry-run"), fragment)
+
+
+def test_a_manifest_that_is_not_a_regular_file_is_refused_unread(tmp_path):
+    fifo = tmp_path / "course.toml"
+    os.mkfifo(fifo)
+    proc = run_process("batch", fifo, "--out", tmp_path / "out", "--dry-run", timeout=60)
+    refused(proc, "not a regular file")
+    refused(run_process("batch", "/dev/zero", "--dry-run", timeout=60), "not a regular file")
+    folder = tmp_path / "folder.toml"
+    folder.mkdir()
+    refused(run_process("batch", folder, "--dry-run", timeout=60))
