@@ -89,3 +89,13 @@ def assert_numbers_rederive(trace, shown):
     for n in shown:
         expected = format_number(lookup(trace, n.kind, n.index), n.decimals, n.signed)
         assert n.text == expected, n
+
+
+def assert_refused(proc: subprocess.CompletedProcess, *fragments: str) -> str:
+    """``proc`` exited 2 with one line on stderr, no traceback, holding every fragment."""
+    err = proc.stderr.strip()
+    assert proc.returncode == 2, (proc.returncode, err)
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    for fragment in fragments:
+        assert fragment in err, err
+    return err

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tests.conftest import ROOT, run_process
+from tests.conftest import assert_refused as one_line
 
 COURSE = ROOT / "examples" / "course.toml"
 
@@ -88,12 +89,6 @@ def test_a_dashboard_only_when_asked_and_on_loopback(tmp_path):
     found = probe(tmp_path, dashboard=True)
     assert found["http_host"] == "127.0.0.1" and found["pages"]["/status"] == 200
     assert found["plain client refused"]
-
-
-def one_line(proc) -> str:
-    err = proc.stderr.strip()
-    assert proc.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
-    return err
 
 
 @pytest.mark.parametrize("address", ["render-box", "render-box:8786", "http://render-box:8786",

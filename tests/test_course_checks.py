@@ -9,18 +9,9 @@ import time
 
 import pytest
 
-from tests.conftest import run_process
+from tests.conftest import assert_refused as refused, run_process
 
 GOOD = '[[explainer]]\nsentence = "The cat sat on the mat"\noutput = "good"\n'
-
-
-def refused(proc, *fragments) -> str:
-    err = proc.stderr.strip()
-    assert proc.returncode == 2, (proc.returncode, err)
-    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-    for fragment in fragments:
-        assert fragment in err, err
-    return err
 
 
 def test_focus_heads_and_layer_are_checked_against_the_model_before_any_worker(tmp_path):

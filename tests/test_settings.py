@@ -5,7 +5,7 @@ import os
 
 import av
 
-from conftest import run_process
+from conftest import assert_refused as _refused, run_process
 
 
 def _config(cwd, *args, env=None):
@@ -65,15 +65,6 @@ def test_a_bad_value_names_the_file_and_the_key(tmp_path):
     (tmp_path / "attention-explainer.toml").write_text('force = true\n', encoding="utf-8")
     proc = run_process("render", "--beats", "title", cwd=tmp_path)
     assert proc.returncode == 2 and "'force' is not an option" in proc.stderr
-
-
-def _refused(proc, *fragments) -> str:
-    err = proc.stderr.strip()
-    assert proc.returncode == 2, (proc.returncode, err)
-    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-    for fragment in fragments:
-        assert fragment in err, err
-    return err
 
 
 def _clean_env():
