@@ -36,6 +36,7 @@ import click
 from .attention_core.errors import InputError
 from .cluster import course_client
 from .commands.progress import TerminalProgress
+from . import fingerprints
 from .facts import TRACE_DECIDES
 
 __all__ = [
@@ -69,7 +70,9 @@ class OutputPlan:
     pack: bool
     theme: str
     quality: str
-    status: str = "pending"        # pending | done (already there) | ok | failed
+    status: str = "pending"        # pending | done (up to date) | ok | failed
+    state: str = "new"             # new | changed: what | up to date | again (--force)
+    made: dict = field(default_factory=dict)   # what it is made from (fingerprints)
     why: str = ""
     files: list = field(default_factory=list)
 
@@ -218,22 +221,39 @@ def output_set(plan: OutputPlan, out_dir: Path):
     from .outputs import video_outputs
 
     if plan.pack:
-        return pack_outputs(out_dir / f"{plan.name}-{plan.label}", plan.beats, force=True)
-    return video_outputs(out_dir / f"{plan.name}-{plan.label}.mp4", force=True)
+        outputs = pack_outputs(out_dir / f"{plan.name}-{plan.label}", plan.beats, force=True)
+    else:
+        outputs = video_outputs(out_dir / f"{plan.name}-{plan.label}.mp4", force=True)
+    return outputs.add(fingerprints.KIND,
+                       fingerprints.file_for(plan.name, plan.label, plan.pack, out_dir))
 
 
-def sort_out_existing(plans: list[OutputPlan], sets: dict) -> None:
-    """Complete sets are done (skipped); a set partly present is refused (exit 2)."""
+def sort_out_existing(plans: list[OutputPlan], sets: dict, force: bool = False) -> None:
+    """Each plan's state from what its set holds: new, changed (its fingerprint differs
+    from what the manifest asks now, or files are missing: rendered again and replaced
+    whole) or up to date (skipped); ``force``: everything again. A set partly present
+    with no fingerprint of ours is refused (exit 2): not ours to guess about."""
     problems = []
     for plan in plans:
-        files = list(sets[id(plan)].files.values())
+        outputs = sets[id(plan)]
+        plan.made = fingerprints.made_from(plan)
+        files = [p for kind, p in outputs.files.items() if kind != fingerprints.KIND]
         present = [p for p in files if p.exists()]
-        if present and len(present) == len(files):
-            plan.status, plan.why, plan.files = "done", "already there", files
-        elif present:
+        kept = fingerprints.read(outputs.files[fingerprints.KIND])
+        if force:
+            plan.state = "again (--force)" if present else "new"
+        elif kept is None and not present:
+            plan.state = "new"
+        elif kept is None and len(present) < len(files):
             problems.append(f"explainer {plan.explainer} ({plan.name} {plan.label}): "
                             f"{len(present)} of its {len(files)} files exist ({present[0]}); "
-                            "remove them to render it again")
+                            "remove them, or pass --force to render it again")
+        else:
+            changed = fingerprints.changes(kept, plan.made)
+            changed += [f"{len(files) - len(present)} files missing"] * (len(present) < len(files))
+            if not changed:
+                plan.status, plan.why, plan.files = "done", "up to date", list(outputs.files.values())
+            plan.state = f"changed: {', '.join(changed)}" if changed else "up to date"
     if problems:
         raise InputError("; ".join(problems) + ".")
 
@@ -359,6 +379,7 @@ class CourseRun:
                 self.beats_cached += segment.from_cache
                 bar.beat(plan)
             else:
+                fingerprints.write(sets[id(plan)].path(fingerprints.KIND), plan.made)
                 plan.files = sets[id(plan)].commit()
                 _close(opened[id(plan)])
                 plan.status = "ok"
@@ -421,12 +442,16 @@ def summary_table(plans: list[OutputPlan]) -> list[str]:
 
 
 def dry_run_lines(plans: list[OutputPlan], workers: int) -> list[str]:
+    """Every output with its state (new, changed and what changed, up to date), then the
+    tasks and the estimate."""
     todo = [p for p in plans if p.status == "pending"]
     traces = {p.trace_key() for p in todo}
     beats = sum(len(p.beats) for p in todo)
     seconds = sum(estimate_seconds(p) for p in todo)
-    return [f"{len(plans)} output sets: {len(todo)} to render, "
-            f"{len(plans) - len(todo)} already there",
+    width = max(len(f"{p.name} {p.label}") for p in plans)
+    return [f"  {p.explainer}. {f'{p.name} {p.label}'.ljust(width)}  {p.state}" for p in plans] + [
+            f"{len(plans)} output sets: {len(todo)} to render, "
+            f"{len(plans) - len(todo)} up to date",
             f"tasks: {len(traces)} traces, {beats} beats, {len(todo)} joins/packs",
             f"estimated render time from a cold cache: {seconds:.0f} s on one core, "
             f"about {seconds / max(workers, 1):.0f} s on {workers} workers "

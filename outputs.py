@@ -297,6 +297,12 @@ class OutputSet:
         self._staging: dict[Path, Path] = {}
         self.committed = False
 
+    def add(self, kind: str, path: Path) -> "OutputSet":
+        """One more file of the set, checked with the others (:meth:`check`)."""
+        self.asked[kind] = Path(os.path.abspath(Path(path).expanduser()))
+        self.files[kind] = output_path(path)
+        return self.check()
+
     @property
     def folders(self) -> list[Path]:
         return list(dict.fromkeys(p.parent for p in self.files.values()))

@@ -37,11 +37,15 @@ Examples:
 @click.option("--resolution", type=RESOLUTION,
               help="Render every explainer at this size instead of the manifest's (a preview).")
 @click.option("--fps", type=FPS, help="Render every explainer at this rate instead.")
-@click.option("--dry-run", is_flag=True, help="Print the tasks and an estimate; render nothing.")
+@click.option("--force", is_flag=True,
+              help="Render every output again, even those up to date.")
+@click.option("--dry-run", is_flag=True,
+              help="List every output with its state (new, changed, up to date), the tasks "
+                   "and an estimate; render nothing.")
 @click.option("--quiet", is_flag=True, help="No progress; only the final table.")
 @click.pass_context
 def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard, cache_dir,
-            resolution, fps, dry_run, quiet):
+            resolution, fps, force, dry_run, quiet):
     """Render a whole course: every explainer of a TOML manifest, as beat tasks on Dask."""
     from ..cluster import DASHBOARD_ADDRESS, check_scheduler_address
     from ..course import (CourseRun, dry_run_lines, load_course, output_set, sort_out_existing,
@@ -66,7 +70,7 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
     plans = load_course(Path(course_file), pack, resolution=resolution, fps=fps,
                         settings=shared_settings(pack, ctx.find_object(ConfigFile)))
     sets = {id(p): output_set(p, out) for p in plans}
-    sort_out_existing(plans, sets)
+    sort_out_existing(plans, sets, force=force)
     workers = jobs or default_workers()
     if dry_run:
         for line in dry_run_lines(plans, workers):

@@ -58,7 +58,7 @@ def test_a_course_renders_on_two_workers_and_a_rerun_renders_nothing(tmp_path):
     second = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2)
     second_seconds = time.perf_counter() - started
     assert second.returncode == 0, second.stderr[-2000:]
-    assert second.stdout.count("already there") == 3
+    assert second.stdout.count("up to date") == 3
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
     assert first_seconds >= 10 * second_seconds, (first_seconds, second_seconds)
 

@@ -1,0 +1,61 @@
+"""What each output of a course was made from: its explainer's effective options (the
+sentence, the model and its weights' sha256, layer, heads, focus, mask, beats, size, fps,
+theme, quality, pack) and the package's version, kept as a small JSON file in the output
+set itself. A rerun of the course compares it with what the manifest asks now: an output
+whose options changed is rendered again (and replaced whole), one that matches is up to
+date, and the dry run says which is which and what changed.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .facts import TRACE_DEFAULTS
+
+__all__ = ["KIND", "SCHEMA", "changes", "file_for", "made_from", "read", "write"]
+
+KIND = "fingerprint"            # its kind in the output set
+SCHEMA = 1
+
+
+def file_for(name: str, label: str, pack: bool, out_dir: Path) -> Path:
+    """Where an output's fingerprint lives: beside the video, or inside the pack."""
+    if pack:
+        return out_dir / f"{name}-{label}" / "course.json"
+    return out_dir / f"{name}-{label}.course.json"
+
+
+def made_from(plan) -> dict:
+    """The effective options an output plan renders with (defaults filled in)."""
+    from .attention_core import __version__
+    from .attention_core.api import model_files
+
+    options = {k: plan.trace_options.get(k, v) for k, v in TRACE_DEFAULTS.items()}
+    model = options["model"]
+    weights = model_files(model).sha256 if model != "scratch" else f"seed {options['seed']}"
+    return {"schema": SCHEMA, "sentence": plan.sentence,
+            "focus": plan.trace_options.get("focus") or "", **options,
+            "weights_sha256": weights, "beats": list(plan.beats), "size": plan.label,
+            "fps": plan.fps, "theme": plan.theme, "quality": plan.quality, "pack": plan.pack,
+            "version": __version__}
+
+
+def read(path: Path) -> dict | None:
+    """The fingerprint kept at ``path``, or None (missing, unreadable, not ours)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("schema") == SCHEMA else None
+
+
+def changes(kept: dict | None, wanted: dict) -> list[str]:
+    """What differs between the fingerprint kept and the one wanted, by option name."""
+    if kept is None:
+        return ["made before fingerprints were kept"]
+    return [key for key in wanted if kept.get(key) != wanted[key] and key != "schema"]
+
+
+def write(path: Path, made: dict) -> None:
+    Path(path).write_text(json.dumps(made, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+                          encoding="utf-8")

@@ -1,0 +1,79 @@
+"""A course knows what each output was made from, through the real command line: a rerun
+renders what is new or changed and skips what is up to date, --force renders everything
+again, and --dry-run lists every output with its state and what changed."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from tests.conftest import run_process
+
+HEAD = '[defaults]\nresolution = "160x90"\nfps = 5\nbeats = "title"\n'
+
+
+def course(tmp_path, sentence: str):
+    path = tmp_path / "course.toml"
+    path.write_text(HEAD + f'[[explainer]]\nsentence = "{sentence}"\noutput = "talk"\n'
+                    '[[explainer]]\nsentence = "The dog ran home"\noutput = "dog"\n')
+    return path
+
+
+def batch(path, out, *args):
+    proc = run_process("batch", path, "--out", out, "--jobs", 1, "--quiet", *args)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def states(stdout: str) -> dict[str, str]:
+    """output -> state, from the dry run's list."""
+    found = {}
+    for line in stdout.splitlines():
+        if line.startswith("  ") and ". " in line:
+            name, state = line.strip().split(". ", 1)[1].split("  ", 1)
+            found[name.split()[0]] = state.strip()
+    return found
+
+
+def sentence_of(out) -> str:
+    with np.load(out / "talk-160x90.npz") as trace:
+        return json.loads(str(trace["meta"]))["sentence"]
+
+
+def test_a_changed_explainer_is_rendered_again_and_the_rest_skipped(tmp_path):
+    out = tmp_path / "out"
+    path = course(tmp_path, "The cat sat on the mat")
+    assert set(states(batch(path, out, "--dry-run")).values()) == {"new"}
+    batch(path, out)
+    dog = (out / "dog-160x90.mp4").stat().st_mtime_ns
+    assert states(batch(path, out, "--dry-run")) == {"talk": "up to date", "dog": "up to date"}
+
+    path = course(tmp_path, "The cat ate the fish")       # same output name, new sentence
+    listed = states(batch(path, out, "--dry-run"))
+    assert listed["talk"].startswith("changed: sentence") and listed["dog"] == "up to date"
+    table = batch(path, out)
+    assert sentence_of(out) == "The cat ate the fish"
+    assert (out / "dog-160x90.mp4").stat().st_mtime_ns == dog       # up to date: untouched
+    assert "up to date" in table
+    assert states(batch(path, out, "--dry-run")) == {"talk": "up to date", "dog": "up to date"}
+
+
+def test_force_renders_everything_again(tmp_path):
+    out = tmp_path / "out"
+    path = course(tmp_path, "The cat sat on the mat")
+    batch(path, out)
+    before = (out / "dog-160x90.mp4").stat().st_mtime_ns
+    assert set(states(batch(path, out, "--dry-run", "--force")).values()) == {"again (--force)"}
+    batch(path, out, "--force")
+    assert (out / "dog-160x90.mp4").stat().st_mtime_ns != before
+
+
+def test_an_output_made_before_fingerprints_is_rendered_again(tmp_path):
+    out = tmp_path / "out"
+    path = course(tmp_path, "The cat sat on the mat")
+    batch(path, out)
+    (out / "talk-160x90.course.json").unlink()
+    listed = states(batch(path, out, "--dry-run"))
+    assert listed == {"talk": "changed: made before fingerprints were kept", "dog": "up to date"}
+    batch(path, out)
+    assert (out / "talk-160x90.course.json").is_file()
