@@ -312,6 +312,7 @@ class CourseRun:
     dashboard: bool = False           # the local cluster's, on 127.0.0.1 (else none)
     beats_done: int = 0
     beats_cached: int = 0
+    discarded: list = field(default_factory=list)   # one line per damaged cache entry met
 
     def run(self) -> None:
         """Render every pending plan on Dask; commit each set as it is assembled."""
@@ -363,6 +364,8 @@ class CourseRun:
     def _collect(self, client, futures, todo, sets, opened, bar) -> None:
         from distributed import as_completed
 
+        from .scenes.pipeline.render import discarded_line
+
         watched = [f for plan in todo for f in (*plan._segments, plan._future)]
         for future in as_completed(watched):
             kind, plan = futures[future.key]
@@ -377,6 +380,8 @@ class CourseRun:
                 segment = future.result()
                 self.beats_done += 1
                 self.beats_cached += segment.from_cache
+                if segment.discarded:
+                    self.discarded.append(discarded_line(segment))
                 bar.beat(plan)
             else:
                 fingerprints.write(sets[id(plan)].path(fingerprints.KIND), plan.made)

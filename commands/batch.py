@@ -88,6 +88,8 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
     with sigterm_as_interrupt():
         run.run()
     cache.trim()
+    for line in run.discarded:
+        say(line)
     for line in summary_table(plans):
         click.echo(line)
     if not quiet:

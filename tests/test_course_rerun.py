@@ -77,3 +77,20 @@ def test_an_output_made_before_fingerprints_is_rendered_again(tmp_path):
     assert listed == {"talk": "changed: made before fingerprints were kept", "dog": "up to date"}
     batch(path, out)
     assert (out / "talk-160x90.course.json").is_file()
+
+
+def test_a_damaged_cache_entry_met_by_a_course_is_said_in_one_line(tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    path = course(tmp_path, "The cat sat on the mat")
+    batch(path, out, "--cache-dir", cache)
+    for entry in (cache / "beats").iterdir():
+        if not entry.name.startswith("."):
+            video = entry / "segment.mp4"
+            video.write_bytes(video.read_bytes()[:video.stat().st_size // 2])
+    proc = run_process("batch", path, "--out", out, "--jobs", 1, "--quiet", "--force",
+                       "--cache-dir", cache)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    said = [line for line in proc.stderr.splitlines() if line.startswith("beat cache:")]
+    assert len(said) == 2, proc.stderr          # one per explainer's damaged title beat
+    assert all("was damaged (segment.mp4: " in line and line.endswith("rendered again")
+               for line in said), said
