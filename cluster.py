@@ -16,6 +16,8 @@ import logging
 import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 
 from .attention_core.errors import InputError
@@ -93,12 +95,24 @@ def _local_cluster(dask, workers: int, dashboard: bool):
     # no pages at all, on a port of loopback chosen by the system
     routes = {} if dashboard else {"distributed.scheduler.http.routes": [],
                                    "distributed.worker.http.routes": []}
-    with dask.config.set(routes), _workers_deaf_to_ctrl_c():
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            host="127.0.0.1", security=Security.temporary(),
-                            dashboard_address=DASHBOARD_ADDRESS if dashboard else "127.0.0.1:0",
-                            worker_dashboard_address=None, silence_logs=logging.ERROR,
-                            scheduler_kwargs={"dashboard": dashboard})
+    with dask.config.set(routes), _workers_deaf_to_ctrl_c() as heard:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", security=Security.temporary(),
+                               dashboard_address=DASHBOARD_ADDRESS if dashboard else "127.0.0.1:0",
+                               worker_dashboard_address=None, silence_logs=logging.ERROR,
+                               scheduler_kwargs={"dashboard": dashboard})
+    if heard():                 # a Ctrl-C while the workers started: stop now, as asked
+        with contextlib.suppress(Exception):
+            cluster.close()
+        raise KeyboardInterrupt
+    return cluster
+
+
+# a watcher of Ctrl-C: its own process, with SIGINT's default meaning, in our process group
+_WATCH = ("import os, signal\n"
+          "signal.signal(signal.SIGINT, lambda *_: os._exit(0))\n"
+          "os.write(1, b'.')\n"
+          "signal.pause()\n")
 
 
 @contextlib.contextmanager
@@ -107,13 +121,23 @@ def _workers_deaf_to_ctrl_c():
     fork and exec; a blocked one would not: multiprocessing unblocks it when it starts its
     resource tracker). Ctrl-C reaches the whole process group, and a worker that died of
     it would print a traceback of its own; only this process answers it, and closing the
-    cluster stops the workers. A Ctrl-C in the seconds the workers take to start is not
-    seen."""
+    cluster stops the workers. Ignored here meanwhile, a Ctrl-C in the seconds the workers
+    take to start is heard by a watcher process that still takes it: yields a function
+    that says, once the block has ended, whether one came."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield lambda: False
         return
+    watcher = subprocess.Popen([sys.executable, "-S", "-c", _WATCH], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    watcher.stdout.read(1)              # its handler is in place
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    heard = False
     try:
-        yield
+        yield lambda: heard
     finally:
         signal.signal(signal.SIGINT, previous)
+        heard = watcher.poll() is not None      # it ends only when a Ctrl-C reached it
+        if not heard:
+            watcher.kill()
+        watcher.wait()
+        watcher.stdout.close()
