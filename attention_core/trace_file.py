@@ -179,6 +179,8 @@ def _header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> Member:
                              f"trace's headers are under {HEADER_LIMIT} bytes; {HINT}")
         read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
         shape, _, dtype = read(buf, max_header_size=HEADER_LIMIT)
+    except InputError:
+        raise                    # ours, whole: never cut down as numpy's reasons are
     except (ValueError, EOFError, struct.error) as exc:
         reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
         raise InputError(f"{path}: {info.filename} is not a valid .npy array ({reason}); "
