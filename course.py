@@ -33,7 +33,7 @@ from pathlib import Path
 
 import click
 
-from .attention_core.errors import InputError
+from .attention_core.errors import InputError, NoSpaceLeft
 from .cluster import course_client
 from .commands.progress import TerminalProgress
 from . import fingerprints
@@ -296,8 +296,17 @@ def assemble_task(segments, trace, paths: dict, pack: bool, width: int, height: 
     if pack:
         from .lecture_pack import LecturePack
         also = LecturePack(trace, width, height)
-    assemble(segments, trace, paths, also)
-    return sum(s.from_cache for s in segments)
+    try:
+        assemble(segments, trace, paths, also)
+    except OSError as exc:
+        if not NoSpaceLeft.matches(exc):
+            raise
+    else:
+        return sum(s.from_cache for s in segments)
+    # raised outside the handler: Dask sends an error back with its context, and PyAV's
+    # errors do not survive the trip (the course would see a bare Exception)
+    staging = Path(next(iter(paths.values()))).parent      # inside the output folder
+    raise NoSpaceLeft.on(staging.parent, hint="or choose another --out")
 
 
 # ---- running -------------------------------------------------------------------------------
@@ -372,6 +381,8 @@ class CourseRun:
             if plan.status != "pending":
                 continue
             if future.status == "error":
+                if isinstance(future.exception(), NoSpaceLeft):
+                    raise future.exception()     # every other set would fail the same way
                 plan.status, plan.why = "failed", _why(future.exception())
                 _close(opened[id(plan)], failed=True)
                 bar.failed(plan)

@@ -28,7 +28,7 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-from .attention_core.errors import InputError
+from .attention_core.errors import InputError, NoSpaceLeft
 from .locks import try_lock
 
 __all__ = ["refuse_links", 
@@ -345,14 +345,27 @@ class OutputSet:
                     self._locks.append(fd)
             yield self
         except OSError as exc:
+            if NoSpaceLeft.matches(exc):
+                raise NoSpaceLeft.on(self._full_folder(exc), hint=f"or {self.hint}") from None
             if exc.errno not in PLACE_ERRORS:
                 raise
             raise InputError(f"cannot write to {self.folders[0]} ({exc.strerror or exc}); "
-                             "free some space or choose a writable place with -o.") from exc
+                             f"{self.hint}.") from exc
         finally:
             self._release()
             if not self.committed:
                 self._discard()
+
+    def _full_folder(self, exc: OSError) -> Path:
+        """The folder of ours that a full disk hit: the output folder the failed file was
+        in (its staging folder is inside), else that file's folder, else the first."""
+        if exc.filename:
+            failed = Path(os.fsdecode(exc.filename))
+            for folder in self.folders:
+                if failed.is_relative_to(folder):
+                    return folder
+            return failed.parent
+        return self.folders[0]
 
     def path(self, kind: str) -> Path:
         """Where to write ``kind`` now: its name, in the staging folder beside it."""

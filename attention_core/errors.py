@@ -1,6 +1,9 @@
 """Errors the user can fix. The CLI turns them into exit code 2 and one line."""
+from __future__ import annotations
 
-__all__ = ["InputError"]
+import errno
+
+__all__ = ["InputError", "NoSpaceLeft"]
 
 
 class InputError(ValueError):
@@ -8,3 +11,21 @@ class InputError(ValueError):
 
     def __init__(self, message: str):
         super().__init__(" ".join(str(message).split()))
+
+
+class NoSpaceLeft(InputError):
+    """A file system that filled up while we wrote: the place is named, and what to do."""
+
+    ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+    @classmethod
+    def matches(cls, exc: BaseException) -> bool:
+        """Whether ``exc`` is a full disk or an exhausted quota."""
+        return isinstance(exc, OSError) and exc.errno in cls.ERRNOS
+
+    @classmethod
+    def on(cls, place, what: str = "", hint: str = "") -> NoSpaceLeft:
+        """"no space left on PLACE (WHAT): free some space[, HINT]"."""
+        named = f"{place} ({what})" if what else f"{place}"
+        return cls(f"no space left on {named}: free some space" + (f", {hint}" if hint
+                                                                    else "") + ".")

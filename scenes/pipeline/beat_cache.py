@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...attention_core import __version__
+from ...attention_core.errors import NoSpaceLeft
 from ...locks import try_lock
 from .cache_files import MANIFEST, Damaged, check_entry, remove
 from .sources import scenes_source_hash
@@ -213,11 +214,20 @@ class BeatCache:
         private = Path(tempfile.mkdtemp(prefix=f"{BUILDING}{key[:12]}-", dir=beats))
         lock = try_lock(private / ".lock")
         try:
-            yield private
-            if not (private / MANIFEST).is_file():
-                raise RuntimeError(f"cache entry {key} was built without its {MANIFEST}")
-            (private / ".lock").unlink()
-            self.placed[key] = self._place(private, key) or _moved(private, fallback)
+            try:
+                yield private
+                if not (private / MANIFEST).is_file():
+                    raise RuntimeError(f"cache entry {key} was built without its {MANIFEST}")
+                (private / ".lock").unlink()
+                placed = self._place(private, key)
+            except OSError as exc:      # the beat is drawn inside the cache: it is full
+                if not NoSpaceLeft.matches(exc):
+                    raise
+                placed = exc
+            if isinstance(placed, OSError):  # raised without its context (see assemble_task)
+                raise NoSpaceLeft.on(self.folder, "the beat cache",
+                                     f"or render without it ({CAP_ENV}=0)")
+            self.placed[key] = placed or _moved(private, fallback)
         except BaseException:
             remove(private)
             raise

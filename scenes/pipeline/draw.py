@@ -37,14 +37,24 @@ def draw_segments(jobs: list[SegmentJob], trace, *, workers: int, scratch: Path,
     calls = [(job, trace, scratch / f"{n:02d}-{job.beat}", cache_folder)
              for n, job in enumerate(jobs)]
     weights = [beat_weight(job.beat) for job in jobs]
-    return run_in_workers(render_segment, calls, workers=workers, weights=weights,
-                          on_done=on_done)
+    try:
+        return run_in_workers(render_segment, calls, workers=workers, weights=weights,
+                              on_done=on_done)
+    except BaseException:
+        # the workers are gone: what they were building is nobody's now, and left on a
+        # full disk it would keep the space the user is told to free
+        if cache_folder is not None:
+            from .beat_cache import BeatCache
+
+            with contextlib.suppress(Exception):
+                BeatCache(cache_folder).sweep()
+        raise
 
 
 def _worker_start() -> None:
     """A worker leaves Ctrl-C to the parent, which cancels the render, cleans up, and
     stops the workers with SIGTERM: a worker then dies at once (what it was building in
-    the cache stays private, and is swept later)."""
+    the cache stays private, and the parent sweeps it once the workers are gone)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
