@@ -8,13 +8,29 @@ unexpected failures exit 1 with one line (`--debug` shows the traceback).
 """
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 import sys
-import traceback
 
-import click
+INTERRUPTED = "interrupted; nothing was written in place of your files."
+
+
+def _interrupted_on_the_way_in(signum, frame):
+    """Ctrl-C or SIGTERM while the program is still loading: nothing can have been written,
+    so say so and go (a KeyboardInterrupt here would print an import's traceback)."""
+    os.write(2, f"Error: {INTERRUPTED}\n".encode())
+    os._exit(130)
+
+
+# as a program (the console script, or python -m), before the imports below take their time
+if __name__ == "__main__" or os.path.basename(sys.argv[0] or "") == "attention-explainer":
+    for _sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_sig, _interrupted_on_the_way_in)
+
+import importlib  # noqa: E402 - after the signals are ours
+import traceback  # noqa: E402
+
+import click  # noqa: E402
 
 from .attention_core import __version__
 from .attention_core.errors import InputError
@@ -83,15 +99,25 @@ def _asks_for_help(ctx: click.Context) -> bool:
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one line per error, exit 2 for bad input, 1 for failures."""
     if argv is None:   # a real process: skip torch's slow interpreter teardown (~0.3 s)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, _terminated)     # clean up as for Ctrl-C
         try:
-            main(sys.argv[1:])
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        sys.stdout.flush()
-        sys.stderr.flush()
+            try:
+                main(sys.argv[1:])
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None
+                                                                   else 1)
+            except KeyboardInterrupt:   # a second signal while the first was answered
+                code = 130
+                if not _failed:
+                    os.write(2, f"Error: {INTERRUPTED}\n".encode())
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except KeyboardInterrupt:
+            code = 130
         if "torch" in sys.modules:
             os._exit(code)
+        _no_interrupts_while_exiting(code)
         sys.exit(code)
     argv = list(argv)
     _arguments[:] = argv
@@ -105,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         _fail(exc.format_message(), exc.exit_code)
     except (click.Abort, KeyboardInterrupt):
-        _fail("interrupted; nothing was written in place of your files.", 130)
+        _fail(INTERRUPTED, 130)
     except Exception as exc:  # noqa: BLE001 - the last line of defence, reported in one line
         if debug:
             traceback.print_exc()
@@ -118,7 +144,18 @@ def _terminated(signum, frame):
     raise KeyboardInterrupt("terminated (SIGTERM)")
 
 
+def _no_interrupts_while_exiting(code: int) -> None:
+    """Exit hooks (Dask closing its clusters, multiprocessing joining its children) run
+    after the result is said: a signal then ends the process at once, with that result."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda signum, frame: os._exit(code))
+
+
+_failed: list[str] = []        # the one line said, once said
+
+
 def _fail(message: str, code: int) -> None:
+    _failed.append(message)
     text = " ".join(str(message).split())
     # a message may quote the user's text: never let an unencodable character hide it
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")

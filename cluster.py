@@ -95,17 +95,38 @@ def _local_cluster(dask, workers: int, dashboard: bool):
     # no pages at all, on a port of loopback chosen by the system
     routes = {} if dashboard else {"distributed.scheduler.http.routes": [],
                                    "distributed.worker.http.routes": []}
+    cluster = failure = None
     with dask.config.set(routes), _workers_deaf_to_ctrl_c() as heard:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", security=Security.temporary(),
-                               dashboard_address=DASHBOARD_ADDRESS if dashboard else "127.0.0.1:0",
-                               worker_dashboard_address=None, silence_logs=logging.ERROR,
-                               scheduler_kwargs={"dashboard": dashboard})
-    if heard():                 # a Ctrl-C while the workers started: stop now, as asked
-        with contextlib.suppress(Exception):
-            cluster.close()
+        try:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", security=Security.temporary(),
+                                   dashboard_address=(DASHBOARD_ADDRESS if dashboard
+                                                      else "127.0.0.1:0"),
+                                   worker_dashboard_address=None, silence_logs=logging.ERROR,
+                                   scheduler_kwargs={"dashboard": dashboard})
+        except Exception as exc:    # noqa: BLE001 - judged below, once we know of a signal
+            failure = exc
+    if heard():     # a Ctrl-C or SIGTERM while the workers started: stop now, as asked
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close()
+        _forget_half_made_clusters()    # a SIGTERM to the group kills workers as they start
         raise KeyboardInterrupt
+    if failure is not None:
+        raise failure
     return cluster
+
+
+def _forget_half_made_clusters() -> None:
+    """Dask closes every cluster it made when the interpreter exits; one whose workers died
+    while it started fails that close with an AssertionError's traceback. Its processes
+    are gone or going (the signal reached them too): forget it."""
+    from distributed.deploy.spec import SpecCluster
+
+    made = getattr(SpecCluster, "_instances", None)
+    for cluster in list(made or ()):
+        if getattr(cluster, "status", None) is not None and cluster.status.name != "running":
+            made.discard(cluster)
 
 
 # a watcher of Ctrl-C: its own process, with SIGINT's default meaning, in our process group
@@ -131,12 +152,18 @@ def _workers_deaf_to_ctrl_c():
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     watcher.stdout.read(1)              # its handler is in place
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SIGTERM is noted, not raised: an exception inside LocalCluster's start leaves a
+    # half-made cluster that Dask's own exit hook then fails to close, with a traceback
+    terminated = []
+    previous_term = signal.signal(signal.SIGTERM, lambda *_: terminated.append(True))
     heard = False
     try:
         yield lambda: heard
     finally:
         signal.signal(signal.SIGINT, previous)
-        heard = watcher.poll() is not None      # it ends only when a Ctrl-C reached it
+        signal.signal(signal.SIGTERM, previous_term)
+        heard = watcher.poll() is not None or bool(terminated)   # the watcher ends only
+        #                                                          when a Ctrl-C reached it
         if not heard:
             watcher.kill()
         watcher.wait()

@@ -3,6 +3,10 @@ made before any work, the render of a video or a pack, and how results are print
 torch and manim are imported inside the functions, so ``--help`` stays fast."""
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+
 import click
 from click.core import ParameterSource
 
@@ -11,7 +15,7 @@ from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE, TRACE_DECIDES
 from .options import DrawingOptions, TraceOptions, VideoOptions
 
 __all__ = [
-    "beat_cache", "check_drawable", "compute_trace", "drawable_sentence", "render_into",
+    "beat_cache", "check_drawable", "compute_trace", "interrupts_held", "drawable_sentence", "render_into",
     "note_settings", "report_files", "saved_trace", "say", "sentence_and_trace", "summary", "use_theme",
     "video_facts",
 ]
@@ -22,11 +26,34 @@ def say(line: str) -> None:
     click.echo(line, err=True)
 
 
+@contextlib.contextmanager
+def interrupts_held():
+    """Hold Ctrl-C and SIGTERM while C++ code calls Python (importing torch or manim, the
+    model's forward): a KeyboardInterrupt raised inside such a call crosses C++ code that
+    cannot pass it on, and pybind11 then aborts the process ("terminate called …") instead
+    of the clean exit 130. A signal that comes meanwhile is acted on when the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    heard: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda signum, frame: heard.append(signum))
+                for sig in held}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if heard:
+        raise KeyboardInterrupt
+
+
 def compute_trace(sentence: str, tracing: TraceOptions):
     """The model's trace of ``sentence`` with the command's trace options."""
-    from ..attention_core.api import trace_for
+    with interrupts_held():
+        from ..attention_core.api import trace_for
 
-    return trace_for(tracing.request(sentence))
+        return trace_for(tracing.request(sentence))
 
 
 def saved_trace(ctx: click.Context, drawing: DrawingOptions):
@@ -74,7 +101,8 @@ def sentence_and_trace(ctx: click.Context, sentence: str, tracing: TraceOptions,
 
 
 def use_theme(name: str) -> None:
-    from ..scenes.vocabulary import style
+    with interrupts_held():          # the first import of manim (cairo, pango, pybind11)
+        from ..scenes.vocabulary import style
 
     style.set_theme(name)
 

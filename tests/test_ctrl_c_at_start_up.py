@@ -12,20 +12,10 @@ import time
 import pytest
 
 from tests.conftest import CLI, ROOT
+from tests.interrupts import group_empties
 
 COURSE = ('[defaults]\nresolution = "160x90"\nfps = 5\nbeats = "title"\n'
           '[[explainer]]\nsentence = "The cat sat on the mat"\noutput = "cat"\n')
-
-
-def group_empties(pid: int, within: float = 30.0) -> bool:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.2)
-    return False
 
 
 @pytest.mark.parametrize("after", [2.0, 3.0, 4.0, 5.0])

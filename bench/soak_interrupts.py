@@ -1,0 +1,110 @@
+"""Ctrl-C at random moments of a command, as a terminal sends it (SIGINT to the whole
+process group), N times; after each: exit 130, one line on stderr, no C++ abort, no process
+of the group left, no partial set in the output folder. Then the command is run once more
+without an interrupt and must finish what is left (exit 0, every output complete).
+
+    python bench/soak_interrupts.py batch --times 20 --seed 1
+    python bench/soak_interrupts.py pack --times 20
+    python bench/soak_interrupts.py render --times 20 --signal TERM
+
+Writes a JSON report (--report); exit 1 if any try broke a promise. Not a test (20 runs of a
+course take minutes), but the suite runs the same check a few times (tests/test_interrupts).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.interrupts import CLI, interrupt_check, partial_files  # noqa: E402
+
+TINY = ["--resolution", "160x90", "--fps", "5"]
+COURSE = ('[defaults]\nresolution = "160x90"\nfps = 5\nbeats = ["title", "embed"]\n'
+          '[[explainer]]\nsentence = "The cat sat on the mat"\noutput = "cat"\n'
+          '[[explainer]]\nsentence = "Le chat a mangé le poisson"\noutput = "chat"\n'
+          '[[explainer]]\nsentence = "The dog chased the ball"\noutput = "dog"\n')
+
+
+def command_for(kind: str, work: Path) -> tuple[list[str], Path]:
+    """The command line of ``kind`` and the folder its outputs go to."""
+    out = work / "out"
+    if kind == "batch":
+        course = work / "course.toml"
+        course.write_text(COURSE, encoding="utf-8")
+        return ["batch", str(course), "--out", str(out), "--jobs", "2",
+                "--cache-dir", str(work / "cache")], out
+    if kind == "pack":
+        return ["pack", "The cat ate the fish", "--beats", "title,embed,project", *TINY,
+                "--out", str(out / "pack")], out
+    if kind == "render":
+        return ["render", "The cat ate the fish", "--beats", "title,embed,project", *TINY,
+                "-o", str(out / "talk.mp4")], out
+    if kind == "frames":
+        return ["frames", "The cat ate the fish", "--beat", "title,embed,project",
+                "--resolution", "320x180", "--out", str(out / "stills")], out
+    raise SystemExit(f"unknown command {kind!r}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("kind", choices=["batch", "pack", "render", "frames"])
+    parser.add_argument("--times", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--signal", choices=["INT", "TERM"], default="INT")
+    parser.add_argument("--report", type=Path)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    sig = getattr(signal, f"SIG{args.signal}")
+    work = Path(tempfile.mkdtemp(prefix=f"soak-{args.kind}-"))
+    argv, out = command_for(args.kind, work)
+    env = dict(os.environ, XDG_CACHE_HOME=str(work / "xdg-cache"))
+
+    # how long an uninterrupted run takes on this machine: the moments are drawn within it
+    started = time.monotonic()
+    subprocess.run(CLI + argv, cwd=ROOT, env=env, capture_output=True, check=True)
+    full = time.monotonic() - started
+    subprocess.run(["rm", "-rf", str(out), str(work / "cache"), str(work / "xdg-cache")],
+                   check=True)
+
+    tries, broken = [], 0
+    for n in range(args.times):
+        after = rng.uniform(0.2, full)
+        # a fresh beat cache each time: every try does the whole work, so every moment
+        # drawn falls inside it (a course keeps what earlier tries finished in --out)
+        subprocess.run(["rm", "-rf", str(work / "cache"), str(work / "xdg-cache")], check=True)
+        result = interrupt_check(argv, out, after=after, sig=sig, env=env)
+        result["try"] = n
+        tries.append(result)
+        broken += bool(result["problems"])
+        if result["finished_first"]:      # done before the signal: start the next afresh
+            subprocess.run(["rm", "-rf", str(out)], check=True)
+        print(f"{n:2d}  after {after:5.2f} s  exit {result['returncode']}  "
+              f"{'; '.join(result['problems']) or 'ok'}", flush=True)
+    # the rerun finishes the rest: a course renders what the interrupts left undone; a
+    # render or a pack, interrupted, left nothing of its set, so it writes the whole set
+    rerun = subprocess.run(CLI + argv, cwd=ROOT, env=env, capture_output=True, text=True)
+    finished = rerun.returncode == 0 and not partial_files(out)
+    print(f"rerun: exit {rerun.returncode} {rerun.stderr.strip()[-300:]}")
+    report = {"command": args.kind, "signal": args.signal, "times": args.times,
+              "seed": args.seed, "uninterrupted_s": round(full, 2), "broken": broken,
+              "rerun_finished": finished, "tries": tries,
+              "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                         f"{platform.platform()}"}
+    if args.report:
+        args.report.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return 0 if broken == 0 and finished else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
