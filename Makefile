@@ -16,7 +16,7 @@ STAMP := $(VENV)/.installed
 installed = [ "$$(dpkg-query -W -f='$${Status}\n' $(1) 2>/dev/null | grep -c '^install ok installed$$')" = "$(words $(1))" ]
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages test-packages demo test golden bench gpu-check pixman-check clean-cache
+.PHONY: setup system-packages test-packages demo test golden bench soak gpu-check pixman-check clean-cache
 
 setup: system-packages $(STAMP)
 
@@ -52,6 +52,12 @@ test: setup test-packages
 
 golden: setup
 	$(VENV)/bin/python -m tests.make_golden
+
+# Ctrl-C and SIGTERM at 20 random moments of a course and of a pack (~20 min on 2 cores)
+soak: setup
+	$(VENV)/bin/python bench/soak_interrupts.py batch --times 20 --seed 11 --report bench/results/soak-batch-sigint.json
+	$(VENV)/bin/python bench/soak_interrupts.py batch --times 20 --seed 13 --signal TERM --report bench/results/soak-batch-sigterm.json
+	$(VENV)/bin/python bench/soak_interrupts.py pack --times 20 --seed 12 --report bench/results/soak-pack-sigint.json
 
 bench: setup
 	$(PIP) install -q --disable-pip-version-check -e '.[dev,bench]' 2>&1 | { grep -v 'is ignored: it is neither' || true; }

@@ -7,7 +7,8 @@ without an interrupt and must finish what is left (exit 0, every output complete
     python bench/soak_interrupts.py pack --times 20
     python bench/soak_interrupts.py render --times 20 --signal TERM
 
-Writes a JSON report (--report); exit 1 if any try broke a promise. Not a test (20 runs of a
+Writes a JSON report (--report) and its section of bench/RESULTS.md (--from-report FILE
+writes the section again from a saved report); exit 1 if any try broke a promise. Not a test (20 runs of a
 course take minutes), but the suite runs the same check a few times (tests/test_interrupts).
 """
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import signal
 import subprocess
@@ -26,7 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from results import machine, update_section  # noqa: E402
 from tests.interrupts import CLI, interrupt_check, partial_files  # noqa: E402
 
 TINY = ["--resolution", "160x90", "--fps", "5"]
@@ -56,6 +58,25 @@ def command_for(kind: str, work: Path) -> tuple[list[str], Path]:
     raise SystemExit(f"unknown command {kind!r}")
 
 
+def record(report: dict) -> None:
+    """The report's section of bench/RESULTS.md."""
+    kind, sig = report["command"], report["signal"]
+    moments = sorted(t["after"] for t in report["tries"])
+    first = sum(t["finished_first"] for t in report["tries"])
+    update_section(f"soak-{kind}-{sig.lower()}", f"""
+## interrupts: SIG{sig} to `{kind}` at {report['times']} random moments
+
+Machine: {report['machine']}. `python bench/soak_interrupts.py {kind} --times
+{report['times']} --seed {report['seed']} --signal {sig}`: the signal to the whole process group
+(as a terminal's Ctrl-C), at moments drawn from 0.2 s to one uninterrupted run's length
+({report['uninterrupted_s']} s; drawn {moments[0]:.2f}–{moments[-1]:.2f} s), a fresh beat cache each try.
+
+| tries | promise broken (exit ≠ 130, not one line, C++ abort, process left, partial set) | finished before the signal | the rerun finishes the rest |
+| ---: | ---: | ---: | --- |
+| {report['times']} | {report['broken']} | {first} | {'yes' if report['rerun_finished'] else 'NO'} |
+""")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("kind", choices=["batch", "pack", "render", "frames"])
@@ -63,7 +84,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--signal", choices=["INT", "TERM"], default="INT")
     parser.add_argument("--report", type=Path)
+    parser.add_argument("--from-report", type=Path,
+                        help="write the RESULTS.md section of a saved report, run nothing")
     args = parser.parse_args()
+    if args.from_report:
+        record(json.loads(args.from_report.read_text(encoding="utf-8")))
+        return 0
     rng = random.Random(args.seed)
     sig = getattr(signal, f"SIG{args.signal}")
     work = Path(tempfile.mkdtemp(prefix=f"soak-{args.kind}-"))
@@ -99,10 +125,10 @@ def main() -> int:
     report = {"command": args.kind, "signal": args.signal, "times": args.times,
               "seed": args.seed, "uninterrupted_s": round(full, 2), "broken": broken,
               "rerun_finished": finished, "tries": tries,
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                         f"{platform.platform()}"}
+              "machine": machine()}
     if args.report:
         args.report.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    record(report)
     return 0 if broken == 0 and finished else 1
 
 
