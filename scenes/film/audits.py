@@ -1,16 +1,22 @@
 """Checks a film runs on itself while it is drawn (for the tests): every text on screen is
-legible, and no glyph morph is played between texts that say different things."""
+legible, no glyph morph is played between texts that say different things, and the layout
+holds — everything visible inside the camera's frame (with a margin), and no two texts
+over each other."""
 from __future__ import annotations
 
 import numpy as np
-from manim import Text, config
+from manim import MathTypst, Text, VMobject, config
 
 from ..vocabulary import style
-from ..vocabulary.text import Glyphs
+from ..vocabulary.text import Glyphs, TextLine
 
 __all__ = [
-    "drawn_size", "fade_transform_sources", "glyph_morphs", "small_texts", "visible_texts",
+    "FRAME_MARGIN", "drawn_size", "fade_transform_sources", "glyph_morphs", "layout_faults",
+    "outside_the_frame", "overlapping_texts", "small_texts", "visible_texts",
 ]
+
+FRAME_MARGIN = 0.06     # scene units (8 px at 1080p): nothing visible touches the frame's edge
+OVERLAP = 0.0           # scene units: glyph boxes of two texts closer than this collide
 
 
 def drawn_size(mob) -> float | None:
@@ -18,7 +24,7 @@ def drawn_size(mob) -> float | None:
     if isinstance(mob, Glyphs):
         return mob.drawn_size
     if isinstance(mob, Text) and mob.submobjects:
-        diagonal = getattr(mob, "set_diagonal", 0) or 0      # turned words: see make_text
+        diagonal = mob.__dict__.get("set_diagonal", 0)     # turned words: see make_text
         if diagonal > 0:
             return mob._font_size * float(np.hypot(mob.width, mob.height)) / diagonal
         initial = getattr(mob, "initial_height", 0) or 0
@@ -97,3 +103,122 @@ def fade_transform_sources(animations) -> list:
         elif isinstance(anim, FadeTransform):
             found.append(anim.mobject[0])
     return found
+
+
+# ---- layout: inside the frame, no text over text ----------------------------------------
+_TEXT_KINDS = (TextLine, Text, Glyphs, MathTypst)
+
+
+def _opacity(mob) -> float:
+    fill = float(mob.get_fill_opacity()) if mob.has_points() else 0.0
+    stroke = 0.0
+    if mob.has_points() and float(mob.get_stroke_width() or 0) > 0:
+        stroke = float(mob.get_stroke_opacity())
+    return max(fill, stroke)
+
+
+def _label(mob) -> str:
+    if isinstance(mob, Glyphs):
+        return mob.word
+    text = getattr(mob, "original_text", None) or getattr(mob, "tex_string", None)
+    if text:
+        return str(text)
+    return f"a {type(mob).__name__}"
+
+
+def _units(scene):
+    """(unit, kind) for every visible thing on screen: a text (its glyphs as one unit) or
+    a shape; texts are not looked into, and nothing is counted twice."""
+    seen: set[int] = set()
+    for top in scene.mobjects:
+        for mob in top.get_family():
+            if id(mob) in seen:
+                continue
+            if isinstance(mob, _TEXT_KINDS):
+                seen.update(id(m) for m in mob.get_family())
+                if _visible(mob):
+                    yield mob, "text"
+            elif isinstance(mob, VMobject) and mob.has_points() and _opacity(mob) > 0.05:
+                seen.add(id(mob))
+                yield mob, "shape"
+
+
+def _box(mob) -> np.ndarray:
+    """(x0, y0, x1, y1) of the points ``mob`` and its family draw."""
+    points = np.concatenate([m.points[:, :2] for m in mob.get_family() if m.has_points()])
+    return np.concatenate([points.min(0), points.max(0)])
+
+
+def outside_the_frame(scene, margin: float = FRAME_MARGIN) -> list[tuple[str, str]]:
+    """(what, which edge) for every visible text or shape that crosses the camera's frame or
+    comes nearer to its edge than ``margin`` (scaled with the camera's zoom)."""
+    frame = scene.camera.frame
+    zoom = frame.width / config.frame_width
+    cx, cy = frame.get_center()[:2]
+    half_w, half_h = frame.width / 2 - margin * zoom, frame.height / 2 - margin * zoom
+    faults = []
+    for mob, kind in _units(scene):
+        if kind == "shape" and _fills_the_frame(mob, frame):
+            continue
+        x0, y0, x1, y1 = _box(mob)
+        edges = [name for name, out in (("left", x0 < cx - half_w), ("right", x1 > cx + half_w),
+                                        ("bottom", y0 < cy - half_h), ("top", y1 > cy + half_h))
+                 if out]
+        if edges:
+            faults.append((f"{kind} {_label(mob)!r}", "/".join(edges)))
+    return faults
+
+
+def _fills_the_frame(mob, frame) -> bool:
+    """A backdrop (a rectangle as large as the frame or larger) is meant to reach past it."""
+    x0, y0, x1, y1 = _box(mob)
+    return x1 - x0 >= frame.width * 0.98 and y1 - y0 >= frame.height * 0.98
+
+
+def _glyph_boxes(text) -> np.ndarray:
+    parts = [m for m in text.get_family() if m.has_points() and not m.submobjects] or [text]
+    return np.array([_box(m) for m in parts])
+
+
+def overlapping_texts(scene, in_play=frozenset(), gap: float = OVERLAP
+                      ) -> list[tuple[str, str]]:
+    """Pairs of visible texts drawn over each other: a glyph of one within ``gap`` of a
+    glyph of the other (glyph by glyph, so turned labels are judged by their ink). Mid-play
+    (``in_play``: the ids of what the animations move), two texts that both move may pass
+    each other, and a text fading out may stand where its replacement fades in: a pair
+    counts when both read clearly (opacity ≥ 0.6) and one of them stands still."""
+    zoom = scene.camera.frame.width / config.frame_width
+    texts = [mob for mob, kind in _units(scene) if kind == "text"]
+    if in_play:
+        texts = [t for t in texts if _text_opacity(t) >= 0.6]
+    boxes = [_box(t) for t in texts]
+    moving = [id(t) in in_play for t in texts]
+    faults = []
+    for i in range(len(texts)):
+        for j in range(i + 1, len(texts)):
+            if moving[i] and moving[j]:
+                continue
+            if (moving[i] or moving[j]) and _label(texts[i]) == _label(texts[j]):
+                continue            # a copy on its way out of its original
+            a, b = boxes[i], boxes[j]
+            if a[0] > b[2] + gap or b[0] > a[2] + gap or a[1] > b[3] + gap or b[1] > a[3] + gap:
+                continue
+            ga, gb = _glyph_boxes(texts[i]), _glyph_boxes(texts[j])
+            apart = ((ga[:, None, 0] > gb[None, :, 2] + gap * zoom)
+                     | (gb[None, :, 0] > ga[:, None, 2] + gap * zoom)
+                     | (ga[:, None, 1] > gb[None, :, 3] + gap * zoom)
+                     | (gb[None, :, 1] > ga[:, None, 3] + gap * zoom))
+            if not apart.all():
+                faults.append((_label(texts[i]), _label(texts[j])))
+    return faults
+
+
+def _text_opacity(text) -> float:
+    return max((_opacity(m) for m in text.get_family() if m.has_points()), default=0.0)
+
+
+def layout_faults(scene, in_play=frozenset()) -> list[tuple[str, object]]:
+    """(problem, detail) for every layout fault on screen now (``in_play``: see
+    :func:`overlapping_texts`)."""
+    return ([("outside the frame", f) for f in outside_the_frame(scene)]
+            + [("text over text", f) for f in overlapping_texts(scene, in_play)])

@@ -42,6 +42,8 @@ class FilmScene(MovingCameraScene):
         self.caption_free_at = 0.0
         self.audit_log: list[tuple] = []    # (beat, problem, detail) when auditing
         self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
+        self.layout_log: list[tuple] = []   # (beat, problem, (time, moment, detail))
+        self._audited_middle = True          # the current play's middle (when auditing)
         style.register_fonts()
         fastcopy.install()
         super().__init__(**kwargs)
@@ -54,15 +56,41 @@ class FilmScene(MovingCameraScene):
         if self.audit:
             for pair in audits.glyph_morphs([a for a in animations if hasattr(a, "mobject")]):
                 self.audit_log.append((self.book.beat, "glyph morph", pair))
+            self._audited_middle = False
         super().play(*animations, **kwargs)
         # a FadeTransform's source may still stand on stage, restored to how it started
         # (manim restores it when it was also on stage on its own): it is replaced, so go
         self.remove(*audits.fade_transform_sources(animations))
         if self.audit:
+            self.audit_layout("end")
             for text, size in audits.small_texts(self):
                 self.audit_log.append((self.book.beat, "small text", (text, size)))
             self.screen_texts.setdefault(self.book.beat, set()).update(
                 audits.visible_texts(self))
+
+    def audit_layout(self, moment: str) -> None:
+        """Log every layout fault on screen now (at ``moment`` of the current play)."""
+        in_play = set()
+        if moment == "middle":
+            in_play = {id(m) for a in self.animations or () for m in a.mobject.get_family()}
+        for problem, detail in audits.layout_faults(self, in_play):
+            self.layout_log.append((self.book.beat, problem,
+                                    (round(self.renderer.time, 2), moment, detail)))
+
+    def get_time_progression(self, run_time, description, n_iterations=None,
+                             override_skip_animations=False):
+        progression = super().get_time_progression(run_time, description, n_iterations,
+                                                   override_skip_animations)
+        if self.audit and self.renderer.skip_animations and run_time > 0:
+            # a layout audit without frames (the corpus test): the middle, then the end
+            progression.iterable, progression.total = [run_time / 2, run_time], 2
+        return progression
+
+    def update_to_time(self, t: float) -> None:
+        super().update_to_time(t)
+        if self.audit and not self._audited_middle and t >= self.duration / 2 - 1e-9:
+            self._audited_middle = True
+            self.audit_layout("middle")
 
     def construct(self) -> None:
         for n, beat_cls in enumerate(self.beat_classes):

@@ -17,7 +17,7 @@ from . import style
 from .fastcopy import copy_mobject
 
 __all__ = [
-    "Glyphs", "OUTLINE_WIDTH", "TEXT_CACHE_SIZE", "baseline_text", "fit_width", "font_for",
+    "Glyphs", "TextLine", "OUTLINE_WIDTH", "TEXT_CACHE_SIZE", "baseline_text", "fit_width", "font_for",
     "glyphs_of", "keep_texts_in", "label_text", "line_box_height", "line_of", "make_math",
     "make_text", "outlined", "plain", "user_text", "user_text_mobject", "wrapped",
 ]
@@ -253,7 +253,16 @@ def fit_width(mobs, limit: float) -> float:
     return factor
 
 
-def line_of(parts, font_size: float = style.FONT_BODY) -> VGroup:
+class TextLine(VGroup):
+    """Words of ours and the user's set as one line (:func:`line_of`): one text to read,
+    however many fonts it takes."""
+
+    def __init__(self, *pieces, text: str = ""):
+        super().__init__(*pieces)
+        self.original_text = text
+
+
+def line_of(parts, font_size: float = style.FONT_BODY) -> TextLine:
     """Words of ours and the user's (each in its own font) on one baseline, left to right:
     ``parts`` are (text, colour) pairs; a part is the user's text when its colour is given
     as ``("user", colour)``. Spaces are written out in the parts ("of " + "384").
@@ -275,7 +284,7 @@ def line_of(parts, font_size: float = style.FONT_BODY) -> VGroup:
         glyphs.shift(RIGHT * (x - glyphs.get_left()[0]))      # keep y: the baselines agree
         x = glyphs.get_right()[0] + space
         pieces.append(glyphs)
-    return VGroup(*pieces)
+    return TextLine(*pieces, text="".join(text for text, _ in parts))
 
 
 def _our_baseline_text(text: str, font_size: float, color: str):

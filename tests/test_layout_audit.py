@@ -1,0 +1,73 @@
+"""The layout audit can fail: a label moved off the frame, two labels over each other, and
+a text over a text mid-play are each found; what is fine (a line of several fonts, a
+cross-fade in place, a copy leaving its original) is not. The audit runs on the scene graph
+while a film is drawn (scenes/film/audits.py)."""
+from __future__ import annotations
+
+import pytest
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Square, config, tempconfig
+
+from attention_explainer.scenes.film import audits
+from attention_explainer.scenes.film.scene import FilmScene
+from attention_explainer.scenes.vocabulary import style
+from attention_explainer.scenes.vocabulary.text import label_text, line_of
+from tests.conftest import synthetic_trace
+
+
+@pytest.fixture
+def scene(tmp_path):
+    with tempconfig({"pixel_height": 90, "pixel_width": 160, "frame_rate": 5,
+                     "format": "none", "disable_caching": True,
+                     "media_dir": str(tmp_path / "media"), "progress_bar": "none",
+                     "verbosity": "ERROR"}):
+        film = FilmScene(synthetic_trace(), beats=["title"], skip_animations=True)
+        film.audit = True
+        yield film
+
+
+def test_a_label_off_the_frame_is_found(scene):
+    label = label_text("attention").move_to(RIGHT * (config.frame_width / 2))
+    scene.add(label)
+    assert audits.outside_the_frame(scene) == [("text 'attention'", "right")]
+    label.move_to(0).to_edge(UP, buff=0.02)      # inside, but touching the edge
+    assert audits.outside_the_frame(scene) == [("text 'attention'", "top")]
+    label.move_to(LEFT * 2)
+    assert audits.outside_the_frame(scene) == []
+
+
+def test_a_shape_off_the_frame_is_found_and_a_backdrop_is_not(scene):
+    square = Square(1).set_fill(style.PALETTE.text, 1).move_to(DOWN * config.frame_height / 2)
+    scene.add(square)
+    assert audits.outside_the_frame(scene) == [("shape 'a Square'", "bottom")]
+    square.set(width=config.frame_width * 1.2).move_to(0)      # a backdrop reaches past it
+    assert audits.outside_the_frame(scene) == []
+
+
+def test_two_labels_over_each_other_are_found(scene):
+    a, b = label_text("queries"), label_text("keys")
+    scene.add(a, b.move_to(a.get_center() + RIGHT * 0.1))
+    assert audits.overlapping_texts(scene) == [("queries", "keys")]
+    b.next_to(a, RIGHT, buff=0.05)
+    assert audits.overlapping_texts(scene) == []
+
+
+def test_a_line_of_several_fonts_is_one_text(scene):
+    line = line_of([("ate", ("user", style.PALETTE.query)), ("'s query meets every key",
+                                                          style.PALETTE.text)])
+    scene.add(line)
+    assert audits.overlapping_texts(scene) == []
+    scene.add(label_text("key").move_to(line.get_center()))
+    assert audits.overlapping_texts(scene) == [("ate's query meets every key", "key")]
+
+
+def test_mid_play_a_cross_fade_passes_and_a_text_over_a_still_text_fails(scene):
+    old = label_text("before")
+    new = label_text("after").move_to(old)
+    scene.add(old)
+    scene.play(FadeOut(old), FadeIn(new), run_time=1)       # in place: both half seen
+    assert scene.layout_log == []
+    still = label_text("still").shift(DOWN * 2)
+    scene.add(still)
+    scene.play(FadeIn(label_text("over").move_to(still), run_time=0.1), run_time=1)
+    problems = {(entry[1], entry[2][1], entry[2][2]) for entry in scene.layout_log}
+    assert ("text over text", "end", ("still", "over")) in problems, scene.layout_log
