@@ -12,7 +12,8 @@ from ..vocabulary.text import Glyphs, TextLine
 
 __all__ = [
     "FRAME_MARGIN", "drawn_size", "fade_transform_sources", "glyph_morphs", "layout_faults",
-    "outside_the_frame", "overlapping_texts", "small_texts", "visible_texts",
+    "box_of", "outside_the_frame", "overlapping_texts", "small_texts", "visible_text_units",
+    "visible_texts",
 ]
 
 FRAME_MARGIN = 0.06     # scene units (8 px at 1080p): nothing visible touches the frame's edge
@@ -149,18 +150,41 @@ def _box(mob) -> np.ndarray:
     return np.concatenate([points.min(0), points.max(0)])
 
 
-def outside_the_frame(scene, margin: float = FRAME_MARGIN) -> list[tuple[str, str]]:
+def visible_text_units(scene) -> list:
+    """Every text on screen now that can be seen, each as one unit."""
+    return [mob for mob, kind in _units(scene) if kind == "text"]
+
+
+box_of = _box
+
+
+def outside_the_frame(scene, margin: float = FRAME_MARGIN, in_play=frozenset()
+                      ) -> list[tuple[str, str]]:
     """(what, which edge) for every visible text or shape that crosses the camera's frame or
-    comes nearer to its edge than ``margin`` (scaled with the camera's zoom)."""
+    comes nearer to its edge than ``margin`` (scaled with the camera's zoom); one wholly
+    outside is not seen, so not cut. In a close-up
+    (the camera nearer than the whole stage) shapes may run past the edge, as a grid seen
+    up close does, but no text may; mid-play, the edge of a moving camera sweeps over what
+    it leaves or finds, and what fades in or out (``in_play``, under 0.6 opacity) may stand
+    on the edge."""
     frame = scene.camera.frame
     zoom = frame.width / config.frame_width
+    close_up = zoom < 1 - 1e-3
+    camera_moving = id(frame) in in_play     # a pan sweeps its edge over what it leaves
     cx, cy = frame.get_center()[:2]
     half_w, half_h = frame.width / 2 - margin * zoom, frame.height / 2 - margin * zoom
     faults = []
     for mob, kind in _units(scene):
-        if kind == "shape" and _fills_the_frame(mob, frame):
+        if kind == "shape" and (close_up or _fills_the_frame(mob, frame)):
             continue
+        if kind == "text" and camera_moving:
+            continue
+        if id(mob) in in_play and _text_opacity(mob) < 0.6:
+            continue                  # on its way in or out
         x0, y0, x1, y1 = _box(mob)
+        if x1 <= cx - frame.width / 2 or x0 >= cx + frame.width / 2 \
+                or y1 <= cy - frame.height / 2 or y0 >= cy + frame.height / 2:
+            continue                  # wholly outside: not seen at all, so not cut
         edges = [name for name, out in (("left", x0 < cx - half_w), ("right", x1 > cx + half_w),
                                         ("bottom", y0 < cy - half_h), ("top", y1 > cy + half_h))
                  if out]
@@ -220,5 +244,5 @@ def _text_opacity(text) -> float:
 def layout_faults(scene, in_play=frozenset()) -> list[tuple[str, object]]:
     """(problem, detail) for every layout fault on screen now (``in_play``: see
     :func:`overlapping_texts`)."""
-    return ([("outside the frame", f) for f in outside_the_frame(scene)]
+    return ([("outside the frame", f) for f in outside_the_frame(scene, in_play=in_play)]
             + [("text over text", f) for f in overlapping_texts(scene, in_play)])

@@ -20,7 +20,7 @@ the same whichever way it is rendered.
 from __future__ import annotations
 
 import numpy as np
-from manim import FadeIn, FadeOut, FadeTransform, Transform, config
+from manim import FadeIn, FadeOut, FadeTransform, Transform, UpdateFromAlphaFunc, config
 
 from . import audits
 from ..vocabulary import style
@@ -135,9 +135,70 @@ class Beat:
             fades, on_stage = [FadeOut(m) for m in on_stage], []
         elif home:          # back to the whole stage: what faded comes back, where it was
             fades = [FadeIn(m) for m in overlay_mobs if m not in self.film.mobjects]
+        if home:
+            fades += self._texts_back(self.film.__dict__.pop("_cut_by_zoom", []))
+        else:
+            moving = {id(m) for a in also for m in a.mobject.get_family()} \
+                | {id(m) for m in overlay_mobs for m in m.get_family()}
+            cut = self._texts_cut_by(c1, width, moving)
+            fades += self._texts_away(cut)
+            self.film._cut_by_zoom = self.film.__dict__.get("_cut_by_zoom", []) + cut
         self.play(frame.animate.move_to(c1).set(width=width),
                   *[m.animate.scale(k, about_point=c0).shift(c1 - c0) for m in on_stage],
                   *fades, *also, run_time=run_time)
+
+    # a close-up never shows a text cut by its edge: such texts fade while the camera is
+    # close and come back with it (in place, as parts of what holds them)
+    def _texts_cut_by(self, center, width: float, moving: set) -> list:
+        height = width * config.frame_height / config.frame_width
+        margin = audits.FRAME_MARGIN * width / config.frame_width
+        x0, x1 = center[0] - width / 2 + margin, center[0] + width / 2 - margin
+        y0, y1 = center[1] - height / 2 + margin, center[1] + height / 2 - margin
+        cut = []
+        for text in audits.visible_text_units(self.film):
+            if id(text) in moving:
+                continue
+            b = audits.box_of(text)
+            inside = b[0] >= x0 and b[2] <= x1 and b[1] >= y0 and b[3] <= y1
+            apart = (b[2] <= x0 - margin or b[0] >= x1 + margin or b[3] <= y0 - margin
+                     or b[1] >= y1 + margin)
+            if not inside and not apart:
+                cut.append(text)
+        return cut
+
+    def _texts_away(self, texts) -> list:
+        """Animations that fade ``texts`` to nothing where they stand, each leaf's opacities
+        kept to bring back (a FadeOut would take a label out of its grid)."""
+        leaves = [m for t in texts for m in t.get_family() if m.has_points()]
+        kept = [(m, m.get_fill_opacity(), m.get_stroke_opacity(),
+                 m.get_stroke_opacity(background=True)) for m in leaves]
+        for text in texts:
+            text._kept_opacity = [k for k in kept if k[0] in text.get_family()]
+        return self._opacity_animations(kept, lambda alpha: 1 - alpha)
+
+    def _texts_back(self, texts) -> list:
+        kept = [k for t in texts for k in getattr(t, "_kept_opacity", [])]
+        return self._opacity_animations(kept, lambda alpha: alpha)
+
+    def _opacity_animations(self, kept, share) -> list:
+        if not kept:
+            return []
+        owners: dict[int, tuple] = {}
+        for entry in kept:
+            owner = next((top for top in self.film.mobjects if entry[0] in top.get_family()),
+                         None)
+            if owner is not None:
+                owners.setdefault(id(owner), (owner, []))[1].append(entry)
+
+        def fader(entries):
+            def update(_, alpha):
+                k = share(alpha)
+                for m, fill, stroke, background in entries:
+                    m.set_fill(opacity=fill * k)
+                    m.set_stroke(opacity=stroke * k)
+                    m.set_stroke(opacity=background * k, background=True)
+            return update
+        return [UpdateFromAlphaFunc(owner, fader(entries)) for owner, entries in owners.values()]
 
     def say(self, text: str) -> None:
         """A caption for the steps that follow, up long enough to be read

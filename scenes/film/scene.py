@@ -39,6 +39,7 @@ class FilmScene(MovingCameraScene):
         self.key_times: dict[str, float] = {}                  # beat -> key frame time
         self.beat_times: dict[str, tuple[float, float]] = {}   # beat -> (start, end)
         self.stage: Stage | None = None
+        self.played: list[str] = []          # the beats drawn so far, in order
         self.caption_free_at = 0.0
         self.audit_log: list[tuple] = []    # (beat, problem, detail) when auditing
         self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
@@ -102,8 +103,11 @@ class FilmScene(MovingCameraScene):
         self.book.beat = beat_cls.name
         start = self.renderer.time
         first_caption = caption_count(self)
-        if self.stage is None:        # the first beat drawn starts where its predecessor ends
-            before = previous_beat(beat_cls.name)
+        before = previous_beat(beat_cls.name)
+        if self.stage is None or self.played[-1:] != [before]:
+            # a beat starts where its storyboard predecessor ends, whether or not that one
+            # was drawn just before it (the first of a film, or one after a gap)
+            self.clear()
             self.stage = load_beat(before).leaves(self) if before else Stage()
             self.add(*self.stage.values())
         beat = beat_cls(self, self.stage)
@@ -115,6 +119,7 @@ class FilmScene(MovingCameraScene):
             self.hand_off(beat)
         separate_captions(self, first_caption)
         self.beat_times[beat_cls.name] = (start, self.renderer.time)
+        self.played.append(beat_cls.name)
 
     def mark_key_frame(self, beat: str) -> None:
         """Now is the moment that best shows ``beat`` (poster, contact sheet, goldens)."""

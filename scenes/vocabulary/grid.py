@@ -282,10 +282,19 @@ def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence
 def make_grid(tokens: Sequence[str], special: Sequence[bool], *, max_width: float,
               max_height: float, font_size: float = style.FONT_SMALL, titles: bool = True,
               limit: float = 1.0) -> AttentionGrid:
-    """A square attention grid over ``tokens`` fitted to the space, labels tidied."""
+    """A square attention grid over ``tokens`` fitted to the space, labels tidied: the
+    grid as drawn, labels and titles included, fits max_width x max_height (the estimate
+    of :func:`grid_cell` is checked against the drawing, and the cells shrink until it
+    holds: a grid is never cropped by the frame)."""
     cell = grid_cell(tokens, special, max_width=max_width, max_height=max_height,
                      font_size=font_size, titles=titles, limit=limit)
-    return AttentionGrid(list(tokens), row_special=list(special), col_special=list(special),
-                         cell_size=cell, font_size=font_size,
-                         row_title="queries" if titles else None,
-                         col_title="keys" if titles else None)
+    for _ in range(6):
+        grid = AttentionGrid(list(tokens), row_special=list(special),
+                             col_special=list(special), cell_size=cell, font_size=font_size,
+                             row_title="queries" if titles else None,
+                             col_title="keys" if titles else None)
+        over = max(grid.width - max_width, grid.height - max_height)
+        if over <= 1e-3:
+            break
+        cell -= over / len(tokens) + 1e-3     # the labels take what the cells leave
+    return grid

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from manim import DOWN, RIGHT, UP, Animation, Arrow, Mobject, NumberPlane, VGroup, VMobject
 
-from . import style
+from . import stage, style
 from .text import label_text, outlined, user_text, wrapped
 
 __all__ = ["CarryPlane", "LabelledArrow", "Plane2D", "nice_step", "place_label_at_tip"]
@@ -206,6 +206,44 @@ class LabelledArrow(VGroup):
         return self
 
 
+# the grid of a carried plane is cut where the stage ends: stretched, it would run off
+# the frame's edge (x0, y0, x1, y1)
+STAGE_BOX = (stage.LEFT_EDGE, stage.BOTTOM_EDGE, stage.RIGHT_EDGE, -stage.BOTTOM_EDGE)
+
+
+def _clipped(points: np.ndarray, box) -> np.ndarray:
+    """A straight stroke's points cut to ``box`` (Liang-Barsky on its end points; what is
+    left is the same straight stroke, shorter); a curved one is left as it is."""
+    if len(points) < 2:
+        return points
+    a, b = points[0], points[-1]
+    d = b - a
+    length = float(np.hypot(d[0], d[1]))
+    if length < 1e-9:
+        return points
+    rel = points[:, :2] - a[:2]
+    off_line = np.abs(d[0] * rel[:, 1] - d[1] * rel[:, 0]) / length
+    if off_line.max() > 1e-6:
+        return points
+    t0, t1 = 0.0, 1.0
+    x0, y0, x1, y1 = box
+    for p, q in ((-d[0], a[0] - x0), (d[0], x1 - a[0]), (-d[1], a[1] - y0), (d[1], y1 - a[1])):
+        if abs(p) < 1e-12:
+            if q < 0:
+                t0, t1 = 0.0, 0.0           # parallel to this edge, and outside it
+            continue
+        r = q / p
+        if p < 0:
+            t0 = max(t0, r)
+        else:
+            t1 = min(t1, r)
+    if t1 <= t0:                              # wholly outside: nothing left to draw
+        t0 = t1 = min(max(t0, 0.0), 1.0)
+    # the stroke's own parameter along its points, so their spacing (and count) stays
+    ts = np.clip((points[:, :2] - a[:2]) @ d[:2] / length ** 2, 0.0, 1.0)
+    return a + np.outer(t0 + (t1 - t0) * ts, d)
+
+
 class CarryPlane(Animation):
     """Carries a plane's grid and its arrows through a path of 2x2 linear maps about the
     plane's origin: ``path(t)`` (t from 0 to 1 after easing; the identity at 0) is applied
@@ -248,7 +286,7 @@ class CarryPlane(Animation):
         here = self.origin + (np.zeros(3) if self.shift is None
                               else np.asarray(self.shift(t), dtype=float))
         for mob, pts in zip(self.grid.family_members_with_points(), self.grid_start):
-            mob.points = here + (pts - self.origin) @ m.T
+            mob.points = _clipped(here + (pts - self.origin) @ m.T, STAGE_BOX)
         for a, tip in zip(self.labelled, self.tips_start):
             a.arrow.become(a.arrow_between(here, here + m @ tip))
         riding = [a for a in self.labelled if a.word in self.words]

@@ -14,7 +14,7 @@ their sum is shown; then back out to the whole renormalised grid.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, LaggedStart,
+from manim import (DOWN, LEFT, RIGHT, UP, Create, Rectangle, FadeIn, FadeOut, FadeTransform, LaggedStart,
                    Transform, VGroup, config)
 
 from ....attention_core.derived import causal_mask, causal_weights, unmasked_weights
@@ -176,20 +176,41 @@ class MaskBeat(Beat):
         # close enough for the numbers to be legible, not so close the row's cells and
         # sum are cut off (its label may be, in a long row: the box marks the row)
         cells = VGroup(grid.row_rect(row), self.sum_line)
+        self.headers = self.headers_over_the_row()
         self.zoom = zoom = min(max(CLOSE_UP, style.MIN_FONT * 1.05 / size),
-                               config.frame_width / (cells.width * ZOOM_MARGIN))
+                               config.frame_width / (cells.width * ZOOM_MARGIN),
+                               config.frame_height / (VGroup(self.headers, cells).height
+                                                      * ZOOM_MARGIN))
         whole = VGroup(row_group, self.sum_line)
         view = whole if whole.width * ZOOM_MARGIN * zoom <= config.frame_width else cells
+        view = VGroup(view, self.headers)
         self.say(f"Up close: {trace.focus_word}'s weights that are left")
         if zoom > 1.0 + 1e-6:
             # the legend would be cut by the close-up's edge: it waits off screen
             self.camera_to(view.get_center(), config.frame_width / zoom,
                            *[FadeOut(d) for d in focus_dots], FadeIn(self.w_before),
+                           *([FadeIn(self.headers)] if self.row > 0 else []),
                            *([] if self.inf_legible else [FadeIn(self.minus_inf)]),
                            FadeOut(self.legend), FadeOut(self.red_key), overlay=False)
         else:
             self.play(*[FadeOut(d) for d in focus_dots], FadeIn(self.w_before),
                       run_time=style.T_SHORT)
+
+    def headers_over_the_row(self) -> VGroup:
+        """The key labels, copied to sit just over the focus row: up close, the row's
+        weights are read against the words they go to (the grid's own labels are above
+        the close-up's edge). The focus row at the top already has them."""
+        grid = self.grid
+        if self.row == 0:
+            return VGroup(*[m.copy() for m in grid.col_labels])
+        labels = VGroup(*[m.copy() for m in grid.col_labels])
+        top = grid.row_rect(self.row).get_top()[1]
+        labels.shift(UP * (top + 0.08 - labels.get_bottom()[1]))
+        # on a band of the background over the rows above, so no dot shows through them
+        band = Rectangle(width=grid.lines.width, height=labels.height + 0.16)
+        band.set_stroke(width=0).set_fill(style.BACKGROUND, 0.92)
+        band.move_to([grid.lines.get_center()[0], top + band.height / 2, 0])
+        return VGroup(band, labels)
 
     # ---- softmax over what is left: the weights renormalise -------------------------------------
     def renormalise(self):
@@ -211,7 +232,8 @@ class MaskBeat(Beat):
         if self.zoom > 1.0 + 1e-6:
             # numbers too small for the whole view turn back into dots on the way out
             focus_after = [self.dots_after[self.row * len(idx) + c] for c in self.open_cols]
-            small = [*self.w_after, self.sum_line, *([] if self.inf_legible else self.minus_inf)]
+            small = [*self.w_after, self.sum_line, *([] if self.inf_legible else self.minus_inf),
+                     *([self.headers] if self.row > 0 else [])]
             self.camera_to(np.zeros(3), config.frame_width, *[FadeOut(m) for m in small],
                            *[FadeIn(d) for d in focus_after], FadeIn(self.legend),
                            FadeIn(self.red_key))
