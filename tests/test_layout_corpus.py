@@ -11,7 +11,7 @@ import pytest
 
 from tests.layout_corpus import CORPUS, audit_film
 
-HOLDING = ("sparks", "mask", "summary")
+HOLDING = ("title", "project", "sparks", "softmax", "mask", "summary")
 
 
 @pytest.mark.parametrize("sentence, options, theme", CORPUS,

@@ -12,7 +12,8 @@ from ..vocabulary.text import Glyphs, TextLine
 
 __all__ = [
     "FRAME_MARGIN", "drawn_size", "fade_transform_sources", "glyph_morphs", "layout_faults",
-    "box_of", "outside_the_frame", "overlapping_texts", "small_texts", "visible_text_units",
+    "box_of", "outside_the_frame", "overlapping_texts", "small_texts", "travelling_texts",
+    "visible_text_units",
     "visible_texts",
 ]
 
@@ -204,13 +205,28 @@ def _glyph_boxes(text) -> np.ndarray:
     return np.array([_box(m) for m in parts])
 
 
-def overlapping_texts(scene, in_play=frozenset(), gap: float = OVERLAP
-                      ) -> list[tuple[str, str]]:
+def travelling_texts(scene, centres_before: dict) -> set[int]:
+    """The ids of the texts on screen that have moved, since the play began, by more than
+    half their own size: they are on their way somewhere, and pass what they pass."""
+    found = set()
+    for text in visible_text_units(scene):
+        before = centres_before.get(id(text))
+        if before is None:
+            continue
+        x0, y0, x1, y1 = _box(text)
+        if np.linalg.norm(text.get_center() - before) > 0.5 * np.hypot(x1 - x0, y1 - y0):
+            found.add(id(text))
+    return found
+
+
+def overlapping_texts(scene, in_play=frozenset(), gap: float = OVERLAP,
+                      travelling=frozenset()) -> list[tuple[str, str]]:
     """Pairs of visible texts drawn over each other: a glyph of one within ``gap`` of a
     glyph of the other (glyph by glyph, so turned labels are judged by their ink). Mid-play
     (``in_play``: the ids of what the animations move), two texts that both move may pass
-    each other, and a text fading out may stand where its replacement fades in: a pair
-    counts when both read clearly (opacity ≥ 0.6) and one of them stands still."""
+    each other, a text on its way somewhere (``travelling``) passes what it passes, and a
+    text fading out may stand where its replacement fades in: a pair counts when both read
+    clearly (opacity ≥ 0.6), one of them stands still and neither travels."""
     zoom = scene.camera.frame.width / config.frame_width
     texts = [mob for mob, kind in _units(scene) if kind == "text"]
     if in_play:
@@ -220,7 +236,8 @@ def overlapping_texts(scene, in_play=frozenset(), gap: float = OVERLAP
     faults = []
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
-            if moving[i] and moving[j]:
+            if moving[i] and moving[j] or id(texts[i]) in travelling \
+                    or id(texts[j]) in travelling:
                 continue
             if (moving[i] or moving[j]) and _label(texts[i]) == _label(texts[j]):
                 continue            # a copy on its way out of its original
@@ -241,8 +258,10 @@ def _text_opacity(text) -> float:
     return max((_opacity(m) for m in text.get_family() if m.has_points()), default=0.0)
 
 
-def layout_faults(scene, in_play=frozenset()) -> list[tuple[str, object]]:
-    """(problem, detail) for every layout fault on screen now (``in_play``: see
-    :func:`overlapping_texts`)."""
+def layout_faults(scene, in_play=frozenset(), travelling=frozenset()
+                  ) -> list[tuple[str, object]]:
+    """(problem, detail) for every layout fault on screen now (``in_play``, ``travelling``:
+    mid-play, see :func:`overlapping_texts`)."""
     return ([("outside the frame", f) for f in outside_the_frame(scene, in_play=in_play)]
-            + [("text over text", f) for f in overlapping_texts(scene, in_play)])
+            + [("text over text", f)
+               for f in overlapping_texts(scene, in_play, travelling=travelling)])

@@ -45,6 +45,7 @@ class FilmScene(MovingCameraScene):
         self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
         self.layout_log: list[tuple] = []   # (beat, problem, (time, moment, detail))
         self._audited_middle = True          # the current play's middle (when auditing)
+        self._centres_before: dict = {}      # where each text stood as the play began
         style.register_fonts()
         fastcopy.install()
         super().__init__(**kwargs)
@@ -58,6 +59,8 @@ class FilmScene(MovingCameraScene):
             for pair in audits.glyph_morphs([a for a in animations if hasattr(a, "mobject")]):
                 self.audit_log.append((self.book.beat, "glyph morph", pair))
             self._audited_middle = False
+            self._centres_before = {id(t): t.get_center().copy()
+                                    for t in audits.visible_text_units(self)}
         super().play(*animations, **kwargs)
         # a FadeTransform's source may still stand on stage, restored to how it started
         # (manim restores it when it was also on stage on its own): it is replaced, so go
@@ -71,10 +74,11 @@ class FilmScene(MovingCameraScene):
 
     def audit_layout(self, moment: str) -> None:
         """Log every layout fault on screen now (at ``moment`` of the current play)."""
-        in_play = set()
+        in_play, travelling = set(), set()
         if moment == "middle":
             in_play = {id(m) for a in self.animations or () for m in a.mobject.get_family()}
-        for problem, detail in audits.layout_faults(self, in_play):
+            travelling = audits.travelling_texts(self, self._centres_before)
+        for problem, detail in audits.layout_faults(self, in_play, travelling):
             self.layout_log.append((self.book.beat, problem,
                                     (round(self.renderer.time, 2), moment, detail)))
 

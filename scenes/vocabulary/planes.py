@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from manim import DOWN, RIGHT, UP, Animation, Arrow, Mobject, NumberPlane, VGroup, VMobject
+from manim import DOWN, LEFT, RIGHT, UP, Animation, Arrow, Mobject, NumberPlane, VGroup, VMobject
 
 from . import stage, style
 from .text import label_text, outlined, user_text, wrapped
@@ -259,8 +259,10 @@ class CarryPlane(Animation):
     def __init__(self, grid: VMobject, arrows: Sequence["LabelledArrow"], origin,
                  path: Callable[[float], np.ndarray],
                  shift: Callable[[float], np.ndarray] | None = None,
-                 carry_words: bool = False, **kwargs):
+                 carry_words: bool = False, avoid: Sequence[Mobject] = (), **kwargs):
         kwargs.setdefault("rate_func", style.EASE)
+        self.avoid = list(avoid)        # what riding words give way to (notes), besides
+        #                                 each other and the stage's edge
         self.grid, self.labelled = grid, list(arrows)
         self.origin = np.asarray(origin, dtype=float)
         self.path = path
@@ -292,4 +294,47 @@ class CarryPlane(Animation):
         riding = [a for a in self.labelled if a.word in self.words]
         for a, offset in zip(riding, self.word_offsets):
             a.word.move_to(a.tip_point + offset)
+        self._give_way(t)
+
+    # riding words that come near each other fade, the later ones giving way to the earlier
+    # (the arrows' order: the caller puts what matters first), and so do words coming near
+    # a note to avoid or the stage's edge: never two texts drawn over each other, nothing
+    # cut by the frame, and nothing popping in or out
+    CLEAR = 0.18            # scene units: a word fades over this last stretch before touching
+
+    def _give_way(self, t: float) -> None:
+        if not self.words:
+            return
+        if not hasattr(self, "_word_opacity"):
+            self._word_opacity = [[(m, m.get_fill_opacity(), m.get_stroke_opacity(),
+                                    m.get_stroke_opacity(background=True))
+                                   for m in w.get_family() if m.has_points()]
+                                  for w in self.words]
+        boxes = [_box_of(w) for w in self.words]
+        fixed = [_box_of(m) for m in self.avoid if m.has_points() or m.submobjects]
+        x0, y0, x1, y1 = STAGE_BOX
+        for n, leaves in enumerate(self._word_opacity):
+            b = boxes[n]
+            inside = min(b[0] - x0, x1 - b[2], b[1] - y0, y1 - b[3])
+            share = float(np.clip(inside / self.CLEAR, 0.0, 1.0))
+            for other in boxes[:n] + fixed:
+                gap = _box_gap(b, other)
+                share = min(share, float(np.clip(gap / self.CLEAR, 0.0, 1.0)))
+            if t <= 0:
+                share = 1.0
+            for m, fill, stroke, background in leaves:
+                m.set_fill(opacity=fill * share)
+                m.set_stroke(opacity=stroke * share)
+                m.set_stroke(opacity=background * share, background=True)
+
+
+def _box_of(mob) -> np.ndarray:
+    return np.concatenate([mob.get_corner(DOWN + LEFT)[:2], mob.get_corner(UP + RIGHT)[:2]])
+
+
+def _box_gap(a, b) -> float:
+    """The distance between two boxes (x0, y0, x1, y1); 0 when they touch or overlap."""
+    dx = max(a[0] - b[2], b[0] - a[2], 0.0)
+    dy = max(a[1] - b[3], b[1] - a[3], 0.0)
+    return float(np.hypot(dx, dy))
 

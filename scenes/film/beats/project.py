@@ -156,11 +156,12 @@ class ProjectBeat(Beat):
         self.play(FadeOut(VGroup(*[a.extras for a in e_arrows])), FadeOut(panel.header),
                   FadeTransform(e_plane.note, fit), run_time=style.T_QUICK)
         self.play(CarryPlane(e_plane.plane, e_arrows, e_plane.origin,
-                             lambda t: motion.stretching(t, first=True), carry_words=True),
+                             lambda t: motion.stretching(t, first=True), carry_words=True,
+                             avoid=[fit]),
                   run_time=style.T_STEP)
         self.play(CarryPlane(e_plane.plane, e_arrows, e_plane.origin, motion.rotation,
                              shift=lambda t: t * (self.qk_plane.origin - e_plane.origin),
-                             carry_words=True), run_time=style.T_STEP)
+                             carry_words=True, avoid=[fit]), run_time=style.T_STEP)
         self.land_as_queries(panel, fit)
 
     def land_as_queries(self, panel, fit):

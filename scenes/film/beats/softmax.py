@@ -218,6 +218,7 @@ class SoftmaxBeat(Beat):
         top, second = int(order[0]), int(order[1]) if self.n > 1 else int(order[0])
         w_top = self.record("weights", (self.slot, self.f, self.indices[top]), 2)
         w_second = self.record("weights", (self.slot, self.f, self.indices[second]), 2)
+        self.clear_of_the_paths(arrow, arrow_label, bars.value_labels)
         self.say(f"Softmax makes them weights: {token_word(trace, self.indices[top])} {w_top}, "
                  f"{token_word(trace, self.indices[second])} {w_second}")
         self.play(FadeOut(self.divisor), Create(arrow), FadeIn(arrow_label),
@@ -228,6 +229,26 @@ class SoftmaxBeat(Beat):
                                                                            bars.value_labels)],
                               lag_ratio=style.lag_for(self.n)),
                   run_time=style.T_BUILD)
+
+    def clear_of_the_paths(self, arrow, label, targets) -> None:
+        """The softmax arrow and its word stand where no score passes on its way down to
+        its bar: beside the arrow if that is clear of every column, else left of the
+        columns, else right of them (if neither has room, where it was)."""
+        def crosses(mob) -> bool:
+            x0, x1 = mob.get_left()[0] - 0.1, mob.get_right()[0] + 0.1
+            return any(min(a.get_right()[0], b.get_right()[0]) > x0
+                       and max(a.get_left()[0], b.get_left()[0]) < x1
+                       for a, b in zip(self.scaled, targets))
+        if not crosses(label):
+            return
+        pair = VGroup(arrow, label)
+        left = min(m.get_left()[0] for m in [*self.scaled, *targets])
+        right = max(m.get_right()[0] for m in [*self.scaled, *targets])
+        if left - stage.LEFT_EDGE >= label.width + 0.6:
+            label.next_to(arrow, LEFT, buff=0.2)
+            pair.shift(RIGHT * (left - 0.25 - arrow.get_right()[0]))
+        elif stage.RIGHT_EDGE - right >= label.width + 0.6:
+            pair.shift(RIGHT * (right + 0.25 - arrow.get_left()[0]))
 
     # ---- 4. stacked, they make exactly one ----------------------------------------------------
     def stacked_they_make_one(self):

@@ -12,9 +12,10 @@ from ...vocabulary.headers import head_name, layer_name
 from ...vocabulary.text import label_text, line_of, user_text
 from ..views import strip_row, token_row
 
-__all__ = ["TITLE_FORMULA_SIZE", "TitleBeat"]
+__all__ = ["NOTE_GAP", "TITLE_FORMULA_SIZE", "TitleBeat"]
 
 TITLE_FORMULA_SIZE = 46     # the formula, large, before it shrinks into the map
+NOTE_GAP = 0.3              # the formula keeps this far below the notes under the row
 
 
 class TitleBeat(Beat):
@@ -44,6 +45,7 @@ class TitleBeat(Beat):
         count.next_to(row.window_note if row.window_note is not None else row.chips, DOWN,
                       buff=0.2)
         span_note = self.span_note(row, below=count)
+        self.notes_bottom = (span_note if span_note is not None else count).get_bottom()[1]
         self.say(f"The model reads {n_tokens} tokens"
                  + (f"; the {n_special} it adds are dimmed" if n_special else ""))
         self.add(heading)            # the film opens on its title, never on black
@@ -61,6 +63,8 @@ class TitleBeat(Beat):
         pal = style.PALETTE
         formula = FormulaMap(None, font_size=TITLE_FORMULA_SIZE)
         formula.move_to(UP * 0.2)
+        # under the notes the row has (a word in pieces adds one), never through them
+        formula.shift(DOWN * max(0.0, formula.get_top()[1] - (self.notes_bottom - NOTE_GAP)))
         self.roles[Role.MAP] = formula
         self.say("One formula does it all")
         self.play(Write(formula.formula), run_time=style.T_WRITE)
