@@ -99,15 +99,17 @@ def _asks_for_help(ctx: click.Context) -> bool:
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one line per error, exit 2 for bad input, 1 for failures."""
     if argv is None:   # a real process: skip torch's slow interpreter teardown (~0.3 s)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, _terminated)     # clean up as for Ctrl-C
         try:
             try:
+                # inside the try: signal.signal runs a signal that came meanwhile at once,
+                # with the handler it just set (a SIGTERM during the imports raises here)
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                signal.signal(signal.SIGTERM, _terminated)     # clean up as for Ctrl-C
                 main(sys.argv[1:])
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None
                                                                    else 1)
-            except KeyboardInterrupt:   # a second signal while the first was answered
+            except KeyboardInterrupt:   # that one, or a second while the first was answered
                 code = 130
                 if not _failed:
                     os.write(2, f"Error: {INTERRUPTED}\n".encode())

@@ -13,6 +13,7 @@ from ..vocabulary.text import Glyphs, TextLine
 __all__ = [
     "FRAME_MARGIN", "drawn_size", "fade_transform_sources", "glyph_morphs", "layout_faults",
     "box_of", "outside_the_frame", "overlapping_texts", "small_texts", "travelling_texts",
+    "travelling_transforms",
     "visible_text_units",
     "visible_texts",
 ]
@@ -216,6 +217,25 @@ def travelling_texts(scene, centres_before: dict) -> set[int]:
         x0, y0, x1, y1 = _box(text)
         if np.linalg.norm(text.get_center() - before) > 0.5 * np.hypot(x1 - x0, y1 - y0):
             found.add(id(text))
+    return found
+
+
+def travelling_transforms(animations) -> set[int]:
+    """The ids of everything a transform carries far (its start and its target further
+    apart than half the start's size): a word becoming a column below it, say."""
+    from manim import AnimationGroup, Transform
+
+    found: set[int] = set()
+    for anim in animations:
+        if isinstance(anim, AnimationGroup):
+            found |= travelling_transforms(anim.animations)
+        elif isinstance(anim, Transform) and getattr(anim, "target_mobject", None) is not None:
+            start = getattr(anim, "starting_mobject", None) or anim.mobject
+            if not start.has_points() and not start.submobjects:
+                continue
+            size = float(np.hypot(start.width, start.height))
+            if np.linalg.norm(anim.target_mobject.get_center() - start.get_center()) > 0.5 * size:
+                found |= {id(m) for m in anim.mobject.get_family()}
     return found
 
 

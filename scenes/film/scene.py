@@ -77,7 +77,8 @@ class FilmScene(MovingCameraScene):
         in_play, travelling = set(), set()
         if moment == "middle":
             in_play = {id(m) for a in self.animations or () for m in a.mobject.get_family()}
-            travelling = audits.travelling_texts(self, self._centres_before)
+            travelling = (audits.travelling_texts(self, self._centres_before)
+                          | audits.travelling_transforms(self.animations or ()))
         for problem, detail in audits.layout_faults(self, in_play, travelling):
             self.layout_log.append((self.book.beat, problem,
                                     (round(self.renderer.time, 2), moment, detail)))

@@ -76,7 +76,7 @@ class FormulaMap(VGroup):
                 self.formula.select(label).set_opacity(1.0)
             if labels:
                 target = VGroup(*[self.formula.select(label) for label in labels])
-        self.box = SurroundingRectangle(target, color=pal.highlight, buff=0.06,
+        self.box = SurroundingRectangle(target, color=pal.highlight, buff=0.05,
                                         stroke_width=2.5)
         if lit is None or labels == ():    # all plain, or letters lit without a box
             self.box.set_stroke(opacity=0.0)

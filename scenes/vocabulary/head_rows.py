@@ -66,7 +66,10 @@ class HeadRows(VGroup):
         for settle in (True, False):
             _, self.turned = HEAD_ROWS_FIT.plan(widths, self.special, cell, style.FONT_LABEL)
             self.band = (max(widths) if self.turned
-                         else line_box_height(style.FONT_LABEL)) + BAND_GAP
+                         else max([line_box_height(style.FONT_LABEL)]
+                                  + [w for w in widths   # a long special token turns alone
+                                     if HEAD_ROWS_FIT.special_scale(w, cell) is None])
+                         ) + BAND_GAP
             if settle:
                 cell = min(cell, (top - self.band - bottom) / len(self.names))
         self.cell = cell
@@ -81,16 +84,23 @@ class HeadRows(VGroup):
 
     def place_words(self) -> VGroup:
         """The keys' words over their columns: turned, or upright on one baseline (a long
-        special token shrunk to its cell)."""
+        special token shrunk to its cell, or turned on its own if it cannot shrink so)."""
         labels = VGroup()
         for c, word in enumerate(self.words):
             x = self.left + (c + 0.5) * self.cell
             if self.turned:
+                word.rotate(np.pi / 2)
+                # its line as wide as its column at most, never below the legible size
+                fit = HEAD_ROWS_FIT.special_share * self.cell / word.width
+                word.scale(min(1.0, max(fit, HEAD_ROWS_FIT.special_min_scale)))
+                word.move_to([x, self.grid_top + WORDS_BUFF, 0], aligned_edge=DOWN)
+            elif HEAD_ROWS_FIT.special_scale(word.width, self.cell) is None:
+                # too long for its cell even shrunk (a special token among short words)
                 word.rotate(np.pi / 2).move_to([x, self.grid_top + WORDS_BUFF, 0],
                                                aligned_edge=DOWN)
             else:
                 shrink = HEAD_ROWS_FIT.special_scale(word.width, self.cell)
-                if shrink is not None and shrink < 1.0:
+                if shrink < 1.0:
                     word.scale(shrink, about_point=np.zeros(3))
                 # the line box sits on the grid, so the words share a baseline
                 word.shift([x, self.grid_top + WORDS_BUFF

@@ -16,12 +16,13 @@ from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.head_rows import HeadRows
 from ...vocabulary.headers import beat_line, head_name
-from ...vocabulary.text import label_text, line_of, make_math
+from ...vocabulary.text import label_text, line_of, make_math, wrapped
 from ...vocabulary.vectors import VectorRow
 from ..views import drawn_indices
 
 __all__ = [
-    "BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MAX_CELL", "TABLE_BOTTOM", "TABLE_TOP",
+    "BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MAX_CELL", "MIX_ARROW", "TABLE_BOTTOM",
+    "TABLE_TOP",
     "head_rows", "heaviest_key", "line",
 ]
 
@@ -29,6 +30,7 @@ TABLE_TOP = 2.75          # the key labels' top
 TABLE_BOTTOM = -1.45      # the last head's row
 MAX_CELL = 0.85
 BAR_Y = -2.35             # the concatenation, W_O and the layer's output for the word
+MIX_ARROW = 1.2           # from the segments' end to the W_O arrow's tip
 BAR_WIDTH = 5.4
 CLOSE_UP = 0.62           # the share of the stage the camera starts on (the followed row)
 
@@ -146,7 +148,15 @@ class HeadsBeat(Beat):
         d_k = self.record("d_k", (), 0)
         hidden = (f"; outlined: the {self.record('heads_not_drawn', (), 0)} heads not drawn"
                   if total > len(drawn_at) else "")
-        note = label_text(f"a head's output: {d_k} numbers{hidden}", style.FONT_SMALL, pal.dim)
+        # no wider than the segments and the W_O arrow after them: the layer's output and
+        # its name stand beyond
+        room = segments.get_right()[0] + MIX_ARROW - title.get_left()[0]
+        said = f"a head's output: {d_k} numbers{hidden}"
+        if wrapped(said, room) != said:             # two lines: break where the sense does
+            first, *rest = said.split("; ", 1)
+            said = "\n".join([wrapped(first + (";" if rest else ""), room)]
+                             + [wrapped(part, room) for part in rest])
+        note = label_text(said, style.FONT_SMALL, pal.dim)
         note.next_to(segments, DOWN, buff=0.15).align_to(title, LEFT)
         self.segments = segments
         self.say(f"Each head's output for {trace.focus_word}, {d_k} numbers, "
@@ -168,7 +178,8 @@ class HeadsBeat(Beat):
         out = VectorRow.from_trace(self.book, "output", (trace.focus_index,), int(D), head=4,
                                    tail=1, bracket_color=pal.output)
         start = self.segments.get_right() + RIGHT * 0.2
-        mix = Arrow(start, start + RIGHT * 1.0, buff=0, color=pal.output, stroke_width=4,
+        mix = Arrow(start, start + RIGHT * (MIX_ARROW - 0.2), buff=0, color=pal.output,
+                    stroke_width=4,
                     max_tip_length_to_length_ratio=0.3)
         w_o = make_math("W_O", color=pal.output, font_size=style.FONT_LABEL * 1.3)
         w_o.next_to(mix, UP, buff=0.08)

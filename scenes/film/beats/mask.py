@@ -14,8 +14,8 @@ their sum is shown; then back out to the whole renormalised grid.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, Rectangle, FadeIn, FadeOut, FadeTransform, LaggedStart,
-                   Transform, VGroup, config)
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, LaggedStart,
+                   Rectangle, Transform, VGroup, config)
 
 from ....attention_core.derived import causal_mask, causal_weights, unmasked_weights
 from ...vocabulary import stage, style

@@ -165,12 +165,21 @@ class PullBeat(Beat):
                           f" values\n({pct} % of their length). A linear map, so the\n"
                           "points' centre of mass is the output's picture", style.FONT_SMALL,
                           pal.dim)
-        note.next_to(view.plane.plane, DOWN, buff=0.15).align_to(view.plane.plane, LEFT)
-        if note.get_bottom()[1] < stage.BOTTOM_EDGE:
-            note.shift(UP * (stage.BOTTOM_EDGE - note.get_bottom()[1]))
+        weights = self.stage[Role.WEIGHTS]
+        # under the plane, at its left or else its right: wherever the weight list, moved
+        # beside the plane, leaves it clear
+        listed = weights.copy().shift(
+            RIGHT * (LIST_RIGHT - weights.entries[0][0].get_right()[0]))
+        for side in (LEFT, RIGHT):
+            note.next_to(view.plane.plane, DOWN, buff=0.15).align_to(view.plane.plane, side)
+            if note.get_bottom()[1] < stage.BOTTOM_EDGE:
+                note.shift(UP * (stage.BOTTOM_EDGE - note.get_bottom()[1]))
+            note.shift(RIGHT * max(0.0, stage.LEFT_EDGE - note.get_left()[0]))
+            stage.keep_right_of(note)
+            if not _boxes_meet(note, listed):
+                break
         self.words = self.word_labels()
         view.set_temperature(self.hot)
-        weights = self.stage[Role.WEIGHTS]
         self.say(f"Each word's value is a point, in a 2-D view of {head_name(self.book, trace.primary_slot)}'s values")
         self.play(FadeIn(view.plane), FadeIn(note),
                   weights.animate.shift(RIGHT * (LIST_RIGHT - weights.entries[0][0].get_right()[0])),
@@ -247,7 +256,16 @@ class PullBeat(Beat):
         pal, view = style.PALETTE, self.view
         name = line_of([(self.word, ("user", pal.output)), ("\u2032", pal.output)],
                        style.FONT_LABEL)
-        name.next_to(view.centre, UP + RIGHT, buff=0.08)
+        # beside the centre, on the first side where it clears every word and the stage edge
+        others = [w for w in self.words if w.has_points() or w.submobjects]
+        for side in (UP + RIGHT, UP + LEFT, DOWN + RIGHT, DOWN + LEFT, RIGHT, LEFT, UP, DOWN):
+            name.next_to(view.centre, side, buff=0.08)
+            inside = (stage.LEFT_EDGE <= name.get_left()[0] and name.get_right()[0]
+                      <= stage.RIGHT_EDGE and name.get_bottom()[1] >= stage.BOTTOM_EDGE)
+            if inside and not any(_boxes_meet(name, w, gap=0.02) for w in others):
+                break
+        else:
+            name.next_to(view.centre, UP + RIGHT, buff=0.08)
         outlined(name)
         equation = VGroup(name.copy().set_stroke(width=0, background=True),
                           make_math("= sum_j w_j arrow(bold(v))_j", color=pal.output,
@@ -258,3 +276,11 @@ class PullBeat(Beat):
         stage.keep_right_of(equation)
         self.say(f"{self.word}'s output is that centre: the weighted sum of the values")
         self.play(FadeIn(name, shift=UP * 0.1), Write(equation), run_time=style.T_STEP)
+
+
+def _boxes_meet(a, b, gap: float = 0.1) -> bool:
+    """Whether the boxes of ``a`` and ``b`` come within ``gap`` of each other."""
+    return not (a.get_right()[0] + gap < b.get_left()[0]
+                or b.get_right()[0] + gap < a.get_left()[0]
+                or a.get_top()[1] + gap < b.get_bottom()[1]
+                or b.get_top()[1] + gap < a.get_bottom()[1])
