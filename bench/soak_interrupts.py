@@ -109,7 +109,8 @@ def main() -> int:
         # a fresh beat cache each time: every try does the whole work, so every moment
         # drawn falls inside it (a course keeps what earlier tries finished in --out)
         subprocess.run(["rm", "-rf", str(work / "cache"), str(work / "xdg-cache")], check=True)
-        result = interrupt_check(argv, out, after=after, sig=sig, env=env)
+        result = interrupt_check(argv, out, after=after, sig=sig, env=env,
+                                 from_our_first_line=False)   # as measured in RESULTS.md
         result["try"] = n
         tries.append(result)
         broken += bool(result["problems"])

@@ -32,9 +32,9 @@ def command(kind: str, tmp_path):
             "320x180", "--out", str(out / "stills")], out
 
 
-# the moments: the program still loading (0.1 s), torch and manim loading, and a seeded
-# random moment of the work
-MOMENTS = [0.1, 1.5, random.Random(19).uniform(3.0, 8.0)]
+# the moments, counted from the program's first line: still loading its own modules (at
+# once), torch and manim loading, and a seeded random moment of the work
+MOMENTS = [0.0, 1.5, random.Random(19).uniform(3.0, 8.0)]
 
 
 @pytest.mark.parametrize("kind, sig", [("pack", signal.SIGINT), ("frames", signal.SIGTERM),
