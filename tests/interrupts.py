@@ -73,8 +73,8 @@ def interrupt_check(argv: list[str], out: Path, *, after: float, sig=signal.SIGI
     proc = subprocess.Popen(CLI + list(argv), cwd=ROOT, text=True, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
-    if from_our_first_line:
-        catches(proc.pid, sig)
+    if from_our_first_line:    # SIGTERM: Python itself handles SIGINT from its own start
+        catches(proc.pid, signal.SIGTERM)
     time.sleep(after)
     finished_first = proc.poll() is not None
     if not finished_first:
