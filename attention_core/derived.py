@@ -16,7 +16,7 @@ from .projection import fit_pca
 
 __all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_weights",
            "hot_temperature", "lookup", "masked_score", "num_heads_total", "projection",
-           "projection_bias", "qk_dot", "temperature_weights", "unmasked_weights",
+           "projection_bias", "qk_dot", "shown_kind", "shown_row", "temperature_weights", "unmasked_weights",
            "value_view_percent", "weight_rest"]
 
 FIELDS = ("embeddings", "q", "k", "v", "scores", "weights", "context", "output")
@@ -124,6 +124,80 @@ DERIVED = {
     "hot_temperature": hot_temperature,
     "weight_rest": weight_rest,
 }
+
+
+def shown_row(values, decimals: int) -> np.ndarray:
+    """A row of weights rounded to ``decimals`` as a whole (largest remainder): each entry
+    is rounded down, and the units still missing to the row's own rounded total go to the
+    entries that lost the most (ties: the larger weight, then the earlier key). So the
+    numbers drawn add up to the total drawn, which a row rounded entry by entry need not
+    (0.99 beside "sum = 1.00"). For display only: the trace keeps its numbers."""
+    row = np.asarray(values, dtype=np.float64)
+    unit = 10.0 ** decimals
+    scaled = np.where(np.isfinite(row), row, 0.0) * unit
+    # a hair of tolerance: 0.145 stored as 0.14499999 is still "15 hundredths less 0"
+    floors = np.floor(scaled + 1e-9)
+    missing = int(round(float(scaled.sum()))) - int(floors.sum())
+    order = sorted(range(row.size), key=lambda j: (-(scaled[j] - floors[j]), -row[j], j))
+    for j in order[:max(missing, 0)]:
+        floors[j] += 1
+    return floors / unit
+
+
+# rows of weights, each (trace, h, i, *extra) -> the whole row over the keys
+ROWS = {
+    "weights": lambda trace, h, i: trace.weights[h, i],
+    "causal_weight": causal_weights,
+    "unmasked_weight": unmasked_weights,
+    "temperature_weight": lambda trace, h, i, t: temperature_weights(trace, h, i, t),
+}
+# a row's sums, drawn as the sum of its drawn entries
+ROW_SUMS = {"weight_sum": "weights", "causal_weight_sum": "causal_weight"}
+
+
+def _shown_entry(row_kind):
+    def entry(trace, h, i, j, *rest):
+        *extra, decimals = rest
+        return float(shown_row(ROWS[row_kind](trace, h, i, *extra), int(decimals))[int(j)])
+    return entry
+
+
+def _shown_sum(row_kind):
+    def total(trace, h, i, decimals):
+        return float(shown_row(ROWS[row_kind](trace, h, i), int(decimals)).sum())
+    return total
+
+
+def shown_weight_rest(trace, h: int, i: int, decimals: int, *listed: int) -> float:
+    """The drawn weights of row i of head h summed over the keys not in ``listed``."""
+    row = shown_row(trace.weights[h, i], int(decimals))
+    return float(row.sum() - row[list(listed)].sum()) if listed else float(row.sum())
+
+
+def shown_temperature_rest(trace, h: int, i: int, temperature: float, decimals: int,
+                           *listed: int) -> float:
+    """As :func:`shown_weight_rest`, for the weights at a softmax temperature."""
+    row = shown_row(temperature_weights(trace, h, i, temperature), int(decimals))
+    return float(row.sum() - row[list(listed)].sum()) if listed else float(row.sum())
+
+
+DERIVED.update({f"shown_{kind}": _shown_entry(kind) for kind in ROWS})
+DERIVED.update({f"shown_{kind}": _shown_sum(row) for kind, row in ROW_SUMS.items()})
+DERIVED["shown_weight_rest"] = shown_weight_rest
+DERIVED["shown_temperature_rest"] = shown_temperature_rest
+
+
+def shown_kind(kind: str, index: tuple, decimals: int) -> tuple[str, tuple]:
+    """The kind and index under which a number of ``kind`` is drawn: an entry or a sum
+    of a row of weights is drawn rounded with its row (:func:`shown_row`), so its
+    decimals join its index; any other number as it is."""
+    if kind in ROWS or kind in ROW_SUMS:
+        return f"shown_{kind}", (*index, decimals)
+    if kind == "weight_rest":
+        return "shown_weight_rest", (*index[:2], decimals, *index[2:])
+    if kind == "temperature_rest":          # (h, i, T, *listed)
+        return "shown_temperature_rest", (*index[:3], decimals, *index[3:])
+    return kind, tuple(index)
 
 
 def lookup(trace, kind: str, index: tuple = ()) -> float:

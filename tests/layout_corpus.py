@@ -28,8 +28,9 @@ CORPUS = [
 
 
 def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=None,
-               width: int = 1920, height: int = 1080) -> list[tuple]:
-    """The layout audit's log of the film of ``sentence`` (every play's middle and end)."""
+               width: int = 1920, height: int = 1080):
+    """The film of ``sentence`` drawn with the layout audit on (every play's middle and
+    end): the scene, with its ``layout_log`` and the numbers it drew."""
     from manim import tempconfig
 
     from attention_explainer.attention_core import compute_trace
@@ -49,4 +50,52 @@ def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=Non
             scene.render()
     finally:
         style.set_theme("3b1b")
-    return scene.layout_log
+    return scene
+
+
+ROW_KINDS = ("shown_weights", "shown_causal_weight", "shown_unmasked_weight",
+             "shown_temperature_weight")
+
+
+def units(text: str, decimals: int) -> int:
+    return round(float(text.replace("\u2212", "-")) * 10 ** decimals)
+
+
+def sum_faults(trace, shown) -> list[str]:
+    """Rows of weights whose drawn numbers do not add up as drawn: a row drawn whole that
+    does not make 1, a list whose entries and "+ N more" do not make 1, a drawn sum that
+    is not the sum of its row's drawn entries."""
+    rows: dict[tuple, dict[int, str]] = {}
+    for n in shown:
+        if n.kind in ROW_KINDS:
+            h, i, j, *extra = n.index
+            rows.setdefault((n.beat, n.kind, h, i, *extra), {})[j] = n.text
+    faults = []
+    for (beat, kind, h, i, *extra), entries in rows.items():
+        d = int(extra[-1])
+        if len(entries) == trace.num_tokens and sum(units(t, d) for t in entries.values()) \
+                != 10 ** d:
+            faults.append(f"{beat}: {kind} row {h},{i} drawn whole sums to "
+                          f"{sum(units(t, d) for t in entries.values())} / {10 ** d}")
+    for n in shown:
+        if n.kind in ("shown_weight_rest", "shown_temperature_rest"):
+            split = 3 if n.kind == "shown_weight_rest" else 4
+            head, listed = n.index[:split], n.index[split:]
+            h, i, *extra = head
+            d = int(extra[-1])
+            kind = "shown_weights" if n.kind == "shown_weight_rest" else "shown_temperature_weight"
+            entries = rows.get((n.beat, kind, h, i, *extra), {})
+            if not set(listed) <= set(entries):
+                faults.append(f"{n.beat}: the rest {n.text} of keys not drawn")
+                continue
+            total = units(n.text, d) + sum(units(entries[j], d) for j in listed)
+            if total != 10 ** d:
+                faults.append(f"{n.beat}: listed weights and the rest make {total} / {10 ** d}")
+        if n.kind in ("shown_weight_sum", "shown_causal_weight_sum"):
+            h, i, d = n.index
+            kind = "shown_weights" if n.kind == "shown_weight_sum" else "shown_causal_weight"
+            entries = rows.get((n.beat, kind, h, i, d), {})
+            if len(entries) == trace.num_tokens and \
+                    sum(units(t, d) for t in entries.values()) != units(n.text, d):
+                faults.append(f"{n.beat}: drawn sum {n.text} is not its row's")
+    return faults

@@ -133,8 +133,8 @@ def test_beat_renders_alone_and_its_numbers_come_from_the_trace(beat, default, t
         shown = {(n.kind, n.index): n.text for n in result.shown_numbers}
         slot, f = default.primary_slot, default.focus_index
         cat, fish = default.tokens.index("cat"), default.tokens.index("fish")
-        assert shown[("weights", (slot, f, fish))] == "0.38"
-        assert shown[("weights", (slot, f, cat))] == "0.37"
+        assert shown[("shown_weights", (slot, f, fish, 2))] == "0.38"
+        assert shown[("shown_weights", (slot, f, cat, 2))] == "0.37"
         assert "the centre is pulled toward fish and cat" in captions
         assert "Cooled to T = 1.0" in captions
 
@@ -148,7 +148,7 @@ def test_heads_draws_all_twelve_heads_with_their_own_numbers(tmp_path):
     assert_numbers_rederive(trace, scene.shown_numbers)
     shown = {(n.kind, n.index) for n in scene.shown_numbers}
     assert {("head", (slot,)) for slot in range(12)} <= shown     # every head is named
-    weights = {n.index[0] for n in scene.shown_numbers if n.kind == "weights"}
+    weights = {n.index[0] for n in scene.shown_numbers if n.kind == "shown_weights"}
     assert weights and weights <= set(range(12))
     assert ("heads_not_drawn", ()) not in shown                    # none is missing
 

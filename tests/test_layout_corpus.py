@@ -1,19 +1,24 @@
 """The layout audit over the stress corpus (tests/layout_corpus.py): every beat of the film
 of every sentence — at the middle and end of every play, at 1080p, drawn on the scene graph
-without frames — has everything inside the frame and no text over text. A failure names the
+without frames — has everything inside the frame and no text over text, and its drawn
+weights add up as drawn. A failure names the
 sentence, beat, time and the objects."""
 from __future__ import annotations
 
 import pytest
 
 from attention_explainer.facts import BEAT_NAMES
-from tests.layout_corpus import CORPUS, audit_film
+from tests.layout_corpus import CORPUS, audit_film, sum_faults
 
 
 @pytest.mark.parametrize("sentence, options, theme", CORPUS,
                          ids=[f"{n:02d}-{s[:24]}" for n, (s, _, _) in enumerate(CORPUS)])
 def test_the_layout_holds_on_every_sentence(sentence, options, theme, tmp_path):
-    faults = audit_film(sentence, options, theme, tmp_path, beats=list(BEAT_NAMES))
+    scene = audit_film(sentence, options, theme, tmp_path, beats=list(BEAT_NAMES))
+    faults = scene.layout_log
     shown = "\n".join(f"{beat} at {detail[0]} s ({detail[1]}): {problem}: {detail[2]}"
                       for beat, problem, detail in faults[:20])
     assert not faults, f"{sentence!r} {options} {theme}: {len(faults)} faults\n{shown}"
+    # the numbers drawn add up as drawn (rows rounded as a whole)
+    sums = sum_faults(scene.trace, scene.shown_numbers)
+    assert not sums, f"{sentence!r}: " + "; ".join(sums[:10])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from manim import Text
 
-from ...attention_core.derived import lookup
+from ...attention_core.derived import lookup, shown_kind
 from ..vocabulary import style
 from ..vocabulary.text import make_text
 
@@ -63,9 +63,11 @@ class NumberBook:
 
     def text(self, kind: str, index: tuple = (), decimals: int = 2,
              signed: bool = False) -> str:
-        """The text of a number that is drawn (or said in a caption), recorded."""
+        """The text of a number that is drawn (or said in a caption), recorded. A weight
+        is drawn rounded with its row, so a row's drawn weights add up to its drawn sum."""
+        kind, index = shown_kind(kind, tuple(index), decimals)
         text = format_number(self.value(kind, index), decimals, signed)
-        self.shown.append(ShownNumber(self.beat, kind, tuple(index), decimals, signed, text))
+        self.shown.append(ShownNumber(self.beat, kind, index, decimals, signed, text))
         return text
 
     def text_mobject(self, kind: str, index: tuple = (), *, decimals: int = 2,

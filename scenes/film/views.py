@@ -28,7 +28,7 @@ __all__ = [
     "SENTENCE_GRID_CENTER", "drawn_indices", "embedding_panel", "embedding_plane",
     "embedding_view", "input_column", "named_indices", "place_header", "place_note",
     "product", "qk_view", "sentence_grid", "shown_tokens_note", "strip_row", "token_row",
-    "token_word", "value_view",
+    "ranked_groups", "tied", "token_word", "value_view",
 ]
 
 
@@ -135,6 +135,24 @@ def shown_tokens_note(trace):
         return None
     return label_text(f"{n} of {trace.num_tokens} tokens: the focus word, the keys it\n"
                       "weighs most and its neighbours", style.FONT_SMALL, style.PALETTE.dim)
+
+
+def tied(names: list[str], most: int = 3) -> str:
+    """Words that share one drawn number, named together: "cat", "cat and fish",
+    "cat, fish and mat"; more than ``most``: "7 words"."""
+    if len(names) > most:
+        return f"{len(names)} words"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def ranked_groups(texts: dict[int, str], values: dict[int, float]) -> list[list[int]]:
+    """Keys grouped by the number drawn for them (``texts``), the largest first (by
+    ``values``; keys in sentence order within a group): keys whose drawn numbers are
+    equal are a tie, whatever their unrounded values."""
+    groups: dict[str, list[int]] = {}
+    for j in sorted(texts, key=lambda j: (-values[j], j)):
+        groups.setdefault(texts[j], []).append(j)
+    return [sorted(g) for g in groups.values()]
 
 
 def token_word(trace, index: int) -> str:

@@ -19,18 +19,19 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Animation, Circle, Dot, FadeIn, LaggedStart, Line,
                    VGroup, Write)
 
-from ....attention_core.derived import temperature_weights
+from ....attention_core.derived import shown_row, temperature_weights
 from ...vocabulary import stage, style
 from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.labels import place_labels
 from ...vocabulary.planes import Plane2D
-from ...vocabulary.text import label_text, line_of, make_math, outlined, user_text
+from ...vocabulary.text import label_text, line_of, make_math, make_text, outlined, user_text
+from ..readouts import format_number
 from ..views import drawn_indices, named_indices, value_view
 
 __all__ = [
-    "COLUMN_GAP", "Cool", "LIST_RIGHT", "MASS_RADIUS", "ORIGIN_POINT", "PLANE_CENTER",
+    "COLUMN_GAP", "Cool", "LIST_RIGHT", "ListedWeights", "MASS_RADIUS", "ORIGIN_POINT", "PLANE_CENTER",
     "PLANE_H", "PLANE_W", "PullBeat", "PullView", "SLOTS", "line", "temperature_readout",
     "temperature_text",
 ]
@@ -87,21 +88,95 @@ class PullView(VGroup):
         return self
 
 
+class ListedWeights:
+    """The weights list handed on by the softmax, rewritten for a softmax temperature:
+    each listed weight and the rest's total, rounded with their row as the film rounds
+    every row (``derived.shown_row``). Glyphs are set in place (same count: "0.38" and
+    "0.14" both have four), so the list is the same objects all through the sweep."""
+
+    def __init__(self, weights: VGroup, trace):
+        self.trace, self.weights = trace, weights
+        self.slot, self.focus = trace.primary_slot, trace.focus_index
+        self.numbers = [entry[0] for entry in weights.entries]
+        self.more = weights.more
+        self.settled = [m.copy() for m in self.targets()]       # the model's own, T = 1
+        # each target's size against a fresh build of its own text (the list may be scaled)
+        self.scales = [home.height / self.build(home, home.text).height
+                       for home in self.settled]
+
+    def targets(self) -> list:
+        return self.numbers + ([self.more] if self.more is not None else [])
+
+    def build(self, mob, text: str):
+        if mob is self.more or (self.more is not None and mob is self.settled[-1]):
+            return label_text(text, style.FONT_SMALL)
+        return make_text(text, font=style.SERIF, font_size=style.FONT_LABEL)
+
+    def texts_at(self, temperature: float) -> list[str]:
+        row = shown_row(temperature_weights(self.trace, self.slot, self.focus, temperature),
+                        style.WEIGHT_DECIMALS)
+        texts = [format_number(float(row[j]), style.WEIGHT_DECIMALS) for j in self.weights.keys]
+        if self.more is not None:
+            rest = float(row.sum() - row[list(self.weights.keys)].sum())
+            texts.append(self.weights.more_text(format_number(rest, style.WEIGHT_DECIMALS)))
+        return texts
+
+    def record(self, book, temperature: float) -> None:
+        """Record the list's numbers at ``temperature`` as drawn (one rounding, the row's)."""
+        where = (self.slot, self.focus)
+        for j in self.weights.keys:
+            book.text("temperature_weight", (*where, j, temperature), style.WEIGHT_DECIMALS)
+        if self.more is not None:
+            book.text("temperature_rest", (*where, temperature, *self.weights.keys),
+                      style.WEIGHT_DECIMALS)
+
+    def set_temperature(self, temperature: float, opacity: float = 1.0) -> None:
+        at_one = abs(temperature - 1.0) < 1e-9
+        texts = [m.text for m in self.settled] if at_one else self.texts_at(temperature)
+        for mob, text, home, scale in zip(self.targets(), texts, self.settled, self.scales):
+            made = home if at_one else self.build(mob, text).scale(scale)
+            # numbers keep their right edge (a column of figures), the rest line its left
+            edge = LEFT if mob is self.more else RIGHT
+            made = made.copy().move_to(home, aligned_edge=edge + DOWN)
+            if len(made.submobjects) == len(mob.submobjects):   # else cannot be set in place
+                for glyph, new in zip(mob.submobjects, made.submobjects):
+                    glyph.set_points(new.points)
+            mob.set_opacity(opacity)
+
+
+class Retemper(Animation):
+    """The listed weights fade, are rewritten for ``temperature`` in place, and return."""
+
+    def __init__(self, listed: ListedWeights, temperature: float, **kwargs):
+        self.listed, self.temperature, self.done = listed, temperature, False
+        super().__init__(VGroup(*listed.targets()), **kwargs)
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        a = self.rate_func(alpha)
+        for mob in self.listed.targets():
+            mob.set_opacity(abs(1.0 - 2.0 * a))
+        if a >= 0.5 and not self.done:
+            self.listed.set_temperature(self.temperature, opacity=2.0 * a - 1.0)
+            self.done = True
+
+
 class Cool(Animation):
     """Lower the softmax temperature from ``start`` to 1 (geometrically); the masses, the
-    springs, the centre and the temperature's readout follow.
+    springs, the centre, the listed weights and the temperature's readout follow.
 
     Manim draws the members an animation has when it begins, so the readout's number is
     redrawn each frame into a fixed set of glyph slots (a number's glyph count changes as
     it falls); :meth:`settle` puts the final readout in place afterwards."""
 
-    def __init__(self, view: PullView, readout: VGroup, start: float, **kwargs):
-        self.view, self.readout, self.start = view, readout, start
+    def __init__(self, view: PullView, readout: VGroup, start: float,
+                 listed: "ListedWeights | None" = None, **kwargs):
+        self.view, self.readout, self.start, self.listed = view, readout, start, listed
         digits = readout[1]
         self.slots = [digits[0].copy() for _ in range(SLOTS)]
         readout.remove(digits)
         readout.add(VGroup(*self.slots))
-        super().__init__(VGroup(view, readout), **kwargs)
+        members = [view, readout] + (listed.targets() if listed is not None else [])
+        super().__init__(VGroup(*members), **kwargs)
 
     def placed(self, t: float) -> VGroup:
         """The readout of ``t`` in the old one's place and size ("T =" stays put)."""
@@ -112,6 +187,8 @@ class Cool(Animation):
     def interpolate_mobject(self, alpha: float) -> None:
         t = self.start ** (1.0 - self.rate_func(alpha))
         self.view.set_temperature(t)
+        if self.listed is not None:
+            self.listed.set_temperature(t)
         glyphs = self.placed(t)[1]
         for n, slot in enumerate(self.slots):
             slot.set_points(glyphs[n].points if n < len(glyphs) else np.zeros((0, 3)))
@@ -223,11 +300,13 @@ class PullBeat(Beat):
         self.column = VGroup(formula, self.readout).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
         self.column.next_to(weights, RIGHT, buff=COLUMN_GAP).align_to(weights, UP)
         self.fit_column()
+        self.listed = ListedWeights(weights, self.trace)
+        self.listed.record(self.book, self.hot)
         self.say(f"At T = {temperature_text(self.hot)} the weights are all nearly equal: "
                  "the centre is the plain average")
         self.play(LaggedStart(*[FadeIn(s) for s in view.springs], lag_ratio=style.LAG_MANY),
                   FadeIn(view.centre, scale=0.5), FadeIn(self.column),
-                  weights.animate.set_opacity(0.45), run_time=style.T_MOVE)
+                  Retemper(self.listed, self.hot), run_time=style.T_MOVE)
 
     def fit_column(self):
         """Keep the column of formulas on the stage: shrink it (never below the smallest
@@ -246,10 +325,9 @@ class PullBeat(Beat):
         heavy = " and ".join(trace.display_tokens[j] for j in order)
         self.say(f"Cooled to T = {temperature_text(1.0)}, the model's own weights: the centre "
                  f"is pulled toward {heavy}")
-        cooling = Cool(self.view, self.readout, start=self.hot)
+        cooling = Cool(self.view, self.readout, start=self.hot, listed=self.listed)
         self.play(cooling, run_time=style.T_COOL, rate_func=style.EASE)
         cooling.settle()
-        self.play(self.stage[Role.WEIGHTS].animate.set_opacity(1.0), run_time=style.T_QUICK)
 
     # ---- the output, written ------------------------------------------------------------------
     def the_sum(self):

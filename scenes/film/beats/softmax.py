@@ -21,11 +21,11 @@ from ...vocabulary.headers import beat_line
 from ..readouts import magnitude_decimals
 from ...vocabulary.text import fit_width, label_text, line_of, make_math
 from ...vocabulary.tokens import word_row
-from ..views import drawn_indices, token_word
+from ..views import drawn_indices, ranked_groups, tied, token_word
 
 __all__ = [
     "BASELINE_Y", "LABEL_ROOM", "LABEL_Y", "LEFT_EDGE", "LIST_LEFT", "LIST_ROWS",
-    "LIST_TOP", "MIN_PITCH", "NUMBERS_RIGHT", "ROW_Y", "SoftmaxBeat", "line",
+    "LIST_TOP", "MIN_PITCH", "more_line", "NUMBERS_RIGHT", "ROW_Y", "SoftmaxBeat", "line",
     "weight_order", "weights_list",
 ]
 
@@ -70,15 +70,22 @@ def weights_list(book) -> VGroup:
         entries.append(VGroup(number, word))
         rows.add(entries[-1])
     rest = trace.num_tokens - len(shown)
+    more = None
     if rest > 0:
         total = book.text("weight_rest", (slot, f, *shown), decimals=style.WEIGHT_DECIMALS)
-        more = label_text(f"+ {rest} more: {total} in all", style.FONT_SMALL, pal.dim)
+        more = label_text(more_line(rest, total), style.FONT_SMALL, pal.dim)
         more.next_to(rows, DOWN, buff=0.2).align_to(rows, LEFT)
         rows.add(more)
     title = label_text("weights", style.FONT_LABEL, pal.soft).next_to(rows, UP, buff=0.3)
     rows.add(title.align_to(rows, LEFT))
-    rows.entries, rows.keys = entries, shown
+    rows.entries, rows.keys, rows.more = entries, shown, more
+    rows.more_text = lambda total: more_line(rest, total)
     return rows
+
+
+def more_line(rest: int, total: str) -> str:
+    """The list's last line: the keys not listed, and their weight together."""
+    return f"+ {rest} more: {total} in all"
 
 
 class SoftmaxBeat(Beat):
@@ -214,13 +221,9 @@ class SoftmaxBeat(Beat):
         bars = self.bars
         bars.shift([mid - bars.baseline.get_center()[0], BASELINE_Y - bars.baseline.get_y(), 0])
         SoftmaxBars.place_value_labels(bars.value_labels, bars.bars, weights)
-        order = np.argsort(-weights, kind="stable")
-        top, second = int(order[0]), int(order[1]) if self.n > 1 else int(order[0])
-        w_top = self.record("weights", (self.slot, self.f, self.indices[top]), 2)
-        w_second = self.record("weights", (self.slot, self.f, self.indices[second]), 2)
+        said = self.heaviest(w_labels)
         self.clear_of_the_paths(arrow, arrow_label, bars.value_labels)
-        self.say(f"Softmax makes them weights: {token_word(trace, self.indices[top])} {w_top}, "
-                 f"{token_word(trace, self.indices[second])} {w_second}")
+        self.say(f"Softmax makes them weights: {said}")
         self.play(FadeOut(self.divisor), Create(arrow), FadeIn(arrow_label),
                   FadeIn(bars.baseline), run_time=style.T_SHORT)
         self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in bars.bars],
@@ -229,6 +232,21 @@ class SoftmaxBeat(Beat):
                                                                            bars.value_labels)],
                               lag_ratio=style.lag_for(self.n)),
                   run_time=style.T_BUILD)
+
+    def heaviest(self, labels) -> str:
+        """The two heaviest weights as drawn, "fish 0.38, cat 0.37"; weights drawn alike
+        named together ("cat and fish, 0.37 each")."""
+        texts = {j: label.text for j, label in zip(self.indices, labels)}
+        groups = ranked_groups(texts, dict(zip(self.indices, self.weights.tolist())))
+        parts = []
+        for group in groups[:2]:
+            names = tied([token_word(self.trace, j) for j in group])
+            number = self.record("weights", (self.slot, self.f, group[0]),
+                                 style.WEIGHT_DECIMALS)
+            parts.append(f"{names}, {number} each" if len(group) > 1 else f"{names} {number}")
+            if len(group) > 1:
+                break               # a tie at the top is the news
+        return ", ".join(parts)
 
     def clear_of_the_paths(self, arrow, label, targets) -> None:
         """The softmax arrow and its word stand where no score passes on its way down to

@@ -17,7 +17,7 @@ from ...vocabulary.headers import beat_line, head_name
 from ..readouts import format_number, magnitude_decimals
 from ...vocabulary.sparks import Spark, SparkTravel, strength_arc
 from ...vocabulary.text import fit_width, label_text, make_math, make_text
-from ..views import drawn_indices, strip_row, token_word
+from ..views import drawn_indices, ranked_groups, strip_row, tied, token_word
 
 __all__ = [
     "GRID_BOX", "GRID_CENTER", "MAX_SAG", "QKGrid", "SPARK_SEGMENTS", "SparksBeat",
@@ -169,12 +169,16 @@ class SparksBeat(Beat):
                 spark.tint(pal.mask)
             self.arcs.add(arc)
             sparks.append(spark)
-        best = int(np.argmax(dots))
-        said = f"{self.word}'s query meets each key; the largest product: " \
-               f"{token_word(trace, self.indices[best])}"
-        if len(self.values):       # its number too, as written under the key
-            said += ", " + self.record("qk_dot", (self.slot, self.f, self.indices[best]),
-                                       decimals, signed=True)
+        said = f"{self.word}'s query meets each key; the largest product: "
+        if len(self.values):       # its number too, as written under the key; ties together
+            texts = {j: format_number(float(d), decimals, signed=True)
+                     for j, d in zip(self.indices, dots)}
+            best = ranked_groups(texts, dict(zip(self.indices, dots.tolist())))[0]
+            number = self.record("qk_dot", (self.slot, self.f, best[0]), decimals, signed=True)
+            said += (f"{tied([token_word(trace, j) for j in best])}, {number}"
+                     + (" each" if len(best) > 1 else ""))
+        else:
+            said += token_word(trace, self.indices[int(np.argmax(dots))])
         self.say(said)
         landings = list(self.values) or [None] * len(self.arcs)
         few = len(self.indices) <= style.FEW
