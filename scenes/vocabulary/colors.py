@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "distance", "from_oklab", "heat", "hex_to_rgb", "oklab", "rgb_to_hex", "signed",
+    "distance", "from_oklab", "heat", "hue_clash", "hex_to_rgb", "oklab", "rgb_to_hex", "signed",
     "text_on",
 ]
 
@@ -55,27 +55,39 @@ def from_oklab(lab) -> str:
     return rgb_to_hex(_to_srgb(rgb))
 
 
+def hue_clash(colour: str, role: str, gap: float, angle: float,
+              grey: float = 0.04) -> bool:
+    """Whether ``colour`` reads as ``role``'s hue: both have a hue (chroma above ``grey``)
+    and their hue angles are within ``angle`` / 2 degrees (the same hue, at any lightness
+    or chroma: a dark yellow is still yellow), or within ``angle`` while nearer than
+    ``gap`` in OKLab's a-b plane (a neighbouring hue as weak or as strong)."""
+    (_, a1, b1), (_, a2, b2) = oklab(colour), oklab(role)
+    if min(np.hypot(a1, b1), np.hypot(a2, b2)) < grey:
+        return False
+    turn = abs((np.degrees(np.arctan2(b1, a1) - np.arctan2(b2, a2)) + 180) % 360 - 180)
+    return bool(turn < angle / 2 or (np.hypot(a1 - a2, b1 - b2) < gap and turn < angle))
+
+
 def distance(a: str, b: str) -> float:
     """Perceived difference of two hex colours (Euclidean in OKLab)."""
     return float(np.linalg.norm(oklab(a) - oklab(b)))
 
 
-# viridis' anchors: perceptually uniform, dark violet to yellow, readable on black
-_HEAT = ("#440154", "#3B528B", "#21918C", "#5EC962", "#FDE725")
+def heat(weight: float, anchors=None) -> str:
+    """The heat-map colour of an attention weight in [0, 1]: the palette's ramp (dark to
+    white, no hue), interpolated in OKLab, on a square-root scale so that a diffuse head
+    (every weight near 0.1) still reads as a pattern, not as black.
 
-
-def heat(weight: float) -> str:
-    """The heat-map colour of an attention weight in [0, 1]: viridis, interpolated in
-    OKLab, on a square-root scale so that a diffuse head (every weight near 0.1) still
-    reads as a pattern, not as black.
-
-    >>> heat(0.0), heat(1.0)
-    ('#440154', '#FDE725')
+    >>> heat(0.0, ("#262626", "#FFFFFF")), heat(1.0, ("#262626", "#FFFFFF"))
+    ('#262626', '#FFFFFF')
     """
-    t = float(np.clip(weight, 0.0, 1.0)) ** 0.5 * (len(_HEAT) - 1)
-    i = min(int(t), len(_HEAT) - 2)
+    if anchors is None:
+        from . import style
+        anchors = style.PALETTE.heat
+    t = float(np.clip(weight, 0.0, 1.0)) ** 0.5 * (len(anchors) - 1)
+    i = min(int(t), len(anchors) - 2)
     mix = t - i
-    return from_oklab((1 - mix) * oklab(_HEAT[i]) + mix * oklab(_HEAT[i + 1]))
+    return from_oklab((1 - mix) * oklab(anchors[i]) + mix * oklab(anchors[i + 1]))
 
 
 def text_on(background: str) -> str:
@@ -85,8 +97,8 @@ def text_on(background: str) -> str:
 
 
 def signed(value: float, scale: float, positive: str, negative: str) -> str:
-    """A weight matrix's entry: its sign picks the hue (3b1b: blue +, red -), its size the
-    lightness, from dark to the full colour."""
+    """A weight matrix's entry: its sign picks the hue (the palette's diverging pair), its
+    size the lightness, from dark to the full colour."""
     share = 0.0 if scale <= 0 else min(abs(value) / scale, 1.0)
     base = oklab(positive if value >= 0 else negative)
     dark = np.array([0.35, base[1] * 0.35, base[2] * 0.35])

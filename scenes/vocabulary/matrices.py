@@ -42,8 +42,11 @@ class WeightMatrix(VGroup):
         for n, r in enumerate(rows):
             row, x = VGroup(), 0.0
             for m, c in enumerate(cols):
-                entry = make(r, c).set_color(colors.signed(values(r, c), scale, pal.positive,
-                                                           pal.negative))
+                entry = make(r, c)
+                # coloured by the number drawn: one that reads 0.00 has no sign
+                drawn_zero = not getattr(entry, "text", "1").strip("+\u2212-0.")
+                entry.set_color(pal.zero if drawn_zero else
+                                colors.signed(values(r, c), scale, pal.positive, pal.negative))
                 row.add(entry.move_to([x, y, 0]))
                 x += pitch[0]
                 if col_gap == m:

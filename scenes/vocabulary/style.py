@@ -20,7 +20,7 @@ __all__ = [
     "BACKGROUND", "CAP_PX_PER_POINT", "CJK", "EASE", "FAINT_ROW", "FEW", "FONT_BODY",
     "FONT_LABEL", "FONT_NUMBER", "FONT_SMALL", "FONT_TITLE", "FONT_TOKEN", "LAG_ARCS",
     "LAG_ARCS_MANY", "LAG_FEW", "LAG_MANY", "MAX_TOKENS_DRAWN", "MIN_CAPTION", "MIN_CAP_PX",
-    "MIN_FONT", "MIN_LABEL_SCALE", "PALETTE", "PALETTES", "Palette", "READING_CPS",
+    "MIN_FONT", "MIN_LABEL_SCALE", "PALETTE", "PALETTES", "Palette", "READING_CPS", "ROLE_ANGLE", "ROLE_GAP",
     "SCORE_DECIMALS", "SEED", "SERIF", "T_ARC", "T_BUILD", "T_BUNDLE", "T_BUNDLE_MANY",
     "T_CAMERA", "T_COOL", "T_FLICK", "T_HANDOFF", "T_HOLD", "T_LAST_HOLD", "T_MOVE",
     "T_PAUSE", "T_POP", "T_QUICK", "T_ROW", "T_ROW_FAST", "T_SHORT", "T_SPARK", "T_STEP",
@@ -32,30 +32,42 @@ __all__ = [
 BACKGROUND = "#000000"
 
 
+# a colour takes a role's hue within ROLE_ANGLE / 2 degrees of it, or within ROLE_ANGLE and
+# nearer than ROLE_GAP in OKLab's a-b plane (hue and chroma, lightness aside): colors.hue_clash
+ROLE_GAP = 0.12
+ROLE_ANGLE = 45.0
+
+
 @dataclass(frozen=True)
 class Palette:
+    """A theme's colours. The four role colours (query, key, value, output) are reserved:
+    no other colour the film draws (signed entries, the mask, the arcs, the heads, the
+    highlight, the heat map) takes one of their hues (``colors.hue_clash`` with
+    ``ROLE_GAP`` and ``ROLE_ANGLE``), so a darker yellow never reads as the query
+    (tests/test_palette.py)."""
     query: str
     key: str
     value: str
     output: str
+    positive: str                # weight-matrix and embedding entries above zero ...
+    negative: str                # ... and below (a diverging pair, named for the key)
+    positive_name: str
+    negative_name: str
+    mask: str                    # a forbidden (masked) cell or score
+    mask_name: str
+    heads: tuple[str, ...]       # one per head, picked greedily in OKLab (far from the
+    #                              roles, the mask, each other and every grey)
     text: str = "#DDDDDD"
     soft: str = "#BBBBBB"
     dim: str = "#888888"
     faint: str = "#444444"
     grid: str = "#555555"
-    highlight: str = "#FFFF00"   # the moving highlight box
-    mask: str = "#FF3333"        # masking is red
-    positive: str = "#58C4DD"    # weight-matrix entries: blue for +
-    negative: str = "#FC6255"    # red for -
+    highlight: str = "#FFFFFF"   # the moving highlight box: no hue, so no role
     special: str = "#666666"     # [CLS]/[SEP]: dimmed, never hidden
     arc: str = "#FFB347"         # a query's arcs to the keys (warm; white when strongest)
-    # head colours: picked greedily in OKLab so that any two heads, and any head and a
-    # role colour or a dimming grey, are at least 0.12 apart (clearly different; 0.02 is
-    # just noticeable); never the "not drawn" grey (tests/test_film.py checks both)
-    heads: tuple[str, ...] = (
-        "#445DEF", "#309909", "#F3B01D", "#EB9AFD", "#02A9F7", "#74EF57",
-        "#BB4717", "#F8A4A3", "#8959AA", "#A29015", "#9E8AFA", "#CC086C",
-    )
+    zero: str = "#888888"        # an entry drawn as 0.00: no sign, no hue
+    # the heat map of weights: dark to white, without a hue (cannot be taken for a role)
+    heat: tuple[str, ...] = ("#262626", "#5E5E5E", "#9A9A9A", "#D2D2D2", "#FFFFFF")
 
     def head(self, index: int) -> str:
         return self.heads[index % len(self.heads)]
@@ -64,22 +76,34 @@ class Palette:
         """The colour of what W_Q, W_K, W_V (``p`` = 0, 1, 2) make: query, key, value."""
         return (self.query, self.key, self.value)[p]
 
+    @property
+    def roles(self) -> tuple[str, str, str, str]:
+        return (self.query, self.key, self.value, self.output)
+
 
 # one palette per theme of facts.THEMES (a test keeps the names in step)
 PALETTES = {
     # 3b1b's 2024 attention chapter
-    "3b1b": Palette(query="#FFFF00", key="#5CD0B3", value="#FC6255", output="#D147BD"),
+    "3b1b": Palette(query="#FFFF00", key="#5CD0B3", value="#FC6255", output="#D147BD",
+                    positive="#008EFF", negative="#C38E52", positive_name="blue",
+                    negative_name="brown", mask="#9662F8", mask_name="violet",
+                    heads=("#5FFF42", "#A8E2FF", "#FFA80F", "#00AFFF", "#00C53A", "#E2A8B6",
+                           "#007CC5", "#FFE2A8", "#C58316", "#8ABDE2", "#A06600", "#C5A875")),
     # Jay Alammar's Illustrated Transformer (seed 001): query red, key blue, value green
     "illustrated": Palette(query="#F06060", key="#5B8FF9", value="#6DC56D", output="#D147BD",
-                           heads=("#FEA92F", "#EB9AFD", "#34871D", "#40D1F7", "#6CFEB9",
-                                  "#764BE5", "#AC4C6E", "#D69CA4", "#C17F21", "#D41101",
-                                  "#2A75BA", "#BFDF2D")),
-    # Okabe-Ito colour-blind-safe roles (its orange for the arcs)
+                           positive="#00D2DA", negative="#FFA500", positive_name="cyan",
+                           negative_name="orange", mask="#9634F0", mask_name="violet",
+                           heads=("#FFE200", "#00E9FF", "#E99200", "#00B6C5", "#F0C599",
+                                  "#A86D00", "#E2BD00", "#A8F8F8", "#AF9200", "#BDA875",
+                                  "#83CCCC", "#FFE292")),
+    # Okabe-Ito colour-blind-safe roles; its orange sits between two roles, so grey arcs
     "colorblind": Palette(query="#F0E442", key="#56B4E9", value="#D55E00", output="#CC79A7",
-                          arc="#E69F00",
-                          heads=("#445DEF", "#02E36A", "#A632BF", "#CEAA3E", "#CC086C",
-                                 "#D7A6FC", "#44E7EF", "#F8A4A3", "#907AE9", "#1A89C5",
-                                 "#72C298", "#D866F1")),
+                          positive="#00DA8E", negative="#8769FF", positive_name="green",
+                          negative_name="violet", mask="#DA70FF", mask_name="lilac",
+                          arc="#D8D8D8",
+                          heads=("#8AFF00", "#2C50FF", "#FF0066", "#00B616", "#92DBD3",
+                                 "#008A49", "#00B6A0", "#00E28A", "#92FFB6", "#24DB00",
+                                 "#00F8E9", "#83C599")),
 }
 PALETTE = PALETTES[DEFAULT_THEME]
 

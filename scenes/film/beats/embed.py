@@ -69,8 +69,9 @@ class EmbedBeat(Beat):
         columns.shift(DOWN * (columns.get_top()[1] - top))
         self.columns = columns
         if self.as_cells:
-            key = line_of([("one cell per number: ", pal.dim), ("blue +", pal.positive),
-                           (", ", pal.dim), ("red \u2212", pal.negative),
+            key = line_of([("one cell per number: ", pal.dim),
+                           (f"{pal.positive_name} +", pal.positive), (", ", pal.dim),
+                           (f"{pal.negative_name} \u2212", pal.negative),
                            (", brighter = larger", pal.dim)], style.FONT_SMALL)
             key.next_to(columns, DOWN, buff=0.12)
             columns.add(key)
@@ -83,8 +84,8 @@ class EmbedBeat(Beat):
                   run_time=style.T_WRITE)
 
     def cell_column(self, i: int, d_model: int) -> VectorColumn:
-        """Token ``i``'s embedding as a column of cells, one per shown number: blue for
-        positive, red for negative, brighter for larger (3b1b's weight colours)."""
+        """Token ``i``'s embedding as a column of cells, one per shown number: the
+        palette's positive and negative colours, brighter for larger."""
         pal = style.PALETTE
         comps = shown_components(d_model)
         scale = max(abs(self.book.value("embeddings", (i, c))) for c in comps)

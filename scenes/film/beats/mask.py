@@ -7,7 +7,7 @@ weights are recomputed from the trace's scores as softmax over j ≤ i
 (``attention_core.derived.causal_weights``), and the screen says so — on a bidirectional
 model such as MiniLM that is not what the model does.
 
-The grid of the primary head's weights (dots) gets red cells with −∞ written in them; the
+The grid of the primary head's weights (dots) gets mask-coloured cells with −∞ written in them; the
 camera moves into the focus row, where the weights are written out before and after and
 their sum is shown; then back out to the whole renormalised grid.
 """
@@ -137,7 +137,8 @@ class MaskBeat(Beat):
         said = (f"{word}'s scores for the keys it may not see become \u2212\u221e" if n
                 else f"None of {word}'s keys is masked; other rows lose theirs")
         key = "score \u2212\u221e: no weight"
-        self.red_key = line_of([("red: ", pal.mask), (key, pal.soft)], style.FONT_SMALL)
+        self.red_key = line_of([(f"{pal.mask_name}: ", pal.mask), (key, pal.soft)],
+                               style.FONT_SMALL)
         self.red_key.next_to(self.legend, DOWN, buff=0.3, aligned_edge=LEFT)
         self.say(said)
         cells = [d for d, m in zip(self.dots_before, masked.ravel()) if m]

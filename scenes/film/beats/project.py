@@ -1,6 +1,6 @@
 """Beat 3, project: W_Q, W_K and W_V turn each embedding into a query, a key and a value.
 
-Left: the primary head's W_Q written out (its real entries, blue for +, red for -) times
+Left: the primary head's W_Q written out (its real entries in the palette's colours for + and -) times
 the focus word's embedding gives its query, a box sweeping row by row; the query's column
 then collapses into its symbol, and W_K and W_V follow the same way, faster. Right: the
 embedding view is carried by the best 2x2 fit of W_Q between the two views (a stretch,

@@ -101,7 +101,7 @@ class ListedWeights:
         self.more = weights.more
         self.settled = [m.copy() for m in self.targets()]       # the model's own, T = 1
         # each target's size against a fresh build of its own text (the list may be scaled)
-        self.scales = [home.height / self.build(home, home.text).height
+        self.scales = [home.height / self.build(home, home.original_text).height
                        for home in self.settled]
 
     def targets(self) -> list:
@@ -132,7 +132,7 @@ class ListedWeights:
 
     def set_temperature(self, temperature: float, opacity: float = 1.0) -> None:
         at_one = abs(temperature - 1.0) < 1e-9
-        texts = [m.text for m in self.settled] if at_one else self.texts_at(temperature)
+        texts = [m.original_text for m in self.settled] if at_one else self.texts_at(temperature)
         for mob, text, home, scale in zip(self.targets(), texts, self.settled, self.scales):
             made = home if at_one else self.build(mob, text).scale(scale)
             # numbers keep their right edge (a column of figures), the rest line its left

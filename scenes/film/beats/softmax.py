@@ -4,7 +4,7 @@ which stack to exactly 1. The bars hand on as the list of weights the pull beat 
 the values with.
 
 Note: ``trace.scores`` are already divided by √d_k; the raw row shown first is "qk_dot".
-On a masked trace the masked scores turn into a red −∞ before the softmax.
+On a masked trace the masked scores turn into −∞ in the mask's colour before the softmax.
 """
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ def grid_decimals(book, kind, slot, indices, cell: float) -> int | None:
 
 class QKGrid(VGroup):
     """The whole QKᵀ grid as the sparks beat leaves it: every dot product, written when
-    legible (else a colour per cell: blue above zero, red below), the focus row boxed and
+    legible (else a colour per cell: the palette's positive and negative colours), the focus row boxed and
     the other rows faint. ``self.cells[(r, c)]``; ``self.box``."""
 
     def __init__(self, book):

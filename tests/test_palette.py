@@ -1,0 +1,96 @@
+"""Colour discipline, over every theme's palette: the four role hues (query, key, value,
+output) are reserved. No other colour the film draws — signed entries at every size, the
+mask, the arcs, the highlight, every head, the whole heat ramp — takes a role's hue
+(colors.hue_clash: the same hue at any lightness or chroma, so a dark yellow still counts
+as yellow, or a neighbouring hue near it in OKLab's a-b plane). Greys (no hue) cannot be
+taken for a role."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_explainer.scenes.vocabulary import colors, style
+
+CHROMA_OF_A_HUE = 0.04      # below this a colour reads as grey, not as a hue
+
+
+def hue_distance(a: str, b: str) -> float:
+    return float(np.linalg.norm(colors.oklab(a)[1:] - colors.oklab(b)[1:]))
+
+
+def chroma(c: str) -> float:
+    return float(np.hypot(*colors.oklab(c)[1:]))
+
+
+def drawn_colours(palette) -> dict[str, str]:
+    """Every non-role colour the film can draw in this palette, by what it is."""
+    drawn = {"mask": palette.mask, "arc": palette.arc, "highlight": palette.highlight,
+             "zero": palette.zero}
+    drawn.update({f"head {n}": c for n, c in enumerate(palette.heads)})
+    for share in np.linspace(0.0, 1.0, 21):
+        drawn[f"heat {share:.2f}"] = colors.heat(float(share), palette.heat)
+        for sign, name in ((1, "positive"), (-1, "negative")):
+            drawn[f"{name} entry {share:.2f}"] = colors.signed(
+                sign * float(share), 1.0, palette.positive, palette.negative)
+    return drawn
+
+
+@pytest.mark.parametrize("theme", sorted(style.PALETTES))
+def test_no_colour_outside_the_roles_takes_a_roles_hue(theme):
+    palette = style.PALETTES[theme]
+    near = []
+    for what, colour in drawn_colours(palette).items():
+        if chroma(colour) < CHROMA_OF_A_HUE:
+            continue
+        for role, role_colour in zip(("query", "key", "value", "output"), palette.roles):
+            gap = hue_distance(colour, role_colour)
+            if colors.hue_clash(colour, role_colour, style.ROLE_GAP, style.ROLE_ANGLE):
+                near.append(f"{what} {colour} is {gap:.3f} from {role} {role_colour}")
+    assert not near, f"{theme}: " + "; ".join(near)
+
+
+@pytest.mark.parametrize("theme", sorted(style.PALETTES))
+def test_the_roles_are_far_from_each_other_and_the_signed_pair_apart(theme):
+    palette = style.PALETTES[theme]
+    roles = palette.roles
+    for n, a in enumerate(roles):
+        for b in roles[n + 1:]:
+            assert hue_distance(a, b) >= style.ROLE_GAP, (theme, a, b)
+    assert hue_distance(palette.positive, palette.negative) >= 2 * style.ROLE_GAP
+    assert chroma(palette.mask) >= CHROMA_OF_A_HUE     # the mask is a colour of its own
+
+
+def test_the_check_can_fail():
+    """The complaints it answers: value red as the mask, viridis ending in query yellow,
+    signed entries in the key's teal."""
+    palette = style.PALETTES["3b1b"]
+
+    def clash(colour, role):
+        return colors.hue_clash(colour, role, style.ROLE_GAP, style.ROLE_ANGLE)
+    assert clash("#FF3333", palette.value) and clash("#FDE725", palette.query)
+    assert clash("#58C4DD", palette.key) and clash("#A29015", palette.query)   # olive
+    assert clash("#F8A4A3", palette.value) and clash("#CC086C", palette.output)
+    assert clash("#00FF00", style.PALETTES["illustrated"].value)      # green is green
+    assert not clash("#9662F8", palette.value) and not clash("#888888", palette.key)
+
+
+def test_an_entry_drawn_as_zero_has_no_sign():
+    from attention_explainer.scenes.vocabulary.matrices import WeightMatrix
+    from attention_explainer.scenes.vocabulary.text import label_text
+    values = {(0, 0): -0.001, (0, 1): 0.8, (1, 0): -0.8, (1, 1): 0.001}
+    texts = {(0, 0): "+0.00", (0, 1): "+0.80", (1, 0): "\u22120.80", (1, 1): "+0.00"}
+    m = WeightMatrix(lambda r, c: label_text(texts[r, c]), lambda r, c: values[r, c],
+                     [0, 1], [0, 1])
+    colours = [e.get_color().to_hex().upper() for e in m.cells]
+    pal = style.PALETTE
+    assert colours[0] == colours[3] == pal.zero.upper()
+    assert colours[1] != colours[2]
+
+
+@pytest.mark.parametrize("theme", sorted(style.PALETTES))
+def test_a_heads_dots_are_never_taken_for_masked_cells(theme):
+    """The mask beat draws the followed head's dots beside masked cells."""
+    palette = style.PALETTES[theme]
+    for head in palette.heads:
+        assert not colors.hue_clash(head, palette.mask, style.ROLE_GAP, style.ROLE_ANGLE)
+        assert colors.distance(head, palette.mask) >= 0.12, (theme, head)
