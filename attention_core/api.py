@@ -346,6 +346,8 @@ def _meta(setup: _Setup, choice: _Choice, cap) -> dict:
         "word_ids": tokens.word_ids,
         "words": tokens.words,
         "display_tokens": tokens.display_tokens,
+        # words as written that are several tokens: [first, last, text]
+        "written_words": [[a, b, text] for a, b, text in selection.written_words(tokens)],
         "versions": _versions(),
         **setup.kind.extra_meta,
         "layer_choice": "auto" if setup.layer_spec == "auto" else "given",

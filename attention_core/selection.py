@@ -10,7 +10,7 @@ import numpy as np
 from .errors import InputError
 
 __all__ = ["AUTO_HEAD_COUNT", "Focus", "STOPWORDS", "choose", "content_tokens", "head_scores",
-           "is_content_word", "parse_heads", "parse_layer", "resolve_focus"]
+           "is_content_word", "parse_heads", "parse_layer", "resolve_focus", "written_words"]
 
 # Function words carry little content of their own; attention onto them says little to a
 # student, so they don't count as "content" when choosing a head or an automatic focus.
@@ -32,6 +32,47 @@ def _fold(text: str) -> str:
 
 def is_content_word(word: str) -> bool:
     return any(ch.isalnum() for ch in word) and _fold(word) not in STOPWORDS
+
+
+def _is_cjk(text: str) -> bool:
+    """Ideographs, kana and hangul: scripts written without spaces, where touching tokens
+    are not one word."""
+    return any(unicodedata.east_asian_width(ch) in "WF" for ch in text)
+
+
+def written_words(tokens) -> list[tuple[int, int, str]]:
+    """The words of the sentence as written that the tokenizer cut into several tokens:
+    (first, last, text) for each run of two or more non-special tokens that touch in the
+    sentence ("mangé" is man + gé; "didn't" is didn + ' + t), less the punctuation at its
+    ends ("Moon!" is the word Moon). Tokens of scripts written without spaces touch anyway
+    and are words of their own."""
+    runs, start = [], None
+    offsets, special, sentence = tokens.offsets, tokens.special, tokens.sentence
+
+    def piece(n: int) -> bool:
+        return not special[n] and offsets[n][1] > offsets[n][0] and \
+            not _is_cjk(sentence[offsets[n][0]:offsets[n][1]])
+    for n in range(len(offsets)):
+        joins = start is not None and piece(n) and piece(n - 1) and \
+            offsets[n - 1][1] == offsets[n][0]
+        if not joins:
+            if start is not None and n - 1 > start:
+                runs.append((start, n - 1))
+            start = n if piece(n) else None
+    if start is not None and len(offsets) - 1 > start:
+        runs.append((start, len(offsets) - 1))
+
+    def mark(n: int) -> bool:         # punctuation only: "," of "1969," is not the word's
+        return not any(ch.isalnum() for ch in sentence[offsets[n][0]:offsets[n][1]])
+    words = []
+    for a, b in runs:
+        while a < b and mark(a):
+            a += 1
+        while b > a and mark(b):
+            b -= 1
+        if b > a:
+            words.append((a, b, sentence[offsets[a][0]:offsets[b][1]]))
+    return words
 
 
 def content_tokens(special: list[bool], word_ids: list[int], words: list[str]) -> np.ndarray:
@@ -70,6 +111,11 @@ def resolve_focus(focus: str | None, tokens) -> Focus:
         if not candidates:
             candidates = [n for n, w in enumerate(words) if any(c.isalnum() for c in w)] \
                 or list(range(len(words)))
+        # never a word that continues a written word ("t" of didn't): its first token
+        # must begin the word as written
+        continuing = {n for a, b, _ in written_words(tokens) for n in range(a + 1, b + 1)}
+        starting = [n for n in candidates if word_ids.index(n) not in continuing]
+        candidates = starting or candidates
         word = candidates[len(candidates) // 2]
         first = word_ids.index(word)
         last = len(word_ids) - 1 - word_ids[::-1].index(word)

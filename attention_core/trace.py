@@ -147,6 +147,23 @@ class AttentionTrace:
         return list(self.meta.get("words", self.tokens))
 
     @property
+    def written_words(self) -> list[tuple[int, int, str]]:
+        """Words as written that are several tokens: (first, last, text). Older traces:
+        the tokenizer's words of several tokens."""
+        if "written_words" in self.meta:
+            return [(int(a), int(b), str(t)) for a, b, t in self.meta["written_words"]]
+        ids, words, runs = self.word_ids, self.words, []
+        for wid in sorted(set(i for i in ids if i >= 0)):
+            where = [n for n, i in enumerate(ids) if i == wid]
+            if len(where) > 1 and where[-1] - where[0] == len(where) - 1 and wid < len(words):
+                runs.append((where[0], where[-1], words[wid]))
+        return runs
+
+    def written_word_of(self, index: int) -> tuple[int, int, str] | None:
+        """The written word of several tokens that token ``index`` is a piece of."""
+        return next(((a, b, t) for a, b, t in self.written_words if a <= index <= b), None)
+
+    @property
     def display_tokens(self) -> list[str]:
         """What to write on a token chip: the user's own text for the token's span."""
         return list(self.meta.get("display_tokens", self.tokens))
@@ -337,6 +354,12 @@ def _check_token_lists(meta: dict, T: int) -> None:
     words = meta.get("words", [])
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise InputError(f"trace meta words {_short(words)} is not a list of text")
+    written = meta.get("written_words", [])
+    if not isinstance(written, list) or not all(
+            isinstance(w, list) and len(w) == 3 and _is_int(w[0]) and _is_int(w[1])
+            and isinstance(w[2], str) and 0 <= w[0] < w[1] < T for w in written):
+        raise InputError(f"trace meta written_words {_short(written)} is not a list of "
+                         f"[first, last, text] runs of the trace's {T} tokens")
     count = len(words) if "words" in meta else T      # words default to the tokens
     if any(not -1 <= i < count for i in meta.get("word_ids", [])):
         raise InputError(f"trace meta word_ids {_short(meta['word_ids'])} refers to words "

@@ -102,15 +102,18 @@ def claims(trace):
     """The caption claims of the film and what the trace says they must name: (pattern,
     check(match) -> bool). A claim of "most", "largest", "heaviest" or "toward" must match
     one of them, so no new claim goes unchecked."""
-    words = trace.display_tokens
+    words = [f"\u2018{w}\u2019" for w in trace.display_tokens]     # words are quoted
     slot, f = trace.primary_slot, trace.focus_index
     row = trace.weights[slot, f]
     top = [words[j] for j in np.argsort(-row, kind="stable")]
     dots = trace.q[slot, f] @ trace.k[slot].T
     per_head = {words[int(np.argmax(trace.weights[s, f]))] for s in range(len(trace.heads))}
     return [
-        (r"the largest product: (.+?)(?:, [+\u2212][\d.]+)?$",
-         lambda m: m[1] == words[int(np.argmax(dots))]),
+        # a tie is named as a tie: every key drawn with the top number, the top one first
+        (r"the largest product: (.+?)(?:, [+\u2212]([\d.]+)(?: each)?)?$",
+         lambda m: words[int(np.argmax(dots))] in re.split(r", | and ", m[1])
+         and all(dots.max() - dots[words.index(w)] < 1.0 for w in re.split(r", | and ", m[1]))
+         and (len(re.split(r", | and ", m[1])) == 1) == (" each" not in m[0])),
         (r"gives most to (.+)$", lambda m: m[1] == top[0]),
         (r"most weight to (.+)$",
          lambda m: set(re.split(r", | or ", m[1])) == per_head),
@@ -121,7 +124,7 @@ def claims(trace):
 
 
 def test_caption_claims_are_true_to_the_trace(film, default_trace):
-    from attention_explainer.attention_core.derived import causal_weights
+    from attention_explainer.attention_core.derived import causal_weights, shown_row
     trace = default_trace
     checked = 0
     for _, _, text in captions(film):
@@ -134,7 +137,9 @@ def test_caption_claims_are_true_to_the_trace(film, default_trace):
             if check is None:           # the causal illustration's heaviest key
                 after = causal_weights(trace, trace.primary_slot, trace.focus_index)
                 j = int(np.argmax(after))
-                assert m[2] == trace.display_tokens[j] and m[1] == f"{after[j]:.2f}", text
+                shown = shown_row(after, 2)[j]          # drawn rounded with its row
+                assert m[2] == f"\u2018{trace.display_tokens[j]}\u2019" \
+                    and m[1] == f"{shown:.2f}", text
             else:
                 assert check(m), f"the trace does not support: {text!r}"
         if re.search(r"\b(most|largest|heaviest|strongest|toward)\b", text):

@@ -52,10 +52,12 @@ def test_two_different_cjk_characters_differ(raster):
 
 
 # ---- markup and TeX are data ----------------------------------------------------------------
-@pytest.mark.parametrize("sentence, fragments", [(MARKUP, ("<", ">", "&", '"', "span")),
-                                                  (TEX, ("\\", "}", "$", "%", "write"))],
+# the focus near the quotes: a long sentence is drawn as a window around it
+@pytest.mark.parametrize("sentence, focus, fragments",
+                         [(MARKUP, "red", ("<", ">", "&", '"', "span")),
+                          (TEX, None, ("\\", "}", "$", "%", "write"))],
                          ids=["pango-markup", "tex"])
-def test_markup_is_drawn_literally(sentence, fragments, monkeypatch):
+def test_markup_is_drawn_literally(sentence, focus, fragments, monkeypatch):
     from attention_explainer.attention_core import compute_trace
     from attention_explainer.scenes.vocabulary import text
     from attention_explainer.scenes.pipeline.render import render_stills
@@ -68,7 +70,7 @@ def test_markup_is_drawn_literally(sentence, fragments, monkeypatch):
         return real(text, **kwargs)
 
     monkeypatch.setattr(text, "user_text_mobject", recording)
-    trace = compute_trace(sentence)
+    trace = compute_trace(sentence, focus=focus)
     stills = render_stills(trace, beat="title", times=["key"], width=320, height=180, fps=5)
     assert np.asarray(stills["key"]).max() > 100
     from attention_explainer.scenes.film.views import drawn_indices

@@ -23,6 +23,7 @@ import numpy as np
 from manim import FadeIn, FadeOut, FadeTransform, Transform, UpdateFromAlphaFunc, config
 
 from . import audits
+from .wording import tidy
 from ..vocabulary import style
 
 __all__ = ["Beat", "Role", "Stage", "morph"]
@@ -208,6 +209,7 @@ class Beat:
         if now < film.caption_free_at - 1e-6:
             self.wait(film.caption_free_at - now)
             now = film.renderer.time
+        text = tidy(text)
         duration = max(len(text) / style.READING_CPS, style.MIN_CAPTION)
         film.add_subcaption(text, duration=duration)
         film.caption_free_at = now + duration

@@ -26,7 +26,7 @@ __all__ = [
     "HEAVY_KEYS", "LABEL_ALL_UP_TO", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
     "PLANE_H", "PLANE_W", "RIGHT_CENTER", "ROW_PITCH", "SENTENCE_GRID_BOX",
     "SENTENCE_GRID_CENTER", "drawn_indices", "embedding_panel", "embedding_plane",
-    "embedding_view", "input_column", "named_indices", "place_header", "place_note",
+    "embedding_view", "input_column", "joined_pieces", "named_indices", "place_header", "place_note",
     "product", "qk_view", "sentence_grid", "shown_tokens_note", "strip_row", "token_row",
     "ranked_groups", "tied", "token_word", "value_view",
 ]
@@ -59,7 +59,18 @@ def token_row(trace, indices=None, **kwargs) -> TokenRow:
     """The sentence's tokens as chips, special tokens dimmed; a long sentence shows the
     drawn tokens (``drawn_indices``) and says so."""
     return TokenRow(trace.display_tokens, trace.special,
-                    indices=drawn_indices(trace) if indices is None else indices, **kwargs)
+                    indices=drawn_indices(trace) if indices is None else indices,
+                    joined=joined_pieces(trace), **kwargs)
+
+
+def joined_pieces(trace) -> list[tuple[int, int]]:
+    """Runs of tokens drawn as one word: each word as written that is several tokens, and
+    the run the user named with --focus (a CJK word)."""
+    runs = [(a, b) for a, b, _ in trace.written_words]
+    first, last = trace.focus_span
+    if last > first and (first, last) not in runs:
+        runs = [r for r in runs if r[1] < first or r[0] > last] + [(first, last)]
+    return sorted(runs)
 
 
 def strip_row(trace) -> TokenRow:

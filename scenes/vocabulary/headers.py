@@ -11,11 +11,12 @@ __all__ = ["beat_line", "head_name", "layer_name"]
 
 
 def beat_line(*parts) -> VGroup:
-    """A beat's opening line, top left: ``parts`` are text (ours) or ("user", text) for
-    the user's words, which take the query colour (the word being explained)."""
+    """A beat's opening line, top left: ``parts`` are text (ours), ("user", text) for the
+    word being explained (in the query colour) or ("word", text) for other words of the
+    user's (in the text colour)."""
     pal = style.PALETTE
-    pieces = [(p[1], ("user", pal.query)) if isinstance(p, tuple) else (p, pal.text)
-              for p in parts]
+    pieces = [(p[1], ("user", pal.query if p[0] == "user" else pal.text))
+              if isinstance(p, tuple) else (p, pal.text) for p in parts]
     line = line_of(pieces, style.FONT_BODY)
     if line.width > stage.LINE_WIDTH:      # never below the smallest legible size
         line.scale(max(stage.LINE_WIDTH / line.width, style.MIN_FONT / style.FONT_BODY))

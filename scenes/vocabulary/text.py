@@ -19,7 +19,7 @@ from .fastcopy import copy_mobject
 __all__ = [
     "Glyphs", "TextLine", "OUTLINE_WIDTH", "TEXT_CACHE_SIZE", "baseline_text", "fit_width", "font_for",
     "glyphs_of", "keep_texts_in", "label_text", "line_box_height", "line_of", "make_math",
-    "make_text", "outlined", "plain", "user_text", "user_text_mobject", "wrapped",
+    "make_text", "outlined", "plain", "typographic", "user_text", "user_text_mobject", "wrapped",
 ]
 
 _RTL = ("R", "AL", "AN")
@@ -148,8 +148,13 @@ def label_text(text: str, font_size: float = style.FONT_LABEL, color: str | None
     >>> label_text("keys", color=style.PALETTE.key).font == style.SERIF
     True
     """
-    return make_text(text, font=style.SERIF, font_size=font_size,
+    return make_text(typographic(text), font=style.SERIF, font_size=font_size,
                      color=color or style.PALETTE.text, **kwargs)
+
+
+def typographic(text: str) -> str:
+    """Our own wording as typeset: a typographic apostrophe (’), never the typewriter's."""
+    return text.replace("'", "\u2019")
 
 
 _BASELINE_REF = "Hg"   # cap height + descender: fixes a line box independent of the word
@@ -289,6 +294,7 @@ def line_of(parts, font_size: float = style.FONT_BODY) -> TextLine:
 
 def _our_baseline_text(text: str, font_size: float, color: str):
     """Our own wording on the shared baseline (as :func:`baseline_text`, in CMU Serif)."""
+    text = typographic(text)
     whole = make_text(_BASELINE_REF + text, font=style.SERIF, font_size=font_size, color=color)
     return _after_reference(whole, text, font_size)
 

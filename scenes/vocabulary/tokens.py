@@ -4,12 +4,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from manim import DOWN, ORIGIN, RIGHT, RoundedRectangle, VGroup, config
+from manim import DOWN, ORIGIN, RIGHT, RoundedRectangle, VGroup, VMobject, config
 
 from . import style
 from .text import baseline_text, glyphs_of, label_text, line_box_height
 
-__all__ = ["TokenChip", "TokenRow", "word_row"]
+__all__ = ["PIECE_GAP", "TokenChip", "TokenRow", "word_row"]
+
+PIECE_GAP = 0.3     # between the pieces of one word, against the gap between words
 
 
 class TokenChip(VGroup):
@@ -56,7 +58,9 @@ class TokenRow(VGroup):
 
     ``indices`` are the token positions drawn (default: all); where they skip positions,
     or stop short of either end, a "…" says the sentence goes on, and a note under the row
-    (``self.window_note``) says how many of how many tokens are shown.
+    (``self.window_note``) says how many of how many tokens are shown. ``joined`` are runs
+    of token positions (first, last) that are pieces of one word: drawn closer, with a
+    bracket under them (``self.joins``).
     ``self.chip(i)`` is the chip of token position ``i`` (None when not drawn).
 
     >>> row = TokenRow(["[CLS]", "the", "cat", "[SEP]"], [True, False, False, True])
@@ -66,9 +70,11 @@ class TokenRow(VGroup):
 
     def __init__(self, tokens: Sequence[str], special: Sequence[bool] | None = None, *,
                  indices: Sequence[int] | None = None, max_width: float | None = None,
-                 font_size: float = style.FONT_TOKEN, buff: float = 0.18):
+                 font_size: float = style.FONT_TOKEN, buff: float = 0.18,
+                 joined: Sequence[tuple[int, int]] = ()):
         super().__init__()
         tokens = list(tokens)
+        self.joined = [(int(a), int(b)) for a, b in joined]
         special = list(special) if special is not None else [False] * len(tokens)
         self.num_tokens = len(tokens)
         self.indices = list(range(len(tokens))) if indices is None else sorted(indices)
@@ -106,10 +112,30 @@ class TokenRow(VGroup):
             dots = label_text("\u2026", font_size)
             self.ellipses.add(dots)
             items.append(dots)
-        VGroup(*items).arrange(RIGHT, buff=buff)
+        together = {(a, b) for first, last in self.joined for a, b in
+                    zip(range(first, last), range(first + 1, last + 1))}
+        x, previous = 0.0, None
+        for item in items:          # pieces of one word sit closer together
+            token = self.indices[list(self.chips).index(item)] if item in self.chips else None
+            gap = buff * PIECE_GAP if (previous, token) in together else buff
+            if previous is not None or x:
+                x += gap
+            item.shift(RIGHT * (x - item.get_left()[0]))
+            x, previous = item.get_right()[0], token
         for dots in self.ellipses:               # on the chips' baseline, not their middle
             dots.set_y(self.chips[0].word.get_bottom()[1] + dots.height / 2)
-        self.add(self.chips, self.ellipses)
+        self.joins = VGroup()
+        for first, last in self.joined:
+            a, b = self.chip(first), self.chip(last)
+            if a is None or b is None or any(self.chip(i) is None for i in range(first, last)):
+                continue
+            y = self.chips.get_bottom()[1] - 0.07 * font_size / 30
+            tick = 0.07 * font_size / 30
+            left, right = a.box.get_left()[0] + 0.05, b.box.get_right()[0] - 0.05
+            bracket = VMobject().set_points_as_corners([[left, y + tick, 0], [left, y, 0],
+                                                        [right, y, 0], [right, y + tick, 0]])
+            self.joins.add(bracket.set_stroke(style.PALETTE.dim, width=2))
+        self.add(self.chips, self.ellipses, self.joins)
 
     @property
     def windowed(self) -> bool:

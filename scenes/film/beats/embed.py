@@ -13,7 +13,8 @@ from ...vocabulary.headers import beat_line, layer_name
 from ...vocabulary.text import fit_width, line_of
 from ...vocabulary.vectors import VectorColumn, shown_components
 from ..views import (drawn_indices, embedding_panel, embedding_plane, embedding_view,
-                     input_column, strip_row, token_word)
+                     input_column, strip_row)
+from ..wording import focus_name
 
 __all__ = ["CELL", "EmbedBeat", "FOCUS_SCALE", "VIEW_SIZE", "line"]
 
@@ -129,7 +130,7 @@ class EmbedBeat(Beat):
         f = trace.focus_index
         focus_arrow = self.arrows[drawn_indices(trace).index(f)]
         chip = self.stage[Role.ROW].chip(f)
-        self.say(f"We follow {token_word(trace, f)}")
+        self.say(f"We follow {focus_name(trace)}")
         self.play(focus_arrow.arrow.animate.set_stroke(width=6),
                   focus_arrow.word.animate.scale(FOCUS_SCALE).set_color(style.PALETTE.query),
                   chip.box.animate.set_stroke(style.PALETTE.query, width=2.5),

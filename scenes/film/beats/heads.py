@@ -19,6 +19,7 @@ from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of, make_math, wrapped
 from ...vocabulary.vectors import VectorRow
 from ..views import drawn_indices
+from ..wording import LQ, RQ, focus_name, focus_parts, word_name
 
 __all__ = [
     "BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MAX_CELL", "MIX_ARROW", "TABLE_BOTTOM",
@@ -36,8 +37,7 @@ CLOSE_UP = 0.62           # the share of the stage the camera starts on (the fol
 
 
 def line(trace):
-    return beat_line("Several heads at once: ", ("user", trace.focus_word),
-                     "'s row in each")
+    return beat_line("Several heads at once: the row of ", *focus_parts(trace), " in each")
 
 
 def heaviest_key(trace, slot: int) -> int:
@@ -94,7 +94,7 @@ class HeadsBeat(Beat):
             self.pin_to_frame()
         j = heaviest_key(trace, s)
         self.say(f"{head_name(self.book, s).capitalize()}, the head we followed, gives most "
-                 f"to {trace.display_tokens[j]}")
+                 f"to {word_name(trace, j)}")
         self.play(FadeIn(table.lines), FadeIn(table.labels), FadeIn(table.names[s]),
                   LaggedStart(*[GrowFromCenter(d) for d in table.dots[s]],
                               lag_ratio=style.lag_for(len(table.words))),
@@ -117,7 +117,7 @@ class HeadsBeat(Beat):
         others = [s for s in range(len(trace.heads)) if s != trace.primary_slot]
         if not others:
             return
-        picks = sorted({trace.display_tokens[heaviest_key(trace, s)]
+        picks = sorted({word_name(trace, heaviest_key(trace, s))
                         for s in range(len(trace.heads))})
         self.say("Each head has its own pattern: most weight to "
                  + ", ".join(picks[:-1]) + (" or " if len(picks) > 1 else "") + picks[-1])
@@ -159,7 +159,7 @@ class HeadsBeat(Beat):
         note = label_text(said, style.FONT_SMALL, pal.dim)
         note.next_to(segments, DOWN, buff=0.15).align_to(title, LEFT)
         self.segments = segments
-        self.say(f"Each head's output for {trace.focus_word}, {d_k} numbers, "
+        self.say(f"Each head's output for {focus_name(trace)}, {d_k} numbers, "
                  "stacks up in head order")
         # each row, unseen, becomes its segment: it gains its colour on the way (a filled
         # copy would flash over the table)
@@ -185,11 +185,11 @@ class HeadsBeat(Beat):
         w_o.next_to(mix, UP, buff=0.08)
         out.next_to(mix, RIGHT, buff=0.2)
         stage.keep_right_of(out)
-        name = line_of([("output for ", pal.output), (trace.focus_word, ("user", pal.output)),
-                        (f": {D} numbers", pal.output)], style.FONT_SMALL)
+        name = line_of([("output for " + LQ, pal.output), (trace.focus_word, ("user", pal.output)),
+                        (f"{RQ}: {D} numbers", pal.output)], style.FONT_SMALL)
         name.next_to(out, DOWN, buff=0.15)
         stage.keep_right_of(name)
-        self.say(f"W_O mixes them into one output for {trace.focus_word}: the layer's answer")
+        self.say(f"W_O mixes them into one output for {focus_name(trace)}: the layer's answer")
         self.play(Create(mix), FadeIn(w_o, shift=DOWN * 0.1), run_time=style.T_SHORT)
         self.play(FadeIn(out.brackets),
                   LaggedStart(*[FadeIn(m, shift=RIGHT * 0.2) for m in out.entries],

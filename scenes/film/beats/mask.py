@@ -25,6 +25,7 @@ from ...vocabulary.headers import beat_line, head_name
 from ..audits import drawn_size
 from ...vocabulary.text import label_text, line_of
 from ..views import sentence_grid, shown_tokens_note
+from ..wording import focus_name, word_name
 
 __all__ = ["CLOSE_UP", "LEGEND_GAP", "MaskBeat", "ZOOM_MARGIN", "line"]
 
@@ -133,9 +134,9 @@ class MaskBeat(Beat):
         cols = [c for c in range(len(idx)) if masked[self.row, c]]
         grid.put_all([(m, self.row, c) for m, c in zip(self.minus_inf, cols)], fill=0.8)
         n = len(cols)
-        word = self.trace.focus_word
-        said = (f"{word}'s scores for the keys it may not see become \u2212\u221e" if n
-                else f"None of {word}'s keys is masked; other rows lose theirs")
+        word = focus_name(self.trace)
+        said = (f"The scores of {word} for the forbidden keys become \u2212\u221e" if n
+                else f"None of the keys of {word} is masked; other rows lose theirs")
         key = "score \u2212\u221e: no weight"
         self.red_key = line_of([(f"{pal.mask_name}: ", pal.mask), (key, pal.soft)],
                                style.FONT_SMALL)
@@ -185,7 +186,7 @@ class MaskBeat(Beat):
         whole = VGroup(row_group, self.sum_line)
         view = whole if whole.width * ZOOM_MARGIN * zoom <= config.frame_width else cells
         view = VGroup(view, self.headers)
-        self.say(f"Up close: {trace.focus_word}'s weights that are left")
+        self.say(f"Up close: the weights of {focus_name(trace)} that are left")
         if zoom > 1.0 + 1e-6:
             # the legend would be cut by the close-up's edge: it waits off screen
             self.camera_to(view.get_center(), config.frame_width / zoom,
@@ -219,8 +220,8 @@ class MaskBeat(Beat):
         order = sorted(self.open_cols, key=lambda c: -self.after[self.focus, idx[c]])
         top = order[0]
         given = self.record(self.after_kind, (self.slot, self.focus, idx[top]), 2)
-        self.say(f"Softmax over what is left: {trace.focus_word} now gives {given} to "
-                 f"{trace.display_tokens[idx[top]]}, and the row sums to {self.total.text}")
+        self.say(f"Softmax over what is left: {focus_name(trace)} now gives {given} to "
+                 f"{word_name(trace, idx[top])}, and the row sums to {self.total.text}")
         others = [(a, b) for n, (a, b) in enumerate(zip(self.dots_before, self.dots_after))
                   if n // len(idx) != self.row]
         self.play(*[FadeTransform(a, b) for a, b in zip(self.w_before, self.w_after)],

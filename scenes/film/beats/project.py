@@ -15,18 +15,19 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut,
                    VGroup)
 
 from ....attention_core.projection import fit_linear_map_2d, polar_motion, view_signs
-from ...vocabulary import style
+from ...vocabulary import stage, style
 from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.labels import place_arrow_labels
 from ...vocabulary.matrices import counted_brace
 from ...vocabulary.planes import CarryPlane, LabelledArrow, Plane2D
-from ...vocabulary.text import label_text, make_math
+from ...vocabulary.text import label_text, line_of, make_math
 from ...vocabulary.vectors import vector_symbol
 from ..views import (LEFT_PANEL, LETTERS, PLANE_H, PLANE_W, RIGHT_CENTER, drawn_indices,
                      embedding_panel, named_indices, place_header, place_note, product, qk_view,
                      strip_row)
+from ..wording import focus_name, focus_parts
 
 __all__ = [
     "MAX_SQUEEZE", "PARKED_Y", "ProjectBeat", "ROLES", "SYMBOLS", "fitted_motion",
@@ -124,7 +125,8 @@ class ProjectBeat(Beat):
                   FadeIn(prod.matrix.brackets), FadeIn(prod.matrix.marks),
                   FadeIn(self.w_symbol), FadeIn(e_sym), FadeIn(prod.signs),
                   FadeIn(braces), run_time=style.T_BUILD)
-        self.say(f"Times {word}'s embedding, plus a bias: {word}'s query, {dims_q} numbers")
+        self.say(f"Times the embedding of {focus_name(self.trace)}, plus a bias: its query, "
+                 f"{dims_q} numbers")
         prod.play_sweep(self, time_per_row=style.T_ROW)
         self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15), run_time=style.T_QUICK)
 
@@ -224,7 +226,12 @@ class ProjectBeat(Beat):
         self.swap_matrix(2)
         self.prod.play_sweep(self, time_per_row=style.T_ROW_FAST)
         self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15), run_time=style.T_QUICK)
-        names = label_text(f"{self.word}'s query and key; its value is above",
-                           style.FONT_SMALL, style.PALETTE.soft)
+        pal = style.PALETTE
+        names = line_of([("The query and key of ", pal.soft),
+                         *[(part, pal.soft) if isinstance(part, str) else
+                           (part[1], ("user", pal.query if part[0] == "user" else pal.soft))
+                           for part in focus_parts(self.trace)],
+                         ("; its value is above", pal.soft)], style.FONT_SMALL)
         names.next_to(VGroup(*self.parked), DOWN, buff=0.3)
+        names.shift(RIGHT * max(0.0, stage.LEFT_EDGE - names.get_left()[0]))
         self.play(FadeIn(names, shift=UP * 0.1), run_time=style.T_SHORT)

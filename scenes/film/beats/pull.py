@@ -29,6 +29,7 @@ from ...vocabulary.planes import Plane2D
 from ...vocabulary.text import label_text, line_of, make_math, make_text, outlined, user_text
 from ..readouts import format_number
 from ..views import drawn_indices, named_indices, value_view
+from ..wording import focus_name, focus_parts, words_named
 
 __all__ = [
     "COLUMN_GAP", "Cool", "LIST_RIGHT", "ListedWeights", "MASS_RADIUS", "ORIGIN_POINT", "PLANE_CENTER",
@@ -45,7 +46,7 @@ ORIGIN_POINT = np.zeros(3)
 
 
 def line(trace):
-    return beat_line(("user", trace.focus_word), "'s output: the centre of mass of the values")
+    return beat_line("The output of ", *focus_parts(trace), ": the centre of mass of the values")
 
 
 class PullView(VGroup):
@@ -322,7 +323,7 @@ class PullBeat(Beat):
         trace = self.trace
         slot, f = trace.primary_slot, trace.focus_index
         order = [int(j) for j in np.argsort(-trace.weights[slot, f], kind="stable")][:2]
-        heavy = " and ".join(trace.display_tokens[j] for j in order)
+        heavy = " and ".join(words_named(trace, order))
         self.say(f"Cooled to T = {temperature_text(1.0)}, the model's own weights: the centre "
                  f"is pulled toward {heavy}")
         cooling = Cool(self.view, self.readout, start=self.hot, listed=self.listed)
@@ -352,7 +353,8 @@ class PullBeat(Beat):
         equation.scale(self.column_scale)
         equation.next_to(self.column, DOWN, buff=0.5).align_to(self.column, LEFT)
         stage.keep_right_of(equation)
-        self.say(f"{self.word}'s output is that centre: the weighted sum of the values")
+        self.say(f"The output of {focus_name(self.trace)} is that centre: the weighted sum of "
+                 "the values")
         self.play(FadeIn(name, shift=UP * 0.1), Write(equation), run_time=style.T_STEP)
 
 

@@ -22,6 +22,7 @@ from ..readouts import magnitude_decimals
 from ...vocabulary.text import fit_width, label_text, line_of, make_math
 from ...vocabulary.tokens import word_row
 from ..views import drawn_indices, ranked_groups, tied, token_word
+from ..wording import focus_name, focus_parts, words_named
 
 __all__ = [
     "BASELINE_Y", "LABEL_ROOM", "LABEL_Y", "LEFT_EDGE", "LIST_LEFT", "LIST_ROWS",
@@ -42,8 +43,8 @@ LIST_ROWS = 8
 
 
 def line(trace):
-    return beat_line("Softmax turns ", ("user", trace.focus_word),
-                     "'s scores into weights that add up to 1")
+    return beat_line("Softmax turns the scores of ", *focus_parts(trace),
+                     " into weights that add up to 1")
 
 
 def weight_order(trace) -> list[int]:
@@ -148,7 +149,7 @@ class SoftmaxBeat(Beat):
             self.label.next_to([self.xs[0] - self.spacing / 2, ROW_Y, 0], LEFT, buff=0.2)
         else:
             self.label.move_to([LEFT_EDGE, ROW_Y - 0.8, 0], aligned_edge=LEFT)
-        self.say(f"Lift {self.word}'s row out of QK\u1d40: its raw dot products")
+        self.say(f"Lift the row of {focus_name(self.trace)} out of QK\u1d40: its raw dot products")
         if grid is not None:           # the row rises out of the grid, the rest sinks away
             lifted = grid.row_cells(grid.focus_row)
             self.play(*[FadeIn(b, target_position=a.get_center())
@@ -240,7 +241,7 @@ class SoftmaxBeat(Beat):
         groups = ranked_groups(texts, dict(zip(self.indices, self.weights.tolist())))
         parts = []
         for group in groups[:2]:
-            names = tied([token_word(self.trace, j) for j in group])
+            names = tied(words_named(self.trace, group))
             number = self.record("weights", (self.slot, self.f, group[0]),
                                  style.WEIGHT_DECIMALS)
             parts.append(f"{names}, {number} each" if len(group) > 1 else f"{names} {number}")

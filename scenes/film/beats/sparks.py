@@ -18,6 +18,7 @@ from ..readouts import format_number, magnitude_decimals
 from ...vocabulary.sparks import Spark, SparkTravel, strength_arc
 from ...vocabulary.text import fit_width, label_text, make_math, make_text
 from ..views import drawn_indices, ranked_groups, strip_row, tied, token_word
+from ..wording import focus_name, focus_parts, word_name, words_named
 
 __all__ = [
     "GRID_BOX", "GRID_CENTER", "MAX_SAG", "QKGrid", "SPARK_SEGMENTS", "SparksBeat",
@@ -31,7 +32,7 @@ SPARK_SEGMENTS = 30
 
 
 def line(trace):
-    return beat_line(("user", trace.focus_word), "'s query meets every key: a dot product each")
+    return beat_line("The query of ", *focus_parts(trace), " meets every key: a dot product each")
 
 
 def qk_grid(trace, indices, *, max_width: float, max_height: float) -> AttentionGrid:
@@ -169,16 +170,16 @@ class SparksBeat(Beat):
                 spark.tint(pal.mask)
             self.arcs.add(arc)
             sparks.append(spark)
-        said = f"{self.word}'s query meets each key; the largest product: "
+        said = f"The query of {focus_name(trace)} meets each key; the largest product: "
         if len(self.values):       # its number too, as written under the key; ties together
             texts = {j: format_number(float(d), decimals, signed=True)
                      for j, d in zip(self.indices, dots)}
             best = ranked_groups(texts, dict(zip(self.indices, dots.tolist())))[0]
             number = self.record("qk_dot", (self.slot, self.f, best[0]), decimals, signed=True)
-            said += (f"{tied([token_word(trace, j) for j in best])}, {number}"
+            said += (f"{tied(words_named(trace, best))}, {number}"
                      + (" each" if len(best) > 1 else ""))
         else:
-            said += token_word(trace, self.indices[int(np.argmax(dots))])
+            said += word_name(trace, self.indices[int(np.argmax(dots))])
         self.say(said)
         landings = list(self.values) or [None] * len(self.arcs)
         few = len(self.indices) <= style.FEW
@@ -198,7 +199,8 @@ class SparksBeat(Beat):
         where the dot products land."""
         grid = self.grid
         focus = grid.row_cells(grid.focus_row)
-        self.say(f"They fill {self.word}'s row of QK\u1d40: queries down, keys across")
+        self.say(f"They fill the row of {focus_name(self.trace)} in QK\u1d40: queries down, "
+                 "keys across")
         written = grid.decimals is not None
         self.play(FadeOut(self.row), FadeIn(VGroup(grid.grid, grid.title)),
                   *[FadeOut(arc, target_position=cell) for arc, cell in zip(self.arcs, focus)],

@@ -8,8 +8,7 @@ The formula is our own fixed Typst source; user text never goes into Typst.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, LaggedStart, Rectangle, VGroup,
-                   Write)
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, LaggedStart, Rectangle, VGroup
 
 from ...vocabulary import colors, stage, style
 from ..beat import Beat, Role, Stage
@@ -17,6 +16,7 @@ from ...vocabulary.formula import FormulaMap, attention_formula
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of
 from ..views import sentence_grid, shown_tokens_note
+from ..wording import LQ, RQ
 
 __all__ = ["LEGEND_GAP", "RAMP_STEPS", "RAMP_TICKS", "SummaryBeat", "heat_ramp", "line"]
 
@@ -105,7 +105,8 @@ class SummaryBeat(Beat):
         beside = VGroup()
         if not self.in_cells:
             order = [int(c) for c in np.argsort(-self.weights[self.row], kind="stable")][:3]
-            parts = [(trace.focus_word, ("user", pal.query)), (": ", pal.soft)]
+            parts = [(LQ, pal.query), (trace.focus_word, ("user", pal.query)),
+                     (RQ + ": ", pal.query)]
             for n, c in enumerate(order):
                 parts += [(trace.display_tokens[idx[c]], ("user", pal.text)),
                           (" " + self.record("weights", (self.slot, self.focus, idx[c]),
@@ -141,4 +142,8 @@ class SummaryBeat(Beat):
     # ---- the formula, whole --------------------------------------------------------------------
     def the_formula(self):
         self.say("One formula does all of it: softmax of QK\u1d40 over \u221ad_k, times V")
-        self.play(Write(self.formula), run_time=style.T_WRITE)
+        # the film's map, in the corner all along, grows into the formula beside the map
+        corner = self.roles[Role.MAP]
+        self.play(corner.animate.scale(self.formula.width / corner.formula.width)
+                  .shift(self.formula.get_center() - corner.formula.get_center()),
+                  run_time=style.T_WRITE)

@@ -11,6 +11,7 @@ from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import head_name, layer_name
 from ...vocabulary.text import label_text, line_of, user_text
 from ..views import strip_row, token_row
+from ..wording import quoted
 
 __all__ = ["NOTE_GAP", "TITLE_FORMULA_SIZE", "TitleBeat"]
 
@@ -53,6 +54,7 @@ class TitleBeat(Beat):
         self.play(LaggedStart(*[FadeIn(chip, shift=UP * 0.25) for chip in row.chips],
                               lag_ratio=style.LAG_FEW),
                   *([FadeIn(row.ellipses)] if len(row.ellipses) else []),
+                  *([FadeIn(row.joins)] if len(row.joins) else []),
                   *([FadeIn(row.window_note)] if row.window_note else []),
                   FadeIn(count),
                   *([FadeIn(span_note)] if span_note is not None else []),
@@ -106,7 +108,7 @@ class TitleBeat(Beat):
             return None
         nth = ("first", "second", "third")[trace.focus_index - first] \
             if trace.focus_index - first < 3 else f"{trace.focus_index - first + 1}th"
-        note = user_text(f"the query of {trace.focus_word}, the {nth} of the {last - first + 1} "
-                         f"tokens of {trace.focus_span_text}", style.FONT_SMALL,
-                         style.PALETTE.query)
+        note = user_text(f"The query of {quoted(trace.focus_word)}, the {nth} of the "
+                         f"{last - first + 1} tokens of {quoted(trace.focus_span_text)}",
+                         style.FONT_SMALL, style.PALETTE.query)
         return note.next_to(below, DOWN, buff=0.2)

@@ -1,0 +1,74 @@
+"""How the film names the sentence's words in running text, by one rule everywhere (the
+screen, the captions, the notes and the deck, which read the captions):
+
+- a word of the sentence is quoted, ‘cat’; on screen the focus word also takes the query
+  colour;
+- a user's word is never made possessive: "the query of ‘it’", never "it's query" (which
+  reads as a contraction);
+- a token that is a piece of a word as written is named with its word: ‘man’ in ‘mangé’;
+- our own wording has typographic apostrophes, and a caption begins with a capital (or
+  with a quoted word).
+"""
+from __future__ import annotations
+
+__all__ = ["LQ", "RQ", "focus_name", "focus_parts", "focus_whole", "quoted", "tidy",
+           "word_name", "words_named"]
+
+LQ, RQ = "\u2018", "\u2019"
+
+
+def quoted(text: str) -> str:
+    return f"{LQ}{text}{RQ}"
+
+
+def focus_whole(trace) -> str | None:
+    """The word the focus token is a piece of, when it is one (the run the user named
+    with --focus, else the written word); None for a token that is a whole word."""
+    first, last = trace.focus_span
+    if last > first:
+        return trace.focus_span_text
+    word = trace.written_word_of(trace.focus_index)
+    return word[2] if word is not None else None
+
+
+def word_name(trace, index: int) -> str:
+    """Token ``index`` in running text: ‘cat’, or ‘man’ in ‘mangé’."""
+    whole = focus_whole(trace) if index == trace.focus_index else (
+        (trace.written_word_of(index) or (0, 0, None))[2])
+    token = quoted(trace.display_tokens[index])
+    return f"{token} in {quoted(whole)}" if whole else token
+
+
+def focus_name(trace) -> str:
+    return word_name(trace, trace.focus_index)
+
+
+def words_named(trace, indices) -> list[str]:
+    return [word_name(trace, j) for j in indices]
+
+
+def focus_parts(trace) -> list:
+    """The focus word as parts of a beat's line (``headers.beat_line``): quoted, in the
+    query colour, with the word it is a piece of."""
+    parts = [LQ, ("user", trace.focus_word), RQ]
+    whole = focus_whole(trace)
+    if whole:
+        parts += [f" in {LQ}", ("word", whole), RQ]
+    return parts
+
+
+def tidy(text: str) -> str:
+    """A caption as shown: typographic apostrophes in our wording (a quoted word of the
+    user's is left as written) and a capital first letter."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == LQ:
+            end = text.find(RQ, i + 1)
+            end = len(text) - 1 if end < 0 else end
+            out.append(text[i:end + 1])
+            i = end + 1
+        else:
+            out.append("\u2019" if text[i] == "'" else text[i])
+            i += 1
+    said = "".join(out)
+    return said[:1].upper() + said[1:] if said[:1].islower() else said
