@@ -274,8 +274,8 @@ def trace_task(sentence: str, options: dict):
     return trace_for(TraceRequest(sentence=sentence, **options))
 
 
-def segment_task(trace, beat: str, hands_off: bool, width: int, height: int, fps: int,
-                 theme: str, quality: str, cache_folder: str):
+def segment_task(trace, beat: str, hands_off: bool, follows: bool, width: int, height: int,
+                 fps: int, theme: str, quality: str, cache_folder: str):
     from tqdm import tqdm
 
     from .scenes.pipeline.plan import SegmentJob
@@ -284,7 +284,8 @@ def segment_task(trace, beat: str, hands_off: bool, width: int, height: int, fps
     # manim's (hidden) progress bars would make tqdm create a named multiprocessing lock in
     # this worker: a worker stopped by Ctrl-C leaks it, and the resource tracker says so
     tqdm.set_lock(threading.RLock())
-    job = SegmentJob(beat=beat, hands_off=hands_off, width=width, height=height, fps=fps,
+    job = SegmentJob(beat=beat, hands_off=hands_off, follows=follows, width=width,
+                     height=height, fps=fps,
                      theme=theme, quality=quality, trace_fingerprint=trace.fingerprint())
     return render_segment(job, trace, None, Path(cache_folder))
 
@@ -343,6 +344,8 @@ class CourseRun:
             self._collect(client, futures, todo, sets, opened, bar)
 
     def _submit(self, client, todo, sets) -> dict:
+        from .scenes.pipeline.plan import follows
+
         traces = {}
         futures = {}
         for plan in todo:
@@ -354,7 +357,8 @@ class CourseRun:
             segments = []
             for n, beat in enumerate(plan.beats):
                 future = client.submit(
-                    segment_task, trace, beat, n < len(plan.beats) - 1, plan.width,
+                    segment_task, trace, beat, n < len(plan.beats) - 1,
+                    follows(list(plan.beats), n), plan.width,
                     plan.height, plan.fps, plan.theme, plan.quality, str(self.cache_folder),
                     key=f"beat-{plan.explainer}-{plan.label}-{n:02d}-{beat}-{id(plan)}",
                     pure=False)

@@ -86,7 +86,7 @@ BEATS: tuple[BeatFacts, ...] = (
               "the focus word's row in each head, the camera pulling out from the one we "
               "followed; every head's output concatenated and mixed by W_O"),
     BeatFacts("mask", "The mask",
-              "masked cells red with −∞ written in; up close, the focus row's weights "
+              "masked cells violet with −∞ written in; up close, the focus row's weights "
               "renormalise and sum to 1"),
     BeatFacts("summary", "Summary: the whole weight matrix",
               "the whole weight matrix as a heat map with its scale, the weights written in, "

@@ -1,8 +1,9 @@
 """A lecture pack: one render cut into what a lecturer puts into a course.
 
 ``DIR/explainer.mp4`` (+ .srt, .png, .npz, with chapter marks), ``chapters.vtt`` and
-``captions.vtt``, ``clips/NN-<beat>.mp4`` + ``.png`` + ``.vtt`` (each beat's own segment,
-remuxed, not re-encoded: every beat starts on a key frame), ``slides.pptx`` (a title
+``captions.vtt``, ``clips/NN-<beat>.mp4`` + ``.png`` + ``.vtt`` (each beat from the hand-off
+into it to its held end state, remuxed, not re-encoded: every segment starts, and every
+hand-off begins, on a key frame), ``slides.pptx`` (a title
 slide, then a slide per beat with its clip, poster and the beat's captions as speaker
 notes) and ``index.html`` (an offline web deck). Written as one set with the render
 (``OutputSet``): all new or, after a failure, all as before. Nothing in a pack names an
@@ -10,6 +11,7 @@ http(s) address: the deck works from ``file://`` with no network.
 """
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 from pathlib import Path
@@ -18,7 +20,8 @@ from .attention_core.errors import InputError
 from .facts import BEATS
 from .outputs import OutputSet, check_place, output_path
 
-__all__ = ["DECK", "FIXED", "LecturePack", "clip_name", "pack_outputs", "vtt", "vtt_time"]
+__all__ = ["DECK", "FIXED", "LecturePack", "MIN_CUE", "clip_cues", "clip_name", "pack_outputs", "vtt",
+           "vtt_time"]
 
 FIXED = {"video": "explainer.mp4", "captions": "explainer.srt", "poster": "explainer.png",
          "trace": "explainer.npz", "chapters": "chapters.vtt", "captions_vtt": "captions.vtt",
@@ -45,6 +48,21 @@ def pack_outputs(folder: Path, beats: list[str], *, force: bool = False) -> Outp
 
 
 # ---- WebVTT -------------------------------------------------------------------------------
+MIN_CUE = 1.0       # seconds: a caption cut shorter than this by a clip's edge is left out
+
+
+def clip_cues(captions, start: float, end: float) -> list[tuple[float, float, str]]:
+    """The film's captions (start, end, text in film seconds) shown during a clip from
+    ``start`` to ``end``, in the clip's own seconds; cut at its edges, and left out when
+    what is left of them is too short to read."""
+    cues = []
+    for a, b, text in captions:
+        a, b = max(a, start), min(b, end)
+        if b - a >= MIN_CUE or (b > a and b - a >= 0.5 * (end - start)):
+            cues.append((a - start, b - start, text))
+    return cues
+
+
 def vtt_time(seconds: float) -> str:
     """WebVTT's HH:MM:SS.mmm.
 
@@ -81,28 +99,39 @@ class LecturePack:
 
     def __call__(self, segments, starts: list[float], paths: dict) -> None:
         from .scenes.pipeline.cache_files import KEY_FRAME, VIDEO
-        from .scenes.pipeline.join import join_segments
+        from .scenes.pipeline.join import beat_spans, cut_clip, handoff_frame
 
-        chapters = [(start, start + s.duration, self.titles[s.beat])
-                    for s, start in zip(segments, starts)]
+        spans = beat_spans(segments, starts)
+        chapters = [(a, b, self.titles[s.beat]) for s, (a, b) in zip(segments, spans)]
         paths["chapters"].write_text(vtt(chapters, numbered=True), encoding="utf-8")
         captions = [(start + a, start + b, text) for s, start in zip(segments, starts)
                     for a, b, text in s.captions]
         paths["captions_vtt"].write_text(vtt(captions), encoding="utf-8")
-        for s in segments:      # each file read through the check of what was recorded
-            with s.opened(VIDEO) as video:
-                join_segments([video], paths[f"clip:{s.beat}.mp4"])
+        # a beat's clip opens on the hand-off into it and ends on its own held end state
+        # (its hand-off opens the next clip): stopped there, the room sees the picture
+        for n, s in enumerate(segments):
+            with contextlib.ExitStack() as stack:
+                parts = []
+                if n:
+                    before = segments[n - 1]
+                    parts.append((stack.enter_context(before.opened(VIDEO)),
+                                  handoff_frame(before), before.frames))
+                end = handoff_frame(s) if n < len(segments) - 1 else s.frames
+                parts.append((stack.enter_context(s.opened(VIDEO)), 0, end))
+                cut_clip(parts, paths[f"clip:{s.beat}.mp4"])
             paths[f"clip:{s.beat}.png"].write_bytes(s.read(KEY_FRAME))
-            paths[f"clip:{s.beat}.vtt"].write_text(vtt(s.captions), encoding="utf-8")
-        beats = [self._beat_facts(n, s) for n, s in enumerate(segments, 1)]
+            paths[f"clip:{s.beat}.vtt"].write_text(vtt(clip_cues(captions, *spans[n])),
+                                                   encoding="utf-8")
+        beats = [self._beat_facts(n, s, spans[n - 1], captions)
+                 for n, s in enumerate(segments, 1)]
         self.write_slides(paths["slides"], beats, paths)
         paths["deck"].write_text(self.deck_html(beats), encoding="utf-8")
 
-    def _beat_facts(self, number: int, segment) -> dict:
+    def _beat_facts(self, number: int, segment, span, captions) -> dict:
         return {"beat": segment.beat, "title": self.titles[segment.beat],
-                "clip": clip_name(number, segment.beat), "duration": segment.duration,
+                "clip": clip_name(number, segment.beat), "duration": span[1] - span[0],
                 "notes": [text for _, _, text in segment.captions],
-                "cues": segment.captions}
+                "cues": clip_cues(captions, *span)}
 
     # ---- PowerPoint ---------------------------------------------------------------------
     def write_slides(self, path: Path, beats: list[dict], paths: dict) -> None:

@@ -86,16 +86,17 @@ def test_beat_keys_and_kept_texts_change_with_the_drawing_source(monkeypatch, tm
 def test_the_manifest_holds_exactly_the_stored_fields_of_a_segment(tmp_path):
     from attention_explainer.scenes.pipeline.segments import BeatSegment
 
-    assert set(FIELDS) == set(BeatSegment("b", tmp_path, 1, 5, 0.0).manifest())
+    assert set(FIELDS) == set(BeatSegment("b", tmp_path, 1, 5, 0.0, 0.2).manifest())
 
 
 @pytest.mark.parametrize("change", [
     lambda m: m.update(extra=1), lambda m: m.pop("files"), lambda m: m.update(frames="9"),
     lambda m: m.update(fps=True), lambda m: m["shown_numbers"].append({"beat": "x"}),
     lambda m: m["files"]["key.png"].update(sha256="0" * 63),
-    lambda m: m["captions"].append([0, 1]), lambda m: m.update(key_time=float("nan"))])
+    lambda m: m["captions"].append([0, 1]), lambda m: m.update(key_time=float("nan")),
+    lambda m: m.pop("handoff_time")])
 def test_a_manifest_of_other_keys_or_types_is_damaged(change):
-    good = {"beat": "title", "frames": 3, "fps": 5, "key_time": 0.2,
+    good = {"beat": "title", "frames": 3, "fps": 5, "key_time": 0.2, "handoff_time": 0.4,
             "captions": [[0.0, 0.4, "a"]], "audit_log": [], "screen_texts": ["a"],
             "shown_numbers": [{"beat": "title", "kind": "d_k", "index": [0], "decimals": 0,
                                "signed": False, "text": "32"}],

@@ -93,11 +93,19 @@ def test_a_beat_starts_from_what_the_one_before_leaves(tmp_path, monkeypatch):
         assert all(m in beat.film.mobjects for m in beat.stage.values())
         script(beat)
 
+    from attention_explainer.scenes.film.beat import Role
+    from attention_explainer.scenes.film.scene import FilmScene
+
     monkeypatch.setattr(PullBeat, "script", spy)
     render_tiny(["softmax", "pull"], trace, tmp_path / "pair", audit=False)
+    with monkeypatch.context() as m:     # a segment of a film where softmax comes before
+        m.setattr(FilmScene, "carried_over", True)
+        render_tiny(["pull"], trace, tmp_path / "segment", audit=False)
     render_tiny(["pull"], trace, tmp_path / "alone", audit=False)
     assert stages[0] == stages[1]
     assert set(stages[0]) == set(SoftmaxBeat.leaves(_Film(trace)))
+    # drawn with no softmax before it, it opens without softmax's heading
+    assert stages[2] == {role: v for role, v in stages[0].items() if role != Role.LINE}
 
 
 class _Film:
@@ -135,7 +143,7 @@ def test_beat_renders_alone_and_its_numbers_come_from_the_trace(beat, default, t
         cat, fish = default.tokens.index("cat"), default.tokens.index("fish")
         assert shown[("shown_weights", (slot, f, fish, 2))] == "0.38"
         assert shown[("shown_weights", (slot, f, cat, 2))] == "0.37"
-        assert "the centre is pulled toward fish and cat" in captions
+        assert "the centre is pulled toward \u2018fish\u2019 and \u2018cat\u2019" in captions
         assert "Cooled to T = 1.0" in captions
 
 

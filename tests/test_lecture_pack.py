@@ -62,6 +62,65 @@ def test_each_clip_is_its_chapter_and_the_clips_make_the_film(pack):
     assert vtt.startswith("WEBVTT") and vtt.count("-->") == len(BEATS)
 
 
+def _mean_difference(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a.astype(np.int16) - b.astype(np.int16)).mean())
+
+
+def test_each_clip_ends_on_its_picture_and_the_hand_off_opens_the_next(pack):
+    """Stopped at a clip's end, the room sees the beat's held end state (its key frame,
+    the clip's poster), never an emptied hand-off frame; the next clip starts from that
+    same picture and moves into its own stage."""
+    from PIL import Image
+
+    folder, _ = pack
+    last_frames = []
+    for n, beat in enumerate(BEATS, 1):
+        clip = _frames(folder / f"clips/{n:02d}-{beat}.mp4")
+        poster = np.asarray(Image.open(folder / f"clips/{n:02d}-{beat}.png").convert("RGB"))
+        assert _mean_difference(clip[-1], poster) < 4.0, f"{beat} ends away from its picture"
+        if n > 1:      # opens where the last clip stopped, then moves on
+            assert _mean_difference(clip[0], last_frames[-1]) < 4.0, beat
+            assert _mean_difference(clip[0], clip[len(clip) // 3]) > 1.0, beat
+        last_frames.append(clip[-1])
+
+
+def test_a_clips_captions_are_its_own(pack):
+    folder, _ = pack
+    for n, beat in enumerate(BEATS, 1):
+        cues = (folder / f"clips/{n:02d}-{beat}.vtt").read_text(encoding="utf-8")
+        assert cues.count("-->") >= 1, beat
+
+
+def test_a_beat_after_a_gap_opens_without_the_skipped_beats_heading(tmp_path):
+    """A subset of beats: the first drawn after a gap starts from its predecessor's stage,
+    but not under that beat's heading (it showed for half a second in each clip)."""
+    from manim import tempconfig
+
+    from attention_explainer.scenes.film.beat import Beat, Role
+    from attention_explainer.scenes.film.scene import FilmScene
+    from tests.conftest import synthetic_trace
+
+    inherited = []
+    original = Beat.open
+
+    def open_and_note(self, line, lit, *also):
+        inherited.append((self.name, self.stage.get(Role.LINE)))
+        original(self, line, lit, *also)
+    Beat.open = open_and_note
+    try:
+        with tempconfig({"pixel_height": 90, "pixel_width": 160, "frame_rate": 5,
+                         "format": "none", "disable_caching": True,
+                         "media_dir": str(tmp_path / "media"), "progress_bar": "none",
+                         "verbosity": "ERROR"}):
+            FilmScene(synthetic_trace(), beats=["title", "sparks", "softmax"],
+                      skip_animations=True).render()
+    finally:
+        Beat.open = original
+    lines = dict(inherited)
+    assert lines["sparks"] is None                    # after a gap: no heading of project
+    assert lines["softmax"] is not None               # carried over from sparks, as drawn
+
+
 def test_no_web_address_anywhere_in_a_pack(pack):
     folder, _ = pack
     found = subprocess.run(["grep", "-r", "-l", "http", str(folder)], capture_output=True,

@@ -7,7 +7,7 @@ from manim import ORIGIN, MovingCameraScene, config
 
 from . import audits
 from ..vocabulary import fastcopy, style
-from .beat import Beat, Stage
+from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
 from .registry import load_beat, parse_beats, previous_beat
@@ -26,6 +26,9 @@ class FilmScene(MovingCameraScene):
     default_beats: tuple[str, ...] | None = None     # plain-manim scenes set one beat
     audit = False          # tests: check every play for glyph morphs and small texts
     ends_film = True       # False: a segment of a longer film, its last beat hands off too
+    # a segment of a longer film says whether its first beat's predecessor is drawn just
+    # before it there (None: as this scene drew it)
+    carried_over: bool | None = None
 
     def __init__(self, trace=None, beats=None, **kwargs):
         if trace is None:
@@ -38,6 +41,7 @@ class FilmScene(MovingCameraScene):
         self.beat_classes = [load_beat(name) for name in self.beat_names]
         self.key_times: dict[str, float] = {}                  # beat -> key frame time
         self.beat_times: dict[str, tuple[float, float]] = {}   # beat -> (start, end)
+        self.handoff_times: dict[str, float] = {}              # beat -> its hand-off starts
         self.stage: Stage | None = None
         self.played: list[str] = []          # the beats drawn so far, in order
         self.caption_free_at = 0.0
@@ -109,11 +113,15 @@ class FilmScene(MovingCameraScene):
         start = self.renderer.time
         first_caption = caption_count(self)
         before = previous_beat(beat_cls.name)
+        follows = self.played[-1:] == [before] if self.played or self.carried_over is None \
+            else self.carried_over
         if self.stage is None or self.played[-1:] != [before]:
             # a beat starts where its storyboard predecessor ends, whether or not that one
-            # was drawn just before it (the first of a film, or one after a gap)
+            # was drawn just before it (the first of a film, or one after a gap) ...
             self.clear()
             self.stage = load_beat(before).leaves(self) if before else Stage()
+            if not follows:       # ... but never under the heading of a beat not shown
+                self.stage.pop(Role.LINE, None)
             self.add(*self.stage.values())
         beat = beat_cls(self, self.stage)
         beat.script()
@@ -130,9 +138,15 @@ class FilmScene(MovingCameraScene):
         """Now is the moment that best shows ``beat`` (poster, contact sheet, goldens)."""
         self.key_times[beat] = self.renderer.time
 
+    def mark_hand_off(self, beat: str) -> None:
+        """Now ``beat``'s hand-off starts: its held end state is over (a pack's clip of the
+        beat ends here, and the next clip starts)."""
+        self.handoff_times[beat] = self.renderer.time
+
     def hand_off(self, beat: Beat) -> None:
         """The beat hands its stage on; then the scene holds exactly what the next beat
         starts from (the same objects a beat rendered alone builds)."""
+        self.mark_hand_off(beat.name)
         beat.hand_off()
         self.stage = type(beat).leaves(self)
         self.clear()

@@ -220,7 +220,9 @@ def _file(value) -> bool:
 
 
 _SHOWN = {"beat": lambda v: isinstance(v, str), "kind": lambda v: isinstance(v, str),
-          "index": lambda v: isinstance(v, list) and all(type(i) is int for i in v),
+          # positions, and a softmax temperature (a finite float)
+          "index": lambda v: isinstance(v, list) and all(
+              type(i) is int or (type(i) is float and math.isfinite(i)) for i in v),
           "decimals": lambda v: type(v) is int, "signed": lambda v: isinstance(v, bool),
           "text": lambda v: isinstance(v, str)}
 
@@ -230,6 +232,7 @@ FIELDS = {
     "frames": lambda v: type(v) is int and v > 0,
     "fps": lambda v: type(v) is int and v > 0,
     "key_time": _number,
+    "handoff_time": _number,
     "captions": lambda v: isinstance(v, list) and all(
         isinstance(c, list) and len(c) == 3 and _number(c[0]) and _number(c[1])
         and isinstance(c[2], str) for c in v),

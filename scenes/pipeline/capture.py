@@ -77,11 +77,19 @@ class SegmentVideo:
 
         self.target = Path(target)
         self._container = av.open(str(self.target), "w", format="mp4")
-        self._stream = self._container.add_stream("libx264", rate=fps, options=dict(options))
+        # a frame asked to be a key frame (key_frame_at) is an IDR: nothing after it
+        # refers to what came before, so a clip may start there without re-encoding
+        self._stream = self._container.add_stream("libx264", rate=fps,
+                                                  options={**options, "forced-idr": "1"})
         self._stream.width, self._stream.height = width, height
         self._stream.pix_fmt = "yuv420p"
         self._time_base = Fraction(1, fps)
         self._next_pts = 0
+        self._key_frames: set[int] = set()
+
+    def key_frame_at(self, index: int) -> None:
+        """Make frame ``index`` (not yet written) a key frame."""
+        self._key_frames.add(int(index))
 
     def write(self, pixels: np.ndarray, repeat: int = 1) -> None:
         import av
@@ -91,6 +99,8 @@ class SegmentVideo:
         frame.time_base = self._time_base
         for _ in range(repeat):
             frame.pts = self._next_pts
+            frame.pict_type = av.video.frame.PictureType.I if frame.pts in self._key_frames \
+                else av.video.frame.PictureType.NONE
             self._next_pts += 1
             for packet in self._stream.encode(frame):
                 self._container.mux(packet)
@@ -188,6 +198,12 @@ class CapturingFilm(FilmScene):
     (``end:BEAT``) are captured by the writer."""
 
     want_ends = False             # a stills render asks for each beat's last frame
+
+    def mark_hand_off(self, beat: str) -> None:
+        super().mark_hand_off(beat)
+        writer = self.renderer.file_writer
+        if writer.video is not None:       # the next clip of a pack starts here
+            writer.video.key_frame_at(writer.frames_written)
 
     def mark_key_frame(self, beat: str) -> None:
         super().mark_key_frame(beat)

@@ -16,8 +16,8 @@ from pathlib import Path
 from ...facts import BEATS
 from .cache_files import KEY_FRAME, VIDEO
 
-__all__ = ["POSTER_BEAT", "TITLES", "assemble", "chapter_marks", "join_segments", "poster_of",
-           "segment_starts", "write_captions"]
+__all__ = ["POSTER_BEAT", "TITLES", "assemble", "beat_spans", "chapter_marks", "cut_clip",
+           "handoff_frame", "join_segments", "poster_of", "segment_starts", "write_captions"]
 
 TITLES = {entry.name: entry.title for entry in BEATS}     # the chapter marks
 POSTER_BEAT = "pull"        # its key frame is the poster; without it, the last beat's
@@ -29,9 +29,50 @@ def segment_starts(segments) -> list[float]:
     return [sum(s.frames for s in segments[:n]) / fps for n in range(len(segments))]
 
 
+def handoff_frame(segment) -> int:
+    """The frame of ``segment`` where its hand-off to the next beat starts (a key frame)."""
+    return min(int(round(segment.handoff_time * segment.fps)), segment.frames)
+
+
+def beat_spans(segments, starts: list[float]) -> list[tuple[float, float]]:
+    """Each beat's span in the film, in seconds: from the start of the hand-off into it
+    (the film's start for the first) to the start of its own (the film's end for the
+    last). A beat's span opens on the motion into its stage and ends on its held end
+    state; the spans tile the film."""
+    fps = segments[0].fps
+    ends = [start + handoff_frame(s) / fps for s, start in zip(segments, starts)]
+    ends[-1] = starts[-1] + segments[-1].duration
+    return list(zip([0.0] + ends[:-1], ends))
+
+
 def chapter_marks(segments, starts: list[float]) -> list[tuple[float, float, str]]:
-    """(start s, end s, title) of each segment's beat in the film."""
-    return [(start, start + s.duration, TITLES[s.beat]) for s, start in zip(segments, starts)]
+    """(start s, end s, title) of each beat's span in the film (:func:`beat_spans`)."""
+    return [(a, b, TITLES[s.beat]) for s, (a, b) in zip(segments, beat_spans(segments, starts))]
+
+
+def cut_clip(parts: list, target: Path) -> None:
+    """Frames of segment MP4s joined into ``target`` without re-encoding: ``parts`` are
+    (video, first frame, end frame), each first frame a key frame of its segment (the
+    start, or a hand-off: ``SegmentVideo.key_frame_at``). ``video`` as in
+    :func:`join_segments`."""
+    import av
+
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(av.open(str(target), "w", format="mp4",
+                                          options={"movflags": "+faststart"}))
+        out_stream, offset = None, 0
+        for path, first, end in parts:
+            if end <= first:
+                continue
+            src = stack.enter_context(av.open(str(path) if isinstance(path, (str, Path))
+                                              else path))
+            stream = src.streams.video[0]
+            if out_stream is None:
+                out_stream = out.add_stream_from_template(template=stream)
+            per_frame = 1 / (stream.average_rate * stream.time_base)
+            offset = _copy_packets(src, stream, out, out_stream, offset,
+                                   int(round(first * per_frame)), int(round(end * per_frame)))
+            src.close()
 
 
 def poster_of(segments):
@@ -97,25 +138,29 @@ def join_segments(videos: list, target: Path, chapters: list | None = None) -> N
             src.close()
 
 
-def _copy_packets(src, stream, out, out_stream, offset: int) -> int:
-    """Mux ``stream``'s packets into ``out_stream`` shifted by ``offset`` (time base
-    units); the end of the last one, where the next segment starts."""
+def _copy_packets(src, stream, out, out_stream, offset: int, first: int = 0,
+                  end: int | None = None) -> int:
+    """Mux ``stream``'s packets shown from ``first`` to before ``end`` (time base units;
+    default: all) into ``out_stream``, moved to start at ``offset``; the end of the last
+    one, where the next part starts."""
     from av.bitstream import BitStreamFilterContext
 
     # x264 stamps every segment with an SEI note of its version, settings and web
     # address; players ignore it, and an offline lecture pack names no address
     without_notes = BitStreamFilterContext("filter_units=remove_types=6", stream, out_stream)
-    end = offset
+    shift, last = offset - first, offset
     for packet in src.demux(stream):
         if packet.dts is None:      # demux's flushing packets
             continue
-        packet.pts += offset
-        packet.dts += offset
-        end = max(end, packet.pts + (packet.duration or 0))
+        if packet.pts < first or (end is not None and packet.pts >= end):
+            continue
+        packet.pts += shift
+        packet.dts += shift
+        last = max(last, packet.pts + (packet.duration or 0))
         for filtered in without_notes.filter(packet):
             filtered.stream = out_stream
             out.mux(filtered)
     for filtered in without_notes.filter(None):
         filtered.stream = out_stream
         out.mux(filtered)
-    return end
+    return last

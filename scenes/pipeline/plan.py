@@ -25,6 +25,9 @@ class SegmentJob:
 
     beat: str
     hands_off: bool           # False for the film's last beat (it holds, then the film ends)
+    follows: bool             # its storyboard predecessor is drawn just before it (its stage
+    #                           carries over, line too); False: the first beat, or one after
+    #                           a gap, which opens on the predecessor's stage without its line
     width: int
     height: int
     fps: int
@@ -53,7 +56,14 @@ def plan_film(trace, beats, *, width: int, height: int, fps: int,
     if quality not in QUALITIES:
         raise InputError(f"quality {quality!r} is unknown; use {' or '.join(QUALITIES)}.")
     fingerprint = trace.fingerprint()
-    return [SegmentJob(beat=name, hands_off=n < len(names) - 1, width=width, height=height,
-                       fps=fps, theme=style.theme_name(), quality=quality,
-                       trace_fingerprint=fingerprint, audit=audit)
+    return [SegmentJob(beat=name, hands_off=n < len(names) - 1, follows=follows(names, n),
+                       width=width, height=height, fps=fps, theme=style.theme_name(),
+                       quality=quality, trace_fingerprint=fingerprint, audit=audit)
             for n, name in enumerate(names)]
+
+
+def follows(names: list[str], n: int) -> bool:
+    """Whether beat ``n`` of ``names`` comes right after its storyboard predecessor."""
+    from ..film.registry import previous_beat
+
+    return n > 0 and names[n - 1] == previous_beat(names[n])

@@ -21,7 +21,7 @@ from ...outputs import OutputSet, sigterm_as_interrupt, video_outputs
 from ..film.readouts import ShownNumber
 from .beat_cache import BeatCache
 from .draw import default_workers, draw_segments
-from .join import assemble, segment_starts
+from .join import assemble, beat_spans, segment_starts
 from .plan import SegmentJob, plan_film
 from .stills import render_stills, still_label
 
@@ -137,7 +137,8 @@ def film_result(segments, finals, job: SegmentJob, seconds: float) -> RenderResu
         video=video, captions=captions, poster=poster, trace=trace_file,
         width=job.width, height=job.height, fps=job.fps,
         duration=sum(s.frames for s in segments) / job.fps, beats=[s.beat for s in segments],
-        beat_times={s.beat: (start, start + s.duration) for s, start in zip(segments, starts)},
+        # a beat's span: from the motion into its stage to its held end state
+        beat_times={s.beat: span for s, span in zip(segments, beat_spans(segments, starts))},
         key_times={s.beat: start + s.key_time for s, start in zip(segments, starts)},
         shown_numbers=[ShownNumber(**n) for s in segments for n in s.shown_numbers],
         render_seconds=seconds,

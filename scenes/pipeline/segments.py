@@ -43,6 +43,7 @@ class BeatSegment:
     frames: int
     fps: int
     key_time: float
+    handoff_time: float       # its hand-off to the next beat starts (= duration: none)
     captions: list = field(default_factory=list)       # (start, end, text)
     shown_numbers: list = field(default_factory=list)  # readouts.ShownNumber as dicts
     audit_log: list = field(default_factory=list)
@@ -131,7 +132,7 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
                          options=encoding.options(job.quality, job.width, job.height, job.fps))
     with tempconfig(conf):
         scene = make_film(trace, [job.beat], ends_film=not job.hands_off, audit=job.audit,
-                          video=video)
+                          carried_over=job.follows, video=video)
         scene.render()
     video.close()
     writer = scene.renderer.file_writer
@@ -150,6 +151,7 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
     segment = BeatSegment(
         beat=job.beat, folder=folder, frames=writer.frames_written, fps=job.fps,
         key_time=scene.key_times[job.beat],
+        handoff_time=scene.handoff_times.get(job.beat, writer.frames_written / job.fps),
         captions=[(c.start.total_seconds(), c.end.total_seconds(), c.content)
                   for c in writer.subcaptions],
         shown_numbers=[asdict(n) for n in scene.shown_numbers],
