@@ -1,8 +1,10 @@
-"""Contact sheets of the film in motion (docs/film-*.png): three frames inside every beat
-(a quarter, half and three quarters of the way through) for the default sentence, a
-Chinese one and a 15-token one, to see at a glance what each beat looks like mid-way.
+"""Contact sheets of the film in motion (docs/film-*.png): for every beat three frames
+inside it (a quarter, half and three quarters of the way through) and its key frame, for
+the sentences the film is judged on (issue 20's acceptance: the default, a relative
+clause, Chinese, French in word pieces, two pronouns), to see at a glance what each beat
+looks like mid-way and where it rests.
 
-    .venv/bin/python docs/make_film_sheets.py            # all three (a few minutes)
+    .venv/bin/python docs/make_film_sheets.py            # all of them (several minutes)
     .venv/bin/python docs/make_film_sheets.py default    # one of them
 """
 from __future__ import annotations
@@ -13,12 +15,17 @@ from pathlib import Path
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
-SENTENCES = {
-    "default": "The cat ate the fish",
-    "chinese": "猫吃了鱼，因为它饿了。",
-    "long": "The animal didn't cross the street because it was too tired",   # 15 tokens
+SENTENCES = {       # name: (sentence, options)
+    "default": ("The cat ate the fish", {}),
+    "chef": ("The chef who trained in Paris cooked a wonderful meal for the guests",
+             {"focus": "cooked"}),
+    "chinese": ("小猫吃了一条鱼", {}),
+    "french": ("Le chat a mangé le poisson", {}),
+    "lawyer": ("The lawyer questioned the witness because she was lying", {"focus": "she"}),
+    "animal": ("The animal didn't cross the street because it was too tired",   # 15 tokens
+               {"focus": "it"}),
 }
-SHARES = (0.25, 0.5, 0.75)
+SHARES = (0.25, 0.5, 0.75)    # and the key frame
 SIZE = (640, 360)             # each frame is drawn at this size: what a small screen shows
 
 
@@ -42,19 +49,22 @@ def sheet_for(name: str) -> Path:
     from attention_explainer.scenes.pipeline.regression import contact_sheet
     from attention_explainer.scenes.film.registry import entry
     from attention_explainer.scenes.pipeline.render import render_stills
-    trace = compute_trace(SENTENCES[name])
+    sentence, options = SENTENCES[name]
+    trace = compute_trace(sentence, **options)
     frames = []
     for beat, (start, end) in beat_times(trace).items():
         length = end - start
-        times = [round(share * length, 1) for share in SHARES]
+        times = [round(share * length, 1) for share in SHARES] + ["key"]
         stills = render_stills(trace, beat=beat, times=times, width=SIZE[0], height=SIZE[1],
                                fps=10)
         for t, image in zip(times, stills.values()):
-            frames.append((f"{entry(beat).title} · {t:.1f} s of {length:.1f}",
+            when = "key frame" if t == "key" else f"{t:.1f} s of {length:.1f}"
+            frames.append((f"{entry(beat).title} · {when}",
                            Image.fromarray(image) if not isinstance(image, Image.Image)
                            else image))
     path = ROOT / "docs" / f"film-{name}.png"
-    contact_sheet(frames, columns=len(SHARES), thumb_width=SIZE[0]).save(path, optimize=True)
+    contact_sheet(frames, columns=len(SHARES) + 1, thumb_width=SIZE[0]).save(path,
+                                                                          optimize=True)
     return path
 
 

@@ -20,7 +20,8 @@ the same whichever way it is rendered.
 from __future__ import annotations
 
 import numpy as np
-from manim import FadeIn, FadeOut, FadeTransform, Transform, UpdateFromAlphaFunc, config
+from manim import (FadeIn, FadeOut, FadeTransform, Succession, Transform, UpdateFromAlphaFunc,
+                   config)
 
 from . import audits
 from .wording import tidy
@@ -222,6 +223,12 @@ class Beat:
                signed: bool = False) -> str:
         """The text of a number drawn some other way (or said in a caption), recorded."""
         return self.book.text(kind, index, decimals, signed)
+
+
+def replace_in_place(source, target):
+    """``source`` fades out, then ``target`` fades in: a number rewritten where it stands
+    (a cross-fade would show both on top of each other, an unreadable tangle mid-way)."""
+    return Succession(FadeOut(source), FadeIn(target))
 
 
 def morph(source, target):

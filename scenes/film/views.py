@@ -15,18 +15,20 @@ from ...attention_core.projection import Projection2D, fit_pca
 from ...attention_core.trace import drawn_projection_rows, kept_projection_rows
 from ..vocabulary import stage, style
 from ..vocabulary.grid import make_grid
+from ..vocabulary.head_rows import HeadRows
+from ..vocabulary.headers import head_name
 from ..vocabulary.labels import baseline_drop, place_arrow_labels
 from ..vocabulary.matrices import MatrixVectorProduct, WeightMatrix, entries_of
 from ..vocabulary.planes import LabelledArrow, Plane2D
-from ..vocabulary.text import label_text, wrapped
+from ..vocabulary.text import label_text, line_of, wrapped
 from ..vocabulary.tokens import TokenRow
 from ..vocabulary.vectors import VectorColumn
 
 __all__ = [
-    "HEAVY_KEYS", "LABEL_ALL_UP_TO", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
+    "HEAVY_KEYS", "LABEL_ALL_UP_TO", "MAX_CELL", "TABLE_BOTTOM", "TABLE_TOP", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
     "PLANE_H", "PLANE_W", "RIGHT_CENTER", "ROW_PITCH", "SENTENCE_GRID_BOX",
     "SENTENCE_GRID_CENTER", "drawn_indices", "embedding_panel", "embedding_plane",
-    "embedding_view", "input_column", "joined_pieces", "named_indices", "place_header", "place_note",
+    "embedding_view", "focus_row_dots", "head_rows", "heaviest_key", "input_column", "joined_pieces", "named_indices", "place_header", "place_note",
     "product", "qk_view", "sentence_grid", "shown_tokens_note", "strip_row", "token_row",
     "ranked_groups", "tied", "token_word", "value_view",
 ]
@@ -136,6 +138,51 @@ def sentence_grid(trace):
     grid.move_to(SENTENCE_GRID_CENTER)
     grid.indices = indices
     return grid
+
+
+def focus_row_dots(trace, grid=None) -> VGroup:
+    """The focus row of the primary head's weights as dots in the sentence grid (the
+    mask beat's "before" row of a trace without a mask of its own): what the heads beat
+    hands the followed head's row on as."""
+    grid = grid if grid is not None else sentence_grid(trace)
+    idx = grid.indices
+    row = trace.weights[trace.primary_slot][np.ix_([trace.focus_index], idx)]
+    r = idx.index(trace.focus_index)
+    return VGroup(*[grid.weight_dot(r, c, row[0, c], style.PALETTE.head(trace.primary_head))
+                    for c in range(len(idx))])
+
+
+TABLE_TOP = 2.75          # the heads beat's table: the key labels' top
+TABLE_BOTTOM = -1.45      # ... the last head's row
+MAX_CELL = 0.85
+
+
+def heaviest_key(trace, slot: int) -> int:
+    """The key head ``slot`` gives the most weight to from the focus word (any token)."""
+    return int(np.argmax(trace.weights[slot, trace.focus_index]))
+
+
+def head_rows(book) -> HeadRows:
+    """The focus word's weights in each drawn head: a row per head (its name in its
+    colour), a column per drawn key, a dot per cell whose area is the weight, and after
+    the row the key the head weighs most, with the weight; the primary head boxed."""
+    trace, pal = book.trace, style.PALETTE
+    keys, f = drawn_indices(trace), trace.focus_index
+    H = len(trace.heads)
+    colors = [pal.head(trace.heads[s]) for s in range(H)]
+    name_font = style.FONT_LABEL if H <= 6 else style.FONT_SMALL
+    names = [label_text(head_name(book, s), name_font, colors[s]) for s in range(H)]
+    notes = []
+    for s in range(H):
+        j = heaviest_key(trace, s)
+        weight = book.text("weights", (s, f, j), style.WEIGHT_DECIMALS)
+        notes.append(line_of([("\u2192 ", colors[s]),
+                              (trace.display_tokens[j], ("user", colors[s])),
+                              (f" {weight}", colors[s])], style.FONT_SMALL))
+    return HeadRows(names, notes, [trace.display_tokens[j] for j in keys],
+                    [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,
+                    boxed=trace.primary_slot, top=TABLE_TOP, bottom=TABLE_BOTTOM,
+                    max_cell=MAX_CELL)
 
 
 def shown_tokens_note(trace):

@@ -8,28 +8,20 @@ layer's output for the word: its real numbers.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter, LaggedStart,
-                   Rectangle, TransformFromCopy, VGroup, config)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowFromCenter,
+                   LaggedStart, Rectangle, Transform, TransformFromCopy, VGroup, config)
 
 from ...vocabulary import stage, style
-from ..beat import Beat, Role, Stage
+from ..beat import Beat, Role, Stage, morph
 from ...vocabulary.formula import FormulaMap
-from ...vocabulary.head_rows import HeadRows
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of, make_math, wrapped
 from ...vocabulary.vectors import VectorRow
-from ..views import drawn_indices
+from ..views import drawn_indices, focus_row_dots, head_rows, heaviest_key, sentence_grid
 from ..wording import LQ, RQ, focus_name, focus_parts, word_name
 
-__all__ = [
-    "BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MAX_CELL", "MIX_ARROW", "TABLE_BOTTOM",
-    "TABLE_TOP",
-    "head_rows", "heaviest_key", "line",
-]
+__all__ = ["BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MIX_ARROW", "line"]
 
-TABLE_TOP = 2.75          # the key labels' top
-TABLE_BOTTOM = -1.45      # the last head's row
-MAX_CELL = 0.85
 BAR_Y = -2.35             # the concatenation, W_O and the layer's output for the word
 MIX_ARROW = 1.2           # from the segments' end to the W_O arrow's tip
 BAR_WIDTH = 5.4
@@ -40,40 +32,37 @@ def line(trace):
     return beat_line("Several heads at once: the row of ", *focus_parts(trace), " in each")
 
 
-def heaviest_key(trace, slot: int) -> int:
-    """The key head ``slot`` gives the most weight to from the focus word (any token)."""
-    return int(np.argmax(trace.weights[slot, trace.focus_index]))
-
-
-def head_rows(book) -> HeadRows:
-    """The focus word's weights in each drawn head: a row per head (its name in its
-    colour), a column per drawn key, a dot per cell whose area is the weight, and after
-    the row the key the head weighs most, with the weight; the primary head boxed."""
-    trace, pal = book.trace, style.PALETTE
-    keys, f = drawn_indices(trace), trace.focus_index
-    H = len(trace.heads)
-    colors = [pal.head(trace.heads[s]) for s in range(H)]
-    name_font = style.FONT_LABEL if H <= 6 else style.FONT_SMALL
-    names = [label_text(head_name(book, s), name_font, colors[s]) for s in range(H)]
-    notes = []
-    for s in range(H):
-        j = heaviest_key(trace, s)
-        weight = book.text("weights", (s, f, j), style.WEIGHT_DECIMALS)
-        notes.append(line_of([("\u2192 ", colors[s]),
-                              (trace.display_tokens[j], ("user", colors[s])),
-                              (f" {weight}", colors[s])], style.FONT_SMALL))
-    return HeadRows(names, notes, [trace.display_tokens[j] for j in keys],
-                    [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,
-                    boxed=trace.primary_slot, top=TABLE_TOP, bottom=TABLE_BOTTOM,
-                    max_cell=MAX_CELL)
-
-
 class HeadsBeat(Beat):
     name = "heads"
 
     @classmethod
     def leaves(cls, film) -> Stage:
-        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap("all")})
+        # the mask beat's grid, and in it the followed head's row, which the table's row
+        # moves into
+        grid = sentence_grid(film.trace)
+        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap("all"),
+                      Role.GRID: grid, Role.WEIGHTS: focus_row_dots(film.trace, grid)})
+
+    def hand_off(self) -> None:
+        """The followed head's dots move into the focus row of the grid the mask beat
+        works on; the grid comes in around them; the rest goes."""
+        target = type(self).leaves(self.film)
+        s, keys = self.trace.primary_slot, drawn_indices(self.trace)
+        row = target[Role.WEIGHTS]
+        moves = [morph(self.roles[Role.LINE], target[Role.LINE]),
+                 morph(self.roles[Role.MAP], target[Role.MAP]), FadeIn(target[Role.GRID])]
+        moving = []
+        for j, dot in zip(target[Role.GRID].indices, row):
+            if j in keys:
+                moving.append(self.table.dots[s][keys.index(j)])
+                moves.append(Transform(moving[-1], dot))
+            else:
+                moves.append(FadeIn(dot))
+        staying = {id(m) for m in (self.roles[Role.LINE], self.roles[Role.MAP], *moving)}
+        leaving = [m for m in self.film.mobjects
+                   if id(m) not in staying and m is not self.film.camera.frame]
+        self.film.play(*moves, *[FadeOut(m) for m in leaving], *self.film.camera_home(),
+                       run_time=style.T_HANDOFF, rate_func=style.EASE)
 
     def script(self):
         self.open(line(self.trace), "all")
@@ -89,27 +78,24 @@ class HeadsBeat(Beat):
         s = trace.primary_slot
         followed = VGroup(table.names[s], table.rows[s], table.notes[s])
         width = max(followed.width * 1.15, config.frame_width * CLOSE_UP)
-        if width < config.frame_width:        # a short row: start close to it
-            self.film.camera.frame.move_to(followed.get_center()).set(width=width)
-            self.pin_to_frame()
+        handed = self.stage.get(Role.WEIGHTS)      # the weights list, become this row
         j = heaviest_key(trace, s)
         self.say(f"{head_name(self.book, s).capitalize()}, the head we followed, gives most "
                  f"to {word_name(trace, j)}")
-        self.play(FadeIn(table.lines), FadeIn(table.labels), FadeIn(table.names[s]),
-                  LaggedStart(*[GrowFromCenter(d) for d in table.dots[s]],
-                              lag_ratio=style.lag_for(len(table.words))),
-                  run_time=style.T_MOVE)
+        appear = [FadeIn(table.lines), FadeIn(table.labels), FadeIn(table.names[s])]
+        if handed is not None:
+            # the row is on stage already, where the table puts it: its own dots stand in
+            self.remove(handed, *handed)
+            self.add(*table.dots[s])
+        else:
+            appear.append(LaggedStart(*[GrowFromCenter(d) for d in table.dots[s]],
+                                      lag_ratio=style.lag_for(len(table.words))))
+        if width < config.frame_width:        # a short row: the camera moves close to it
+            self.camera_to(followed.get_center(), width, *appear, run_time=style.T_MOVE)
+        else:
+            self.play(*appear, run_time=style.T_MOVE)
         self.play(FadeIn(table.notes[s], shift=RIGHT * 0.1), Create(table.box),
                   run_time=style.T_SHORT)
-
-    def pin_to_frame(self):
-        """The line and the map keep their place on screen when the film starts zoomed."""
-        frame = self.film.camera.frame
-        k = frame.width / config.frame_width
-        for role in Role.OVERLAY:
-            mob = self.roles.get(role)
-            if mob is not None:
-                mob.scale(k, about_point=np.zeros(3)).shift(frame.get_center())
 
     # ---- out to every head ---------------------------------------------------------------------
     def out_to_every_head(self):

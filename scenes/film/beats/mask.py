@@ -19,7 +19,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform
 
 from ....attention_core.derived import causal_mask, causal_weights, unmasked_weights
 from ...vocabulary import stage, style
-from ..beat import Beat, Role, Stage
+from ..beat import Beat, Role, Stage, replace_in_place
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ..audits import drawn_size
@@ -116,10 +116,19 @@ class MaskBeat(Beat):
         if Role.GRID not in self.roles:
             self.add(grid)
         self.roles[Role.GRID] = grid
+        # the followed head's row, handed on by the heads beat, is already in its place
+        n = len(idx)
+        handed = self.stage.get(Role.WEIGHTS)
+        own_row = list(self.dots_before[self.row * n:(self.row + 1) * n])
+        arrive = [FadeIn(d, scale=0.5) for d in self.dots_before
+                  if handed is None or d not in own_row]
+        settle = [Transform(a, b) for a, b in zip(handed, own_row)] if handed is not None else []
         self.say(f"{head_name(self.book, self.slot).capitalize()}'s weights, before any mask")
-        self.play(LaggedStart(*[FadeIn(d, scale=0.5) for d in self.dots_before],
-                              lag_ratio=style.LAG_MANY),
+        self.play(LaggedStart(*arrive, lag_ratio=style.LAG_MANY), *settle,
                   FadeIn(self.legend), Create(self.box), run_time=style.T_BUILD)
+        if handed is not None:      # the row's own dots in place of those it was handed
+            self.remove(handed, *handed)
+            self.add(*own_row)
 
     # ---- forbidden keys: their scores become minus infinity -------------------------------------
     def forbidden_scores_become_minus_infinity(self):
@@ -184,6 +193,10 @@ class MaskBeat(Beat):
                                config.frame_height / (VGroup(self.headers, cells).height
                                                       * ZOOM_MARGIN))
         whole = VGroup(row_group, self.sum_line)
+        # the row's label too, if the numbers stay legible at the zoom that frames it
+        framing = config.frame_width / (whole.width * ZOOM_MARGIN)
+        if framing < zoom and framing * size >= style.MIN_FONT:
+            self.zoom = zoom = framing
         view = whole if whole.width * ZOOM_MARGIN * zoom <= config.frame_width else cells
         view = VGroup(view, self.headers)
         self.say(f"Up close: the weights of {focus_name(trace)} that are left")
@@ -224,7 +237,7 @@ class MaskBeat(Beat):
                  f"{word_name(trace, idx[top])}, and the row sums to {self.total.text}")
         others = [(a, b) for n, (a, b) in enumerate(zip(self.dots_before, self.dots_after))
                   if n // len(idx) != self.row]
-        self.play(*[FadeTransform(a, b) for a, b in zip(self.w_before, self.w_after)],
+        self.play(*[replace_in_place(a, b) for a, b in zip(self.w_before, self.w_after)],
                   *[Transform(a, b) for a, b in others], run_time=style.T_MOVE)
         self.play(FadeIn(self.sum_line, shift=LEFT * 0.1), run_time=style.T_SHORT)
 

@@ -16,19 +16,19 @@ embedding space: the model's numbers do not show one there.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Animation, Circle, Dot, FadeIn, LaggedStart, Line,
-                   VGroup, Write)
+from manim import (DOWN, LEFT, RIGHT, UP, Animation, Circle, Dot, FadeIn, FadeOut,
+                   FadeTransform, LaggedStart, Line, VGroup, Write)
 
 from ....attention_core.derived import shown_row, temperature_weights
 from ...vocabulary import stage, style
-from ..beat import Beat, Role, Stage
+from ..beat import Beat, Role, Stage, morph
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.labels import place_labels
 from ...vocabulary.planes import Plane2D
 from ...vocabulary.text import label_text, line_of, make_math, make_text, outlined, user_text
 from ..readouts import format_number
-from ..views import drawn_indices, named_indices, value_view
+from ..views import drawn_indices, head_rows, named_indices, value_view
 from ..wording import focus_name, focus_parts, words_named
 
 __all__ = [
@@ -219,7 +219,33 @@ class PullBeat(Beat):
 
     @classmethod
     def leaves(cls, film) -> Stage:
-        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap("values")})
+        # the followed head's row of the heads beat's table, which the weights list becomes
+        book = film.book
+        recorded = len(book.shown)
+        row = head_rows(book).dots[film.trace.primary_slot]
+        del book.shown[recorded:]           # the table's notes are drawn by the heads beat
+        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap("values"),
+                      Role.WEIGHTS: row})
+
+    def hand_off(self) -> None:
+        """The list of weights becomes the followed head's row of the table the heads
+        beat opens on: each listed weight goes into its key's dot; the rest goes."""
+        target = type(self).leaves(self.film)
+        weights = self.roles[Role.WEIGHTS]
+        listed = dict(zip(weights.keys, weights.entries))
+        moves = [morph(self.roles[Role.LINE], target[Role.LINE]),
+                 morph(self.roles[Role.MAP], target[Role.MAP])]
+        taken = {id(self.roles[Role.LINE]), id(self.roles[Role.MAP])}
+        for j, dot in zip(drawn_indices(self.trace), target[Role.WEIGHTS]):
+            if j in listed:
+                moves.append(FadeTransform(listed[j], dot))
+                taken.add(id(listed[j]))
+            else:
+                moves.append(FadeIn(dot))
+        leaving = [m for m in self.film.mobjects
+                   if id(m) not in taken and m is not self.film.camera.frame]
+        self.film.play(*moves, *[FadeOut(m) for m in leaving], *self.film.camera_home(),
+                       run_time=style.T_HANDOFF, rate_func=style.EASE)
 
     def script(self):
         trace = self.trace

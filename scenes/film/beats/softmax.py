@@ -15,7 +15,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTr
 
 from ...vocabulary import stage, style
 from ...vocabulary.bars import SoftmaxBars
-from ..beat import Beat, Role, Stage
+from ..beat import Beat, Role, Stage, replace_in_place
 from ...vocabulary.formula import FormulaMap, role_colored
 from ...vocabulary.headers import beat_line
 from ..readouts import magnitude_decimals
@@ -178,9 +178,9 @@ class SoftmaxBeat(Beat):
         self.divisor.next_to(VGroup(self.raw), DOWN, buff=0.3)
         self.say(f"Divide by \u221ad_k = \u221a{d_k} = {root}: these are the scores")
         self.play(FadeIn(self.divisor, shift=UP * 0.2), run_time=style.T_QUICK)
-        self.play(LaggedStart(*[FadeTransform(a, b) for a, b in zip(self.raw, self.scaled)],
+        self.play(LaggedStart(*[replace_in_place(a, b) for a, b in zip(self.raw, self.scaled)],
                               lag_ratio=style.LAG_MANY),
-                  FadeTransform(self.label, scaled_label), run_time=style.T_STEP)
+                  replace_in_place(self.label, scaled_label), run_time=style.T_STEP)
         self.label = scaled_label
 
     # ---- 2b. a masked trace: the forbidden scores become -inf ---------------------------------
@@ -193,7 +193,7 @@ class SoftmaxBeat(Beat):
                                 signed=True, font_size=style.FONT_LABEL, color=pal.mask)
                 pairs.append((self.scaled[c], t.move_to(self.scaled[c])))
         self.say("The mask sets the forbidden ones to \u2212\u221e: no weight for those keys")
-        self.play(*[FadeTransform(a, b) for a, b in pairs], run_time=style.T_STEP)
+        self.play(*[replace_in_place(a, b) for a, b in pairs], run_time=style.T_STEP)
         for a, b in pairs:
             self.scaled.submobjects[self.scaled.submobjects.index(a)] = b
 
