@@ -71,3 +71,24 @@ def test_mid_play_a_cross_fade_passes_and_a_text_over_a_still_text_fails(scene):
     scene.play(FadeIn(label_text("over").move_to(still), run_time=0.1), run_time=1)
     problems = {(entry[1], entry[2][1], entry[2][2]) for entry in scene.layout_log}
     assert ("text over text", "end", ("still", "over")) in problems, scene.layout_log
+
+
+def test_a_formula_on_screen_twice_is_found(scene):
+    from attention_explainer.scenes.vocabulary.formula import FormulaMap, attention_formula
+    corner = FormulaMap(None)
+    scene.add(corner)
+    assert audits.formulas_twice(scene) == []
+    big = attention_formula(style.FONT_TITLE, full=False)   # the summary's fault
+    scene.add(big.shift(DOWN * 2))
+    assert len(audits.formulas_twice(scene)) == 1    # the same formula, however typeset
+    big.set_opacity(0.3)                             # one fading: arriving or leaving
+    assert audits.formulas_twice(scene) == []
+    scene.add(attention_formula(style.FONT_TITLE, full=True).shift(UP * 2))
+    assert audits.formulas_twice(scene) == []        # Attention(Q, K, V) = ...: another
+
+
+def test_a_hand_off_to_an_empty_stage_is_found():
+    from attention_explainer.scenes.film.beat import Role, Stage
+    assert audits.near_empty(Stage({Role.LINE: 1, Role.MAP: 2}), Role.OVERLAY)
+    assert not audits.near_empty(Stage({Role.LINE: 1, Role.MAP: 2, Role.GRID: 3}),
+                                 Role.OVERLAY)

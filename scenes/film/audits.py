@@ -1,7 +1,8 @@
 """Checks a film runs on itself while it is drawn (for the tests): every text on screen is
 legible, no glyph morph is played between texts that say different things, and the layout
-holds — everything visible inside the camera's frame (with a margin), and no two texts
-over each other."""
+holds — everything visible inside the camera's frame (with a margin), no two texts over
+each other, no formula on screen twice, and no hand-off to a stage of nothing but the
+line and the map."""
 from __future__ import annotations
 
 import numpy as np
@@ -284,4 +285,44 @@ def layout_faults(scene, in_play=frozenset(), travelling=frozenset()
     mid-play, see :func:`overlapping_texts`)."""
     return ([("outside the frame", f) for f in outside_the_frame(scene, in_play=in_play)]
             + [("text over text", f)
-               for f in overlapping_texts(scene, in_play, travelling=travelling)])
+               for f in overlapping_texts(scene, in_play, travelling=travelling)]
+            + [("shown twice", f) for f in formulas_twice(scene, in_play)])
+
+
+SOLID = 0.6       # a text at least this opaque is read as itself (not one cross-fading)
+FORMULA_GLYPHS = 10   # a formula, not a symbol
+
+
+def formulas_twice(scene, in_play=frozenset()) -> list[str]:
+    """Formulas on screen twice, both solid: one picture has one copy of the formula (a
+    second one written beside the corner map was the summary's fault). Mid-play, a copy
+    that is part of the play may be arriving or leaving."""
+    seen: dict[str, int] = {}
+    for mob, kind in _units(scene):
+        glyphs = sum(1 for m in mob.get_family() if m.has_points())
+        # a symbol (W_Q over its matrix and in a legend) may well be written twice
+        if isinstance(mob, MathTypst) and glyphs >= FORMULA_GLYPHS \
+                and _text_opacity(mob) >= SOLID and id(mob) not in in_play:
+            key = _written(str(getattr(mob, "typst_code", "")))
+            seen[key] = seen.get(key, 0) + 1
+    return [key for key, count in seen.items() if count > 1]
+
+
+def _written(code: str) -> str:
+    """What a formula writes: its Typst code less the groups that label its parts
+    (``manimgrp("q", Q)`` is Q) and its spacing."""
+    while (start := code.find("manimgrp(")) >= 0:
+        comma = code.index(",", start)
+        depth, end = 0, start + len("manimgrp")
+        for end in range(start + len("manimgrp"), len(code)):
+            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            if depth == 0:
+                break
+        code = code[:start] + code[comma + 1:end] + code[end + 1:]
+    return "".join(code.split())
+
+
+def near_empty(stage_roles: dict, overlay) -> bool:
+    """A beat boundary through a near-empty frame: the stage handed on holds nothing but
+    the overlay (the line and the map), so the next beat draws its subject from black."""
+    return not any(role not in overlay for role in stage_roles)

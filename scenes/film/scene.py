@@ -6,7 +6,7 @@ from __future__ import annotations
 from manim import ORIGIN, MovingCameraScene, config
 
 from . import audits
-from ..vocabulary import fastcopy, style
+from ..vocabulary import fastcopy, manim_fixes, style
 from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
@@ -52,6 +52,7 @@ class FilmScene(MovingCameraScene):
         self._centres_before: dict = {}      # where each text stood as the play began
         style.register_fonts()
         fastcopy.install()
+        manim_fixes.install()
         super().__init__(**kwargs)
 
     @property
@@ -149,6 +150,9 @@ class FilmScene(MovingCameraScene):
         self.mark_hand_off(beat.name)
         beat.hand_off()
         self.stage = type(beat).leaves(self)
+        if self.audit and audits.near_empty(self.stage, Role.OVERLAY):
+            self.layout_log.append((beat.name, "near-empty hand-off",
+                                    (round(self.renderer.time, 2), "end", "line and map only")))
         self.clear()
         self.camera.frame.set(width=config.frame_width).move_to(ORIGIN)
         self.add(*self.stage.values())
