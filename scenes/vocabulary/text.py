@@ -286,10 +286,16 @@ def line_of(parts, font_size: float = style.FONT_BODY) -> TextLine:
             glyphs, _, _ = _our_baseline_text(text.strip(), font_size, col)
         if n and not (text[:1].isspace() or parts[n - 1][0][-1:].isspace()):
             x -= space            # spaces are written out: "ate" + "'s query" is "ate's"
+            if _wide(text[:1]) or _wide(parts[n - 1][0][-1:]):
+                x += 0.3 * space  # an ideograph fills its box: a quote beside it keeps off
         glyphs.shift(RIGHT * (x - glyphs.get_left()[0]))      # keep y: the baselines agree
         x = glyphs.get_right()[0] + space
         pieces.append(glyphs)
     return TextLine(*pieces, text="".join(text for text, _ in parts))
+
+
+def _wide(char: str) -> bool:
+    return bool(char) and unicodedata.east_asian_width(char) in "WF"
 
 
 def _our_baseline_text(text: str, font_size: float, color: str):
