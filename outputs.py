@@ -180,7 +180,8 @@ def _sweep_staging(folder: Path) -> int:
         return _remove(folder)
     young = _age(folder) <= UNLOCKED_GRACE
     if young and folder.name.startswith(WORK_PREFIX + "new-"):
-        return 0                                # being made: its lock may not be taken yet
+        # being made: its lock may not be taken yet, unless the run making it is gone
+        return _remove(folder) if _maker_gone(folder) else 0
     lock = folder / LOCK
     if not lock.exists():
         return 0 if young else _remove(folder)
@@ -202,6 +203,21 @@ def _sweep_staging(folder: Path) -> int:
         os.close(fd)
 
 
+def _maker_gone(folder: Path) -> bool:
+    """Whether the process a "new-PID-" working folder is named for has ended (a run
+    killed while it made the folder, between making and locking it)."""
+    pid = folder.name[len(WORK_PREFIX + "new-"):].split("-", 1)[0]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:                 # another user's process: alive
+        return False
+    return False
+
+
 def _remove(folder: Path) -> int:
     """Remove a working folder: first renamed to a trash name (one atomic step), so a run
     killed while deleting never leaves a half-emptied folder that looks in use."""
@@ -219,8 +235,10 @@ def _remove(folder: Path) -> int:
 def _new_working_folder(parent: Path, prefix: str) -> tuple[Path, int | None]:
     """A working folder that is never seen without its lock: made under a temporary
     name, locked, then renamed into place."""
-    making = Path(tempfile.mkdtemp(prefix=WORK_PREFIX + "new-", dir=parent))
-    fd = try_lock(making / LOCK)     # sweeps leave young "new-" folders alone: never contended
+    # named for the process making it: a sweep leaves a young "new-" folder alone while
+    # that process lives (never contended), and removes it once the process is gone
+    making = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}new-{os.getpid()}-", dir=parent))
+    fd = try_lock(making / LOCK)
     final = parent / (WORK_PREFIX + prefix + making.name[len(WORK_PREFIX + "new-"):])
     os.rename(making, final)
     return final, fd

@@ -268,6 +268,24 @@ def test_a_stale_staging_folder_is_swept_and_said_once(good_set, tmp_path):
     assert "removed 1 stale" in proc.stderr and not stale.exists()
 
 
+def test_a_working_folder_half_made_by_a_killed_run_is_swept_at_once(tmp_path):
+    """A run killed between making its working folder and locking it leaves a young
+    "new-" folder: swept at once when the process it is named for is gone (the next run
+    left it for a minute, and a killed render's folder outlived the run after it), kept
+    while that process lives."""
+    from attention_explainer.outputs import WORK_PREFIX, sweep_stale
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()                                   # reaped: its pid is no one's
+    dead = tmp_path / f"{WORK_PREFIX}new-{ended.pid}-abcd1234"
+    mine = tmp_path / f"{WORK_PREFIX}new-{os.getpid()}-efgh5678"
+    unnamed = tmp_path / f"{WORK_PREFIX}new-ijkl9012"
+    for folder in (dead, mine, unnamed):
+        folder.mkdir()
+    assert sweep_stale(tmp_path) == 1
+    assert not dead.exists() and mine.exists() and unnamed.exists()
+
+
 # ---- 9: two runs racing for one new name --------------------------------------------------------
 def test_two_renders_to_one_new_name_cannot_both_win(tmp_path):
     first = subprocess.Popen(CLI + ["render", DEFAULT, "--beats", "title,embed,project",
