@@ -168,17 +168,20 @@ def _shown_sum(row_kind):
     return total
 
 
+def _shown_rest(row, decimals: int, listed) -> float:
+    shown = shown_row(row, int(decimals))
+    return float(shown.sum() - shown[list(listed)].sum()) if listed else float(shown.sum())
+
+
 def shown_weight_rest(trace, h: int, i: int, decimals: int, *listed: int) -> float:
     """The drawn weights of row i of head h summed over the keys not in ``listed``."""
-    row = shown_row(trace.weights[h, i], int(decimals))
-    return float(row.sum() - row[list(listed)].sum()) if listed else float(row.sum())
+    return _shown_rest(trace.weights[h, i], decimals, listed)
 
 
 def shown_temperature_rest(trace, h: int, i: int, temperature: float, decimals: int,
                            *listed: int) -> float:
     """As :func:`shown_weight_rest`, for the weights at a softmax temperature."""
-    row = shown_row(temperature_weights(trace, h, i, temperature), int(decimals))
-    return float(row.sum() - row[list(listed)].sum()) if listed else float(row.sum())
+    return _shown_rest(temperature_weights(trace, h, i, temperature), decimals, listed)
 
 
 DERIVED.update({f"shown_{kind}": _shown_entry(kind) for kind in ROWS})

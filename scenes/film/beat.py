@@ -86,8 +86,19 @@ class Beat:
                 staying.add(id(current))
             else:
                 moves.append(FadeIn(mob))
+        self.play_hand_off(moves, staying | keep)
+
+    def overlay_moves(self, target: Stage) -> tuple[list, set[int]]:
+        """The line and the map morphed into ``target``'s, and the ids of this beat's."""
+        current = [self.roles[role] for role in Role.OVERLAY]
+        return ([morph(mob, target[role]) for mob, role in zip(current, Role.OVERLAY)],
+                {id(mob) for mob in current})
+
+    def play_hand_off(self, moves: list, staying: set[int]) -> None:
+        """Play a hand-off: ``moves`` carry on what lives on (``staying``: the ids of the
+        objects they move or bring); everything else fades out; the camera comes home."""
         leaving = [m for m in self.film.mobjects
-                   if id(m) not in staying | keep and m is not self.film.camera.frame]
+                   if id(m) not in staying and m is not self.film.camera.frame]
         self.film.play(*moves, *[FadeOut(m) for m in leaving], *self.film.camera_home(),
                        run_time=style.T_HANDOFF, rate_func=style.EASE)
 

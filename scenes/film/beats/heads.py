@@ -8,11 +8,11 @@ layer's output for the word: its real numbers.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowFromCenter,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter,
                    LaggedStart, Rectangle, Transform, TransformFromCopy, VGroup, config)
 
 from ...vocabulary import stage, style
-from ..beat import Beat, Role, Stage, morph
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of, make_math, wrapped
@@ -49,8 +49,8 @@ class HeadsBeat(Beat):
         target = type(self).leaves(self.film)
         s, keys = self.trace.primary_slot, drawn_indices(self.trace)
         row = target[Role.WEIGHTS]
-        moves = [morph(self.roles[Role.LINE], target[Role.LINE]),
-                 morph(self.roles[Role.MAP], target[Role.MAP]), FadeIn(target[Role.GRID])]
+        moves, staying = self.overlay_moves(target)
+        moves.append(FadeIn(target[Role.GRID]))
         moving = []
         for j, dot in zip(target[Role.GRID].indices, row):
             if j in keys:
@@ -58,11 +58,7 @@ class HeadsBeat(Beat):
                 moves.append(Transform(moving[-1], dot))
             else:
                 moves.append(FadeIn(dot))
-        staying = {id(m) for m in (self.roles[Role.LINE], self.roles[Role.MAP], *moving)}
-        leaving = [m for m in self.film.mobjects
-                   if id(m) not in staying and m is not self.film.camera.frame]
-        self.film.play(*moves, *[FadeOut(m) for m in leaving], *self.film.camera_home(),
-                       run_time=style.T_HANDOFF, rate_func=style.EASE)
+        self.play_hand_off(moves, staying | {id(m) for m in moving})
 
     def script(self):
         self.open(line(self.trace), "all")

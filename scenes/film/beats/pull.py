@@ -16,12 +16,12 @@ embedding space: the model's numbers do not show one there.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Animation, Circle, Dot, FadeIn, FadeOut,
+from manim import (DOWN, LEFT, RIGHT, UP, Animation, Circle, Dot, FadeIn,
                    FadeTransform, LaggedStart, Line, VGroup, Write)
 
-from ....attention_core.derived import shown_row, temperature_weights
+from ....attention_core.derived import lookup, shown_kind, temperature_weights
 from ...vocabulary import stage, style
-from ..beat import Beat, Role, Stage, morph
+from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.labels import place_labels
@@ -101,43 +101,51 @@ class ListedWeights:
         self.numbers = [entry[0] for entry in weights.entries]
         self.more = weights.more
         self.settled = [m.copy() for m in self.targets()]       # the model's own, T = 1
+        self.is_rest = [m is self.more for m in self.targets()]
         # each target's size against a fresh build of its own text (the list may be scaled)
-        self.scales = [home.height / self.build(home, home.original_text).height
-                       for home in self.settled]
+        self.scales = [home.height / self.build(rest, home.original_text).height
+                       for home, rest in zip(self.settled, self.is_rest)]
 
     def targets(self) -> list:
         return self.numbers + ([self.more] if self.more is not None else [])
 
-    def build(self, mob, text: str):
-        if mob is self.more or (self.more is not None and mob is self.settled[-1]):
+    @staticmethod
+    def build(rest: bool, text: str):
+        if rest:
             return label_text(text, style.FONT_SMALL)
         return make_text(text, font=style.SERIF, font_size=style.FONT_LABEL)
 
-    def texts_at(self, temperature: float) -> list[str]:
-        row = shown_row(temperature_weights(self.trace, self.slot, self.focus, temperature),
-                        style.WEIGHT_DECIMALS)
-        texts = [format_number(float(row[j]), style.WEIGHT_DECIMALS) for j in self.weights.keys]
+    def where(self, temperature: float) -> list[tuple[str, tuple]]:
+        """(kind, index) of each listed number at ``temperature`` (derived's own)."""
+        at = (self.slot, self.focus)
+        kinds = [("temperature_weight", (*at, j, temperature)) for j in self.weights.keys]
         if self.more is not None:
-            rest = float(row.sum() - row[list(self.weights.keys)].sum())
-            texts.append(self.weights.more_text(format_number(rest, style.WEIGHT_DECIMALS)))
+            kinds.append(("temperature_rest", (*at, temperature, *self.weights.keys)))
+        return kinds
+
+    def texts_at(self, temperature: float) -> list[str]:
+        """The list's texts at ``temperature``, as the book would write them."""
+        texts = []
+        for kind, index in self.where(temperature):
+            value = lookup(self.trace, *shown_kind(kind, index, style.WEIGHT_DECIMALS))
+            number = format_number(value, style.WEIGHT_DECIMALS)
+            texts.append(self.weights.more_text(number) if kind == "temperature_rest"
+                         else number)
         return texts
 
     def record(self, book, temperature: float) -> None:
         """Record the list's numbers at ``temperature`` as drawn (one rounding, the row's)."""
-        where = (self.slot, self.focus)
-        for j in self.weights.keys:
-            book.text("temperature_weight", (*where, j, temperature), style.WEIGHT_DECIMALS)
-        if self.more is not None:
-            book.text("temperature_rest", (*where, temperature, *self.weights.keys),
-                      style.WEIGHT_DECIMALS)
+        for kind, index in self.where(temperature):
+            book.text(kind, index, style.WEIGHT_DECIMALS)
 
     def set_temperature(self, temperature: float, opacity: float = 1.0) -> None:
         at_one = abs(temperature - 1.0) < 1e-9
         texts = [m.original_text for m in self.settled] if at_one else self.texts_at(temperature)
-        for mob, text, home, scale in zip(self.targets(), texts, self.settled, self.scales):
-            made = home if at_one else self.build(mob, text).scale(scale)
+        for mob, text, home, scale, rest in zip(self.targets(), texts, self.settled,
+                                                self.scales, self.is_rest):
+            made = home if at_one else self.build(rest, text).scale(scale)
             # numbers keep their right edge (a column of figures), the rest line its left
-            edge = LEFT if mob is self.more else RIGHT
+            edge = LEFT if rest else RIGHT
             made = made.copy().move_to(home, aligned_edge=edge + DOWN)
             if len(made.submobjects) == len(mob.submobjects):   # else cannot be set in place
                 for glyph, new in zip(mob.submobjects, made.submobjects):
@@ -233,19 +241,14 @@ class PullBeat(Beat):
         target = type(self).leaves(self.film)
         weights = self.roles[Role.WEIGHTS]
         listed = dict(zip(weights.keys, weights.entries))
-        moves = [morph(self.roles[Role.LINE], target[Role.LINE]),
-                 morph(self.roles[Role.MAP], target[Role.MAP])]
-        taken = {id(self.roles[Role.LINE]), id(self.roles[Role.MAP])}
+        moves, taken = self.overlay_moves(target)
         for j, dot in zip(drawn_indices(self.trace), target[Role.WEIGHTS]):
             if j in listed:
                 moves.append(FadeTransform(listed[j], dot))
                 taken.add(id(listed[j]))
             else:
                 moves.append(FadeIn(dot))
-        leaving = [m for m in self.film.mobjects
-                   if id(m) not in taken and m is not self.film.camera.frame]
-        self.film.play(*moves, *[FadeOut(m) for m in leaving], *self.film.camera_home(),
-                       run_time=style.T_HANDOFF, rate_func=style.EASE)
+        self.play_hand_off(moves, taken)
 
     def script(self):
         trace = self.trace
