@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..attention_core.errors import InputError
-from .common import say
+from .common import interrupts_held, say
 from .options import FPS, RESOLUTION
 
 __all__ = ["command"]
@@ -48,8 +48,11 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
             resolution, fps, force, dry_run, quiet):
     """Render a whole course: every explainer of a TOML manifest, as beat tasks on Dask."""
     from ..cluster import DASHBOARD_ADDRESS, check_scheduler_address
-    from ..course import (CourseRun, dry_run_lines, load_course, output_set, sort_out_existing,
-                          summary_table)
+    with interrupts_held():         # the first imports of manim and of Dask
+        import distributed  # noqa: F401 - loaded here, held, for the course's cluster
+
+        from ..course import (CourseRun, dry_run_lines, load_course, output_set,
+                              sort_out_existing, summary_table)
     from ..outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
     from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
     from ..scenes.pipeline.draw import default_workers

@@ -130,7 +130,8 @@ _SAID_UNUSABLE: set = set()
 
 def render_into(trace, video: VideoOptions, drawing: DrawingOptions, outputs, *, also=None):
     """Run a render into ``outputs`` with the command's video and drawing options."""
-    from ..scenes.pipeline.render import render_video
+    with interrupts_held():         # the first import of manim
+        from ..scenes.pipeline.render import render_video
     from .progress import RenderBar
 
     use_theme(drawing.theme)

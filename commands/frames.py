@@ -10,8 +10,8 @@ import click
 from ..attention_core import DEFAULT_SENTENCE
 from ..facts import BEAT_NAMES, DEFAULT_FPS, DEFAULT_RESOLUTION
 from ..scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
-from .common import (beat_cache, compute_trace, drawable_sentence, report_files, saved_trace,
-                     say, use_theme)
+from .common import (beat_cache, compute_trace, drawable_sentence, interrupts_held, report_files,
+                     saved_trace, say, use_theme)
 from .options import (BEATS, FPS, RESOLUTION, TIMES, DrawingOptions, TraceOptions,
                       drawing_options, trace_options)
 
@@ -57,7 +57,8 @@ def command(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, go
             tolerance, max_diff_share, jobs, no_cache, force, quiet, as_json,
             tracing: TraceOptions, drawing: DrawingOptions):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
-    from ..scenes.pipeline.stills import StillsJob
+    with interrupts_held():         # the first import of manim (see interrupts_held)
+        from ..scenes.pipeline.stills import StillsJob
 
     width, height, _ = resolution
     job = StillsJob(beats=beat, times=times, out_dir=Path(out_dir), width=width, height=height,

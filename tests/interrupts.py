@@ -102,3 +102,37 @@ def interrupt_check(argv: list[str], out: Path, *, after: float, sig=signal.SIGI
     return {"after": round(after, 2), "returncode": proc.returncode,
             "finished_first": finished_first, "problems": problems,
             "stderr": err.strip()[-400:]}
+
+
+# run in a fresh interpreter: notes, at the first import of each native stack, whether the
+# program holds Ctrl-C then (its SIGINT handler is not Python's own), and leaves as soon as
+# every stack asked for has loaded
+_FIRST_IMPORTS = r"""
+import builtins, json, os, signal, sys
+wanted = set(json.loads(sys.argv[1]))
+held, original = {}, builtins.__import__
+def noting(name, globals=None, locals=None, fromlist=(), level=0):
+    top = name.split(".")[0] if level == 0 else None
+    first = top in wanted and top not in held and top not in sys.modules
+    if first:
+        held[top] = signal.getsignal(signal.SIGINT) not in (signal.default_int_handler,
+                                                             signal.SIG_DFL)
+    module = original(name, globals, locals, fromlist, level)
+    if first and set(held) == wanted:
+        os.write(1, json.dumps(held).encode())
+        os._exit(0)
+    return module
+builtins.__import__ = noting
+from attention_explainer import cli
+cli.main(sys.argv[2:])
+"""
+
+
+def first_imports(argv: list[str], stacks: list[str], *, cwd: Path) -> dict:
+    """Whether ``attention-explainer ARGV`` holds interrupts at its first import of each
+    of ``stacks`` (a module that is never imported is missing from the answer)."""
+    import json
+
+    done = subprocess.run([sys.executable, "-c", _FIRST_IMPORTS, json.dumps(stacks), *argv],
+                          cwd=cwd, capture_output=True, text=True, timeout=300)
+    return json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from tests.interrupts import CLI, ROOT, interrupt_check, partial_files
+from tests.interrupts import CLI, ROOT, first_imports, interrupt_check, partial_files
 
 TINY = ["--resolution", "160x90", "--fps", "5"]
 COURSE = ('[defaults]\nresolution = "160x90"\nfps = 5\nbeats = ["title", "embed"]\n'
@@ -50,3 +50,13 @@ def test_an_interrupt_at_any_moment_leaves_nothing_and_a_rerun_finishes(kind, si
                            capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert partial_files(out) == []
+
+
+@pytest.mark.parametrize("kind", ["frames", "pack", "batch"])
+def test_the_native_stacks_load_with_interrupts_held(kind, tmp_path):
+    """A signal during the first import of manim, torch or Dask is held until it ends: raised
+    inside their C code it is printed there as a traceback, and Python, told of a Ctrl-C
+    nobody caught, ends itself by SIGINT (exit -2) whatever the program then says."""
+    argv, _ = command(kind, tmp_path)
+    stacks = ["manim", "dask"] if kind == "batch" else ["manim", "torch"]
+    assert first_imports(argv, stacks, cwd=tmp_path) == dict.fromkeys(stacks, True)
