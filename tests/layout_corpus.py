@@ -47,6 +47,9 @@ def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=Non
                          "verbosity": "ERROR"}):
             scene = FilmScene(trace, beats=beats, skip_animations=True)
             scene.audit = True
+            # the audit reads the scene graph, never a pixel: draw no frame at all (manim
+            # paints the still objects at every play, even when it skips the animation)
+            scene.renderer.update_frame = lambda *args, **kwargs: None
             scene.render()
     finally:
         style.set_theme("3b1b")
