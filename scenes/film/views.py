@@ -23,6 +23,7 @@ from ..vocabulary.planes import LabelledArrow, Plane2D
 from ..vocabulary.text import label_text, line_of, wrapped
 from ..vocabulary.tokens import TokenRow
 from ..vocabulary.vectors import VectorColumn
+from .wording import mark_label
 
 __all__ = [
     "HEAVY_KEYS", "LABEL_ALL_UP_TO", "MAX_CELL", "TABLE_BOTTOM", "TABLE_TOP", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
@@ -177,7 +178,7 @@ def head_rows(book) -> HeadRows:
         j = heaviest_key(trace, s)
         weight = book.text("weights", (s, f, j), style.WEIGHT_DECIMALS)
         notes.append(line_of([("\u2192 ", colors[s]),
-                              (trace.display_tokens[j], ("user", colors[s])),
+                              (mark_label(trace.display_tokens[j]), ("user", colors[s])),
                               (f" {weight}", colors[s])], style.FONT_SMALL))
     return HeadRows(names, notes, [trace.display_tokens[j] for j in keys],
                     [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,
@@ -231,8 +232,9 @@ def embedding_plane(book, points, indices, *, width=7.0, height=3.6, focus_scale
                       f"directions (uncentred PCA of these {n})", style.FONT_SMALL,
                       style.PALETTE.dim)
     plane = Plane2D(points, width=width, height=height, note=note)
-    arrows = [LabelledArrow(plane, points[n_], token_word(trace, i), style.PALETTE.text,
-                            special=trace.special[i], font_size=style.FONT_LABEL)
+    arrows = [LabelledArrow(plane, points[n_], mark_label(token_word(trace, i)),
+                            style.PALETTE.text, special=trace.special[i],
+                            font_size=style.FONT_LABEL)
               for n_, i in enumerate(indices)]
     f = indices.index(trace.focus_index) if trace.focus_index in indices else None
     if f is not None:

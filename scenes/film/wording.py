@@ -6,19 +6,57 @@ screen, the captions, the notes and the deck, which read the captions):
 - a user's word is never made possessive: "the query of ‘it’", never "it's query" (which
   reads as a contraction);
 - a token that is a piece of a word as written is named with its word: ‘man’ in ‘mangé’;
+- a word standing alone beside a mark (a dot, an arrow's tip, a number in a list) is
+  quoted when it could be read as a sign: ‘一’ beside a dot reads as a minus;
 - our own wording has typographic apostrophes, and a caption begins with a capital (or
   with a quoted word).
 """
 from __future__ import annotations
 
-__all__ = ["LQ", "RQ", "focus_name", "focus_parts", "focus_whole", "quoted", "tidy",
-           "word_name", "words_named"]
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["LQ", "RQ", "focus_name", "focus_parts", "focus_whole", "mark_label", "quoted",
+           "reads_as_a_dash", "tidy", "word_name", "words_named"]
 
 LQ, RQ = "\u2018", "\u2019"
 
 
 def quoted(text: str) -> str:
     return f"{LQ}{text}{RQ}"
+
+
+def mark_label(text: str) -> str:
+    """A word as drawn alone beside a mark (a dot, an arrow's tip, a number in a list):
+    as written, or quoted where it could be read as a sign rather than a word."""
+    return quoted(text) if reads_as_a_dash(text) else text
+
+
+def reads_as_a_dash(text: str) -> bool:
+    """Whether every character of ``text`` is a dash or one Unicode lists as confusable
+    with a dash (its confusables data, UTS #39): ‘一’, ‘ー’, ‘ㅡ’, ‘—’, ‘-’.
+
+    >>> [reads_as_a_dash(w) for w in ("一", "ー", "--", "一条", "-1", "cat")]
+    [True, True, True, False, False, False]
+    """
+    return bool(text.strip()) and all(_dash_like(c) for c in text.strip())
+
+
+_DASH_PROTOTYPES = "\u2212\u30fc"   # the minus sign, and the prototype of dashes in UTS #39
+
+
+@lru_cache(maxsize=256)
+def _dash_like(char: str) -> bool:
+    from confusable_homoglyphs import confusables
+
+    def dash(c: str) -> bool:
+        return unicodedata.category(c) == "Pd" or c in _DASH_PROTOTYPES
+
+    if dash(char):
+        return True
+    found = confusables.is_confusable(char, greedy=True, preferred_aliases=[]) or []
+    return any(dash(glyph["c"]) for entry in found for glyph in entry["homoglyphs"]
+               if len(glyph["c"]) == 1)
 
 
 def focus_whole(trace) -> str | None:

@@ -27,7 +27,7 @@ from ...vocabulary.vectors import vector_symbol
 from ..views import (LEFT_PANEL, LETTERS, PLANE_H, PLANE_W, RIGHT_CENTER, drawn_indices,
                      embedding_panel, named_indices, place_header, place_note, product, qk_view,
                      strip_row)
-from ..wording import focus_name, focus_parts
+from ..wording import focus_name, focus_parts, mark_label
 
 __all__ = [
     "MAX_SQUEEZE", "PARKED_Y", "ProjectBeat", "ROLES", "SYMBOLS", "fitted_motion",
@@ -48,7 +48,7 @@ def role_arrows(trace, plane, points, indices, color, focus_width=None):
     """One role's arrows (q or k) in a view; in a crowded view only the focus and the
     words it attends to most are named."""
     named = named_indices(trace)
-    arrows = [LabelledArrow(plane, points[n], trace.display_tokens[i], color,
+    arrows = [LabelledArrow(plane, points[n], mark_label(trace.display_tokens[i]), color,
                             special=trace.special[i], font_size=style.FONT_SMALL,
                             stroke_width=(focus_width if focus_width and i == trace.focus_index
                                           else 3.5))

@@ -29,7 +29,7 @@ from ...vocabulary.planes import Plane2D
 from ...vocabulary.text import label_text, line_of, make_math, make_text, outlined, user_text
 from ..readouts import format_number
 from ..views import drawn_indices, head_rows, named_indices, value_view
-from ..wording import focus_name, focus_parts, words_named
+from ..wording import focus_name, focus_parts, mark_label, words_named
 
 __all__ = [
     "COLUMN_GAP", "Cool", "LIST_RIGHT", "ListedWeights", "MASS_RADIUS", "ORIGIN_POINT", "PLANE_CENTER",
@@ -304,7 +304,7 @@ class PullBeat(Beat):
                 continue
             color = style.PALETTE.query if j == view.focus else (
                 style.PALETTE.special if trace.special[j] else style.PALETTE.text)
-            label = user_text(trace.display_tokens[j], style.FONT_SMALL, color)
+            label = user_text(mark_label(trace.display_tokens[j]), style.FONT_SMALL, color)
             outlined(label)
             labels.append(label)
             anchors.append(view.anchors[n])

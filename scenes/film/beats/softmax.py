@@ -22,7 +22,7 @@ from ..readouts import magnitude_decimals
 from ...vocabulary.text import fit_width, label_text, line_of, make_math
 from ...vocabulary.tokens import word_row
 from ..views import drawn_indices, ranked_groups, tied, token_word
-from ..wording import focus_name, focus_parts, words_named
+from ..wording import focus_name, focus_parts, mark_label, words_named
 
 __all__ = [
     "BASELINE_Y", "LABEL_ROOM", "LABEL_Y", "LEFT_EDGE", "LIST_LEFT", "LIST_ROWS",
@@ -64,7 +64,7 @@ def weights_list(book) -> VGroup:
     for n, j in enumerate(shown):
         number = book.text_mobject("weights", (slot, f, j), decimals=style.WEIGHT_DECIMALS,
                                    font_size=style.FONT_LABEL)
-        word = line_of([(trace.display_tokens[j], ("user", pal.special if trace.special[j]
+        word = line_of([(mark_label(trace.display_tokens[j]), ("user", pal.special if trace.special[j]
                                                       else pal.text))], style.FONT_LABEL)
         number.move_to([LIST_LEFT, LIST_TOP - n * 0.5, 0], aligned_edge=RIGHT)
         word.next_to(number, RIGHT, buff=0.3)
