@@ -184,3 +184,23 @@ def test_the_pulls_percentage_is_that_of_the_view_drawn(monkeypatch):
     assert len(drawn) == 6
     assert value_view_percent(trace, slot, *drawn) == pytest.approx(100 * sum(view.explained))
     assert value_view_percent(trace, slot, *drawn) != pytest.approx(value_view_percent(trace, slot))
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_sparks_works_out_the_strongest_open_dot_product_term_by_term(masked, tmp_path):
+    """The stage under the arcs shows what an arc's number is: the largest dot product of a
+    key the mask leaves open, as the sum of d_k products of the query's and the key's
+    entries, every one of them read from the trace."""
+    from attention_explainer.attention_core.derived import lookup
+
+    trace = causal(load("default")) if masked else load("default")
+    scene = render_tiny(["sparks"], trace, tmp_path)
+    slot, f = trace.primary_slot, trace.focus_index
+    shown = [n for n in scene.shown_numbers if n.beat == "sparks"]
+    keys = {n.index[1] for n in shown if n.kind == "k"}
+    assert {n.index[2] for n in shown if n.kind == "q"} == {0, 1, trace.d_k - 1}
+    open_keys = [j for j in range(trace.num_tokens) if not trace.mask[f, j]]
+    best = max(open_keys, key=lambda j: lookup(trace, "qk_dot", (slot, f, j)))
+    assert keys == {best}
+    assert any(n.kind == "qk_dot" and n.index == (slot, f, best) for n in shown)
+    assert_numbers_rederive(trace, scene.shown_numbers)

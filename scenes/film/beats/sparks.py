@@ -1,8 +1,9 @@
 """Beat 4, sparks: the focus word's query meets every key. A bundle of arcs leaves its chip
 for every key, staggered, each lit by a glow that runs along it once; the arcs stay, their
 width and brightness set by the real q·k (hairlines and bold ones, a loop for its own
-key), and the dot products are written under the keys. The bundle then collapses into the
-focus row of the QKᵀ grid, and every other row fills."""
+key), and the dot products are written under the keys. Below, the strongest is worked
+out: the sum of its d_k products of the query's and the key's entries. The bundle then
+collapses into the focus row of the QKᵀ grid, and every other row fills."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,7 +17,7 @@ from ...vocabulary.grid import AttentionGrid, make_grid
 from ...vocabulary.headers import beat_line, head_name
 from ..readouts import format_number, magnitude_decimals
 from ...vocabulary.sparks import Spark, SparkTravel, strength_arc
-from ...vocabulary.text import fit_width, label_text, make_math, make_text
+from ...vocabulary.text import fit_width, label_text, line_of, make_math, make_text
 from ..views import drawn_indices, ranked_groups, strip_row, tied, token_word
 from ..wording import focus_name, focus_parts, word_name, words_named
 
@@ -125,6 +126,7 @@ class SparksBeat(Beat):
                   *[self.row.chip(i).animate.set_role_color(pal.query if i == self.f else pal.key)
                     for i in self.indices])
         self.the_bundle()
+        self.the_strongest_worked_out()
         self.into_the_focus_row()
         self.every_query_meets_every_key()
 
@@ -191,7 +193,50 @@ class SparksBeat(Beat):
                               lag_ratio=style.LAG_ARCS if few else style.LAG_ARCS_MANY),
                   run_time=style.T_BUNDLE if few else style.T_BUNDLE_MANY)
         self.remove(*sparks)
+        self.dot_decimals = decimals
         self.say("Bold arcs: large dot products; hairlines: small ones")
+
+    # ---- the strongest arc worked out below the bundle ---------------------------------------
+    def the_strongest_worked_out(self):
+        """The stage under the arcs shows what one arc's number is: the largest unmasked
+        dot product written out as the sum of its d_k products of the query's and the
+        key's entries (the first two and the last; the others elided)."""
+        trace, pal, slot, f = self.trace, style.PALETTE, self.slot, self.f
+        dots = self.dots()
+        open_keys = [n for n, j in enumerate(self.indices) if not trace.mask[f, j]]
+        if not open_keys:
+            self.worked = VGroup()
+            return
+        best = max(open_keys, key=lambda n: (dots[n], -n))
+        j = self.indices[best]
+        d_k = trace.d_k
+        entries = [c for c in sorted({0, 1, d_k - 1}) if c < d_k]
+        parts = []
+        for n, c in enumerate(entries):
+            if n and c != entries[n - 1] + 1:
+                parts.append(("+ \u22ef + ", pal.soft))
+            elif n:
+                parts.append(("+ ", pal.soft))
+            parts += [("(", pal.soft), (self.record("q", (slot, f, c), 2, signed=True),
+                                        pal.query),
+                      (")(", pal.soft), (self.record("k", (slot, j, c), 2, signed=True),
+                                         pal.key), (") ", pal.soft)]
+        total = self.record("qk_dot", (slot, f, j), self.dot_decimals, signed=True)
+        terms = line_of([*parts, ("= ", pal.soft), (total, pal.text)], style.FONT_LABEL)
+        count = self.record("d_k", (), 0)
+        heading = line_of([("the query of ", pal.soft), (word_name(trace, f), pal.query),
+                           (" \u00b7 the key of ", pal.soft), (word_name(trace, j), pal.key),
+                           (f": the sum of {count} products", pal.soft)], style.FONT_LABEL)
+        self.worked = VGroup(heading, terms).arrange(DOWN, buff=0.35)
+        fit_width(self.worked, 12.5)
+        below = min(self.arcs.get_bottom()[1], self.row.chips.get_bottom()[1]) - 0.7
+        self.worked.move_to([0, below, 0], aligned_edge=UP)
+        self.say(f"Each dot product adds up {count} products, the query\u2019s entries times "
+                 f"the key\u2019s: for {word_name(trace, j)}, {total}")
+        self.play(FadeIn(heading, shift=0.2 * DOWN), run_time=style.T_QUICK)
+        self.play(LaggedStart(*[FadeIn(piece) for piece in terms], lag_ratio=0.15),
+                  run_time=style.T_MOVE)
+        self.wait(style.T_HOLD)
 
     # ---- the bundle collapses into the focus row of QKᵀ -----------------------------------------
     def into_the_focus_row(self):
@@ -206,7 +251,7 @@ class SparksBeat(Beat):
                   *[FadeOut(arc, target_position=cell) for arc, cell in zip(self.arcs, focus)],
                   *([TransformFromCopy(v, cell) for v, cell in zip(self.values, focus)]
                     if written and len(self.values) else [FadeIn(cell) for cell in focus]),
-                  FadeOut(self.values), run_time=style.T_MOVE)
+                  FadeOut(self.values), FadeOut(self.worked), run_time=style.T_MOVE)
         self.play(Create(grid.box), run_time=style.T_QUICK)
 
     # ---- every query meets every key ---------------------------------------------------------------
