@@ -290,13 +290,14 @@ def test_label_placer_keeps_clear_of_shafts_and_draws_leaders_when_far():
             assert min(np.linalg.norm(leader.get_start() - t) for t in tips) < 0.6
 
 
-def test_a_word_that_reads_as_a_dash_is_quoted_beside_a_mark():
-    """‘一’ beside a dot or before a weight reads as a minus sign or a rule: a word made only
-    of dashes, or of characters Unicode lists as confusable with one, is quoted there."""
-    from attention_explainer.scenes.film.wording import mark_label, reads_as_a_dash
+def test_a_word_that_reads_as_a_sign_is_quoted_beside_a_mark():
+    """‘一’ beside a dot or before a weight reads as a minus sign or a rule, a comma token
+    as a list's comma: a word made only of punctuation, dashes, or characters Unicode
+    lists as confusable with a dash, is quoted there."""
+    from attention_explainer.scenes.film.wording import mark_label, reads_as_a_sign
 
-    dashes = ["一", "ー", "ㅡ", "—", "–", "-", "\u2212", "--", " 一 "]
-    words = ["一条", "-1", "cat", "丨", "_", "~", "。", "·", "[SEP]", "", "1"]
-    assert [w for w in dashes if not reads_as_a_dash(w)] == []
-    assert [w for w in words if reads_as_a_dash(w)] == []
+    signs = ["一", "ー", "ㅡ", "—", "–", "-", "\u2212", "--", " 一 ", ",", "!", "。", "·", "_"]
+    words = ["一条", "-1", "cat", "丨", "~", "[SEP]", "", "1", "don't", "+"]
+    assert [w for w in signs if not reads_as_a_sign(w)] == []
+    assert [w for w in words if reads_as_a_sign(w)] == []
     assert mark_label("一") == "\u2018一\u2019" and mark_label("猫") == "猫"

@@ -7,7 +7,8 @@ screen, the captions, the notes and the deck, which read the captions):
   reads as a contraction);
 - a token that is a piece of a word as written is named with its word: ‘man’ in ‘mangé’;
 - a word standing alone beside a mark (a dot, an arrow's tip, a number in a list) is
-  quoted when it could be read as a sign: ‘一’ beside a dot reads as a minus;
+  quoted when it could be read as a sign: ‘一’ beside a dot reads as a minus, a comma
+  token as the comma of a list of labels;
 - our own wording has typographic apostrophes, and a caption begins with a capital (or
   with a quoted word).
 """
@@ -17,7 +18,7 @@ import unicodedata
 from functools import lru_cache
 
 __all__ = ["LQ", "RQ", "focus_name", "focus_parts", "focus_whole", "mark_label", "quoted",
-           "reads_as_a_dash", "tidy", "word_name", "words_named"]
+           "reads_as_a_sign", "tidy", "word_name", "words_named"]
 
 LQ, RQ = "\u2018", "\u2019"
 
@@ -29,17 +30,18 @@ def quoted(text: str) -> str:
 def mark_label(text: str) -> str:
     """A word as drawn alone beside a mark (a dot, an arrow's tip, a number in a list):
     as written, or quoted where it could be read as a sign rather than a word."""
-    return quoted(text) if reads_as_a_dash(text) else text
+    return quoted(text) if reads_as_a_sign(text) else text
 
 
-def reads_as_a_dash(text: str) -> bool:
-    """Whether every character of ``text`` is a dash or one Unicode lists as confusable
-    with a dash (its confusables data, UTS #39): ‘一’, ‘ー’, ‘ㅡ’, ‘—’, ‘-’.
+def reads_as_a_sign(text: str) -> bool:
+    """Whether ``text`` is made only of punctuation, dashes and characters Unicode lists
+    as confusable with a dash (its confusables data, UTS #39): ‘,’, ‘!’, ‘一’, ‘ー’, ‘—’.
 
-    >>> [reads_as_a_dash(w) for w in ("一", "ー", "--", "一条", "-1", "cat")]
-    [True, True, True, False, False, False]
+    >>> [reads_as_a_sign(w) for w in ("一", "ー", "--", ",", "一条", "-1", "cat")]
+    [True, True, True, True, False, False, False]
     """
-    return bool(text.strip()) and all(_dash_like(c) for c in text.strip())
+    return bool(text.strip()) and all(
+        unicodedata.category(c).startswith("P") or _dash_like(c) for c in text.strip())
 
 
 _DASH_PROTOTYPES = "\u2212\u30fc"   # the minus sign, and the prototype of dashes in UTS #39

@@ -4,6 +4,7 @@ hands on the focus word's column (W_Q's input in the next beat) and the view (wh
 the next beat turns into queries and keys)."""
 from __future__ import annotations
 
+import numpy as np
 from manim import DOWN, UP, FadeIn, FadeTransform, GrowArrow, LaggedStart, Square, VGroup
 
 from ...vocabulary import colors, stage, style
@@ -102,19 +103,24 @@ class EmbedBeat(Beat):
     def arrows_in_a_view(self):
         indices = drawn_indices(self.trace)
         _, points = embedding_view(self.trace)
-        plane, arrows = embedding_plane(self.book, points, indices, width=VIEW_SIZE[0],
-                                        height=VIEW_SIZE[1], focus_scale=FOCUS_SCALE)
-        view = VGroup(plane, *arrows)
-        view.next_to(self.columns, DOWN, buff=0.25)
-        if view.get_bottom()[1] < stage.BOTTOM_EDGE:
-            # shrink the plane and its arrows to fit above the bottom (top fixed); the note
-            # keeps its size, wrapped under them
+        size = np.array(VIEW_SIZE, dtype=float)
+        for attempt in range(4):
+            plane, arrows = embedding_plane(self.book, points, indices, width=size[0],
+                                            height=size[1], focus_scale=FOCUS_SCALE)
+            view = VGroup(plane, *arrows)
+            view.next_to(self.columns, DOWN, buff=0.25)
+            if view.get_bottom()[1] >= stage.BOTTOM_EDGE:
+                break
+            # too tall: the note keeps its size, wrapped under the plane, and the plane is
+            # drawn again smaller (scaling the drawn one would shrink its words too)
             note = plane.wrap_note(stage.TEXT_WIDTH)
             plane.remove(note)
             room = view.get_top()[1] - stage.BOTTOM_EDGE - note.height - 0.15
-            view.scale(room / view.height, about_edge=UP)
-            note.next_to(view, DOWN, buff=0.15)
-            plane.add(note)
+            if view.height <= room + 1e-3 or attempt == 3:
+                note.next_to(view, DOWN, buff=0.15)
+                plane.add(note)
+                break
+            size *= room / view.height
         self.arrows = arrows
         self.say(f"The same vectors as arrows: a 2-D view of "
                  f"{self.record('d_model', (), 0)}-D space")

@@ -22,7 +22,7 @@ from ..views import drawn_indices, ranked_groups, strip_row, tied, token_word
 from ..wording import focus_name, focus_parts, word_name, words_named
 
 __all__ = [
-    "GRID_BOX", "GRID_CENTER", "MAX_SAG", "QKGrid", "SPARK_SEGMENTS", "SparksBeat",
+    "GRID_BOX", "GRID_CENTER", "MAX_SAG", "QKGrid", "SPARK_SEGMENTS", "SparksBeat", "WORKED_WIDTH",
     "grid_decimals", "line", "qk_grid",
 ]
 
@@ -30,6 +30,7 @@ MAX_SAG = 0.8             # how far an arc hangs below the values under the stri
 GRID_BOX = (9.0, 6.6)     # the QKᵀ grid, labels included: the body and the strip's band
 GRID_CENTER = np.array([-0.9, -0.5, 0.0])
 SPARK_SEGMENTS = 30
+WORKED_WIDTH = 12.5       # the strongest dot product worked out, under the arcs
 
 
 def line(trace):
@@ -213,22 +214,25 @@ class SparksBeat(Beat):
         entries = [c for c in sorted({0, 1, d_k - 1}) if c < d_k]
         parts = []
         for n, c in enumerate(entries):
-            if n and c != entries[n - 1] + 1:
-                parts.append(("+ \u22ef + ", pal.soft))
-            elif n:
-                parts.append(("+ ", pal.soft))
-            parts += [("(", pal.soft), (self.record("q", (slot, f, c), 2, signed=True),
-                                        pal.query),
-                      (")(", pal.soft), (self.record("k", (slot, j, c), 2, signed=True),
-                                         pal.key), (") ", pal.soft)]
+            if n:       # every part apart from the next by a space: none touches another
+                parts.append((" + \u22ef + " if c != entries[n - 1] + 1 else " + ", pal.soft))
+            parts += [(self.record("q", (slot, f, c), 2), pal.query), (" \u00d7 ", pal.soft),
+                      (self.record("k", (slot, j, c), 2), pal.key)]
         total = self.record("qk_dot", (slot, f, j), self.dot_decimals, signed=True)
-        terms = line_of([*parts, ("= ", pal.soft), (total, pal.text)], style.FONT_LABEL)
+        terms = line_of([*parts, (" = ", pal.soft), (total, pal.text)], style.FONT_LABEL)
         count = self.record("d_k", (), 0)
-        heading = line_of([("the query of ", pal.soft), (word_name(trace, f), pal.query),
-                           (" \u00b7 the key of ", pal.soft), (word_name(trace, j), pal.key),
-                           (f": the sum of {count} products", pal.soft)], style.FONT_LABEL)
+        heading = line_of([(word_name(trace, f), ("user", pal.query)), (" \u00b7 ", pal.soft),
+                           (word_name(trace, j), ("user", pal.key)),
+                           (f" = the sum of {count} products", pal.soft)], style.FONT_LABEL)
+        if heading.width > WORKED_WIDTH * style.FONT_LABEL / style.MIN_FONT:
+            # long words: the roles stand for them (the caption names the words)
+            heading = line_of([("query", pal.query), (" \u00b7 ", pal.soft), ("key", pal.key),
+                               (f" = the sum of {count} products", pal.soft)],
+                              style.FONT_LABEL)
         self.worked = VGroup(heading, terms).arrange(DOWN, buff=0.35)
-        fit_width(self.worked, 12.5)
+        # never below the legible size: the widest line decides
+        self.worked.scale(max(min(1.0, WORKED_WIDTH / self.worked.width),
+                              style.MIN_FONT / style.FONT_LABEL))
         below = min(self.arcs.get_bottom()[1], self.row.chips.get_bottom()[1]) - 0.7
         self.worked.move_to([0, below, 0], aligned_edge=UP)
         self.say(f"Each dot product adds up {count} products, the query\u2019s entries times "
