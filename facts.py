@@ -76,7 +76,9 @@ BEATS: tuple[BeatFacts, ...] = (
               "W_V the same; the view turns into queries and keys"),
     BeatFacts("sparks", "Queries meet keys",
               "the focus word's query arcs to every key at once, each as bold as its real "
-              "q·k; the arcs fall into its row of the QKᵀ grid, then every row fills"),
+              "q·k; the strongest is worked out below, the sum of its d_k products of query "
+              "and key entries; the arcs fall into its row of the QKᵀ grid, then every row "
+              "fills"),
     BeatFacts("softmax", "Softmax: scores become weights",
               "the row lifts out, ÷√d_k, then softmax: bars that stack to exactly 1"),
     BeatFacts("pull", "The pull: a centre of mass",
