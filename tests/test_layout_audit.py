@@ -92,3 +92,19 @@ def test_a_hand_off_to_an_empty_stage_is_found():
     assert audits.near_empty(Stage({Role.LINE: 1, Role.MAP: 2}), Role.OVERLAY)
     assert not audits.near_empty(Stage({Role.LINE: 1, Role.MAP: 2, Role.GRID: 3}),
                                  Role.OVERLAY)
+
+
+def test_a_text_under_the_legible_size_is_found_and_zoom_counts(scene):
+    """Capitals under 28 px at 1080p are found, whether the text was set small, scaled
+    down after it was set, or seen through a camera zoomed out."""
+    floor = style.MIN_CAP_PX / style.CAP_PX_PER_POINT
+    fine = label_text("keys", style.MIN_FONT)
+    scene.add(fine)
+    assert audits.small_texts(scene) == []
+    fine.scale(0.9)                               # a row squeezed to fit, after the fact
+    assert [t for t, _ in audits.small_texts(scene)] == ["keys"]
+    fine.scale(1 / 0.9)
+    scene.camera.frame.scale(1.1)                 # the whole stage seen from farther away
+    assert [t for t, size in audits.small_texts(scene) if size < floor] == ["keys"]
+    scene.camera.frame.scale(1 / 1.1)
+    assert audits.small_texts(scene) == []

@@ -1,7 +1,7 @@
 """The layout audit over the stress corpus (tests/layout_corpus.py): every beat of the film
 of every sentence — at the middle and end of every play, at 1080p, drawn on the scene graph
-without frames — has everything inside the frame and no text over text, and its drawn
-weights add up as drawn. A failure names the
+without frames — has everything inside the frame, no text over text and every text
+legible, and its drawn weights add up as drawn. A failure names the
 sentence, beat, time and the objects."""
 from __future__ import annotations
 
@@ -19,6 +19,10 @@ def test_the_layout_holds_on_every_sentence(sentence, options, theme, tmp_path):
     shown = "\n".join(f"{beat} at {detail[0]} s ({detail[1]}): {problem}: {detail[2]}"
                       for beat, problem, detail in faults[:20])
     assert not faults, f"{sentence!r} {options} {theme}: {len(faults)} faults\n{shown}"
+    # every text legible (capitals of 28 px or more at 1080p), none morphed into another
+    small = "\n".join(f"{beat}: {problem}: {detail}" for beat, problem, detail
+                      in scene.audit_log[:20])
+    assert not scene.audit_log, f"{sentence!r}: {len(scene.audit_log)} faults\n{small}"
     # the numbers drawn add up as drawn (rows rounded as a whole)
     sums = sum_faults(scene.trace, scene.shown_numbers)
     assert not sums, f"{sentence!r}: " + "; ".join(sums[:10])

@@ -8,6 +8,8 @@ it draw the same picture of the same vectors, and no beat imports another.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 from manim import DOWN, UP, VGroup
 
@@ -39,10 +41,11 @@ HEAVY_KEYS = 5          # a long sentence's drawn tokens always hold the focus's
 
 
 def drawn_indices(trace, limit: int | None = None) -> list[int]:
-    """Token positions drawn in full: all of them up to ``limit`` (default
-    ``style.MAX_TOKENS_DRAWN``); for a longer sentence the focus token, the keys it gives
-    the most weight to (primary head) and then its neighbours, nearest first."""
-    limit = style.MAX_TOKENS_DRAWN if limit is None else limit
+    """Token positions drawn in full: all of them up to ``limit`` (default: as many as
+    the strip shows legibly, at most ``style.MAX_TOKENS_DRAWN``); for a longer sentence
+    the focus token, the keys it gives the most weight to (primary head) and then its
+    neighbours, nearest first."""
+    limit = legible_count(trace) if limit is None else limit
     T, f = trace.num_tokens, trace.focus_index
     if T <= limit:
         return list(range(T))
@@ -56,6 +59,24 @@ def drawn_indices(trace, limit: int | None = None) -> list[int]:
         if len(chosen) >= limit:
             break
     return sorted(chosen)
+
+
+_LEGIBLE_COUNTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def legible_count(trace) -> int:
+    """The most tokens (at most ``style.MAX_TOKENS_DRAWN``) whose strip fits the stage's
+    text width with its words at ``style.MIN_FONT`` or more: long words leave fewer
+    tokens drawn, never words too small to read."""
+    if trace not in _LEGIBLE_COUNTS:
+        count = min(style.MAX_TOKENS_DRAWN, trace.num_tokens)
+        while count > 3:
+            row = token_row(trace, drawn_indices(trace, count), max_width=stage.TEXT_WIDTH)
+            if row.drawn_size >= style.MIN_FONT - 1e-6:
+                break
+            count -= 1
+        _LEGIBLE_COUNTS[trace] = count
+    return _LEGIBLE_COUNTS[trace]
 
 
 def token_row(trace, indices=None, **kwargs) -> TokenRow:
@@ -79,7 +100,9 @@ def joined_pieces(trace) -> list[tuple[int, int]]:
 def strip_row(trace) -> TokenRow:
     """The token strip: the sentence at the top of the stage, where it lives between beats."""
     row = token_row(trace, max_width=stage.TEXT_WIDTH)
-    return row.shift([-row.chips.get_x(), stage.STRIP_Y - row.chips.get_y(), 0])
+    row.shift([-row.chips.get_x(), stage.STRIP_Y - row.chips.get_y(), 0])
+    # a window's note under the chips must not reach into the body: the strip rises
+    return row.shift(UP * max(0.0, stage.BODY_TOP + 0.05 - row.get_bottom()[1]))
 
 
 LABEL_ALL_UP_TO = 10    # drawn tokens; beyond this a crowded view names the words that matter

@@ -56,7 +56,8 @@ class LabelFit:
             return upright, False
         if self.turned_share is None:
             return 1.0, True
-        return min(1.0, self.turned_share * cell / line_box_height(font_size)), True
+        return legible(min(1.0, self.turned_share * cell / line_box_height(font_size)),
+                       font_size), True
 
     def special_scale(self, width: float, cell: float) -> float | None:
         """How an upright word ``width`` wide shrinks to fit its cell: 1.0 when it fits,
@@ -68,6 +69,13 @@ class LabelFit:
 
 
 GRID_FIT = LabelFit()      # the attention grids: QKᵀ, the mask's and the summary's
+
+
+def legible(scale: float, font_size: float) -> float:
+    """A label's scale fitted to its line box's room, never below the legible size: a
+    word's ink is well inside its line box, so labels at the floor keep apart where
+    their line boxes would touch (the layout audit checks the ink)."""
+    return max(scale, min(1.0, style.MIN_FONT / font_size))
 
 
 def dot_radius(weight: float, max_radius: float) -> float:
@@ -212,7 +220,8 @@ def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
         if col_labels and not turned:       # a long special token turns on its own
             alone = [w * scale for w in widths]
             col_h = max([col_h] + [w for w in alone if fit.special_scale(w, cell) is None])
-        row_scale = min(1.0, LINE_SHARE * cell / line_box_height(font_size))
+        row_scale = legible(min(1.0, LINE_SHARE * cell / line_box_height(font_size)),
+                            font_size)
         w_used = (row_w * row_scale + LABEL_BUFF + title) if row_labels else 0.0
         h_used = (col_h + LABEL_BUFF + title) if col_labels else 0.0
         new = min((max_width - w_used) / n, (max_height - h_used) / n, limit)
@@ -245,8 +254,9 @@ def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence
         turn = turned or g.width > fit.special_share * cell   # ... turns only when far too long
         if turn:
             if not turned and fit.turned_share is not None:
-                g.scale(min(1.0, fit.turned_share * cell / (line_box_height(font_size) * scale)),
-                        about_point=ORIGIN)
+                g.scale(legible(min(1.0, fit.turned_share * cell
+                                    / (line_box_height(font_size) * scale)),
+                                font_size * size), about_point=ORIGIN)
             g.rotate(math.pi / 2, about_point=ORIGIN)
             g.shift([x, top + LABEL_BUFF - g.get_bottom()[1], 0])
             turned_cols.append(c)
@@ -256,7 +266,7 @@ def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence
     grid.col_labels.submobjects = new_cols
     grid.rotated_cols = turned_cols
     # rows: one size, line boxes centred on the rows, right-aligned against the grid
-    row_scale = min(1.0, LINE_SHARE * cell / line_box_height(font_size))
+    row_scale = legible(min(1.0, LINE_SHARE * cell / line_box_height(font_size)), font_size)
     new_rows = []
     for r, (t, sp) in enumerate(zip(row_texts, row_special)):
         g = glyphs_of(t, font_size, sp).scale(row_scale, about_point=ORIGIN)

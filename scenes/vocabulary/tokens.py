@@ -80,12 +80,16 @@ class TokenRow(VGroup):
         self.indices = list(range(len(tokens))) if indices is None else sorted(indices)
         limit = max_width if max_width is not None else config.frame_width - 1.0
         self._build(tokens, special, font_size, buff, 0.22)
+        self.drawn_size = font_size         # the words' font size as drawn
         if self.width > limit:
             # a long row: smaller words (never below the legible minimum), then tighter
-            # chips and gaps, and only then smaller still
+            # chips and gaps, and only then smaller still (the film draws fewer tokens
+            # rather than that: see views.legible_count)
             size = max(style.MIN_FONT, font_size * limit / self.width)
             self._build(tokens, special, size, buff * 0.4, 0.1)
+            self.drawn_size = size
             if self.width > limit:
+                self.drawn_size *= limit / self.width
                 self.scale_to_fit_width(limit)
         self.move_to(ORIGIN)
         self.window_note = None
@@ -152,9 +156,9 @@ def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float],
              bottom: float | None = None, colors: Sequence[str | None] | None = None
              ) -> tuple[VGroup, bool]:
     """Words centred on ``xs`` on one baseline, one size for all; turned (reading
-    downward) when they would shrink below ``style.MIN_LABEL_SCALE`` upright. Hung from
-    ``top`` (their line box top, or the turned words' tops) or stood on ``bottom``.
-    Returns (words, turned)."""
+    downward) when they would shrink below ``style.MIN_LABEL_SCALE`` upright, or any of
+    them (a long special token) below ``style.MIN_FONT``. Hung from ``top`` (their line
+    box top, or the turned words' tops) or stood on ``bottom``. Returns (words, turned)."""
     colors = list(colors) if colors is not None else [None] * len(texts)
     glyphs = []
     for t, sp, col in zip(texts, special, colors):
@@ -166,9 +170,15 @@ def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float],
     widest = max(widths, default=0.0)
     scale = min(1.0, 0.9 * pitch / widest) if widest > 0 else 1.0
     line = line_box_height(font_size)
-    turned = scale < style.MIN_LABEL_SCALE
+    longest = max((g.width for g in glyphs), default=0.0)
+    special_scale = min(scale, 0.95 * pitch / longest) if longest > 0 else scale
+    turned = (scale < style.MIN_LABEL_SCALE
+              or font_size * special_scale < style.MIN_FONT - 1e-6)
     if turned:
-        scale = min(1.0, 0.9 * pitch / line)
+        # turned, a word's ink across the row is its height: the tallest word's sets the
+        # size (the line box, with room for any accent and descender, is needlessly tall)
+        ink = max((g.height for g in glyphs), default=line) or line
+        scale = min(1.0, 0.9 * pitch / ink)
     for g, x in zip(glyphs, xs):
         g.scale(scale, about_point=ORIGIN)
         if turned:

@@ -18,6 +18,7 @@ from ...vocabulary.bars import SoftmaxBars
 from ..beat import Beat, Role, Stage, replace_in_place
 from ...vocabulary.formula import FormulaMap, role_colored
 from ...vocabulary.headers import beat_line
+from ...vocabulary.labels.geometry import box_of, overlap_areas
 from ..readouts import magnitude_decimals
 from ...vocabulary.text import fit_width, label_text, line_of, make_math
 from ...vocabulary.tokens import word_row
@@ -224,6 +225,7 @@ class SoftmaxBeat(Beat):
         SoftmaxBars.place_value_labels(bars.value_labels, bars.bars, weights)
         said = self.heaviest(w_labels)
         self.clear_of_the_paths(arrow, arrow_label, bars.value_labels)
+        self.arrow = VGroup(arrow, arrow_label)
         self.say(f"Softmax makes them weights: {said}")
         self.play(FadeOut(self.divisor), Create(arrow), FadeIn(arrow_label),
                   FadeIn(bars.baseline), run_time=style.T_SHORT)
@@ -282,10 +284,14 @@ class SoftmaxBeat(Beat):
         sum_label = VGroup(label_text("sum =", style.FONT_LABEL, pal.soft), total)
         sum_label.arrange(RIGHT, buff=0.12, aligned_edge=DOWN).next_to(one_tick, UP, buff=0.12)
         stage.keep_right_of(sum_label)
+        # the softmax arrow has done its work: it goes where the stack needs its place
+        needed = box_of(VGroup(stack, one_tick, sum_label)) + np.array([-0.2, -0.2, 0.2, 0.2])
+        away = ([FadeOut(self.arrow)]
+                if overlap_areas(box_of(self.arrow)[None], needed[None])[0, 0] > 0 else [])
         self.say(f"Stacked, the weights make exactly one: sum = {total.text}")
         self.play(LaggedStart(*[TransformFromCopy(b, s) for b, s in zip(bars.bars, stack)],
                               lag_ratio=style.lag_for(self.n)),
-                  run_time=style.T_MOVE)
+                  *away, run_time=style.T_MOVE)
         self.play(Create(one_tick), FadeIn(sum_label, shift=DOWN * 0.1), run_time=style.T_QUICK)
         self.roles[Role.WEIGHTS] = VGroup(bars.value_labels)
 
