@@ -69,6 +69,7 @@ def legible_count(trace) -> int:
     text width with its words at ``style.MIN_FONT`` or more: long words leave fewer
     tokens drawn, never words too small to read."""
     if trace not in _LEGIBLE_COUNTS:
+        style.register_fonts()      # measured in the film's own fonts, wherever asked first
         count = min(style.MAX_TOKENS_DRAWN, trace.num_tokens)
         while count > 3:
             row = token_row(trace, drawn_indices(trace, count), max_width=stage.TEXT_WIDTH)
