@@ -65,8 +65,9 @@ def weights_list(book) -> VGroup:
     for n, j in enumerate(shown):
         number = book.text_mobject("weights", (slot, f, j), decimals=style.WEIGHT_DECIMALS,
                                    font_size=style.FONT_LABEL)
-        word = line_of([(mark_label(trace.display_tokens[j]), ("user", pal.special if trace.special[j]
-                                                      else pal.text))], style.FONT_LABEL)
+        color = pal.special if trace.special[j] else pal.text
+        word = line_of([(mark_label(trace.display_tokens[j]), ("user", color))],
+                       style.FONT_LABEL)
         number.move_to([LIST_LEFT, LIST_TOP - n * 0.5, 0], aligned_edge=RIGHT)
         word.next_to(number, RIGHT, buff=0.3)
         entries.append(VGroup(number, word))
