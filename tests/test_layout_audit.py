@@ -1,4 +1,5 @@
-"""The layout audit can fail: a label moved off the frame, two labels over each other, and
+"""The layout audit can fail: a label moved off the frame, two labels over each other, a
+line through a word, a text gone and back within a second, and
 a text over a text mid-play are each found; what is fine (a line of several fonts, a
 cross-fade in place, a copy leaving its original) is not. The audit runs on the scene graph
 while a film is drawn (scenes/film/audits.py)."""
@@ -68,9 +69,21 @@ def test_mid_play_a_cross_fade_passes_and_a_text_over_a_still_text_fails(scene):
     assert scene.layout_log == []
     still = label_text("still").shift(DOWN * 2)
     scene.add(still)
-    scene.play(FadeIn(label_text("over").move_to(still), run_time=0.1), run_time=1)
+    over = label_text("over").move_to(still)
+    scene.play(FadeIn(over, run_time=0.1), run_time=1)
+    scene.settle_faults()                       # the picture stands: the fault counts
     problems = {(entry[1], entry[2][1], entry[2][2]) for entry in scene.layout_log}
     assert ("text over text", "end", ("still", "over")) in problems, scene.layout_log
+
+
+def test_a_fault_at_a_play_end_that_the_next_play_moves_on_is_not_a_still(scene):
+    still = label_text("still").shift(DOWN * 2)
+    passing = label_text("passing").shift(DOWN * 2 + LEFT * 4)
+    scene.add(still, passing)
+    scene.play(passing.animate.move_to(still), run_time=1)      # ends over "still" ...
+    scene.play(passing.animate.shift(RIGHT * 4), run_time=1)    # ... and goes on at once
+    scene.settle_faults()
+    assert [e for e in scene.layout_log if e[1] == "text over text"] == []
 
 
 def test_a_formula_on_screen_twice_is_found(scene):
@@ -108,3 +121,53 @@ def test_a_text_under_the_legible_size_is_found_and_zoom_counts(scene):
     assert [t for t, size in audits.small_texts(scene) if size < floor] == ["keys"]
     scene.camera.frame.scale(1 / 1.1)
     assert audits.small_texts(scene) == []
+
+
+def test_a_line_through_a_word_is_found_and_a_cell_around_it_is_not(scene):
+    from manim import Line, Rectangle
+    word = label_text("fish")
+    scene.add(word)
+    cell = Rectangle(width=word.width + 0.4, height=word.height + 0.3).move_to(word)
+    scene.add(cell.set_stroke(style.PALETTE.text, 2))      # the word's own cell
+    assert audits.texts_over_shapes(scene) == []
+    shaft = Line(word.get_left() + LEFT, word.get_right() + RIGHT).set_stroke(
+        style.PALETTE.text, 3)                             # an arrow's shaft through it
+    scene.add(shaft)
+    assert [t for t, _ in audits.texts_over_shapes(scene)] == ["fish"]
+    shaft.set_stroke(opacity=0.3)                          # a faint grid line behind it
+    assert audits.texts_over_shapes(scene) == []
+    shaft.set_stroke(opacity=1).shift(UP * word.height * 2)   # clear of the word's ink
+    assert audits.texts_over_shapes(scene) == []
+
+
+def test_a_backing_under_a_word_hides_what_is_beneath(scene):
+    from manim import Line, Rectangle
+    word = label_text("keys")
+    shaft = Line(LEFT * 2, RIGHT * 2).set_stroke(style.PALETTE.text, 3).move_to(word)
+    band = Rectangle(width=word.width + 0.3, height=word.height + 0.2).move_to(word)
+    band.set_stroke(width=0).set_fill(style.BACKGROUND, 0.92)
+    scene.add(shaft, band, word)                           # drawn in this order
+    assert audits.texts_over_shapes(scene) == []
+    scene.remove(band)
+    assert [t for t, _ in audits.texts_over_shapes(scene)] == ["keys"]
+
+
+def test_a_text_gone_and_back_within_a_second_is_a_flash(scene):
+    watch = audits.FlashWatch()
+    number = label_text("0.37")
+    scene.add(number)
+    assert watch.look(scene, 1.0) == []
+    scene.remove(number)
+    assert watch.look(scene, 1.4) == []
+    again = label_text("0.37").move_to(number)             # born again in its place
+    scene.add(again)
+    assert watch.look(scene, 1.8) == [("0.37", 1.0)]
+    scene.remove(again)
+    assert watch.look(scene, 2.0) == []
+    scene.add(label_text("0.37").move_to(number))          # back after a long absence
+    assert watch.look(scene, 3.5) == []
+    scene.add(label_text("0.38").move_to(number).shift(DOWN * 2))
+    scene.remove(*scene.mobjects)
+    watch.look(scene, 3.7)
+    scene.add(label_text("0.38").move_to(number).shift(DOWN * 2).shift(RIGHT * 3))
+    assert watch.look(scene, 4.0) == []                    # the same text elsewhere

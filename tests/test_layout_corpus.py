@@ -1,7 +1,8 @@
 """The layout audit over the stress corpus (tests/layout_corpus.py): every beat of the film
 of every sentence — at the middle and end of every play, at 1080p, drawn on the scene graph
-without frames — has everything inside the frame, no text over text and every text
-legible, and its drawn weights add up as drawn. A failure names the
+without frames — has everything inside the frame, no text over text or over a shape it
+does not label, nothing gone and back within a second, every text legible, and its drawn
+weights add up as drawn. A failure names the
 sentence, beat, time and the objects."""
 from __future__ import annotations
 
@@ -11,11 +12,25 @@ from attention_explainer.facts import BEAT_NAMES
 from tests.layout_corpus import CORPUS, audit_film, sum_faults
 
 
+# Faults the audit finds that are not fixed yet (issue 20 says what is left), by sentence:
+# (beat, problem). Each must still be found — a fixed one is taken off this list — and
+# nothing else may be.
+KNOWN_OPEN = {
+    # fifteen words named in the embedding plane: the last one placed ('tired') finds no
+    # spot clear of the axes
+    "The animal didn't cross the street because it was too tired": {
+        ("embed", "text over shape")},
+}
+
+
 @pytest.mark.parametrize("sentence, options, theme", CORPUS,
                          ids=[f"{n:02d}-{s[:24]}" for n, (s, _, _) in enumerate(CORPUS)])
 def test_the_layout_holds_on_every_sentence(sentence, options, theme, tmp_path):
     scene = audit_film(sentence, options, theme, tmp_path, beats=list(BEAT_NAMES))
-    faults = scene.layout_log
+    known = KNOWN_OPEN.get(sentence, set())
+    found_known = {(beat, problem) for beat, problem, _ in scene.layout_log} & known
+    assert found_known == known, f"fixed: take {known - found_known} off KNOWN_OPEN"
+    faults = [f for f in scene.layout_log if (f[0], f[1]) not in known]
     shown = "\n".join(f"{beat} at {detail[0]} s ({detail[1]}): {problem}: {detail[2]}"
                       for beat, problem, detail in faults[:20])
     assert not faults, f"{sentence!r} {options} {theme}: {len(faults)} faults\n{shown}"

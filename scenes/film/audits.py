@@ -1,21 +1,20 @@
 """Checks a film runs on itself while it is drawn (for the tests): every text on screen is
 legible, no glyph morph is played between texts that say different things, and the layout
 holds — everything visible inside the camera's frame (with a margin), no two texts over
-each other, no formula on screen twice, and no hand-off to a stage of nothing but the
-line and the map."""
+each other, no line or edge through a word, no formula on screen twice, no text gone and
+back within a second, and no hand-off to a stage of nothing but the line and the map."""
 from __future__ import annotations
 
 import numpy as np
-from manim import MathTypst, Text, VMobject, config
+from manim import ManimColor, MathTypst, Text, VMobject, config
 
 from ..vocabulary import style
 from ..vocabulary.text import Glyphs, TextLine
 
 __all__ = [
-    "FRAME_MARGIN", "drawn_size", "fade_transform_sources", "glyph_morphs", "layout_faults",
-    "box_of", "outside_the_frame", "overlapping_texts", "small_texts", "travelling_texts",
-    "travelling_transforms",
-    "visible_text_units",
+    "FRAME_MARGIN", "FlashWatch", "box_of", "drawn_size", "fade_transform_sources",
+    "glyph_morphs", "layout_faults", "outside_the_frame", "overlapping_texts", "small_texts",
+    "texts_over_shapes", "travelling_texts", "travelling_transforms", "visible_text_units",
     "visible_texts",
 ]
 
@@ -124,7 +123,8 @@ def _opacity(mob) -> float:
 def _label(mob) -> str:
     if isinstance(mob, Glyphs):
         return mob.word
-    text = getattr(mob, "original_text", None) or getattr(mob, "tex_string", None)
+    text = getattr(mob, "original_text", None) or getattr(mob, "tex_string", None) \
+        or getattr(mob, "typst_code", None)
     if text:
         return str(text)
     return f"a {type(mob).__name__}"
@@ -147,6 +147,16 @@ def _units(scene):
                 yield mob, "shape"
 
 
+def _every_text(scene):
+    """Every text in the scene, seen or not, each as one unit."""
+    seen: set[int] = set()
+    for top in scene.mobjects:
+        for mob in top.get_family():
+            if id(mob) not in seen and isinstance(mob, _TEXT_KINDS):
+                seen.update(id(m) for m in mob.get_family())
+                yield mob
+
+
 def _box(mob) -> np.ndarray:
     """(x0, y0, x1, y1) of the points ``mob`` and its family draw."""
     points = np.concatenate([m.points[:, :2] for m in mob.get_family() if m.has_points()])
@@ -161,8 +171,8 @@ def visible_text_units(scene) -> list:
 box_of = _box
 
 
-def outside_the_frame(scene, margin: float = FRAME_MARGIN, in_play=frozenset()
-                      ) -> list[tuple[str, str]]:
+def outside_the_frame(scene, margin: float = FRAME_MARGIN, in_play=frozenset(),
+                      objects: list | None = None) -> list[tuple[str, str]]:
     """(what, which edge) for every visible text or shape that crosses the camera's frame or
     comes nearer to its edge than ``margin`` (scaled with the camera's zoom); one wholly
     outside is not seen, so not cut. In a close-up
@@ -193,6 +203,7 @@ def outside_the_frame(scene, margin: float = FRAME_MARGIN, in_play=frozenset()
                  if out]
         if edges:
             faults.append((f"{kind} {_label(mob)!r}", "/".join(edges)))
+            _note(objects, mob)
     return faults
 
 
@@ -241,7 +252,8 @@ def travelling_transforms(animations) -> set[int]:
 
 
 def overlapping_texts(scene, in_play=frozenset(), gap: float = OVERLAP,
-                      travelling=frozenset()) -> list[tuple[str, str]]:
+                      travelling=frozenset(), objects: list | None = None
+                      ) -> list[tuple[str, str]]:
     """Pairs of visible texts drawn over each other: a glyph of one within ``gap`` of a
     glyph of the other (glyph by glyph, so turned labels are judged by their ink). Mid-play
     (``in_play``: the ids of what the animations move), two texts that both move may pass
@@ -272,6 +284,7 @@ def overlapping_texts(scene, in_play=frozenset(), gap: float = OVERLAP,
                      | (gb[None, :, 1] > ga[:, None, 3] + gap * zoom))
             if not apart.all():
                 faults.append((_label(texts[i]), _label(texts[j])))
+                _note(objects, texts[i], texts[j])
     return faults
 
 
@@ -279,33 +292,188 @@ def _text_opacity(text) -> float:
     return max((_opacity(m) for m in text.get_family() if m.has_points()), default=0.0)
 
 
-def layout_faults(scene, in_play=frozenset(), travelling=frozenset()
-                  ) -> list[tuple[str, object]]:
+INK_INSET = 0.12     # of a glyph's height: a line may graze the rim of a glyph's box
+SHAPE_SEEN = 0.4     # fainter shapes (a plane's grid, a ghost) lie behind what is read
+SHAPE_TINY = 0.01    # scene units (about a pixel at 1080p): a dot shrunk to nothing
+BACKING = 0.85       # a fill this opaque hides what lies under it
+
+
+def texts_over_shapes(scene, in_play=frozenset(), travelling=frozenset(),
+                      objects: list | None = None) -> list[tuple[str, str]]:
+    """(text, shape) for every solid text a visible shape's outline runs through: a line,
+    an arrow's shaft, an arc or a cell's edge crossing the ink of a word (a glyph's box,
+    inset a little). A shape a text sits wholly inside (its cell, its bar, its panel) or
+    wholly outside does not cross it, so a shape a text labels passes; so does one hidden
+    under an opaque backing drawn between it and the text, and one too small to see.
+    Mid-play only a pair that stands still is judged (what moves or fades passes what it
+    passes)."""
+    units = list(_units(scene))             # in drawing order: later ones cover earlier
+    order = {id(m): n for n, (m, _) in enumerate(units)}
+    texts = [t for t, kind in units if kind == "text" and _text_opacity(t) >= SOLID
+             and id(t) not in in_play and id(t) not in travelling]
+    if not texts:
+        return []
+    frame = scene.camera.frame
+    shapes = [m for m, kind in units if kind == "shape" and _opacity(m) >= SHAPE_SEEN
+              and id(m) not in in_play and not _fills_the_frame(m, frame)]
+    shapes = [m for m in shapes if np.hypot(*(_box(m)[2:] - _box(m)[:2])) >= SHAPE_TINY]
+    backings = [(order[id(m)], _box(m)) for m in shapes
+                if m.get_fill_opacity() >= BACKING and len(m.points) >= 4]
+    shapes = [m for m in shapes if not _in_the_background_colour(m)]
+    boxes = {id(t): _box(t) for t in texts}
+    faults = []
+    for shape in shapes:
+        s = _box(shape)
+        near = [t for t in texts if not (s[0] > boxes[id(t)][2] or boxes[id(t)][0] > s[2]
+                                          or s[1] > boxes[id(t)][3] or boxes[id(t)][1] > s[3])]
+        if not near:
+            continue
+        segments = _outline_segments(shape)
+        for text in near:
+            t = boxes[id(text)]
+            if any(order[id(shape)] < at < order[id(text)] and b[0] <= t[0] and b[1] <= t[1]
+                   and b[2] >= t[2] and b[3] >= t[3] for at, b in backings):
+                continue                 # covered by the text's backing
+            ink = _glyph_boxes(text)
+            inset = INK_INSET * (ink[:, 3] - ink[:, 1])[:, None] * np.array([-1, -1, 1, 1])
+            if _segments_cross_boxes(segments, ink - inset):
+                faults.append((_label(text), _shape_label(shape)))
+                _note(objects, text, shape)
+    return faults
+
+
+def _in_the_background_colour(shape) -> bool:
+    """A stroke (or, unstroked, a fill) drawn in the background's colour is not seen (a
+    spark's trail faded out): it hides what is under it, but crosses nothing."""
+    stroked = float(shape.get_stroke_width() or 0) > 0 and shape.get_stroke_opacity() > 0.05
+    color = shape.get_stroke_color() if stroked else shape.get_fill_color()
+    seen = np.array(color.to_rgb()) - np.array(ManimColor(style.BACKGROUND).to_rgb())
+    return float(np.abs(seen).max()) < 0.15
+
+
+def _shape_label(shape) -> str:
+    """A shape named so a failure can be traced: its kind, colour and opacity."""
+    color = shape.get_stroke_color() if float(shape.get_stroke_width() or 0) > 0 \
+        else shape.get_fill_color()
+    return f"a {type(shape).__name__} ({color.to_hex()}, {_opacity(shape):.2f})"
+
+
+def _outline_segments(shape, samples: int = 8) -> np.ndarray:
+    """The straight pieces (n, 2, 2) of the outline a shape draws: each of its curves
+    sampled at ``samples`` points."""
+    pieces = []
+    t = np.linspace(0, 1, samples)[:, None]
+    for part in shape.get_family():
+        if not part.has_points() or len(part.points) < 4:
+            continue
+        curves = part.points[: len(part.points) // 4 * 4, :2].reshape(-1, 4, 2)
+        a, b, c, d = (curves[:, k][:, None] for k in range(4))
+        points = ((1 - t) ** 3 * a + 3 * (1 - t) ** 2 * t * b + 3 * (1 - t) * t ** 2 * c
+                  + t ** 3 * d)                                  # (curves, samples, 2)
+        pieces.append(np.stack([points[:, :-1], points[:, 1:]], axis=2).reshape(-1, 2, 2))
+    return np.concatenate(pieces) if pieces else np.zeros((0, 2, 2))
+
+
+def _segments_cross_boxes(segments: np.ndarray, boxes: np.ndarray) -> bool:
+    """Whether any segment (n, 2, 2) passes through any box (m, 4): the boxes of the
+    segments overlap and the box's corners do not all lie on one side of the segment."""
+    boxes = boxes[(boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])]
+    if not len(segments) or not len(boxes):
+        return False
+    p, q = segments[:, None, 0], segments[:, None, 1]                  # (n, 1, 2)
+    lo, hi = np.minimum(p, q), np.maximum(p, q)
+    overlap = ((lo[..., 0] < boxes[None, :, 2]) & (hi[..., 0] > boxes[None, :, 0])
+               & (lo[..., 1] < boxes[None, :, 3]) & (hi[..., 1] > boxes[None, :, 1]))
+    if not overlap.any():
+        return False
+    corners = np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [0, 3]],
+                        boxes[:, [2, 3]]], axis=1)                     # (m, 4, 2)
+    d = q - p                                                          # (n, 1, 2)
+    side = (d[..., None, 0] * (corners[None, ..., 1] - p[..., None, 1])
+            - d[..., None, 1] * (corners[None, ..., 0] - p[..., None, 0]))   # (n, m, 4)
+    straddles = (side.min(-1) <= 0) & (side.max(-1) >= 0)
+    return bool((overlap & straddles).any())
+
+
+def _note(objects: list | None, *mobs) -> None:
+    """Keep the ids of what a fault is made of, beside the fault (when asked)."""
+    if objects is not None:
+        objects.append({id(m) for mob in mobs for m in mob.get_family()})
+
+
+def layout_faults(scene, in_play=frozenset(), travelling=frozenset(),
+                  objects: list | None = None) -> list[tuple[str, object]]:
     """(problem, detail) for every layout fault on screen now (``in_play``, ``travelling``:
-    mid-play, see :func:`overlapping_texts`)."""
-    return ([("outside the frame", f) for f in outside_the_frame(scene, in_play=in_play)]
-            + [("text over text", f)
-               for f in overlapping_texts(scene, in_play, travelling=travelling)]
-            + [("shown twice", f) for f in formulas_twice(scene, in_play)])
+    mid-play, see :func:`overlapping_texts`); ``objects``, when given, gets the ids of
+    each fault's objects, in the same order."""
+    return ([("outside the frame", f)
+             for f in outside_the_frame(scene, in_play=in_play, objects=objects)]
+            + [("text over text", f) for f in overlapping_texts(
+                scene, in_play, travelling=travelling, objects=objects)]
+            + [("text over shape", f) for f in texts_over_shapes(
+                scene, in_play, travelling=travelling, objects=objects)]
+            + [("shown twice", f) for f in formulas_twice(scene, in_play, objects)])
+
+
+FLASH_GAP = 1.0      # seconds: a text gone and back at its place within this is a flash
+FLASH_PLACE = 0.2    # scene units: "its place"
+
+
+class FlashWatch:
+    """Finds texts shown, removed and shown again at the same place within
+    ``FLASH_GAP`` seconds (a column popping in whole, vanishing, born again): fed what is
+    on screen at each moment the audit looks."""
+
+    def __init__(self):
+        self.solid: list[tuple[str, np.ndarray]] = []          # at the last look
+        self.gone: list[tuple[str, np.ndarray, float]] = []    # (text, where, last seen)
+        self.last_time = 0.0
+
+    def look(self, scene, time: float, in_play=frozenset()) -> list[tuple[str, float]]:
+        """(text, when it went) for every text back at its place after a short absence.
+        Mid-play, what the play moves or fades (``in_play``) is on its way: it counts as
+        present, and is judged when it stands."""
+        present = [(_label(t), t.get_center()[:2].copy(),
+                    _text_opacity(t) >= SOLID and id(t) not in in_play)
+                   for t in _every_text(scene) if id(t) in in_play or _visible(t)]
+
+        def here(label, where, among):
+            return any(other == label and np.linalg.norm(at - where) <= FLASH_PLACE
+                       for other, at, *_ in among)
+
+        self.gone = [g for g in self.gone if time - g[2] <= FLASH_GAP]
+        self.gone += [(label, where, self.last_time) for label, where in self.solid
+                      if not here(label, where, present)]
+        flashes, still_gone = [], []
+        solid_now = [(label, where) for label, where, solid in present if solid]
+        for label, where, went in self.gone:
+            if here(label, where, solid_now):
+                flashes.append((label, round(went, 2)))
+            else:
+                still_gone.append((label, where, went))
+        self.gone, self.solid, self.last_time = still_gone, solid_now, time
+        return flashes
 
 
 SOLID = 0.6       # a text at least this opaque is read as itself (not one cross-fading)
 FORMULA_GLYPHS = 10   # a formula, not a symbol
 
 
-def formulas_twice(scene, in_play=frozenset()) -> list[str]:
+def formulas_twice(scene, in_play=frozenset(), objects: list | None = None) -> list[str]:
     """Formulas on screen twice, both solid: one picture has one copy of the formula (a
     second one written beside the corner map was the summary's fault). Mid-play, a copy
     that is part of the play may be arriving or leaving."""
-    seen: dict[str, int] = {}
+    seen: dict[str, list] = {}
     for mob, kind in _units(scene):
         glyphs = sum(1 for m in mob.get_family() if m.has_points())
         # a symbol (W_Q over its matrix and in a legend) may well be written twice
         if isinstance(mob, MathTypst) and glyphs >= FORMULA_GLYPHS \
                 and _text_opacity(mob) >= SOLID and id(mob) not in in_play:
-            key = _written(str(getattr(mob, "typst_code", "")))
-            seen[key] = seen.get(key, 0) + 1
-    return [key for key, count in seen.items() if count > 1]
+            seen.setdefault(_written(str(getattr(mob, "typst_code", ""))), []).append(mob)
+    twice = [key for key, copies in seen.items() if len(copies) > 1]
+    for key in twice:
+        _note(objects, *seen[key])
+    return twice
 
 
 def _written(code: str) -> str:

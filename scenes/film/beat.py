@@ -97,8 +97,22 @@ class Beat:
     def play_hand_off(self, moves: list, staying: set[int]) -> None:
         """Play a hand-off: ``moves`` carry on what lives on (``staying``: the ids of the
         objects they move or bring); everything else fades out; the camera comes home."""
-        leaving = [m for m in self.film.mobjects
-                   if id(m) not in staying and m is not self.film.camera.frame]
+        moving = {id(m) for move in moves if getattr(move, "mobject", None) is not None
+                  for m in move.mobject.get_family()}
+
+        def parts_leaving(mob):
+            # a group that holds something a move carries off is split (manim takes what a
+            # play moves out of its group, and a faded group's other parts would be
+            # restored, seen, when the play ends): its other parts fade on their own
+            if id(mob) in moving:
+                return []
+            if not any(id(m) in moving for m in mob.get_family()):
+                return [mob]
+            return [part for sub in mob.submobjects for part in parts_leaving(sub)]
+
+        leaving = [part for m in self.film.mobjects
+                   if id(m) not in staying and m is not self.film.camera.frame
+                   for part in parts_leaving(m)]
         self.film.play(*moves, *[FadeOut(m) for m in leaving], *self.film.camera_home(),
                        run_time=style.T_HANDOFF, rate_func=style.EASE)
 

@@ -50,6 +50,8 @@ class FilmScene(MovingCameraScene):
         self.layout_log: list[tuple] = []   # (beat, problem, (time, moment, detail))
         self._audited_middle = True          # the current play's middle (when auditing)
         self._centres_before: dict = {}      # where each text stood as the play began
+        self._flashes = audits.FlashWatch()  # texts gone and back within a second
+        self._unsettled: list = []           # the last play's end faults, with their ids
         style.register_fonts()
         fastcopy.install()
         manim_fixes.install()
@@ -61,6 +63,7 @@ class FilmScene(MovingCameraScene):
 
     def play(self, *animations, **kwargs) -> None:
         if self.audit:
+            self.settle_faults(animations)
             for pair in audits.glyph_morphs([a for a in animations if hasattr(a, "mobject")]):
                 self.audit_log.append((self.book.beat, "glyph morph", pair))
             self._audited_middle = False
@@ -78,15 +81,33 @@ class FilmScene(MovingCameraScene):
                 audits.visible_texts(self))
 
     def audit_layout(self, moment: str) -> None:
-        """Log every layout fault on screen now (at ``moment`` of the current play)."""
+        """Log every layout fault on screen now (at ``moment`` of the current play). A
+        fault at a play's end waits for the next play: if that one moves or changes what
+        the fault is made of at once, the picture never stood still, and it is dropped."""
         in_play, travelling = set(), set()
         if moment == "middle":
             in_play = {id(m) for a in self.animations or () for m in a.mobject.get_family()}
             travelling = (audits.travelling_texts(self, self._centres_before)
                           | audits.travelling_transforms(self.animations or ()))
-        for problem, detail in audits.layout_faults(self, in_play, travelling):
-            self.layout_log.append((self.book.beat, problem,
-                                    (round(self.renderer.time, 2), moment, detail)))
+        objects: list = []
+        found = audits.layout_faults(self, in_play, travelling, objects)
+        entries = [(self.book.beat, problem, (round(self.renderer.time, 2), moment, detail))
+                   for problem, detail in found]
+        flashes = [(self.book.beat, "shown, gone and back",
+                    (round(self.renderer.time, 2), moment, flash))
+                   for flash in self._flashes.look(self, self.renderer.time, in_play)]
+        if moment == "end":
+            self._unsettled = list(zip(entries, objects))
+        else:
+            self.layout_log += entries
+        self.layout_log += flashes
+
+    def settle_faults(self, animations=()) -> None:
+        """Log the last play's end faults but those the coming ``animations`` move on."""
+        moving = {id(m) for a in animations if getattr(a, "mobject", None) is not None
+                  for m in a.mobject.get_family()}
+        self.layout_log += [entry for entry, ids in self._unsettled if not ids & moving]
+        self._unsettled = []
 
     def get_time_progression(self, run_time, description, n_iterations=None,
                              override_skip_animations=False):
@@ -106,6 +127,8 @@ class FilmScene(MovingCameraScene):
     def construct(self) -> None:
         for n, beat_cls in enumerate(self.beat_classes):
             self.run_beat(beat_cls, last=self.ends_film and n == len(self.beat_classes) - 1)
+        if self.audit:
+            self.settle_faults()
 
     def run_beat(self, beat_cls, last: bool = False) -> None:
         """Play one beat and do its bookkeeping: start from the stage its predecessor

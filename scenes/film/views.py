@@ -28,7 +28,7 @@ from ..vocabulary.vectors import VectorColumn
 from .wording import mark_label
 
 __all__ = [
-    "HEAVY_KEYS", "LABEL_ALL_UP_TO", "MAX_CELL", "TABLE_BOTTOM", "TABLE_TOP", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
+    "HEAVY_KEYS", "LABEL_ALL_UP_TO", "MAX_CELL", "TABLE_BOTTOM", "TABLE_LOWEST", "TABLE_TOP", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
     "PLANE_H", "PLANE_W", "RIGHT_CENTER", "ROW_PITCH", "SENTENCE_GRID_BOX",
     "SENTENCE_GRID_CENTER", "drawn_indices", "embedding_panel", "embedding_plane",
     "embedding_view", "focus_row_dots", "head_rows", "heaviest_key", "input_column", "joined_pieces", "named_indices", "place_header", "place_note",
@@ -179,6 +179,7 @@ def focus_row_dots(trace, grid=None) -> VGroup:
 
 TABLE_TOP = 2.75          # the heads beat's table: the key labels' top
 TABLE_BOTTOM = -1.45      # ... the last head's row
+TABLE_LOWEST = -2.0       # ... the last row of many heads, whose names need the height
 MAX_CELL = 0.85
 
 
@@ -207,7 +208,7 @@ def head_rows(book) -> HeadRows:
     return HeadRows(names, notes, [trace.display_tokens[j] for j in keys],
                     [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,
                     boxed=trace.primary_slot, top=TABLE_TOP, bottom=TABLE_BOTTOM,
-                    max_cell=MAX_CELL)
+                    max_cell=MAX_CELL, lowest=TABLE_LOWEST)
 
 
 def shown_tokens_note(trace):

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Dot, Line, Mobject, Rectangle, Square,
-                   SurroundingRectangle, VGroup)
+from manim import (DL, DOWN, LEFT, ORIGIN, RIGHT, UP, UR, Dot, Line, Mobject, Rectangle,
+                   Square, VGroup)
 
 from . import style
 from .text import glyphs_of, label_text, line_box_height, user_text
@@ -177,12 +177,31 @@ class AttentionGrid(VGroup):
         rect = Rectangle(width=self.n_cols * s, height=s)
         return rect.move_to((self.cell_center(row, 0) + self.cell_center(row, self.n_cols - 1)) / 2)
 
+    FOCUS_BUFF = 0.06     # between a focus box and what it surrounds
+    FOCUS_CLEAR = 0.03    # between a focus box and the labels of the rows beside it
+
     def focus_box(self, row: int, color: str | None = None, include_label: bool = True
-                  ) -> SurroundingRectangle:
-        """A yellow box around a row (and its label): the row being explained."""
-        target = VGroup(self.row_rect(row), self.row_labels[row]) if include_label else self.row_rect(row)
-        return SurroundingRectangle(target, color=color or style.PALETTE.highlight,
-                                    buff=0.06, stroke_width=3)
+                  ) -> Rectangle:
+        """A yellow box around a row (and its label): the row being explained. Its edges
+        keep clear of the labels of the rows beside it (and of the keys' labels over the
+        first row): in a long grid the labels are as tall as a row, and a box with a
+        margin all round would run through them. The row's cells stay inside."""
+        cells = self.row_rect(row)
+        target = VGroup(cells, self.row_labels[row]) if include_label else cells
+        x0, y0 = target.get_corner(DL)[:2] - self.FOCUS_BUFF
+        x1, y1 = target.get_corner(UR)[:2] + self.FOCUS_BUFF
+        above = [self.row_labels[row - 1]] if row > 0 else list(self.col_labels)
+        below = [self.row_labels[row + 1]] if row + 1 < self.n_rows else []
+        ink = [m for m in above if m.has_points() or m.submobjects]
+        if include_label and ink:
+            y1 = max(min(y1, min(m.get_bottom()[1] for m in ink) - self.FOCUS_CLEAR),
+                     cells.get_top()[1])
+        ink = [m for m in below if m.has_points() or m.submobjects]
+        if include_label and ink:
+            y0 = min(max(y0, max(m.get_top()[1] for m in ink) + self.FOCUS_CLEAR),
+                     cells.get_bottom()[1])
+        box = Rectangle(width=x1 - x0, height=y1 - y0).move_to([(x0 + x1) / 2, (y0 + y1) / 2, 0])
+        return box.set_stroke(color or style.PALETTE.highlight, width=3)
 
     def mask_cells(self, mask, opacity: float = 0.55) -> VGroup:
         """Red squares on the masked (forbidden) cells of a rows x cols boolean array."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, Dot, Line, Rectangle, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, Dot, Line, Rectangle, VGroup
 
 from . import stage, style
 from .grid import LabelFit, dot_radius
@@ -17,6 +17,7 @@ __all__ = ["BAND_GAP", "HEAD_ROWS_FIT", "HeadRows", "NAME_GAP", "WORDS_BUFF"]
 NAME_GAP = 0.2            # between a head's name and its row, and its row and its note
 WORDS_BUFF = 0.1          # between the rows and the keys' words above them
 BAND_GAP = 0.12           # the keys' words' band: their height and this
+ROW_GAP = 0.1             # between one row's name (or note) and the next row's
 # the head rows' words stand upright at full size when each takes at most 0.95 of a cell
 # (a long special token may shrink to the legible minimum), else they all turn, full size
 HEAD_ROWS_FIT = LabelFit(share=0.95, min_scale=1.0, special_share=0.95,
@@ -34,12 +35,12 @@ class HeadRows(VGroup):
 
     def __init__(self, names: Sequence, notes: Sequence, words: Sequence[str],
                  special: Sequence[bool], weights, colors: Sequence[str], *, boxed: int,
-                 top: float, bottom: float, max_cell: float):
+                 top: float, bottom: float, max_cell: float, lowest: float | None = None):
         super().__init__()
         self.names, self.notes = list(names), list(notes)
         self.words = [glyphs_of(w, style.FONT_LABEL, sp) for w, sp in zip(words, special)]
         self.special = list(special)
-        self.fit_cell(top, bottom, max_cell)
+        self.fit_cell(top, bottom, max_cell, bottom if lowest is None else lowest)
         name_w = max(m.width for m in self.names)
         note_w = max(m.width for m in self.notes)
         self.width_drawn = len(self.words) * self.cell
@@ -49,36 +50,48 @@ class HeadRows(VGroup):
         self.lines = self.draw_lines(len(self.names))
         self.labels = self.place_words()
         self.dots, self.rows = self.fill_rows(np.asarray(weights, dtype=float), colors)
-        self.box = SurroundingRectangle(VGroup(self.names[boxed], self.rows[boxed],
-                                               self.notes[boxed]),
-                                        color=style.PALETTE.highlight, buff=0.06, stroke_width=3)
+        # a margin round the row, as far as the next rows' names and notes leave room
+        marked = VGroup(self.names[boxed], self.rows[boxed], self.notes[boxed])
+        ink = max(m.height for m in self.names + self.notes)
+        margin = float(np.clip((self.row_height - ink) / 2 - 0.02, 0.0, 0.06))
+        self.box = Rectangle(width=marked.width + 0.12,
+                             height=self.row_height + 2 * margin).move_to(
+            [marked.get_center()[0], self.rows[boxed].get_y(), 0])
+        self.box.set_stroke(style.PALETTE.highlight, width=3)
         self.add(self.lines, self.labels, VGroup(*self.names), self.dots, VGroup(*self.notes),
                  self.box)
 
-    def fit_cell(self, top: float, bottom: float, max_cell: float) -> None:
+    def fit_cell(self, top: float, bottom: float, max_cell: float, lowest: float) -> None:
         """The cell: as wide as the stage allows beside the names and notes, then as tall
-        as the rows allow under the words' band; the words upright or turned."""
+        as the rows allow under the words' band (down to ``bottom``, or to ``lowest`` where
+        the names and notes need it); the words upright or turned."""
         name_w = max(m.width for m in self.names)
         note_w = max(m.width for m in self.notes)
         room_w = stage.TEXT_WIDTH - name_w - note_w - 2 * NAME_GAP
+        # a column as wide as the stage allows (its turned word needs the width), a row
+        # as tall as the rows allow: square cells while both allow it
         cell = min(max_cell, room_w / len(self.words))
         widths = [w.width for w in self.words]
-        for settle in (True, False):
-            _, self.turned = HEAD_ROWS_FIT.plan(widths, self.special, cell, style.FONT_LABEL)
-            self.band = (max(widths) if self.turned
-                         else max([line_box_height(style.FONT_LABEL)]
-                                  + [w for w in widths   # a long special token turns alone
-                                     if HEAD_ROWS_FIT.special_scale(w, cell) is None])
-                         ) + BAND_GAP
-            if settle:
-                cell = min(cell, (top - self.band - bottom) / len(self.names))
+        _, self.turned = HEAD_ROWS_FIT.plan(widths, self.special, cell, style.FONT_LABEL)
+        self.band = (max(widths) if self.turned
+                     else max([line_box_height(style.FONT_LABEL)]
+                              + [w for w in widths   # a long special token turns alone
+                                 if HEAD_ROWS_FIT.special_scale(w, cell) is None])
+                     ) + BAND_GAP
         self.cell = cell
+        rows = len(self.names)
+        # a row is at least as tall as its name and note need to keep apart from the next
+        # row's: many heads reach down to ``lowest`` rather than crowd
+        need = max(m.height for m in self.names + self.notes) + ROW_GAP
+        room = (top - self.band - bottom) / rows
+        self.row_height = max(min(cell, room), min(need, (top - self.band - lowest) / rows))
 
     def draw_lines(self, n_rows: int) -> VGroup:
         left, top, cell, width = self.left, self.grid_top, self.cell, self.width_drawn
-        return VGroup(*[Line([left, top - r * cell, 0], [left + width, top - r * cell, 0])
+        h = self.row_height
+        return VGroup(*[Line([left, top - r * h, 0], [left + width, top - r * h, 0])
                         for r in range(n_rows + 1)],
-                      *[Line([left + c * cell, top, 0], [left + c * cell, top - n_rows * cell, 0])
+                      *[Line([left + c * cell, top, 0], [left + c * cell, top - n_rows * h, 0])
                         for c in range(len(self.words) + 1)]).set_stroke(style.PALETTE.grid,
                                                                           width=1.0)
 
@@ -113,11 +126,13 @@ class HeadRows(VGroup):
         left, cell, width = self.left, self.cell, self.width_drawn
         dots, rows = VGroup(), []
         for n, color in enumerate(colors):
-            y = self.grid_top - (n + 0.5) * cell
+            y = self.grid_top - (n + 0.5) * self.row_height
             self.names[n].move_to([left - NAME_GAP, y, 0], aligned_edge=RIGHT)
             self.notes[n].move_to([left + width + NAME_GAP, y, 0], aligned_edge=LEFT)
             dots.add(VGroup(*[Dot([left + (c + 0.5) * cell, y, 0], color=color,
-                                  radius=max(dot_radius(float(w), 0.46 * cell), 1e-4))
+                                  radius=max(dot_radius(float(w), 0.46 * min(
+                                      cell, self.row_height)), 1e-4))
                               for c, w in enumerate(weights[n])]))
-            rows.append(Rectangle(width=width, height=cell).move_to([left + width / 2, y, 0]))
+            rows.append(Rectangle(width=width, height=self.row_height).move_to(
+                [left + width / 2, y, 0]))
         return dots, rows

@@ -17,7 +17,8 @@ from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of, make_math, wrapped
 from ...vocabulary.vectors import VectorRow
-from ..views import drawn_indices, focus_row_dots, head_rows, heaviest_key, sentence_grid
+from ..views import (TABLE_BOTTOM, drawn_indices, focus_row_dots, head_rows, heaviest_key,
+                     sentence_grid)
 from ..wording import LQ, RQ, focus_name, focus_parts, word_name
 
 __all__ = ["BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MIX_ARROW", "line"]
@@ -125,8 +126,10 @@ class HeadsBeat(Beat):
             else:       # a head that is not drawn: an empty slot, not a grey head
                 seg.set_fill(opacity=0).set_stroke(pal.dim, width=1.2)
         title = label_text("concat", style.FONT_SMALL, pal.soft)
+        # under the table, lower when many heads make it reach further down
+        bar_y = min(BAR_Y, table.rows[-1].get_bottom()[1] - (TABLE_BOTTOM - BAR_Y))
         VGroup(title, segments).arrange(RIGHT, buff=0.25).move_to(
-            [stage.LEFT_EDGE, BAR_Y, 0], aligned_edge=LEFT).shift(RIGHT * 0.2)
+            [stage.LEFT_EDGE, bar_y, 0], aligned_edge=LEFT).shift(RIGHT * 0.2)
         d_k = self.record("d_k", (), 0)
         hidden = (f"; outlined: the {self.record('heads_not_drawn', (), 0)} heads not drawn"
                   if total > len(drawn_at) else "")

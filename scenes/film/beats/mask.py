@@ -222,9 +222,11 @@ class MaskBeat(Beat):
         top = grid.row_rect(self.row).get_top()[1]
         labels.shift(UP * (top + 0.08 - labels.get_bottom()[1]))
         # on a band of the background over the rows above, so no dot shows through them
-        band = Rectangle(width=grid.lines.width, height=labels.height + 0.16)
+        x0 = min(grid.lines.get_left()[0], labels.get_left()[0] - 0.08)
+        x1 = max(grid.lines.get_right()[0], labels.get_right()[0] + 0.08)
+        band = Rectangle(width=x1 - x0, height=labels.height + 0.16)
         band.set_stroke(width=0).set_fill(style.BACKGROUND, 0.92)
-        band.move_to([grid.lines.get_center()[0], top + band.height / 2, 0])
+        band.move_to([(x0 + x1) / 2, top + band.height / 2, 0])
         return VGroup(band, labels)
 
     # ---- softmax over what is left: the weights renormalise -------------------------------------

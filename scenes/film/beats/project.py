@@ -157,13 +157,16 @@ class ProjectBeat(Beat):
         self.say("Seen in 2-D, W_Q stretches the plane and turns it")
         self.play(FadeOut(VGroup(*[a.extras for a in e_arrows])), FadeOut(panel.header),
                   FadeTransform(e_plane.note, fit), run_time=style.T_QUICK)
+        # the motion lasts as long as its caption is read: a carried plane held still
+        # would show its riding words wherever the motion left them (on an axis, a shaft)
+        step = max(style.T_STEP, (self.film.caption_free_at - self.film.renderer.time) / 2)
         self.play(CarryPlane(e_plane.plane, e_arrows, e_plane.origin,
                              lambda t: motion.stretching(t, first=True), carry_words=True,
                              avoid=[fit]),
-                  run_time=style.T_STEP)
+                  run_time=step)
         self.play(CarryPlane(e_plane.plane, e_arrows, e_plane.origin, motion.rotation,
                              shift=lambda t: t * (self.qk_plane.origin - e_plane.origin),
-                             carry_words=True, avoid=[fit]), run_time=style.T_STEP)
+                             carry_words=True, avoid=[fit]), run_time=step)
         self.land_as_queries(panel, fit)
 
     def land_as_queries(self, panel, fit):

@@ -364,16 +364,13 @@ class PullBeat(Beat):
         pal, view = style.PALETTE, self.view
         name = line_of([(self.word, ("user", pal.output)), ("\u2032", pal.output)],
                        style.FONT_LABEL)
-        # beside the centre, on the first side where it clears every word and the stage edge
+        # beside the centre, clear of every word, dot, spring and axis (as the words are)
         others = [w for w in self.words if w.has_points() or w.submobjects]
-        for side in (UP + RIGHT, UP + LEFT, DOWN + RIGHT, DOWN + LEFT, RIGHT, LEFT, UP, DOWN):
-            name.next_to(view.centre, side, buff=0.08)
-            inside = (stage.LEFT_EDGE <= name.get_left()[0] and name.get_right()[0]
-                      <= stage.RIGHT_EDGE and name.get_bottom()[1] >= stage.BOTTOM_EDGE)
-            if inside and not any(_boxes_meet(name, w, gap=0.02) for w in others):
-                break
-        else:
-            name.next_to(view.centre, UP + RIGHT, buff=0.08)
+        place_labels([name], [view.centre.get_center()],
+                     segments=[(sp.get_start(), sp.get_end()) for sp in view.springs]
+                     + view.plane.axes,
+                     keep_clear=[*others, *view.dots, view.centre], keep_clear_owner=None,
+                     bounds=view.plane.plane, solo=[0])
         outlined(name)
         equation = VGroup(name.copy().set_stroke(width=0, background=True),
                           make_math("= sum_j w_j arrow(bold(v))_j", color=pal.output,

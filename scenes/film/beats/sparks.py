@@ -186,7 +186,12 @@ class SparksBeat(Beat):
         self.say(said)
         landings = list(self.values) or [None] * len(self.arcs)
         few = len(self.indices) <= style.FEW
-        self.play(LaggedStart(*[Succession(Create(arc, run_time=style.T_ARC),
+        # the arcs hang where a window's note is ("showing 15 of the 18 tokens"): it moves
+        # under them, out of their way
+        note = row.window_note
+        moves = [] if note is None else [note.animate.next_to(
+            VGroup(self.arcs, *self.values), DOWN, buff=0.25)]
+        self.play(*moves, LaggedStart(*[Succession(Create(arc, run_time=style.T_ARC),
                                            SparkTravel(sp, run_time=style.T_SPARK),
                                            *([FadeIn(v, scale=1.3, run_time=style.T_POP)]
                                              if v is not None else []))
@@ -233,7 +238,7 @@ class SparksBeat(Beat):
         # never below the legible size: the widest line decides
         self.worked.scale(max(min(1.0, WORKED_WIDTH / self.worked.width),
                               style.MIN_FONT / style.FONT_LABEL))
-        below = min(self.arcs.get_bottom()[1], self.row.chips.get_bottom()[1]) - 0.7
+        below = min(m.get_bottom()[1] for m in (self.arcs, self.row)) - 0.7
         self.worked.move_to([0, below, 0], aligned_edge=UP)
         self.say(f"Each dot product adds up {count} products, the query\u2019s entries times "
                  f"the key\u2019s: for {word_name(trace, j)}, {total}")
