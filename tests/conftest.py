@@ -99,3 +99,17 @@ def assert_refused(proc: subprocess.CompletedProcess, *fragments: str) -> str:
     for fragment in fragments:
         assert fragment in err, err
     return err
+
+
+# The files that take minutes, longest first (measured on 2 cores): `make test` gives
+# each worker whole files in the order collected, so these start first and the short ones
+# fill in around them, rather than one long file starting last and running on alone.
+LONGEST_FILES = ("test_layout_corpus.py", "test_readme_examples.py", "test_sacred_files.py",
+                 "test_course.py", "test_beats.py", "test_full_disk.py", "test_beat_tasks.py",
+                 "test_interrupts.py", "test_course_rerun.py", "test_frames_and_goldens.py",
+                 "test_lecture_pack.py", "test_beat_cache_integrity.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: n for n, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))     # stable

@@ -1,7 +1,8 @@
 """Sentences chosen to stress the film's layout (3 to 20 tokens, a relative clause,
 pronouns, Chinese, Japanese, accents and word pieces, an apostrophe, numbers, punctuation,
 a very long word; minilm and scratch; a causal mask; every head; each theme), and the layout
-audit of a whole film of one, drawn on the scene graph without frames."""
+audit of a whole film of one, drawn on the scene graph without frames. Twelve sentences,
+each carrying several of the stresses: every one costs half a minute of the suite."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,16 +15,14 @@ CORPUS = [
     ("小猫吃了一条鱼", {}, "3b1b"),
     ("猫が魚を食べた", {}, "illustrated"),
     ("Le chat a mangé le poisson", {}, "colorblind"),
-    ("Die Straßenbahnhaltestelle liegt gegenüber", {}, "3b1b"),
+    ("Die Straßenbahnhaltestelle liegt gegenüber", {"heads": "all"}, "3b1b"),
     ("The lawyer questioned the witness because she was lying", {"focus": "she"}, "3b1b"),
     ("The animal didn't cross the street because it was too tired", {"focus": "it"},
      "3b1b"),
     ("In 1969, 3 astronauts flew 384,400 km to the Moon!", {}, "3b1b"),
-    ("Antidisestablishmentarianism is long", {"heads": "all"}, "3b1b"),
-    ("We saw her duck", {"mask": "causal"}, "3b1b"),
+    ("We saw her duck", {"model": "scratch", "mask": "causal"}, "3b1b"),
     ("When the quick brown fox finally jumped over the lazy dog, the whole village cheered",
      {}, "3b1b"),
-    ("The dog chased the ball", {"model": "scratch"}, "3b1b"),
 ]
 
 

@@ -106,9 +106,15 @@ def test_a_full_folder_for_a_trace(tmp_path):
 
 @needs_a_tmpfs
 def test_a_full_course_folder(tmp_path):
+    # a course of two explainers, one with a pack: the course's writes, not its size, are
+    # under test (the README's example course runs in test_readme_examples)
+    course = tmp_path / "course.toml"
+    course.write_text('[defaults]\npack = true\n\n[[explainer]]\nsentence = "A dog sat"\n'
+                      'output = "dog"\n\n[[explainer]]\nsentence = "Hi"\noutput = "hi"\n'
+                      'pack = false\n', encoding="utf-8")
     full = tmp_path / "full"
-    proc, left = run_on_a_full_disk(full, "16k", "batch", ROOT / "examples" / "course.toml",
-                                    "--resolution", "160x90", "--fps", "5",
+    proc, left = run_on_a_full_disk(full, "16k", "batch", course,
+                                    "--resolution", "64x36", "--fps", "2",
                                     "--out", full / "course", tmp_path=tmp_path)
     err = proc.stderr.strip()
     assert proc.returncode == 2, err

@@ -2,6 +2,7 @@
 README example can never fail again."""
 from __future__ import annotations
 
+import os
 import re
 import shlex
 
@@ -43,12 +44,15 @@ def test_the_readme_has_examples_of_every_command():
                                                         "batch", "config", "cache"}
 
 
-def test_every_readme_example_runs(tmp_path):
+def test_every_readme_example_runs(tmp_path, tmp_path_factory):
     import shutil
 
     shutil.copytree(ROOT / "examples", tmp_path / "examples")    # the course example
+    # a beat cache of its own: the README's `cache clear` must not empty the one the
+    # other tests of this worker share
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path_factory.mktemp("readme-cache")))
     for argv in readme_commands():
-        proc = run_process(*tiny(argv), cwd=tmp_path, timeout=900)
+        proc = run_process(*tiny(argv), cwd=tmp_path, timeout=900, env=env)
         assert proc.returncode == 0, f"`attention-explainer {shlex.join(argv)}` failed:\n" \
                                      f"{proc.stderr[-1500:]}"
     written = {p.relative_to(tmp_path).parts[0] for p in tmp_path.rglob("*") if p.is_file()}
