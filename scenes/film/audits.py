@@ -130,9 +130,8 @@ def _label(mob) -> str:
     return f"a {type(mob).__name__}"
 
 
-def _units(scene):
-    """(unit, kind) for every visible thing on screen: a text (its glyphs as one unit) or
-    a shape; texts are not looked into, and nothing is counted twice."""
+def _walk(scene):
+    """(unit, is_text) once each: a text (glyphs and all) as one unit; any other shape."""
     seen: set[int] = set()
     for top in scene.mobjects:
         for mob in top.get_family():
@@ -140,21 +139,25 @@ def _units(scene):
                 continue
             if isinstance(mob, _TEXT_KINDS):
                 seen.update(id(m) for m in mob.get_family())
-                if _visible(mob):
-                    yield mob, "text"
-            elif isinstance(mob, VMobject) and mob.has_points() and _opacity(mob) > 0.05:
+                yield mob, True
+            elif isinstance(mob, VMobject) and mob.has_points():
                 seen.add(id(mob))
-                yield mob, "shape"
+                yield mob, False
+
+
+def _units(scene):
+    """(unit, kind) for every visible thing on screen: a text (its glyphs as one unit) or
+    a shape; texts are not looked into, and nothing is counted twice."""
+    for mob, is_text in _walk(scene):
+        if is_text and _visible(mob):
+            yield mob, "text"
+        elif not is_text and _opacity(mob) > 0.05:
+            yield mob, "shape"
 
 
 def _every_text(scene):
     """Every text in the scene, seen or not, each as one unit."""
-    seen: set[int] = set()
-    for top in scene.mobjects:
-        for mob in top.get_family():
-            if id(mob) not in seen and isinstance(mob, _TEXT_KINDS):
-                seen.update(id(m) for m in mob.get_family())
-                yield mob
+    return (mob for mob, is_text in _walk(scene) if is_text)
 
 
 def _box(mob) -> np.ndarray:
@@ -316,14 +319,15 @@ def texts_over_shapes(scene, in_play=frozenset(), travelling=frozenset(),
     frame = scene.camera.frame
     shapes = [m for m, kind in units if kind == "shape" and _opacity(m) >= SHAPE_SEEN
               and id(m) not in in_play and not _fills_the_frame(m, frame)]
-    shapes = [m for m in shapes if np.hypot(*(_box(m)[2:] - _box(m)[:2])) >= SHAPE_TINY]
-    backings = [(order[id(m)], _box(m)) for m in shapes
+    boxes = {id(m): _box(m) for m in shapes + texts}
+    shapes = [m for m in shapes
+              if np.hypot(*(boxes[id(m)][2:] - boxes[id(m)][:2])) >= SHAPE_TINY]
+    backings = [(order[id(m)], boxes[id(m)]) for m in shapes
                 if m.get_fill_opacity() >= BACKING and len(m.points) >= 4]
     shapes = [m for m in shapes if not _in_the_background_colour(m)]
-    boxes = {id(t): _box(t) for t in texts}
     faults = []
     for shape in shapes:
-        s = _box(shape)
+        s = boxes[id(shape)]
         near = [t for t in texts if not (s[0] > boxes[id(t)][2] or boxes[id(t)][0] > s[2]
                                           or s[1] > boxes[id(t)][3] or boxes[id(t)][1] > s[3])]
         if not near:

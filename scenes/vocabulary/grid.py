@@ -19,7 +19,8 @@ from . import style
 from .text import glyphs_of, label_text, line_box_height, user_text
 
 __all__ = ["AttentionGrid", "GRID_FIT", "LABEL_BUFF", "LINE_SHARE", "LabelFit", "TITLE_BUFF",
-           "dot_radius", "grid_cell", "make_grid", "tidy_grid"]
+           "column_words", "dot_radius", "grid_cell", "make_grid", "place_column_word",
+           "tidy_grid"]
 
 LABEL_BUFF = 0.12      # between a grid and its labels
 TITLE_BUFF = 0.12      # between the labels and "keys" / "queries"
@@ -250,21 +251,14 @@ def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
     return max(cell, 0.05)
 
 
-def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence[str], *,
-              row_special: Sequence[bool], col_special: Sequence[bool],
-              font_size: float, fit: LabelFit = GRID_FIT) -> AttentionGrid:
-    """Lay out a grid's labels by ``fit``: one size, one baseline, one direction (a long
-    special token may turn on its own); the titles placed beside them."""
-    cell = grid.cell
-    top = grid.lines.get_top()[1]
-    left = grid.lines.get_left()[0]
-    # columns
-    scale, turned = fit.plan(_widths(col_texts, col_special, font_size), col_special, cell,
-                             font_size)
-    new_cols, turned_cols = [], []
-    for c, (t, sp) in enumerate(zip(col_texts, col_special)):
+def column_words(texts: Sequence[str], special: Sequence[bool], cell: float,
+                 font_size: float, fit: LabelFit = GRID_FIT) -> list[tuple[VGroup, bool, float]]:
+    """The words along a grid's top for cells ``cell`` wide, laid out by ``fit``: each as
+    (glyphs at the origin, turned, its scale), for :func:`place_column_word`."""
+    scale, turned = fit.plan(_widths(texts, special, font_size), special, cell, font_size)
+    words = []
+    for t, sp in zip(texts, special):
         g = glyphs_of(t, font_size, sp).scale(scale, about_point=ORIGIN)
-        x = grid.cell_center(0, c)[0]
         size = scale
         shrink = None if turned else fit.special_scale(g.width, cell)
         if shrink is not None and shrink < 1.0:                     # a long special token
@@ -277,10 +271,34 @@ def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence
                                     / (line_box_height(font_size) * scale)),
                                 font_size * size), about_point=ORIGIN)
             g.rotate(math.pi / 2, about_point=ORIGIN)
-            g.shift([x, top + LABEL_BUFF - g.get_bottom()[1], 0])
+        words.append((g, turn, size))
+    return words
+
+
+def place_column_word(g: VGroup, turned: bool, size: float, x: float, bottom: float,
+                      font_size: float) -> None:
+    """Put a word of :func:`column_words` over its column at ``x``: a turned word starts at
+    ``bottom``; upright words share the baseline of line boxes standing on it."""
+    if turned:
+        g.shift([x, bottom - g.get_bottom()[1], 0])
+    else:
+        g.shift([x, bottom + line_box_height(font_size) * size / 2, 0])
+
+
+def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence[str], *,
+              row_special: Sequence[bool], col_special: Sequence[bool],
+              font_size: float, fit: LabelFit = GRID_FIT) -> AttentionGrid:
+    """Lay out a grid's labels by ``fit``: one size, one baseline, one direction (a long
+    special token may turn on its own); the titles placed beside them."""
+    cell = grid.cell
+    top = grid.lines.get_top()[1]
+    left = grid.lines.get_left()[0]
+    # columns
+    new_cols, turned_cols = [], []
+    for c, (g, turn, size) in enumerate(column_words(col_texts, col_special, cell, font_size, fit)):
+        place_column_word(g, turn, size, grid.cell_center(0, c)[0], top + LABEL_BUFF, font_size)
+        if turn:
             turned_cols.append(c)
-        else:
-            g.shift([x, top + LABEL_BUFF + line_box_height(font_size) * size / 2, 0])
         new_cols.append(g)
     grid.col_labels.submobjects = new_cols
     grid.rotated_cols = turned_cols

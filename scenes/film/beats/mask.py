@@ -14,11 +14,12 @@ their sum is shown; then back out to the whole renormalised grid.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, LaggedStart,
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, LaggedStart,
                    Rectangle, Transform, VGroup, config)
 
 from ....attention_core.derived import causal_mask, causal_weights, unmasked_weights
 from ...vocabulary import stage, style
+from ...vocabulary.grid import LABEL_BUFF, column_words, place_column_word
 from ..beat import Beat, Role, Stage, replace_in_place
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
@@ -187,47 +188,72 @@ class MaskBeat(Beat):
         # close enough for the numbers to be legible, not so close the row's cells and
         # sum are cut off (its label may be, in a long row: the box marks the row)
         cells = VGroup(grid.row_rect(row), self.sum_line)
-        self.headers = self.headers_over_the_row()
-        self.zoom = zoom = min(max(CLOSE_UP, style.MIN_FONT * 1.05 / size),
-                               config.frame_width / (cells.width * ZOOM_MARGIN),
-                               config.frame_height / (VGroup(self.headers, cells).height
-                                                      * ZOOM_MARGIN))
+        zoom = min(max(CLOSE_UP, style.MIN_FONT * 1.05 / size),
+                   config.frame_width / (cells.width * ZOOM_MARGIN))
         whole = VGroup(row_group, self.sum_line)
         # the row's label too, if the numbers stay legible at the zoom that frames it
         framing = config.frame_width / (whole.width * ZOOM_MARGIN)
         if framing < zoom and framing * size >= style.MIN_FONT:
-            self.zoom = zoom = framing
-        view = whole if whole.width * ZOOM_MARGIN * zoom <= config.frame_width else cells
-        view = VGroup(view, self.headers)
+            zoom = framing
+        self.headers = self.headers_over_the_row(zoom, max(style.FONT_LABEL, size * zoom))
+        self.zoom = zoom = min(zoom, config.frame_height
+                               / (VGroup(self.headers, cells).height * ZOOM_MARGIN))
+        framed = whole.width * ZOOM_MARGIN * zoom <= config.frame_width
+        view = VGroup(whole if framed else cells, self.headers)
+        # the box frames what the close-up shows: without the row's label when that is cut
+        self.close_box = self.box if framed else grid.focus_box(row, include_label=False)
         self.say(f"Up close: the weights of {focus_name(trace)} that are left")
         if zoom > 1.0 + 1e-6:
             # the legend would be cut by the close-up's edge: it waits off screen
             self.camera_to(view.get_center(), config.frame_width / zoom,
                            *[FadeOut(d) for d in focus_dots], FadeIn(self.w_before),
-                           *([FadeIn(self.headers)] if self.row > 0 else []),
+                           *self.swap_headers(True),
                            *([] if self.inf_legible else [FadeIn(self.minus_inf)]),
                            FadeOut(self.legend), FadeOut(self.red_key), overlay=False)
         else:
             self.play(*[FadeOut(d) for d in focus_dots], FadeIn(self.w_before),
                       run_time=style.T_SHORT)
 
-    def headers_over_the_row(self) -> VGroup:
-        """The key labels, copied to sit just over the focus row: up close, the row's
-        weights are read against the words they go to (the grid's own labels are above
-        the close-up's edge). The focus row at the top already has them."""
-        grid = self.grid
-        if self.row == 0:
-            return VGroup(*[m.copy() for m in grid.col_labels])
-        labels = VGroup(*[m.copy() for m in grid.col_labels])
+    def headers_over_the_row(self, zoom: float, font_size: float) -> VGroup:
+        """The key labels drawn just over the focus row as a grid with the close-up's cells
+        (``zoom`` times as large on screen) would draw words of ``font_size``: the row's
+        weights are read against the words they go to, at a size of their own, not the
+        grid's labels magnified (those grow past the frame's edge). On a band of
+        the background over the rows above (the grid's own labels are above the close-up's
+        edge, or under the band when the row is the first)."""
+        grid, trace = self.grid, self.trace
+        texts = [trace.display_tokens[i] for i in grid.indices]
+        special = [bool(trace.special[i]) for i in grid.indices]
         top = grid.row_rect(self.row).get_top()[1]
-        labels.shift(UP * (top + 0.08 - labels.get_bottom()[1]))
-        # on a band of the background over the rows above, so no dot shows through them
-        x0 = min(grid.lines.get_left()[0], labels.get_left()[0] - 0.08)
-        x1 = max(grid.lines.get_right()[0], labels.get_right()[0] + 0.08)
-        band = Rectangle(width=x1 - x0, height=labels.height + 0.16)
-        band.set_stroke(width=0).set_fill(style.BACKGROUND, 0.92)
-        band.move_to([(x0 + x1) / 2, top + band.height / 2, 0])
+        # clear of the box round the row, whichever of its two boxes is shown
+        floor = max(self.box.get_top()[1], grid.focus_box(self.row, include_label=False)
+                    .get_top()[1]) + LABEL_BUFF / zoom
+        labels = VGroup()
+        for c, (g, turned, size) in enumerate(column_words(texts, special, grid.cell * zoom,
+                                                           font_size)):
+            g.scale(1 / zoom, about_point=ORIGIN)
+            place_column_word(g, turned, size / zoom, grid.cell_center(self.row, c)[0],
+                              floor, font_size)
+            labels.add(g)
+        x0 = min(grid.lines.get_left()[0], labels.get_left()[0] - 0.08 / zoom)
+        x1 = max(grid.lines.get_right()[0], labels.get_right()[0] + 0.08 / zoom)
+        height = labels.get_top()[1] - top + 0.08 / zoom
+        if self.row == 0:     # the band hides the grid's own labels, magnified, and the title
+            above = VGroup(grid.col_labels, *grid.titles)
+            height = max(height, above.get_top()[1] - top + 0.05)
+        band = Rectangle(width=x1 - x0, height=height)
+        band.set_stroke(width=0).set_fill(style.BACKGROUND, 0.92 if self.row else 1.0)
+        band.move_to([(x0 + x1) / 2, top + height / 2, 0])
         return VGroup(band, labels)
+
+    def swap_headers(self, close: bool) -> list:
+        """Into the close-up: the headers over the row come in and the box frames what is
+        shown; out of it, the reverse."""
+        anims = [FadeIn(self.headers) if close else FadeOut(self.headers)]
+        if self.close_box is not self.box:
+            shown, gone = (self.close_box, self.box) if close else (self.box, self.close_box)
+            anims += [FadeOut(gone), FadeIn(shown)]
+        return anims
 
     # ---- softmax over what is left: the weights renormalise -------------------------------------
     def renormalise(self):
@@ -249,9 +275,9 @@ class MaskBeat(Beat):
         if self.zoom > 1.0 + 1e-6:
             # numbers too small for the whole view turn back into dots on the way out
             focus_after = [self.dots_after[self.row * len(idx) + c] for c in self.open_cols]
-            small = [*self.w_after, self.sum_line, *([] if self.inf_legible else self.minus_inf),
-                     *([self.headers] if self.row > 0 else [])]
+            small = [*self.w_after, self.sum_line, *([] if self.inf_legible else self.minus_inf)]
             self.camera_to(np.zeros(3), config.frame_width, *[FadeOut(m) for m in small],
+                           *self.swap_headers(False),
                            *[FadeIn(d) for d in focus_after], FadeIn(self.legend),
                            FadeIn(self.red_key))
         note = label_text("each row renormalised: it sums to 1", style.FONT_SMALL,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTransform,
                    GrowFromEdge, LaggedStart, Line, ManimColor, TransformFromCopy,
-                   VGroup, interpolate_color)
+                   TransformMatchingShapes, VGroup, interpolate_color)
 
 from ...vocabulary import stage, style
 from ...vocabulary.bars import SoftmaxBars
@@ -182,7 +182,8 @@ class SoftmaxBeat(Beat):
         self.play(FadeIn(self.divisor, shift=UP * 0.2), run_time=style.T_QUICK)
         self.play(LaggedStart(*[replace_in_place(a, b) for a, b in zip(self.raw, self.scaled)],
                               lag_ratio=style.LAG_MANY),
-                  replace_in_place(self.label, scaled_label), run_time=style.T_STEP)
+                  # the name grows into its new form: q·k moves up over the bar, √d_k comes in
+                  TransformMatchingShapes(self.label, scaled_label), run_time=style.T_STEP)
         self.label = scaled_label
 
     # ---- 2b. a masked trace: the forbidden scores become -inf ---------------------------------

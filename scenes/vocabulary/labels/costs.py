@@ -22,7 +22,7 @@ class LabelCosts:
     clear_area: float = 300         # covering an arrow tip or a dot that is not its own
     clear_count: float = 12
     shaft_length: float = 6         # an arrow shaft or a chain segment under the label
-    shaft_count: float = 1.5
+    shaft_count: float = 6.0       # (a word crossed by a line is worse than one led to its tip)
     leader_length: float = 3        # another label's leader line under the label
     leader_count: float = 1.0
     outside_area: float = 2000      # leaving the bounds
