@@ -93,5 +93,9 @@ BEATS: tuple[BeatFacts, ...] = (
     BeatFacts("summary", "Summary: the whole weight matrix",
               "the whole weight matrix as a heat map with its scale, the weights written in, "
               "the formula again"),
+    BeatFacts("update", "The payoff: the word's update",
+              "what the layer's attention adds to the focus word, chained word by word "
+              "(weight × value through W_O, over every head); E + ΔE, the layer norm, E′; "
+              "each word's share of the update and how close the word comes to them"),
 )
 BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)

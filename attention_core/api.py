@@ -114,6 +114,8 @@ class _Forward:
     rerun: Callable                     # (layer, capture, blocked) -> that layer's LayerCapture
                                         # under the mask ``blocked`` (earlier layers as trained)
     maps: Callable                      # layer -> (weight, bias) of its W_Q, W_K, W_V, all heads
+    after: Callable                     # layer -> ((W_O, b_O), (norm weight, bias, eps) or
+                                        # None): the output map and the residual's layer norm
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,11 @@ def _bert_forward(weights, ids, setup: _Setup) -> _Forward:
     def maps(layer):
         return [weights.layers[layer][role] for role in ("q", "k", "v")]
 
-    return _Forward(captures, rerun, maps)
+    def after(layer):
+        lw = weights.layers[layer]
+        return lw["o"], (*lw["attn_ln"], weights.eps)
+
+    return _Forward(captures, rerun, maps, after)
 
 
 def _scratch_kind(req: TraceRequest) -> _ModelKind:
@@ -177,8 +183,12 @@ def _scratch_forward(weights, ids, setup: _Setup) -> _Forward:
                                  d["weights"], d["context"], out)
 
     fused = _fused_maps(module)
+    # the seed's module is attention alone: no layer norm after it (the residual is the
+    # block's, which the update adds as a transformer block would)
+    out = (module.out_proj.weight, module.out_proj.bias)
     return _Forward([run(padding_blocked([T], T, device))],
-                    lambda layer, cap, blocked: run(blocked), lambda layer: fused)
+                    lambda layer, cap, blocked: run(blocked), lambda layer: fused,
+                    lambda layer: (out, None))
 
 
 def _fused_maps(module):
@@ -258,7 +268,7 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
         if setup.mask.any():   # recompute the chosen layer with the mask
             blocked = cap.blocked | torch.as_tensor(setup.mask, device=device)[None]
             cap = run.rerun(choice.layer, cap, blocked)
-        trace = _trace(setup, choice, cap, run.maps(choice.layer))
+        trace = _trace(setup, choice, cap, run.maps(choice.layer), run.after(choice.layer))
     trace.validate()
     return trace
 
@@ -269,7 +279,8 @@ def _choose(setup: _Setup, captures) -> _Choice:
     import torch
 
     tokens, f = setup.tokens, setup.focus.index
-    content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words)
+    content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words,
+                                       selection.written_words(tokens))
     allowed = torch.as_tensor(~setup.mask[f], device=setup.device)
     num_layers = setup.kind.num_layers
     scores = np.full((num_layers, setup.kind.num_heads), -np.inf)
@@ -283,13 +294,14 @@ def _choose(setup: _Setup, captures) -> _Choice:
     return _Choice(layer, heads, primary, scores)
 
 
-def _trace(setup: _Setup, choice: _Choice, cap, maps) -> AttentionTrace:
+def _trace(setup: _Setup, choice: _Choice, cap, maps, after) -> AttentionTrace:
     """The AttentionTrace of the chosen heads of one layer's capture."""
     import torch
 
     sel = torch.as_tensor(choice.heads, device=setup.device)
     f = bert.to_numpy
     rows, w_rows, b_rows = _projection_rows(maps, choice.primary, int(cap.q.shape[-1]))
+    contributions, bias, updated = _update(cap, setup.focus.index, *after)
     return AttentionTrace(
         tokens=tuple(setup.tokens.tokens),
         embeddings=f(cap.embeddings[0]),
@@ -299,9 +311,36 @@ def _trace(setup: _Setup, choice: _Choice, cap, maps) -> AttentionTrace:
         weights=f(cap.weights[0, sel]),
         context=f(cap.context[0, sel]),
         output=f(cap.output[0]),
-        meta=_meta(setup, choice, cap) | {"projection_rows": rows},
+        meta=_meta(setup, choice, cap) | {"projection_rows": rows,
+                                           "update": UPDATE_NORMED if after[1] else UPDATE_PLAIN},
         projection_rows=w_rows, projection_bias=b_rows,
+        contributions=f(contributions), output_bias=f(bias), updated=f(updated),
     )
+
+
+UPDATE_NORMED = "layernorm(E + dE)"     # BERT: the residual, then the attention's layer norm
+UPDATE_PLAIN = "E + dE"                 # attention alone (scratch): the block's residual
+
+
+def _update(cap, focus: int, out_map, norm):
+    """The focus word's update from one layer's capture: what each token adds to its
+    attention output (T x D: weight x value through the head's slice of W_O, summed over
+    every head), W_O's bias, and E' (the residual E + dE, layer-normed where the model
+    norms it)."""
+    import torch
+
+    w_o, b_o = out_map
+    weights, v = cap.weights[0], cap.v[0]             # H x T x T, H x T x d_k
+    H, T, d_k = v.shape
+    # token j's share of each head's context for the focus, heads side by side as the
+    # concatenation lays them, then through W_O: exactly the output less its bias, split by j
+    parts = (weights[:, focus, :, None] * v).transpose(0, 1).reshape(T, H * d_k)
+    contributions = parts @ w_o.T
+    updated = cap.output[0, focus] + cap.embeddings[0, focus]
+    if norm is not None:
+        weight, bias, eps = norm
+        updated = torch.nn.functional.layer_norm(updated, updated.shape, weight, bias, eps)
+    return contributions, b_o, updated
 
 
 def _projection_rows(maps, head: int, d_k: int):

@@ -15,9 +15,9 @@ from .attention import build_mask, masked_softmax
 from .projection import fit_pca
 
 __all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_weights",
-           "hot_temperature", "lookup", "masked_score", "num_heads_total", "projection",
+           "closeness_after", "closeness_before", "hot_temperature", "lookup", "masked_score", "num_heads_total", "projection",
            "projection_bias", "qk_dot", "shown_kind", "shown_row", "temperature_weights", "unmasked_weights",
-           "value_view_percent", "weight_rest"]
+           "update_share", "value_view_percent", "weight_rest"]
 
 FIELDS = ("embeddings", "q", "k", "v", "scores", "weights", "context", "output")
 
@@ -99,6 +99,28 @@ def weight_rest(trace, h: int, i: int, *listed: int) -> float:
     return float(row.sum() - row[list(listed)].sum()) if listed else float(row.sum())
 
 
+def update_share(trace, j: int) -> float:
+    """Token j's share of the focus word's update: the norm of what it adds, over the sum of
+    every token's (Kobayashi et al.'s norm-based view: weight is not influence)."""
+    norms = np.linalg.norm(trace.contributions.astype(np.float64), axis=1)
+    return float(norms[j] / max(norms.sum(), 1e-30))
+
+
+def _cosine(a, b) -> float:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(a @ b / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-30))
+
+
+def closeness_before(trace, j: int) -> float:
+    """Cosine of the focus word's input vector with token j's."""
+    return _cosine(trace.embeddings[trace.focus_index], trace.embeddings[j])
+
+
+def closeness_after(trace, j: int) -> float:
+    """Cosine of the focus word's updated vector (E') with token j's input vector."""
+    return _cosine(trace.updated, trace.embeddings[j])
+
+
 DERIVED = {
     "qk_dot": qk_dot,
     "weight_sum": lambda trace, h, i: float(trace.weights[h, i].astype(np.float64).sum()),
@@ -123,6 +145,18 @@ DERIVED = {
     "heads_not_drawn": lambda trace: num_heads_total(trace) - len(trace.heads),
     "hot_temperature": hot_temperature,
     "weight_rest": weight_rest,
+    "update_share": update_share,
+    "update_percent": lambda trace, j: 100.0 * update_share(trace, j),
+    # the share of the tokens not listed, as the listed are drawn (whole percents): the
+    # drawn shares then make 100 %
+    "update_rest_percent": lambda trace, *listed: 100.0 - sum(
+        round(100.0 * update_share(trace, j)) for j in listed),
+    "closeness_before": closeness_before,
+    "closeness_after": closeness_after,
+    "input_norm": lambda trace: float(np.linalg.norm(
+        trace.embeddings[trace.focus_index].astype(np.float64))),
+    "update_norm": lambda trace: float(np.linalg.norm(
+        trace.output[trace.focus_index].astype(np.float64))),
 }
 
 

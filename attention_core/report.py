@@ -5,9 +5,11 @@ import json
 
 import numpy as np
 
-from .trace import ARRAY_FIELDS, AttentionTrace
+from . import derived
+from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
 
-__all__ = ["BAR_WIDTH", "focus_table", "matrix_lines", "summary_lines", "to_json"]
+__all__ = ["BAR_WIDTH", "focus_table", "matrix_lines", "summary_lines", "to_json",
+           "update_lines"]
 
 BAR_WIDTH = 24
 
@@ -51,6 +53,26 @@ def focus_table(trace: AttentionTrace) -> list[str]:
     return lines
 
 
+def update_lines(trace: AttentionTrace) -> list[str]:
+    """What the layer's attention adds to the focus word (over every head, through W_O):
+    each token's share of that update and how close the word comes to each token."""
+    f, word = trace.focus_index, trace.tokens[trace.focus_index]
+    if not trace.has_update:
+        return [f"update of {word!r}: not in this trace (saved before traces held it); {HINT}"]
+    width = max(8, max(len(t) for t in trace.tokens) + 2)
+    lines = [f"update of {word!r} by layer {trace.layer}'s attention (all "
+             f"{derived.num_heads_total(trace)} heads, through W_O): |E| "
+             f"{derived.lookup(trace, 'input_norm'):.1f}, |dE| "
+             f"{derived.lookup(trace, 'update_norm'):.1f}, E' = {trace.meta.get('update', '?')}",
+             f"  {'#':>3} {_cell('token', width)}{'share of dE':>12}   cosine with {word!r}: "
+             f"E -> E'"]
+    for j, tok in enumerate(trace.tokens):
+        lines.append(f"  {j:>3} {_cell(tok, width)}{100 * derived.update_share(trace, j):11.1f}%"
+                     f"   {derived.closeness_before(trace, j):+.3f} -> "
+                     f"{derived.closeness_after(trace, j):+.3f}")
+    return lines
+
+
 def matrix_lines(trace: AttentionTrace) -> list[str]:
     """The whole weight matrix of every selected head (rows: queries, columns: keys)."""
     width = max(6, min(10, max(len(t) for t in trace.tokens) + 1))
@@ -69,7 +91,9 @@ def matrix_lines(trace: AttentionTrace) -> list[str]:
 def to_json(trace: AttentionTrace) -> str:
     """The trace's numbers and metadata as one JSON document (same names as the .npz)."""
     doc = {"tokens": list(trace.tokens), "meta": trace.meta}
-    for name in ARRAY_FIELDS:
+    for name in ARRAY_FIELDS + OPTIONAL_FIELDS:
         arr = getattr(trace, name)
+        if arr is None:
+            continue
         doc[name] = arr.tolist() if arr.dtype == np.bool_ else np.asarray(arr, dtype=float).tolist()
     return json.dumps(doc, ensure_ascii=False)

@@ -8,18 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
+from .words import content_words
 
-__all__ = ["AUTO_HEAD_COUNT", "Focus", "STOPWORDS", "choose", "content_tokens", "head_scores",
-           "is_content_word", "parse_heads", "parse_layer", "resolve_focus", "written_words"]
-
-# Function words carry little content of their own; attention onto them says little to a
-# student, so they don't count as "content" when choosing a head or an automatic focus.
-STOPWORDS = frozenset("""
-a an the and or but if then of to in on at by for with from as into onto over under about
-is are was were be been being am do does did has have had it its this that these those
-there here i you he she we they me him her us them my your his our their not no so than
-too very can will would shall should may might must just s t
-""".split())
+__all__ = ["AUTO_HEAD_COUNT", "Focus", "choose", "content_tokens", "head_scores",
+           "parse_heads", "parse_layer", "resolve_focus", "word_content", "written_words"]
 
 AUTO_HEAD_COUNT = 4   # heads shown side by side when --heads auto
 
@@ -28,10 +20,6 @@ def _fold(text: str) -> str:
     """Case- and accent-insensitive form for matching --focus against the sentence."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-def is_content_word(word: str) -> bool:
-    return any(ch.isalnum() for ch in word) and _fold(word) not in STOPWORDS
 
 
 def _is_cjk(text: str) -> bool:
@@ -75,10 +63,28 @@ def written_words(tokens) -> list[tuple[int, int, str]]:
     return words
 
 
-def content_tokens(special: list[bool], word_ids: list[int], words: list[str]) -> np.ndarray:
-    """Boolean per token: a piece of a content word (not special, punctuation or stopword)."""
-    return np.array([(not sp) and wid >= 0 and is_content_word(words[wid])
+def content_tokens(special: list[bool], word_ids: list[int], words: list[str],
+                   written=()) -> np.ndarray:
+    """Boolean per token: a piece of a content word (not special, punctuation or a function
+    word of its language). A word the tokenizer cut up (``written``: (first, last, text)
+    token runs, :func:`written_words`) is judged whole: "didn't" is a function word,
+    whatever its pieces "didn" and "t" look like."""
+    content = word_content(word_ids, words, written)
+    return np.array([(not sp) and wid >= 0 and content[wid]
                      for sp, wid in zip(special, word_ids)], dtype=bool)
+
+
+def word_content(word_ids: list[int], words: list[str], written=()) -> list[bool]:
+    """For each word of the tokenizer's pre-split (``words``): does it carry content, the
+    words as written (``written``) judged whole (``words.content_words``)."""
+    written = list(written)
+    verdict = content_words(list(words) + [text for _, _, text in written])
+    content = verdict[:len(words)]
+    for (a, b, _), whole in zip(written, verdict[len(words):]):
+        for n in range(a, b + 1):
+            if word_ids[n] >= 0:
+                content[word_ids[n]] = whole
+    return content
 
 
 @dataclass(frozen=True)
@@ -107,16 +113,19 @@ def resolve_focus(focus: str | None, tokens) -> Focus:
     if not words:
         raise InputError("the sentence has no words to explain; type a sentence with words.")
     if focus is None or not focus.strip():
-        candidates = [n for n, w in enumerate(words) if is_content_word(w)]
+        # function words carry little of their own: a student learns little from them
+        written = written_words(tokens)
+        content = word_content(word_ids, words, written)
+        candidates = [n for n, w in enumerate(words) if content[n]]
         if not candidates:
             candidates = [n for n, w in enumerate(words) if any(c.isalnum() for c in w)] \
                 or list(range(len(words)))
         # never a word that continues a written word ("t" of didn't): its first token
         # must begin the word as written
-        continuing = {n for a, b, _ in written_words(tokens) for n in range(a + 1, b + 1)}
+        continuing = {n for a, b, _ in written for n in range(a + 1, b + 1)}
         starting = [n for n in candidates if word_ids.index(n) not in continuing]
         candidates = starting or candidates
-        word = candidates[len(candidates) // 2]
+        word = candidates[(len(candidates) - 1) // 2]     # the middle, its left of two
         first = word_ids.index(word)
         last = len(word_ids) - 1 - word_ids[::-1].index(word)
         return _focus(tokens, (first, last), 0, words[word])

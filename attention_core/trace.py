@@ -24,7 +24,7 @@ __all__ = ["ARRAY_FIELDS", "AttentionTrace", "DEFAULT_TRACE", "NPZ_KEYS", "OPTIO
 
 NPZ_KEYS = tuple(SHAPES)     # tokens, the arrays below, meta: one source with the file checks
 ARRAY_FIELDS = NPZ_KEYS[1:-1]   # embeddings, q, k, v, scores, mask, weights, context, output
-OPTIONAL_FIELDS = tuple(OPTIONAL_SHAPES)    # projection_rows, projection_bias
+OPTIONAL_FIELDS = tuple(OPTIONAL_SHAPES)    # projection_rows, ..., updated
 REQUIRED_META = ("model", "weights_sha256", "layer", "heads", "focus", "focus_index",
                  "device", "dtype", "sentence")
 # How far a row of weights may sum from 1: half-precision models round each weight.
@@ -70,6 +70,14 @@ class AttentionTrace:
     # project beat writes out drawn_projection_rows of them
     projection_rows: np.ndarray | None = None
     projection_bias: np.ndarray | None = None
+    # optional: the focus word's update. contributions (T x D): what each token adds to the
+    # focus's attention output, its weight times its value through W_O, summed over every
+    # head of the layer (the norm-based view of Kobayashi et al., EMNLP 2020); they and
+    # output_bias (D, W_O's bias) sum to output[focus]. updated (D): the focus's vector
+    # after the residual connection (and the layer norm, as ``meta["update"]`` says)
+    contributions: np.ndarray | None = None
+    output_bias: np.ndarray | None = None
+    updated: np.ndarray | None = None
 
     # ---- convenient views used by the scenes and the CLI -------------------------
     @property
@@ -247,6 +255,34 @@ class AttentionTrace:
         self._check_arrays(T, len(self.meta["heads"]))
         self._check_weights()
         self._check_projection()
+        self._check_update()
+
+    @property
+    def has_update(self) -> bool:
+        """Whether the trace holds the focus word's update (older traces do not)."""
+        return self.contributions is not None
+
+    def _check_update(self) -> None:
+        """The optional update: all three or none, float32 of T x D, D and D, finite, and
+        adding up: the contributions and W_O's bias make the focus's attention output."""
+        parts = (self.contributions, self.output_bias, self.updated)
+        if all(p is None for p in parts):
+            return
+        T, D = self.embeddings.shape
+        if any(p is None or p.dtype != np.float32 for p in parts) \
+                or self.contributions.shape != (T, D) or self.output_bias.shape != (D,) \
+                or self.updated.shape != (D,):
+            raise InputError("trace contributions, output_bias and updated must be float32 "
+                             "arrays of T x d_model, d_model and d_model, all three or none")
+        if not all(np.isfinite(p).all() for p in parts):
+            raise InputError("trace update holds non-finite numbers")
+        made = self.contributions.sum(0, dtype=np.float64) + self.output_bias
+        out = self.output[self.focus_index].astype(np.float64)
+        scale = max(float(np.abs(out).max()), 1.0)
+        tolerance = ROW_SUM_TOLERANCE.get(str(self.meta.get("dtype")), 1e-3)
+        if float(np.abs(made - out).max()) > tolerance * scale * 10:
+            raise InputError("trace contributions and output_bias do not add up to the focus "
+                             "token's attention output")
 
     def _check_projection(self) -> None:
         """The optional W rows: both or neither, 3 x R x D and 3 x R, rows named in meta."""

@@ -25,7 +25,7 @@ from .errors import InputError
 
 __all__ = ["ALL_SHAPES", "HEADER_LIMIT", "HINT", "LIMITS", "LIMITS_TEXT",
            "MAX_DIRECTORY_BYTES", "MAX_ENTRIES", "MAX_META_CHARS", "MAX_TOKEN_CHARS",
-           "MAX_TOTAL_BYTES", "Member", "OPTIONAL_SHAPES", "SHAPES", "describe_shape",
+           "MAX_TOTAL_BYTES", "Member", "OPTIONAL_GROUPS", "OPTIONAL_SHAPES", "SHAPES", "describe_shape",
            "open_regular", "read_trace_arrays"]
 
 # The shape of each field, in symbols; the tokens fix T, embeddings D, q H and d_k.
@@ -34,9 +34,14 @@ SHAPES = {
     "v": ("H", "T", "d_k"), "scores": ("H", "T", "T"), "mask": ("T", "T"),
     "weights": ("H", "T", "T"), "context": ("H", "T", "d_k"), "output": ("T", "D"), "meta": (),
 }
-# Optional fields (older traces lack them): the rows of the primary head's W_Q, W_K and
-# W_V (and biases) that the project beat writes out, for the components it shows.
-OPTIONAL_SHAPES = {"projection_rows": ("P", "R", "D"), "projection_bias": ("P", "R")}
+# Optional fields (older traces lack them), in groups saved whole or not at all: the rows
+# of the primary head's W_Q, W_K and W_V (and biases) that the project beat writes out, for
+# the components it shows; and the focus word's update: what each token adds to its
+# attention output (over all heads, through W_O), W_O's bias, and the vector it becomes.
+OPTIONAL_GROUPS = (("projection_rows", "projection_bias"),
+                   ("contributions", "output_bias", "updated"))
+OPTIONAL_SHAPES = {"projection_rows": ("P", "R", "D"), "projection_bias": ("P", "R"),
+                   "contributions": ("T", "D"), "output_bias": ("D",), "updated": ("D",)}
 ALL_SHAPES = {**SHAPES, **OPTIONAL_SHAPES}
 LIMITS = {"T": 512, "H": 64, "d_k": 1024, "D": 8192, "P": 3, "R": 64}
 LIMITS_TEXT = "at most 512 tokens, 64 heads, d_k 1024 and d_model 8192"
@@ -44,7 +49,7 @@ MAX_TOKEN_CHARS = 1000               # one model token; real ones are a few char
 MAX_META_CHARS = 1_000_000           # the JSON metadata; a real one is a few thousand
 MAX_TOTAL_BYTES = 256 << 20          # all arrays together; BERT-large on 512 tokens is ~45 MiB
 HEADER_LIMIT = 16 << 10              # bytes read to parse one .npy header; real ones are 128
-MAX_ENTRIES = 64                     # zip entries; a trace has 11
+MAX_ENTRIES = 64                     # zip entries; a trace has 16
 MAX_DIRECTORY_BYTES = 64 << 10       # the zip's central directory; a trace's is under 1 KiB
 HINT = "write a fresh one with `attention-explainer inspect --npz FILE`."
 
@@ -155,9 +160,11 @@ def _entries(zf: zipfile.ZipFile, path: Path) -> dict[str, zipfile.ZipInfo]:
     if missing:
         raise InputError(f"{path} is not an attention trace (missing {', '.join(missing)}); "
                          f"{HINT}")
-    optional = [k for k in OPTIONAL_SHAPES if k in found]
-    if len(optional) == 1:
-        raise InputError(f"{path} holds {optional[0]} without its companion; {HINT}")
+    for group in OPTIONAL_GROUPS:
+        held = [k for k in group if k in found]
+        if held and len(held) < len(group):
+            lacking = ", ".join(k for k in group if k not in found)
+            raise InputError(f"{path} holds {held[0]} without {lacking}; {HINT}")
     return {k: found[k] for k in ALL_SHAPES if k in found}
 
 

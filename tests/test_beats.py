@@ -62,7 +62,7 @@ def render_tiny(beats, trace, tmp_path, audit=True):
 
 
 EARLY_BEATS = ("title", "embed", "project", "sparks", "softmax")
-LATER_BEATS = ("pull", "heads", "mask", "summary")
+LATER_BEATS = ("pull", "heads", "mask", "summary", "update")
 
 
 @pytest.mark.parametrize("beat", EARLY_BEATS)

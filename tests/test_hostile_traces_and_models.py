@@ -61,6 +61,7 @@ ROWS = [
     ("trace weights negative", _trace("weights-negative.npz"), "negative"),
     ("trace weights not summing to 1", _trace("weights-unnormalised.npz"), "sums to 1"),
     ("trace weights behind the mask", _trace("weights-leak.npz"), "where the mask blocks"),
+    ("trace update not adding up", _trace("update-wrong.npz"), "do not add up"),
     ("trace is a FIFO", _trace("fifo.npz"), "FIFO (named pipe), not a regular file"),
     ("trace is a device", ["frames", "--trace", "/dev/zero", "--out", "{o}.frames"],
      "a device, not a regular file"),
@@ -174,6 +175,10 @@ def write_traces(folder) -> None:
     dataclasses.replace(good, weights=good.weights * 2).save(folder / "weights-unnormalised.npz")
     causal = np.triu(np.ones((T, T), bool), k=1)
     dataclasses.replace(good, mask=causal).save(folder / "weights-leak.npz")
+    width = good.embeddings.shape[1]
+    dataclasses.replace(good, contributions=np.ones((T, width), np.float32),
+                        output_bias=np.zeros(width, np.float32),
+                        updated=np.zeros(width, np.float32)).save(folder / "update-wrong.npz")
     os.mkfifo(folder / "fifo.npz")
     (folder / "folder.npz").mkdir()
     write_huge_total(folder / "huge-total.npz")

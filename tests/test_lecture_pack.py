@@ -11,7 +11,8 @@ import pytest
 
 from conftest import run_process
 
-BEATS = ["title", "embed", "project", "sparks", "softmax", "pull", "heads", "mask", "summary"]
+BEATS = ["title", "embed", "project", "sparks", "softmax", "pull", "heads", "mask", "summary",
+         "update"]
 WIDTH, HEIGHT, FPS = 160, 90, 5
 
 

@@ -228,3 +228,65 @@ def test_the_numpy_softmax_of_derived_quantities_is_the_models():
                                                                    float("-inf")), dim=-1)
     np.testing.assert_allclose(masked_softmax(scores, blocked), expected.numpy(), atol=1e-6)
     assert np.all(masked_softmax(scores, blocked)[..., blocked] == 0.0)
+
+
+@pytest.mark.parametrize("sentence, options", [
+    (DEFAULT, {"layer": 5}),
+    ("The lawyer questioned the witness because she was lying", {"focus": "she"}),
+    ("小猫吃了一条鱼", {"mask": "causal"}),
+])
+def test_the_update_of_the_focus_word_is_the_models(sentence, options, hf_model):
+    """The focus word's update re-derived from transformers' own modules: each token's
+    contribution (its weight times its value, through W_O, over every head) adds up with
+    W_O's bias to the attention output before the norm, and the updated vector is the
+    layer norm of the residual, as BERT's attention block computes it."""
+    model, tokenizer = hf_model
+    trace = compute_trace(sentence, **options)
+    layer, f = trace.layer, trace.focus_index
+    attention = model.encoder.layer[layer].attention
+    seen = {}
+    hooks = [attention.self.value.register_forward_hook(lambda m, i, o: seen.update(v=o)),
+             attention.output.dense.register_forward_hook(lambda m, i, o: seen.update(dense=o)),
+             attention.output.register_forward_hook(lambda m, i, o: seen.update(normed=o))]
+    enc = tokenizer(sentence, return_tensors="pt")
+    mask = None
+    if trace.mask.any():     # the trace's own mask, at the shown layer only: re-run that layer
+        mask = torch.as_tensor(~trace.mask)
+    try:
+        with torch.no_grad():
+            out = model(**enc, output_attentions=True, output_hidden_states=True)
+            if mask is not None:
+                extended = torch.where(mask, 0.0, torch.finfo(torch.float32).min)[None, None]
+                attention(out.hidden_states[layer], attention_mask=extended,
+                          output_attentions=True)
+    finally:
+        for h in hooks:
+            h.remove()
+    x = out.hidden_states[layer][0]
+    values = seen["v"][0].view(x.shape[0], model.config.num_attention_heads, -1)
+    if mask is None:
+        probs = out.attentions[layer][0]
+    else:
+        d_k = values.shape[-1]
+        q = attention.self.query(x).view(x.shape[0], -1, d_k).transpose(0, 1)
+        k = attention.self.key(x).view(x.shape[0], -1, d_k).transpose(0, 1)
+        s = q @ k.transpose(1, 2) / d_k ** 0.5
+        probs = torch.softmax(s.masked_fill(~mask, float("-inf")), -1)
+    dense = attention.output.dense
+    with torch.no_grad():
+        expected = _contributions(probs, values, dense.weight, f)
+    np.testing.assert_allclose(trace.contributions, expected, atol=2e-5)
+    np.testing.assert_allclose(trace.output_bias, dense.bias.detach().numpy(), atol=1e-7)
+    np.testing.assert_allclose(trace.contributions.sum(0) + trace.output_bias,
+                               seen["dense"][0, f].numpy(), atol=5e-5)
+    np.testing.assert_allclose(trace.updated, seen["normed"][0][0, f].numpy()
+                               if isinstance(seen["normed"], tuple) else
+                               seen["normed"][0, f].numpy(), atol=5e-5)
+
+
+def _contributions(probs, values, w_o, f: int) -> np.ndarray:
+    """Token by token, head by head: weight x value through the head's columns of W_O."""
+    d_k = values.shape[-1]
+    return np.stack([sum((probs[h, f, j] * values[j, h]) @ w_o[:, h * d_k:(h + 1) * d_k].T
+                         for h in range(values.shape[1])).numpy()
+                     for j in range(values.shape[0])])

@@ -62,7 +62,7 @@ def test_beats_come_in_storyboard_order_from_one_parser(run_cli, tmp_path, monke
     from attention_explainer.scenes.pipeline import render as render_module
     from attention_explainer.scenes.film.registry import BEAT_NAMES, BeatUnavailable, load_beat, parse_beats
     assert list(BEAT_NAMES) == ["title", "embed", "project", "sparks", "softmax", "pull",
-                                "heads", "mask", "summary"]
+                                "heads", "mask", "summary", "update"]
     for name in BEAT_NAMES:
         assert load_beat(name).name == name
     with pytest.raises(BeatUnavailable, match="unknown beat"):

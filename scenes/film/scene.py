@@ -150,7 +150,8 @@ class FilmScene(MovingCameraScene):
         beat = beat_cls(self, self.stage)
         beat.script()
         self.mark_key_frame(beat_cls.name)
-        self.wait(max(beat.hold, self.caption_free_at - self.renderer.time))
+        hold = max(beat.hold, style.T_LAST_HOLD) if last else beat.hold
+        self.wait(max(hold, self.caption_free_at - self.renderer.time))
         hold_captions(self, first_caption)
         if not last:
             self.hand_off(beat)

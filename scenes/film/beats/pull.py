@@ -308,9 +308,12 @@ class PullBeat(Beat):
             outlined(label)
             labels.append(label)
             anchors.append(view.anchors[n])
+        # every dot as large as the sweep ever draws it (a light one is at its largest
+        # when hot, a heavy one cooled): a label stays off it all through
+        hot = [d.width for d in view.set_temperature(self.hot).dots]
         final = view.set_temperature(1.0)
-        boxes = [[*(d.get_center()[:2] - d.width / 2 - 0.04), *(d.get_center()[:2] + d.width / 2 + 0.04)]
-                 for d in final.dots]
+        boxes = [[*(d.get_center()[:2] - r / 2 - 0.04), *(d.get_center()[:2] + r / 2 + 0.04)]
+                 for d, r in zip(final.dots, np.maximum(hot, [d.width for d in final.dots]))]
         # a label stays off every dot, its own too: the anchor is the dot's centre
         layout = place_labels(labels, anchors, directions=[a - final.centre.get_center()
                                                            for a in anchors],

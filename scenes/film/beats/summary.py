@@ -45,7 +45,6 @@ def heat_ramp(height: float = 2.6, width: float = 0.32) -> VGroup:
 
 class SummaryBeat(Beat):
     name = "summary"
-    hold = style.T_LAST_HOLD     # the film's last picture stays up
 
     @classmethod
     def leaves(cls, film) -> Stage:

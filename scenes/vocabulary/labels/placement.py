@@ -19,7 +19,7 @@ from ..text import make_text, outlined
 from .candidates import Unit, candidates, leader_segment, make_unit
 from .clustering import cluster_anchors
 from .costs import DEFAULT_COSTS, LabelCosts, Obstacles, spot_costs
-from .geometry import box_of
+from .geometry import box_of, clip_lengths
 from .shapes import cluster_shapes, label_color, label_font_size, single_shape
 
 __all__ = ["LabelLayout", "place_arrow_labels", "place_labels"]
@@ -89,15 +89,35 @@ def place_labels(labels: Sequence[Mobject], anchors, *, directions=None,
         owner=np.full(len(clear), -1) if keep_clear_owner is None else np.asarray(keep_clear_owner),
         bounds=None if bounds is None else box_of(bounds))
     prio = np.zeros(n) if priority is None else np.asarray(priority, float)
-    clusters = cluster_anchors(anchors, merge_within, set(int(i) for i in solo))
-    layout.clusters = [c for c in clusters if len(c) > 1]
-    units = [make_unit(c, _shapes_of([labels[i] for i in c], gap, row_max_width, costs),
-                       anchors, dirs, prio) for c in clusters]
-    _choose_spots(units, obstacles, gap=gap, leader_from=leader_from, rounds=rounds,
-                  costs=costs)
+    alone = set(int(i) for i in solo)
+
+    def attempt(alone: set[int]) -> list[Unit]:
+        clusters = cluster_anchors(anchors, merge_within, alone)
+        units = [make_unit(c, _shapes_of([labels[i] for i in c], gap, row_max_width, costs),
+                           anchors, dirs, prio) for c in clusters]
+        _choose_spots(units, obstacles, gap=gap, leader_from=leader_from, rounds=rounds,
+                      costs=costs)
+        return units
+    units = attempt(alone)
+    # a shared label that finds no spot clear of every line is split: its words, placed
+    # one by one, fit where the block did not (kept only if fewer labels are crossed)
+    crossed = [u for u in units if _crossed(u, obstacles)]
+    if any(len(u.members) > 1 for u in crossed):
+        split = attempt(alone | {m for u in crossed if len(u.members) > 1 for m in u.members})
+        if sum(_crossed(u, obstacles) for u in split) < len(crossed):
+            units = split
+    layout.clusters = [u.members for u in units if len(u.members) > 1]
     for u, unit in enumerate(units):
         _settle(unit, labels, layout, leader_from=leader_from, leader_opacity=leader_opacity)
     return layout
+
+
+def _crossed(unit: Unit, obstacles: Obstacles) -> bool:
+    """Whether a placed unit's box has a line through it."""
+    if not len(obstacles.segments):
+        return False
+    box = unit.candidates.boxes[unit.choice][None, :]
+    return bool((clip_lengths(box, obstacles.segments) > 0.02).any())
 
 
 def _shapes_of(mobs: list[Mobject], gap: float, row_max_width: float, costs: LabelCosts):

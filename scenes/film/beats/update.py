@@ -1,0 +1,290 @@
+"""Beat 10, update: the payoff. What the layer's attention adds to the focus word goes back
+onto the word: its update ΔE drawn as what each word adds, chained tip to tail (a word's
+weight times its value, through W_O, summed over every head of the layer: the norm-based
+view of Kobayashi et al., EMNLP 2020, "Attention is not only a weight"), then E + ΔE (the
+residual connection) and, where the model norms it, the layer norm: E′, the word as the
+next part of the layer sees it. A list beside the view says what ΔE is made of and how
+close the word comes to the words that made it. Every number is read from the trace
+(``trace.contributions``, ``output_bias``, ``updated``).
+
+The view is fitted to the vectors it draws (uncentred PCA of E, the pieces, E + ΔE and E′:
+a linear map, so the pieces still chain to the sum) and says how much of them it keeps.
+"""
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, GrowArrow, LaggedStart, VGroup
+
+from ....attention_core.projection import fit_pca
+from ...vocabulary import stage, style
+from ...vocabulary.formula import FormulaMap
+from ...vocabulary.headers import beat_line, layer_name
+from ...vocabulary.labels import place_labels
+from ...vocabulary.planes import Plane2D
+from ...vocabulary.text import label_text, line_of, outlined, wrapped
+from ..beat import Beat, Role, Stage
+from ..wording import LQ, RQ, focus_name, focus_parts, word_name
+
+__all__ = ["CHAIN", "UpdateBeat", "line", "pieces_of"]
+
+CHAIN = 3                 # what the largest words add, drawn one by one; the rest as one
+PLANE_W, PLANE_H = 7.4, 4.6
+PLANE_LEFT = stage.LEFT_EDGE + 0.1
+PLANE_TOP = 2.2
+LIST_LEFT = 1.6           # the list of what ΔE is made of, right of the view
+SHOWN_AT_LEAST = 0.04     # a piece shorter than this (scene units) is listed, not drawn
+NAMED_AT_LEAST = 0.45     # ... and one shorter than this is drawn unnamed (the list names it)
+
+
+def line(trace):
+    return beat_line("The payoff: the update of ", *focus_parts(trace))
+
+
+def pieces_of(trace) -> list[tuple[str, list[int], np.ndarray]]:
+    """ΔE of the focus word as the pieces the beat chains: the ``CHAIN`` tokens adding the
+    most (by the norm of what they add), then the other tokens together, then W_O's bias:
+    (kind, tokens, vector) with kind "word", "rest" or "bias". They sum to ΔE."""
+    c = trace.contributions.astype(np.float64)
+    order = [int(j) for j in np.argsort(-np.linalg.norm(c, axis=1), kind="stable")]
+    top, rest = order[:CHAIN], order[CHAIN:]
+    pieces = [("word", [j], c[j]) for j in top]
+    if rest:
+        pieces.append(("rest", sorted(rest), c[rest].sum(0)))
+    pieces.append(("bias", [], trace.output_bias.astype(np.float64)))
+    return pieces
+
+
+class UpdateBeat(Beat):
+    name = "update"
+
+    @classmethod
+    def leaves(cls, film) -> Stage:
+        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap(None)})
+
+    def script(self):
+        trace = self.trace
+        leaving = [m for role, m in self.stage.items() if role not in Role.OVERLAY]
+        for role in [r for r in self.stage if r not in Role.OVERLAY]:
+            self.stage.pop(role)
+        if not trace.has_update:
+            self.lacking(leaving)
+            return
+        self.view()
+        self.open(line(trace), None, *[FadeOut(m) for m in leaving],
+                  FadeIn(self.plane), GrowArrow(self.e_arrow), FadeIn(self.e_label))
+        self.say(f"Back on the word: what the attention of {layer_name(self.book)} adds to "
+                 f"{focus_name(trace)}, whose vector is E")
+        self.the_chain()
+        self.the_sum()
+        self.the_new_word()
+
+    def lacking(self, leaving):
+        """A trace saved before traces held the update: the screen says so, and how to
+        get one that does."""
+        note = label_text(wrapped("This trace was saved before traces held the update of "
+                                  "the word: write a fresh one with inspect --npz to see it",
+                                  stage.TEXT_WIDTH * 0.7, style.FONT_BODY),
+                          style.FONT_BODY, style.PALETTE.soft)
+        self.open(line(self.trace), None, *[FadeOut(m) for m in leaving], FadeIn(note))
+        self.say("This trace does not hold the update: write a fresh one with inspect --npz")
+
+    # ---- the view -------------------------------------------------------------------------
+    def view(self):
+        trace, pal = self.trace, style.PALETTE
+        f = trace.focus_index
+        e = trace.embeddings[f].astype(np.float64)
+        self.pieces = pieces_of(trace)
+        delta = sum(v for _, _, v in self.pieces)
+        self.e_plus = e + delta
+        self.e_new = trace.updated.astype(np.float64)
+        vectors = np.vstack([e, *[v for _, _, v in self.pieces], self.e_plus, self.e_new])
+        proj = fit_pca(vectors)
+        kept = round(100 * sum(proj.explained))
+        tips = [e]
+        for _, _, v in self.pieces:
+            tips.append(tips[-1] + v)
+        points = proj(np.vstack([np.zeros_like(e), *tips, self.e_new]))
+        note = label_text(wrapped(f"2-D view of these vectors (uncentred PCA): it keeps "
+                                  f"{kept}\u00a0% of their squared length", PLANE_W),
+                          style.FONT_SMALL, pal.dim)
+        self.plane = Plane2D.cropped(points, PLANE_W, PLANE_H, pad=0.6)
+        self.plane.move_to([PLANE_LEFT + self.plane.width / 2, 0, 0])
+        self.plane.align_to([0, PLANE_TOP, 0], UP)
+        note.next_to(self.plane.plane, DOWN, buff=0.15).align_to(self.plane.plane, LEFT)
+        self.plane.note = note
+        self.plane.add(note)
+        at = [self.plane.c2p(*p) for p in points]
+        self.tips = at[1:-1]
+        self.e_arrow = _arrow(at[0], at[1], pal.text, 5)
+        self.e_label = _label("E", pal.text)
+        self.new_at = at[-1]
+        self.kept = kept
+        self.build_arrows()
+        self.place_words()
+
+    def build_arrows(self):
+        """Every arrow of the picture, so that its words are placed clear of all of them:
+        E, the chain, E + ΔE and (where the model norms it) E′."""
+        pal = style.PALETTE
+        arrows, labels = [], []
+        for n, (kind, tokens, _) in enumerate(self.pieces):
+            opacity = 1.0 if kind == "word" else 0.6
+            arrows.append(_arrow(self.tips[n], self.tips[n + 1], pal.output, 4, opacity))
+            labels.append(_label(self.piece_name(kind, tokens), pal.output, opacity))
+        length = [float(np.linalg.norm(a.get_end() - a.get_start())) for a in arrows]
+        self.chain = VGroup(*[a for a, d in zip(arrows, length) if d >= SHOWN_AT_LEAST])
+        self.chain_labels = VGroup(*[m for m, d in zip(labels, length) if d >= NAMED_AT_LEAST])
+        self.chain_anchors = [(a.get_start() + a.get_end()) / 2
+                              for a, d in zip(arrows, length) if d >= NAMED_AT_LEAST]
+        self.chain_normals = [_normal(a) for a, d in zip(arrows, length) if d >= NAMED_AT_LEAST]
+        origin = self.e_arrow.get_start()
+        self.sum_arrow = _arrow(origin, self.tips[-1], pal.output, 3, 0.55)
+        self.sum_label = _label("E + \u0394E", pal.output, 0.8)
+        self.normed = self.trace.meta.get("update") == "layernorm(E + dE)"
+        self.new_arrows = VGroup(*([_arrow(origin, self.new_at, pal.output, 5)]
+                                   if self.normed else []))
+        self.new_labels = VGroup(*([_label("E\u2032", pal.output)] if self.normed else []))
+
+    def place_words(self):
+        """All the picture's words at once, clear of every arrow, axis and each other."""
+        origin = self.e_arrow.get_start()
+        arrows = [self.e_arrow, *self.chain, self.sum_arrow, *self.new_arrows]
+        labels = [self.e_label, *self.chain_labels, self.sum_label, *self.new_labels]
+        anchors = [self.e_arrow.get_end(), *self.chain_anchors, self.sum_arrow.get_end(),
+                   *([self.new_at] if self.normed else [])]
+        directions = [self.e_arrow.get_end() - origin, *self.chain_normals,
+                      self.sum_arrow.get_end() - origin,
+                      *([self.new_at - origin] if self.normed else [])]
+        place_labels(labels, anchors, directions=directions,
+                     segments=[(a.get_start(), a.get_end()) for a in arrows] + self.plane.axes,
+                     keep_clear=[[*(a.get_end()[:2] - 0.1), *(a.get_end()[:2] + 0.1)]
+                                 for a in arrows],
+                     bounds=self.plane.plane, solo=range(len(labels)))
+
+    # ---- ΔE, piece by piece ---------------------------------------------------------------
+    def the_chain(self):
+        self.made_of = self.the_list()
+        heads = self.record("num_heads_total", (), 0)
+        self.say(f"Its update \u0394E is a sum: each word's weight \u00d7 value, through W_O, "
+                 f"over all {heads} heads")
+        self.play(LaggedStart(*[GrowArrow(a) for a in self.chain], lag_ratio=0.6),
+                  *[FadeIn(m) for m in self.chain_labels], run_time=style.T_WRITE)
+        words = [tokens[0] for kind, tokens, _ in self.pieces if kind == "word"]
+        shares = ", ".join(f"{self.share_name(j)} {self.record('update_percent', (j,), 0)} %"
+                           for j in words)
+        self.say(f"\u0394E is made of {shares} (|\u0394E| = "
+                 f"{self.record('update_norm', (), 1)}, |E| = {self.record('input_norm', (), 1)})")
+        self.play(FadeIn(self.made_of, shift=LEFT * 0.2), run_time=style.T_STEP)
+
+    def piece_name(self, kind: str, tokens: list[int]) -> str:
+        if kind == "bias":
+            return "bias"
+        if kind == "rest":
+            return f"the other {len(tokens)}"
+        return self.trace.display_tokens[tokens[0]]
+
+    def share_name(self, j: int) -> str:
+        name = word_name(self.trace, j)
+        return f"{name} itself" if j == self.trace.focus_index else name
+
+    def the_list(self) -> VGroup:
+        """What ΔE is made of: each drawn word's share of it (the norm of what it adds over
+        the sum of all of them), and the rest's, which makes the shown shares 100 %."""
+        pal, trace = style.PALETTE, self.trace
+        rows = [label_text("share of \u0394E", style.FONT_SMALL, pal.soft)]
+        listed = []
+        for kind, tokens, _ in self.pieces:
+            if kind == "word":
+                j = tokens[0]
+                listed.append(j)
+                text = f"{self.record('update_percent', (j,), 0)} %"
+                who = ([(LQ, pal.text), (trace.display_tokens[j], ("user", pal.text)),
+                        (RQ + (" itself" if j == trace.focus_index else ""), pal.text)])
+            elif kind == "rest":
+                text = f"{self.record('update_rest_percent', tuple(listed), 0)} %"
+                who = [(f"the other {len(tokens)} tokens", pal.soft)]
+            else:
+                continue
+            rows.append(line_of([(text + "  ", pal.output), *who], style.FONT_LABEL))
+        rows.append(label_text(f"|\u0394E| = {self.record('update_norm', (), 1)}, |E| = "
+                               f"{self.record('input_norm', (), 1)}", style.FONT_SMALL, pal.soft))
+        made_of = VGroup(*rows).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
+        made_of.move_to([LIST_LEFT, PLANE_TOP, 0], aligned_edge=UP + LEFT)
+        stage.keep_right_of(made_of)
+        return made_of
+
+    # ---- E + ΔE, then the norm --------------------------------------------------------------
+    def the_sum(self):
+        self.say("The residual connection adds it to the word: E + \u0394E")
+        self.play(GrowArrow(self.sum_arrow), FadeIn(self.sum_label), run_time=style.T_STEP)
+
+    def the_new_word(self):
+        trace = self.trace
+        closeness = self.closeness()
+        self.made_of.add(closeness)
+        closer = self.closeness_words()
+        if self.normed:
+            self.say(f"Then the layer norm: E\u2032, the new {focus_name(trace)}{closer}")
+        else:
+            self.say(f"The seed's module has no layer norm: E\u2032 = E + \u0394E{closer}")
+        self.play(*[GrowArrow(a) for a in self.new_arrows],
+                  *[FadeIn(m) for m in self.new_labels],
+                  FadeIn(closeness, shift=UP * 0.1), run_time=style.T_STEP)
+
+    def others(self) -> list[int]:
+        """The words whose closeness is told: the two adding the most, not the word itself."""
+        f = self.trace.focus_index
+        return [tokens[0] for kind, tokens, _ in self.pieces
+                if kind == "word" and tokens[0] != f][:2]
+
+    def closeness(self) -> VGroup:
+        pal, trace = style.PALETTE, self.trace
+        rows = [label_text("closeness (cosine), E \u2192 E\u2032", style.FONT_SMALL, pal.soft)]
+        for j in self.others():
+            before = self.record("closeness_before", (j,), 2)
+            after = self.record("closeness_after", (j,), 2)
+            rows.append(line_of([(LQ, pal.text), (trace.display_tokens[j], ("user", pal.text)),
+                                 (RQ + f"  {before} \u2192 {after}", pal.text)],
+                                style.FONT_LABEL))
+        group = VGroup(*rows).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
+        group.next_to(self.made_of, DOWN, buff=0.5, aligned_edge=LEFT)
+        return group
+
+    def closeness_words(self) -> str:
+        """", closer to ‘fish’ (0.26 → 0.28) and farther from ‘cat’ (…)", as drawn."""
+        parts = []
+        for j in self.others():
+            before = self.book.text("closeness_before", (j,), 2)
+            after = self.book.text("closeness_after", (j,), 2)
+            way = "closer to" if float(after.replace("\u2212", "-")) > float(
+                before.replace("\u2212", "-")) else "as close to" if after == before \
+                else "farther from"
+            parts.append(f"{way} {word_name(self.trace, j)} ({before} \u2192 {after})")
+        return (", " + " and ".join(parts)) if parts else ""
+
+
+def _arrow(start, end, color: str, width: float, opacity: float = 1.0) -> Arrow:
+    start, end = np.asarray(start, float), np.asarray(end, float)
+    if np.linalg.norm(end - start) < 0.02:
+        end = start + RIGHT * 0.02
+    arrow = Arrow(start, end, buff=0, stroke_width=width, color=color, tip_length=0.2,
+                  max_tip_length_to_length_ratio=0.25, max_stroke_width_to_length_ratio=8)
+    return arrow.set_opacity(opacity)
+
+
+def _label(text: str, color: str, opacity: float = 1.0):
+    label = label_text(text, style.FONT_LABEL, color)
+    if opacity < 1.0:
+        label.set_opacity(opacity)
+    return outlined(label)
+
+
+def _away(start, end) -> np.ndarray:
+    d = np.asarray(end, float) - np.asarray(start, float)
+    n = np.linalg.norm(d)
+    return d / n if n > 1e-9 else RIGHT
+
+
+def _normal(arrow) -> np.ndarray:
+    d = _away(arrow.get_start(), arrow.get_end())
+    return np.array([-d[1], d[0], 0.0])
