@@ -8,7 +8,7 @@ import numpy as np
 from . import derived
 from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
 
-__all__ = ["BAR_WIDTH", "focus_table", "matrix_lines", "summary_lines", "to_json",
+__all__ = ["BAR_WIDTH", "choice_lines", "focus_table", "matrix_lines", "summary_lines", "to_json",
            "update_lines"]
 
 BAR_WIDTH = 24
@@ -36,6 +36,33 @@ def summary_lines(trace: AttentionTrace) -> list[str]:
     return lines
 
 
+def choice_lines(trace: AttentionTrace) -> list[str]:
+    """Why the explained head was chosen, and what the runner-up heads shown beside it do:
+    the share of each one's weight from the focus that goes to the other content words of
+    the sentence (``selection.head_scores`` also asks that it be spread over them), and the
+    two words it goes to most."""
+    from . import selection
+
+    f, m = trace.focus_index, trace.meta
+    content = selection.content_tokens(m["special"], m["word_ids"], m["words"],
+                                       m.get("written_words", ()))
+    content[f] = False
+    if not content.any():
+        return ["why       the sentence has no other content word: heads by their order"]
+    lines = []
+    for s, h in enumerate(trace.heads):
+        row = trace.weights[s, f].astype(np.float64)
+        mass = float(row[content].sum())
+        top = [int(j) for j in np.argsort(-np.where(content, row, -1.0), kind="stable")[:2]
+               if content[j]]
+        where = ", ".join(f"{trace.tokens[j]} {row[j]:.2f}" for j in top)
+        lead = "why       head" if s == 0 else "          head"
+        what = "chosen:" if s == 0 else "next:  "
+        lines.append(f"{lead} {h:<3} {what} {mass:.2f} of the weight of {trace.tokens[f]!r} "
+                     f"goes to the other content words ({where})")
+    return lines
+
+
 def focus_table(trace: AttentionTrace) -> list[str]:
     """The focus token's weights onto every token, one column per head, a bar for the
     explained head."""
@@ -56,7 +83,7 @@ def focus_table(trace: AttentionTrace) -> list[str]:
 def update_lines(trace: AttentionTrace) -> list[str]:
     """What the layer's attention adds to the focus word (over every head, through W_O):
     each token's share of that update and how close the word comes to each token."""
-    f, word = trace.focus_index, trace.tokens[trace.focus_index]
+    word = trace.tokens[trace.focus_index]
     if not trace.has_update:
         return [f"update of {word!r}: not in this trace (saved before traces held it); {HINT}"]
     width = max(8, max(len(t) for t in trace.tokens) + 2)

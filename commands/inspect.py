@@ -39,8 +39,8 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
     if as_json:
         click.echo(report.to_json(trace))
         return
-    lines = report.summary_lines(trace) + [""] + report.focus_table(trace) + [""] \
-        + report.update_lines(trace)
+    lines = report.summary_lines(trace) + report.choice_lines(trace) + [""] \
+        + report.focus_table(trace) + [""] + report.update_lines(trace)
     if matrix:
         lines += [""] + report.matrix_lines(trace)
     if saving is not None:

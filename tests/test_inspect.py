@@ -200,3 +200,17 @@ def test_help_and_version_import_neither_torch_nor_manim():
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "attention-explainer" in proc.stdout and "0.1.0" in proc.stdout
+
+
+def test_inspect_says_why_the_head_was_chosen(run_cli, default_trace):
+    """One line per shown head: the share of the focus word's weight that goes to the other
+    content words, and the two it goes to most, read from the trace."""
+    code, out, err = run_cli("inspect", DEFAULT)
+    assert code == 0, err
+    t = default_trace
+    row = t.weights[t.primary_slot, t.focus_index].astype(np.float64)
+    others = [j for j, tok in enumerate(t.tokens) if tok in ("cat", "fish")]
+    why = next(line for line in out.splitlines() if line.startswith("why"))
+    assert f"head {t.primary_head} " in why and "chosen" in why
+    assert f"{row[others].sum():.2f} of the weight of 'ate'" in why
+    assert all(f"{t.tokens[j]} {row[j]:.2f}" in why for j in others)

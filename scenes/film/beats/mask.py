@@ -14,7 +14,7 @@ their sum is shown; then back out to the whole renormalised grid.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, LaggedStart,
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart,
                    Rectangle, Transform, VGroup, config)
 
 from ....attention_core.derived import causal_mask, causal_weights, unmasked_weights

@@ -13,7 +13,8 @@ a linear map, so the pieces still chain to the sum) and says how much of them it
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, GrowArrow, LaggedStart, VGroup
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, FadeIn, FadeOut, GrowArrow,
+                   LaggedStart, VGroup)
 
 from ....attention_core.projection import fit_pca
 from ...vocabulary import stage, style
@@ -134,6 +135,9 @@ class UpdateBeat(Beat):
         length = [float(np.linalg.norm(a.get_end() - a.get_start())) for a in arrows]
         self.chain = VGroup(*[a for a, d in zip(arrows, length) if d >= SHOWN_AT_LEAST])
         self.chain_labels = VGroup(*[m for m, d in zip(labels, length) if d >= NAMED_AT_LEAST])
+        # each drawn piece with its name, if it has one: they arrive together
+        self.chain_steps = [(a, m if d >= NAMED_AT_LEAST else None)
+                            for a, m, d in zip(arrows, labels, length) if d >= SHOWN_AT_LEAST]
         self.chain_anchors = [(a.get_start() + a.get_end()) / 2
                               for a, d in zip(arrows, length) if d >= NAMED_AT_LEAST]
         self.chain_normals = [_normal(a) for a, d in zip(arrows, length) if d >= NAMED_AT_LEAST]
@@ -167,8 +171,9 @@ class UpdateBeat(Beat):
         heads = self.record("num_heads_total", (), 0)
         self.say(f"Its update \u0394E is a sum: each word's weight \u00d7 value, through W_O, "
                  f"over all {heads} heads")
-        self.play(LaggedStart(*[GrowArrow(a) for a in self.chain], lag_ratio=0.6),
-                  *[FadeIn(m) for m in self.chain_labels], run_time=style.T_WRITE)
+        self.play(LaggedStart(*[AnimationGroup(GrowArrow(a), *([FadeIn(m)] if m else []))
+                                for a, m in self.chain_steps], lag_ratio=0.6),
+                  run_time=style.T_WRITE)
         words = [tokens[0] for kind, tokens, _ in self.pieces if kind == "word"]
         shares = ", ".join(f"{self.share_name(j)} {self.record('update_percent', (j,), 0)} %"
                            for j in words)
