@@ -24,7 +24,7 @@ from ...vocabulary.labels import place_labels
 from ...vocabulary.planes import Plane2D
 from ...vocabulary.text import label_text, line_of, outlined, wrapped
 from ..beat import Beat, Role, Stage
-from ..wording import LQ, RQ, focus_name, focus_parts, word_name
+from ..wording import LQ, RQ, focus_name, focus_parts, focus_whole, word_name
 
 __all__ = ["CHAIN", "UpdateBeat", "line", "pieces_of"]
 
@@ -188,6 +188,28 @@ class UpdateBeat(Beat):
             return f"the other {len(tokens)}"
         return self.trace.display_tokens[tokens[0]]
 
+    def named_parts(self, j: int, whole_word: bool = True) -> list:
+        """Token ``j`` as parts of a line (``line_of``): quoted, with the word it is a piece
+        of (unless not ``whole_word``), and "itself" for the focus word."""
+        pal, trace = style.PALETTE, self.trace
+        parts = [(LQ, pal.text), (trace.display_tokens[j], ("user", pal.text)), (RQ, pal.text)]
+        whole = (focus_whole(trace) if j == trace.focus_index
+                 else (trace.written_word_of(j) or (0, 0, None))[2])
+        if whole and whole_word:
+            parts += [(f" in {LQ}", pal.text), (whole, ("user", pal.text)), (RQ, pal.text)]
+        if j == trace.focus_index:
+            parts.append((" itself", pal.text))
+        return parts
+
+    def fitting(self, parts_of, before: str = "") -> list:
+        """A row's parts naming the whole word a piece belongs to when the row fits the room
+        right of the view, else the piece alone (the caption names the whole word)."""
+        room = stage.RIGHT_EDGE - LIST_LEFT
+        parts = parts_of(True)
+        row = line_of([(before, style.PALETTE.output), *parts], style.FONT_LABEL) \
+            if before else line_of(parts, style.FONT_LABEL)
+        return parts if row.width <= room else parts_of(False)
+
     def share_name(self, j: int) -> str:
         name = word_name(self.trace, j)
         return f"{name} itself" if j == self.trace.focus_index else name
@@ -195,7 +217,7 @@ class UpdateBeat(Beat):
     def the_list(self) -> VGroup:
         """What ΔE is made of: each drawn word's share of it (the norm of what it adds over
         the sum of all of them), and the rest's, which makes the shown shares 100 %."""
-        pal, trace = style.PALETTE, self.trace
+        pal = style.PALETTE
         rows = [label_text("share of \u0394E", style.FONT_SMALL, pal.soft)]
         listed = []
         for kind, tokens, _ in self.pieces:
@@ -203,8 +225,7 @@ class UpdateBeat(Beat):
                 j = tokens[0]
                 listed.append(j)
                 text = f"{self.record('update_percent', (j,), 0)} %"
-                who = ([(LQ, pal.text), (trace.display_tokens[j], ("user", pal.text)),
-                        (RQ + (" itself" if j == trace.focus_index else ""), pal.text)])
+                who = self.fitting(lambda whole: self.named_parts(j, whole), text + "  ")
             elif kind == "rest":
                 text = f"{self.record('update_rest_percent', tuple(listed), 0)} %"
                 who = [(f"the other {len(tokens)} tokens", pal.soft)]
@@ -243,14 +264,14 @@ class UpdateBeat(Beat):
                 if kind == "word" and tokens[0] != f][:2]
 
     def closeness(self) -> VGroup:
-        pal, trace = style.PALETTE, self.trace
+        pal = style.PALETTE
         rows = [label_text("closeness (cosine), E \u2192 E\u2032", style.FONT_SMALL, pal.soft)]
         for j in self.others():
             before = self.record("closeness_before", (j,), 2)
             after = self.record("closeness_after", (j,), 2)
-            rows.append(line_of([(LQ, pal.text), (trace.display_tokens[j], ("user", pal.text)),
-                                 (RQ + f"  {before} \u2192 {after}", pal.text)],
-                                style.FONT_LABEL))
+            rows.append(line_of(self.fitting(lambda whole: [
+                *self.named_parts(j, whole), (f"  {before} \u2192 {after}", pal.text)]),
+                style.FONT_LABEL))
         group = VGroup(*rows).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
         group.next_to(self.made_of, DOWN, buff=0.5, aligned_edge=LEFT)
         return group
