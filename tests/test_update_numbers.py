@@ -77,3 +77,17 @@ def _write(path, arrays):
             buf = io.BytesIO()
             np.lib.format.write_array(buf, array, allow_pickle=False)
             zf.writestr(name + ".npy", buf.getvalue())
+
+
+def test_the_update_beat_of_an_older_trace_says_what_it_lacks(trace, tmp_path):
+    """From a trace without the update the beat still draws (a note says what the trace
+    lacks) instead of failing."""
+    import dataclasses
+
+    from tests.conftest import run_process
+    older = dataclasses.replace(trace, contributions=None, output_bias=None, updated=None)
+    path = older.save(tmp_path / "old.npz")
+    proc = run_process("frames", "--trace", path, "--beat", "update", "--at", "key",
+                       "--resolution", "160x90", "--fps", "5", "--out", tmp_path / "f")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "f" / "update-key.png").is_file()
