@@ -18,7 +18,7 @@ from ..facts import TRACE_DEFAULTS
 from . import DEFAULT_SENTENCE, bert, scratch, selection
 from .attention import MaskSpec, build_mask, padding_blocked, parse_mask
 from .errors import InputError
-from .trace import AttentionTrace, kept_projection_rows
+from .trace import UPDATE_NORMED, UPDATE_PLAIN, AttentionTrace, kept_projection_rows
 
 __all__ = ["MODEL_CHOICES", "TraceRequest", "check_request", "check_sentence", "compute_trace",
            "count_tokens", "model_files", "trace_for"]
@@ -316,10 +316,6 @@ def _trace(setup: _Setup, choice: _Choice, cap, maps, after) -> AttentionTrace:
         projection_rows=w_rows, projection_bias=b_rows,
         contributions=f(contributions), output_bias=f(bias), updated=f(updated),
     )
-
-
-UPDATE_NORMED = "layernorm(E + dE)"     # BERT: the residual, then the attention's layer norm
-UPDATE_PLAIN = "E + dE"                 # attention alone (scratch): the block's residual
 
 
 def _update(cap, focus: int, out_map, norm):

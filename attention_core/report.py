@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from . import derived
+from . import derived, selection
 from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
 
 __all__ = ["BAR_WIDTH", "choice_lines", "focus_table", "matrix_lines", "summary_lines", "to_json",
@@ -41,8 +41,6 @@ def choice_lines(trace: AttentionTrace) -> list[str]:
     the share of each one's weight from the focus that goes to the other content words of
     the sentence (``selection.head_scores`` also asks that it be spread over them), and the
     two words it goes to most."""
-    from . import selection
-
     f, m = trace.focus_index, trace.meta
     content = selection.content_tokens(m["special"], m["word_ids"], m["words"],
                                        m.get("written_words", ()))

@@ -20,6 +20,7 @@ from .trace_file import HINT, OPTIONAL_SHAPES, SHAPES, describe_shape, read_trac
 
 __all__ = ["ARRAY_FIELDS", "AttentionTrace", "DEFAULT_TRACE", "NPZ_KEYS", "OPTIONAL_FIELDS",
            "PROJECTION_ROWS", "REQUIRED_META", "ROW_SUM_TOLERANCE", "TRACE_ENV",
+           "UPDATE_NORMED", "UPDATE_PLAIN",
            "drawn_projection_rows", "kept_projection_rows", "trace_from_environment"]
 
 NPZ_KEYS = tuple(SHAPES)     # tokens, the arrays below, meta: one source with the file checks
@@ -29,6 +30,10 @@ REQUIRED_META = ("model", "weights_sha256", "layer", "heads", "focus", "focus_in
                  "device", "dtype", "sentence")
 # How far a row of weights may sum from 1: half-precision models round each weight.
 ROW_SUM_TOLERANCE = {"bfloat16": 1e-2}
+# How a trace's ``updated`` was made (``meta["update"]``): BERT norms the residual after
+# its attention; the seed's module is attention alone, the block's residual added to it
+UPDATE_NORMED = "layernorm(E + dE)"
+UPDATE_PLAIN = "E + dE"
 # The components of a query whose W_Q, W_K and W_V rows a trace keeps, with the last one.
 PROJECTION_ROWS = (0, 1, 2, 3)
 

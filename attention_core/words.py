@@ -66,11 +66,12 @@ def language_of(words: list[str]) -> str | None:
     """The wordfreq language, among those written in the words' script, in which these
     words are most frequent (the sum of their Zipf values); None for a script no list
     covers. Ties go to the language first in alphabetical order."""
-    scripts = [s for s in map(_script_of, words) if s is not None]
+    of_word = [_script_of(w) for w in words]
+    scripts = [s for s in of_word if s is not None]
     if not scripts:
         return None
     script = max(set(scripts), key=lambda s: (scripts.count(s), s))
-    mine = [w.casefold() for w, s in zip(words, map(_script_of, words)) if s == script]
+    mine = [w.casefold() for w, s in zip(words, of_word) if s == script]
     best, best_score = None, -1.0
     for lang in _languages_by_script()[script]:
         freq = _frequencies(lang)

@@ -17,6 +17,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, FadeIn, FadeOut
                    LaggedStart, VGroup)
 
 from ....attention_core.projection import fit_pca
+from ....attention_core.trace import UPDATE_NORMED
 from ...vocabulary import stage, style
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, layer_name
@@ -144,7 +145,7 @@ class UpdateBeat(Beat):
         origin = self.e_arrow.get_start()
         self.sum_arrow = _arrow(origin, self.tips[-1], pal.output, 3, 0.55)
         self.sum_label = _label("E + \u0394E", pal.output, 0.8)
-        self.normed = self.trace.meta.get("update") == "layernorm(E + dE)"
+        self.normed = self.trace.meta.get("update") == UPDATE_NORMED
         self.new_arrows = VGroup(*([_arrow(origin, self.new_at, pal.output, 5)]
                                    if self.normed else []))
         self.new_labels = VGroup(*([_label("E\u2032", pal.output)] if self.normed else []))
