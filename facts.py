@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "BEATS", "BEAT_NAMES", "BeatFacts", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS",
+    "BEATS", "BEAT_NAMES", "BeatFacts", "FILM_BEATS", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS",
     "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES",
@@ -53,10 +53,13 @@ TRACE_DECIDES = ("sentence", "focus", *TRACE_DEFAULTS)
 @dataclass(frozen=True)
 class BeatFacts:
     """One beat: its name (``--beats``), its title (chapters, slides, contact sheets) and
-    what it shows (the README's storyboard)."""
+    what it shows (the README's storyboard). An ``optional`` beat is drawn only when named
+    (``--beats position``): it hands on the stage it was given, so the film around it is
+    the same with or without it."""
     name: str
     title: str
     shows: str
+    optional: bool = False
 
     @property
     def scene_name(self) -> str:
@@ -65,9 +68,16 @@ class BeatFacts:
 
 
 BEATS: tuple[BeatFacts, ...] = (
-    BeatFacts("title", "The sentence and the formula",
-              "the sentence as tokens; softmax(QKᵀ/√d_k)V; what a query, a key and a value "
-              "are for"),
+    BeatFacts("title", "The sentence, its question and the formula",
+              "the sentence as tokens; the question its focus word poses (which noun a "
+              "pronoun stands for; who does a verb, and to what), asked, then heading the "
+              "film; softmax(QKᵀ/√d_k)V; what a query, a key and a value are for; the model, "
+              "layer and head, and why that head"),
+    BeatFacts("position", "Where each word stands",
+              "the position vectors the model adds to its token embeddings, drawn as waves "
+              "over positions for a few dimensions: learned ones (minilm), or the sines and "
+              "cosines of Vaswani et al. (scratch); the sentence's positions marked. Optional: "
+              "named in --beats, not in the default film", optional=True),
     BeatFacts("embed", "Words become vectors",
               "each token's embedding: a column of its real numbers and an arrow in a "
               "stated 2-D view"),
@@ -96,6 +106,11 @@ BEATS: tuple[BeatFacts, ...] = (
     BeatFacts("update", "The payoff: the word's update",
               "what the layer's attention adds to the focus word, chained word by word "
               "(weight × value through W_O, over every head); E + ΔE, the layer norm, E′; "
-              "each word's share of the update and how close the word comes to them"),
+              "each word's share of the update and how close the word comes to them; then "
+              "the film's question again and the answer the numbers give: the followed "
+              "head's weights on the words that may answer, their shares of the update, and "
+              "weight that is not influence where the numbers show it"),
 )
 BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
+# the default film ("all"): every beat but the optional ones
+FILM_BEATS: tuple[str, ...] = tuple(b.name for b in BEATS if not b.optional)

@@ -15,14 +15,19 @@ from pathlib import Path
 import numpy as np
 
 from ..facts import TRACE_DEFAULTS
-from . import DEFAULT_SENTENCE, bert, scratch, selection
+from . import DEFAULT_SENTENCE, bert, grammar, scratch, selection
 from .attention import MaskSpec, build_mask, padding_blocked, parse_mask
 from .errors import InputError
-from .trace import UPDATE_NORMED, UPDATE_PLAIN, AttentionTrace, kept_projection_rows
+from .words import language_of
+from .trace import (POSITIONS_LEARNED, POSITIONS_SINUSOIDAL, UPDATE_NORMED, UPDATE_PLAIN,
+                    AttentionTrace, kept_projection_rows)
 
 __all__ = ["MODEL_CHOICES", "TraceRequest", "check_request", "check_sentence", "compute_trace",
            "count_tokens", "model_files", "trace_for"]
 
+# the position vectors a trace keeps: this many positions at least (the sentence's, and
+# enough more that the position beat's waves show their shape)
+POSITION_SPAN = 64
 MODEL_CHOICES = "minilm, scratch or a path to a local Hugging Face BERT folder"
 
 
@@ -116,6 +121,9 @@ class _Forward:
     maps: Callable                      # layer -> (weight, bias) of its W_Q, W_K, W_V, all heads
     after: Callable                     # layer -> ((W_O, b_O), (norm weight, bias, eps) or
                                         # None): the output map and the residual's layer norm
+    positions: Callable                 # count -> the position vectors the model adds to its
+                                        # first count tokens (count x D)
+    position_kind: str                  # POSITIONS_LEARNED or POSITIONS_SINUSOIDAL
 
 
 @dataclass(frozen=True)
@@ -152,7 +160,10 @@ def _bert_forward(weights, ids, setup: _Setup) -> _Forward:
         lw = weights.layers[layer]
         return lw["o"], (*lw["attn_ln"], weights.eps)
 
-    return _Forward(captures, rerun, maps, after)
+    def positions(count):
+        return weights.position[:min(count, int(weights.position.shape[0]))]
+
+    return _Forward(captures, rerun, maps, after, positions, POSITIONS_LEARNED)
 
 
 def _scratch_kind(req: TraceRequest) -> _ModelKind:
@@ -164,8 +175,9 @@ def _scratch_kind(req: TraceRequest) -> _ModelKind:
              "model_name": "MultiHeadAttention (the seed article's), weights seeded with "
                            f"{req.seed}"}
     extra = {"seed": int(req.seed),
-             "input": ("MiniLM token embeddings (word + position, LayerNorm) times a seeded "
-                       f"random {files.d_model}x{req.d_model} projection")}
+             "input": ("MiniLM word embeddings (word + token type, LayerNorm) times a seeded "
+                       f"random {files.d_model}x{req.d_model} projection, plus the sine and "
+                       "cosine positions of Vaswani et al. 2017")}
     return _ModelKind(files, "minilm", 1, req.num_heads, names, extra, _scratch_forward)
 
 
@@ -174,8 +186,9 @@ def _scratch_forward(weights, ids, setup: _Setup) -> _Forward:
     req, device, dtype = setup.req, setup.device, setup.dtype
     module = scratch.seeded_module(req.d_model, req.num_heads, req.seed, device, dtype)
     proj = scratch.seeded_input_projection(weights.d_model, req.d_model, req.seed, device, dtype)
-    x = bert.embed(weights, ids) @ proj
     T = ids.shape[1]
+    x = bert.embed(weights, ids, positions=False) @ proj + \
+        scratch.sinusoidal_positions(T, req.d_model, device, dtype)[None]
 
     def run(blocked):
         out, d = module(x, blocked[:, None], return_details=True)
@@ -188,7 +201,9 @@ def _scratch_forward(weights, ids, setup: _Setup) -> _Forward:
     out = (module.out_proj.weight, module.out_proj.bias)
     return _Forward([run(padding_blocked([T], T, device))],
                     lambda layer, cap, blocked: run(blocked), lambda layer: fused,
-                    lambda layer: (out, None))
+                    lambda layer: (out, None),
+                    lambda count: scratch.sinusoidal_positions(count, req.d_model, device, dtype),
+                    POSITIONS_SINUSOIDAL)
 
 
 def _fused_maps(module):
@@ -221,6 +236,7 @@ class _Choice:
     heads: list[int]
     primary: int
     scores: np.ndarray                  # num_layers x num_heads, -inf where not eligible
+    question: grammar.Question          # what the scores measured the heads against
 
 
 def _setup(req: TraceRequest, where_it_runs: bool = True) -> _Setup:
@@ -268,40 +284,54 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
         if setup.mask.any():   # recompute the chosen layer with the mask
             blocked = cap.blocked | torch.as_tensor(setup.mask, device=device)[None]
             cap = run.rerun(choice.layer, cap, blocked)
-        trace = _trace(setup, choice, cap, run.maps(choice.layer), run.after(choice.layer))
+        trace = _trace(setup, choice, cap, run)
     trace.validate()
     return trace
 
 
-def _choose(setup: _Setup, captures) -> _Choice:
-    """Score every head by the focus row of its weights (with the illustration mask
-    applied) and choose the layer and heads."""
-    import torch
-
-    tokens, f = setup.tokens, setup.focus.index
+def _question(setup: _Setup) -> grammar.Question:
+    """What the focus word asks of the sentence, and the tokens that may answer it."""
+    tokens, focus = setup.tokens, setup.focus
     content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words,
                                        selection.written_words(tokens))
+    classes = grammar.word_classes(tokens.sentence, tokens.offsets, tokens.special,
+                                   language_of([w for w in tokens.words]))
+    return grammar.question_for(focus.index, focus.span, content, classes, tokens.special)
+
+
+def _choose(setup: _Setup, captures) -> _Choice:
+    """Score every head by the focus row of its weights (with the illustration mask
+    applied) against the focus word's question, and choose the layer and heads."""
+    import torch
+
+    f = setup.focus.index
+    question = _question(setup)
+    targets = np.zeros(len(setup.tokens.ids), dtype=bool)
+    targets[list(question.targets)] = True
     allowed = torch.as_tensor(~setup.mask[f], device=setup.device)
     num_layers = setup.kind.num_layers
     scores = np.full((num_layers, setup.kind.num_heads), -np.inf)
     for n, cap in enumerate(captures):
         row = cap.weights[0, :, f].float() * allowed
         row = row / row.sum(dim=-1, keepdim=True)
-        scores[n] = selection.head_scores(bert.to_numpy(row), f, content)
+        scores[n] = selection.head_scores(bert.to_numpy(row), f, targets,
+                                          spread=question.kind != "pronoun")
     if setup.layer_spec != "auto":
         scores[[n for n in range(num_layers) if n != setup.layer_spec]] = -np.inf
     layer, heads, primary = selection.choose(scores, setup.layer_spec, setup.head_spec)
-    return _Choice(layer, heads, primary, scores)
+    return _Choice(layer, heads, primary, scores, question)
 
 
-def _trace(setup: _Setup, choice: _Choice, cap, maps, after) -> AttentionTrace:
+def _trace(setup: _Setup, choice: _Choice, cap, run: _Forward) -> AttentionTrace:
     """The AttentionTrace of the chosen heads of one layer's capture."""
     import torch
 
     sel = torch.as_tensor(choice.heads, device=setup.device)
     f = bert.to_numpy
+    maps, after = run.maps(choice.layer), run.after(choice.layer)
     rows, w_rows, b_rows = _projection_rows(maps, choice.primary, int(cap.q.shape[-1]))
     contributions, bias, updated = _update(cap, setup.focus.index, *after)
+    positions = run.positions(max(len(setup.tokens.ids), POSITION_SPAN))
     return AttentionTrace(
         tokens=tuple(setup.tokens.tokens),
         embeddings=f(cap.embeddings[0]),
@@ -312,9 +342,12 @@ def _trace(setup: _Setup, choice: _Choice, cap, maps, after) -> AttentionTrace:
         context=f(cap.context[0, sel]),
         output=f(cap.output[0]),
         meta=_meta(setup, choice, cap) | {"projection_rows": rows,
-                                           "update": UPDATE_NORMED if after[1] else UPDATE_PLAIN},
+                                           "update": UPDATE_NORMED if after[1] else UPDATE_PLAIN,
+                                           "positions": run.position_kind},
         projection_rows=w_rows, projection_bias=b_rows,
         contributions=f(contributions), output_bias=f(bias), updated=f(updated),
+        focus_weights_all=f(cap.weights[0, :, setup.focus.index]),
+        positions=f(positions),
     )
 
 
@@ -365,6 +398,10 @@ def _meta(setup: _Setup, choice: _Choice, cap) -> dict:
         "num_heads_total": int(setup.kind.num_heads),
         "head_choice": req.heads if isinstance(req.heads, str) else ",".join(map(str, req.heads)),
         "head_scores": [float(round(choice.scores[layer, h], 6)) for h in choice.heads],
+        # how many heads the choice looked over (every layer's, or the one layer's)
+        "heads_compared": int(np.isfinite(choice.scores).sum()),
+        # what the focus word asks, and the tokens whose weight answered it
+        "question": choice.question.to_meta(),
         "d_model": int(cap.embeddings.shape[-1]),
         "d_k": int(cap.q.shape[-1]),
         "focus": focus.text,

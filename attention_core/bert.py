@@ -244,13 +244,16 @@ def layer_attention(weights: BertWeights, layer: int, x, blocked) -> LayerCaptur
     return LayerCapture(x, q, k, v, scores, blocked, attn, context, _linear(merged, lw["o"]))
 
 
-def embed(weights: BertWeights, ids):
-    """The embedding layer: word + position + token type, then LayerNorm (B x T x D)."""
+def embed(weights: BertWeights, ids, positions: bool = True):
+    """The embedding layer: word + position + token type, then LayerNorm (B x T x D);
+    without ``positions``, the word and token type alone (the scratch model adds its own)."""
     import torch
 
     T = ids.shape[1]
-    positions = torch.arange(T, device=weights.word.device)
-    x = weights.word[ids] + weights.position[positions][None] + weights.token_type[0][None, None]
+    x = weights.word[ids]
+    if positions:      # summed in this order, as trained (floating point is not associative)
+        x = x + weights.position[torch.arange(T, device=weights.word.device)][None]
+    x = x + weights.token_type[0][None, None]
     return torch.nn.functional.layer_norm(x, (weights.d_model,), *weights.emb_ln, weights.eps)
 
 

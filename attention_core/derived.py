@@ -15,11 +15,13 @@ from .attention import build_mask, masked_softmax
 from .projection import fit_pca
 
 __all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_weights",
-           "closeness_after", "closeness_before", "hot_temperature", "lookup", "masked_score", "num_heads_total", "projection",
+           "closeness_after", "closeness_before", "mean_weight", "position_dims", "question", "question_targets",
+           "target_weight", "hot_temperature", "lookup", "masked_score", "num_heads_total", "projection",
            "projection_bias", "qk_dot", "shown_kind", "shown_row", "temperature_weights", "unmasked_weights",
            "update_share", "value_view_percent", "weight_rest"]
 
-FIELDS = ("embeddings", "q", "k", "v", "scores", "weights", "context", "output")
+FIELDS = ("embeddings", "q", "k", "v", "scores", "weights", "context", "output", "positions")
+POSITION_WAVES = 4        # dimensions of the position vectors the position beat draws
 
 
 def qk_dot(trace, h, i, j) -> float:
@@ -99,6 +101,77 @@ def weight_rest(trace, h: int, i: int, *listed: int) -> float:
     return float(row.sum() - row[list(listed)].sum()) if listed else float(row.sum())
 
 
+def position_dims(trace, count: int = POSITION_WAVES) -> list[int]:
+    """The dimensions of the position vectors drawn as waves, in order. Sines and cosines
+    (Vaswani et al.): the sine of each of ``count`` pairs whose periods are nearest to
+    1/8, 1/4, 1/2 and 1 times the positions kept, so each wave is slower than the last.
+    Learned vectors: the dimensions that vary most from position 1 on (position 0, the
+    first special token's in every sentence, stands apart in many dimensions), each taken
+    only if it is not much like one already taken (|correlation| < 0.5), in index order."""
+    table = trace.positions.astype(np.float64)
+    N, D = table.shape
+    if trace.meta.get("positions") == "sinusoidal":
+        # pair i's period is 2*pi * 10000^(2i/D)
+        dims = []
+        for n in range(count):
+            period = N / 2 ** (count - 1 - n)
+            i = round(D / 2 * math.log(max(period / (2 * math.pi), 1.0)) / math.log(10000.0))
+            dim = 2 * min(max(i, 0), D // 2 - 1)
+            if dim not in dims:
+                dims.append(dim)
+        return dims
+    centred = table[1:] - table[1:].mean(0)
+    spread = (centred ** 2).mean(0)
+    norms = np.sqrt(np.maximum((centred ** 2).sum(0), 1e-30))
+    dims: list[int] = []
+    for d in sorted(range(D), key=lambda d: (-spread[d], d)):
+        if all(abs(float(centred[:, d] @ centred[:, e]) / (norms[d] * norms[e])) < 0.5
+               for e in dims):
+            dims.append(d)
+        if len(dims) == count:
+            break
+    return sorted(dims)
+
+
+def question(trace) -> dict:
+    """What the focus word asks (``meta["question"]``: kind, targets, tagger). A trace saved
+    before traces held it asks the question of a content word, its targets the other
+    content words (as its head was chosen then)."""
+    if isinstance(trace.meta.get("question"), dict):
+        return trace.meta["question"]
+    from .selection import content_tokens
+    from .words import content_words
+
+    m = trace.meta
+    if "word_ids" in m and "words" in m:
+        content = content_tokens(trace.special, trace.word_ids, trace.words,
+                                 m.get("written_words", ()))
+    else:       # no word grouping saved: each token judged as a word of its own
+        content = np.array(content_words(trace.display_tokens)) & ~np.array(trace.special)
+    content[trace.focus_index] = False
+    return {"kind": "word", "targets": [int(j) for j in np.flatnonzero(content)],
+            "tagger": None}
+
+
+def question_targets(trace) -> list[int]:
+    """The tokens whose weight answers the focus word's question, the focus left out."""
+    return [int(j) for j in question(trace)["targets"] if int(j) != trace.focus_index]
+
+
+def target_weight(trace, h: int) -> float:
+    """The share of the focus word's weight that head h (on the head axis) gives to the
+    question's targets: what the head choice measured."""
+    row = trace.weights[h, trace.focus_index].astype(np.float64)
+    return float(row[question_targets(trace)].sum())
+
+
+def mean_weight(trace, j: int) -> float:
+    """Token j's weight from the focus word, averaged over every head of the layer (the
+    heads the update sums over); NaN for a trace without those rows."""
+    rows = trace.focus_weights_all
+    return float("nan") if rows is None else float(rows[:, j].astype(np.float64).mean())
+
+
 def update_share(trace, j: int) -> float:
     """Token j's share of the focus word's update: the norm of what it adds, over the sum of
     every token's (Kobayashi et al.'s norm-based view: weight is not influence)."""
@@ -152,6 +225,14 @@ DERIVED = {
     "update_rest_percent": lambda trace, *listed: 100.0 - sum(
         round(100.0 * update_share(trace, j)) for j in listed),
     "closeness_before": closeness_before,
+    "target_weight": target_weight,
+    "position_dim": lambda trace, n: position_dims(trace)[int(n)],
+    "num_positions": lambda trace: int(trace.positions.shape[0]),
+    # the largest size of position dimension d over the positions kept: its strip's scale
+    "position_range": lambda trace, d: float(np.abs(trace.positions[:, int(d)]).max()),
+    "mean_weight": mean_weight,
+    "heads_compared": lambda trace: int(trace.meta.get("heads_compared",
+                                                       num_heads_total(trace))),
     "closeness_after": closeness_after,
     "input_norm": lambda trace: float(np.linalg.norm(
         trace.embeddings[trace.focus_index].astype(np.float64))),

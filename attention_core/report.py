@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from . import derived, selection
+from . import derived
 from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
 
 __all__ = ["BAR_WIDTH", "choice_lines", "focus_table", "matrix_lines", "summary_lines", "to_json",
@@ -36,28 +36,38 @@ def summary_lines(trace: AttentionTrace) -> list[str]:
     return lines
 
 
+# what a head's share of weight went to, by the kind of question (grammar.QUESTION_KINDS)
+TARGETS_SAID = {"pronoun": "the nouns before it that it may stand for",
+                "verb": "the nouns, who or what it involves",
+                "word": "the other content words",
+                "open": "the other words"}
+
+
 def choice_lines(trace: AttentionTrace) -> list[str]:
     """Why the explained head was chosen, and what the runner-up heads shown beside it do:
-    the share of each one's weight from the focus that goes to the other content words of
-    the sentence (``selection.head_scores`` also asks that it be spread over them), and the
-    two words it goes to most."""
-    f, m = trace.focus_index, trace.meta
-    content = selection.content_tokens(m["special"], m["word_ids"], m["words"],
-                                       m.get("written_words", ()))
-    content[f] = False
-    if not content.any():
-        return ["why       the sentence has no other content word: heads by their order"]
-    lines = []
+    the share of each one's weight from the focus that goes to the words that may answer
+    the focus word's question (``grammar.Question``; ``selection.head_scores`` also asks that
+    it be spread over them, but for a pronoun's), and the two words it goes to most."""
+    f = trace.focus_index
+    asked = derived.question(trace)
+    targets = derived.question_targets(trace)
+    if not targets:
+        return ["why       the sentence has no other word: heads by their order"]
+    said = TARGETS_SAID.get(asked["kind"], TARGETS_SAID["word"])
+    compared = int(derived.lookup(trace, "heads_compared"))
+    lines = [f"question  {asked['kind']}: the answer is looked for in {said}: "
+             + ", ".join(repr(trace.tokens[j]) for j in targets)]
     for s, h in enumerate(trace.heads):
         row = trace.weights[s, f].astype(np.float64)
-        mass = float(row[content].sum())
-        top = [int(j) for j in np.argsort(-np.where(content, row, -1.0), kind="stable")[:2]
-               if content[j]]
+        top = sorted(targets, key=lambda j: (-row[j], j))[:2]
         where = ", ".join(f"{trace.tokens[j]} {row[j]:.2f}" for j in top)
+        given = trace.meta.get("head_choice", "auto") not in ("auto", "all")
+        first = "chosen by --heads:" if given else f"chosen, the best of {compared} heads:"
+        what = first if s == 0 else "next:".ljust(len(first))
         lead = "why       head" if s == 0 else "          head"
-        what = "chosen:" if s == 0 else "next:  "
-        lines.append(f"{lead} {h:<3} {what} {mass:.2f} of the weight of {trace.tokens[f]!r} "
-                     f"goes to the other content words ({where})")
+        spread = ", spread over them" if asked["kind"] != "pronoun" and len(targets) > 1 else ""
+        lines.append(f"{lead} {h:<3} {what} {derived.target_weight(trace, s):.2f} of the "
+                     f"weight of {trace.tokens[f]!r} goes to {said} ({where}){spread}")
     return lines
 
 

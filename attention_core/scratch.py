@@ -12,7 +12,8 @@ import math
 
 from .errors import InputError
 
-__all__ = ["build_module", "check_shape", "seeded_input_projection", "seeded_module"]
+__all__ = ["build_module", "check_shape", "seeded_input_projection", "seeded_module",
+           "sinusoidal_positions"]
 
 
 def check_shape(d_model: int, num_heads: int) -> None:
@@ -76,9 +77,25 @@ def seeded_module(d_model: int, num_heads: int, seed: int, device, dtype):
     return module.to(device=device, dtype=dtype).eval()
 
 
+def sinusoidal_positions(count: int, d_model: int, device=None, dtype=None):
+    """The position vectors of "Attention Is All You Need" (Vaswani et al. 2017, 3.5),
+    count x d_model: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(...)
+    of the same angle. The seed's module is attention alone; its input adds these."""
+    import torch
+
+    pos = torch.arange(count, dtype=torch.float64)[:, None]
+    pair = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = pos / torch.pow(10000.0, pair / d_model)
+    table = torch.zeros(count, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle[:, :d_model // 2])
+    return table.to(device=device, dtype=dtype or torch.float32)
+
+
 def seeded_input_projection(d_in: int, d_model: int, seed: int, device, dtype):
     """A fixed random map from the MiniLM embedding space (d_in) to d_model: the scratch
-    model's input vectors are MiniLM's real token embeddings seen through it."""
+    model's input vectors are MiniLM's real word embeddings seen through it, plus the
+    sine and cosine positions (:func:`sinusoidal_positions`)."""
     import torch
 
     gen = torch.Generator().manual_seed(10_000 + seed)

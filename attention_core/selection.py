@@ -171,18 +171,21 @@ def _find_span(tokens, wanted: str) -> tuple[int, int] | None:
     return None
 
 
-def head_scores(focus_rows: np.ndarray, focus_index: int, content: np.ndarray) -> np.ndarray:
-    """How well each head explains the focus: the attention it sends to other content
-    words, times how evenly that is spread over them (1 - sum of squared shares).
+def head_scores(focus_rows: np.ndarray, focus_index: int, targets: np.ndarray,
+                spread: bool = True) -> np.ndarray:
+    """How well each head answers the focus word's question: the attention it sends to
+    the ``targets`` (a boolean per token: the words that may answer, ``grammar.Question``),
+    times, with ``spread``, how evenly that is spread over them (1 - sum of squared shares).
 
     focus_rows: ... x H x T (the focus token's weights). A head that sends everything to one
     neighbour is usually positional ("look at the previous token") and explains little; when
-    only one other content word exists the spread term is skipped.
+    only one target exists the spread term is skipped. A pronoun's question is answered by
+    a head that commits to one noun, so it is scored without ``spread``.
     """
-    targets = content.copy()
+    targets = np.asarray(targets, dtype=bool).copy()
     targets[focus_index] = False
     mass = (focus_rows * targets).sum(axis=-1)
-    if targets.sum() < 2:
+    if not spread or targets.sum() < 2:
         return mass
     shares = focus_rows * targets / np.maximum(mass[..., None], 1e-12)
     return mass * (1.0 - (shares ** 2).sum(axis=-1))

@@ -20,7 +20,7 @@ from .trace_file import HINT, OPTIONAL_SHAPES, SHAPES, describe_shape, read_trac
 
 __all__ = ["ARRAY_FIELDS", "AttentionTrace", "DEFAULT_TRACE", "NPZ_KEYS", "OPTIONAL_FIELDS",
            "PROJECTION_ROWS", "REQUIRED_META", "ROW_SUM_TOLERANCE", "TRACE_ENV",
-           "UPDATE_NORMED", "UPDATE_PLAIN",
+           "POSITIONS_LEARNED", "POSITIONS_SINUSOIDAL", "UPDATE_NORMED", "UPDATE_PLAIN",
            "drawn_projection_rows", "kept_projection_rows", "trace_from_environment"]
 
 NPZ_KEYS = tuple(SHAPES)     # tokens, the arrays below, meta: one source with the file checks
@@ -34,6 +34,10 @@ ROW_SUM_TOLERANCE = {"bfloat16": 1e-2}
 # its attention; the seed's module is attention alone, the block's residual added to it
 UPDATE_NORMED = "layernorm(E + dE)"
 UPDATE_PLAIN = "E + dE"
+# The position vectors a trace keeps (``meta["positions"]``): a table the model learned
+# (BERT), or the sines and cosines of Vaswani et al. 2017 (the scratch model's input)
+POSITIONS_LEARNED = "learned"
+POSITIONS_SINUSOIDAL = "sinusoidal"
 # The components of a query whose W_Q, W_K and W_V rows a trace keeps, with the last one.
 PROJECTION_ROWS = (0, 1, 2, 3)
 
@@ -83,6 +87,12 @@ class AttentionTrace:
     contributions: np.ndarray | None = None
     output_bias: np.ndarray | None = None
     updated: np.ndarray | None = None
+    # optional: the focus token's row of weights in every head of the layer (A x T, A =
+    # meta["num_heads_total"]), shown or not: the update sums over them all
+    focus_weights_all: np.ndarray | None = None
+    # optional: the position vectors the model adds to the embeddings of its first N
+    # tokens (N x D, N >= T), as ``meta["positions"]`` says (learned, or sines and cosines)
+    positions: np.ndarray | None = None
 
     # ---- convenient views used by the scenes and the CLI -------------------------
     @property
@@ -261,6 +271,8 @@ class AttentionTrace:
         self._check_weights()
         self._check_projection()
         self._check_update()
+        self._check_focus_weights_all()
+        self._check_positions()
 
     @property
     def has_update(self) -> bool:
@@ -288,6 +300,49 @@ class AttentionTrace:
         if float(np.abs(made - out).max()) > tolerance * scale * 10:
             raise InputError("trace contributions and output_bias do not add up to the focus "
                              "token's attention output")
+
+    def _check_focus_weights_all(self) -> None:
+        """The optional focus rows of every head: float32 A x T, one row per head of the
+        layer, each a distribution over the keys the mask leaves, and the shown heads' rows
+        the trace's own."""
+        rows = self.focus_weights_all
+        if rows is None:
+            return
+        T, A = len(self.tokens), int(self.meta.get("num_heads_total", -1))
+        if rows.dtype != np.float32 or rows.shape != (A, T):
+            raise InputError("trace focus_weights_all must be a float32 array of "
+                             "num_heads_total x T (the focus row of every head)")
+        if not np.isfinite(rows).all() or (rows < 0).any() \
+                or np.logical_and(rows != 0, self.mask[self.focus_index]).any():
+            raise InputError("trace focus_weights_all are not weights (negative, non-finite "
+                             "or where the mask blocks a key)")
+        tolerance = ROW_SUM_TOLERANCE.get(str(self.meta.get("dtype")), 1e-3)
+        if not self.mask[self.focus_index].all() and float(np.abs(
+                rows.sum(axis=-1, dtype=np.float64) - 1.0).max()) > tolerance:
+            raise InputError("trace focus_weights_all has a row not summing to 1")
+        if any(h >= A for h in self.heads) or float(np.abs(
+                rows[self.heads] - self.weights[:, self.focus_index]).max()) > tolerance:
+            raise InputError("trace focus_weights_all disagrees with the shown heads' weights")
+
+    @property
+    def has_positions(self) -> bool:
+        """Whether the trace holds the model's position vectors (older traces do not)."""
+        return self.positions is not None
+
+    def _check_positions(self) -> None:
+        """The optional position vectors: float32 N x D, N at least T, finite, and named."""
+        table = self.positions
+        if table is None:
+            return
+        if table.dtype != np.float32 or table.ndim != 2 \
+                or table.shape[1] != self.embeddings.shape[-1] or table.shape[0] < len(self.tokens):
+            raise InputError("trace positions must be a float32 array of N x d_model with "
+                             "N at least the number of tokens")
+        if not np.isfinite(table).all():
+            raise InputError("trace positions hold non-finite numbers")
+        if self.meta.get("positions") not in (POSITIONS_LEARNED, POSITIONS_SINUSOIDAL):
+            raise InputError(f"trace meta positions must say how they were made: "
+                             f"{POSITIONS_LEARNED} or {POSITIONS_SINUSOIDAL}")
 
     def _check_projection(self) -> None:
         """The optional W rows: both or neither, 3 x R x D and 3 x R, rows named in meta."""

@@ -38,12 +38,16 @@ SHAPES = {
 # of the primary head's W_Q, W_K and W_V (and biases) that the project beat writes out, for
 # the components it shows; and the focus word's update: what each token adds to its
 # attention output (over all heads, through W_O), W_O's bias, and the vector it becomes.
+# The focus row of the weights of every head of the layer (the update sums over them all),
+# and the position vectors the model adds to its first N tokens, are groups of one.
 OPTIONAL_GROUPS = (("projection_rows", "projection_bias"),
-                   ("contributions", "output_bias", "updated"))
+                   ("contributions", "output_bias", "updated"),
+                   ("focus_weights_all",), ("positions",))
 OPTIONAL_SHAPES = {"projection_rows": ("P", "R", "D"), "projection_bias": ("P", "R"),
-                   "contributions": ("T", "D"), "output_bias": ("D",), "updated": ("D",)}
+                   "contributions": ("T", "D"), "output_bias": ("D",), "updated": ("D",),
+                   "focus_weights_all": ("A", "T"), "positions": ("N", "D")}
 ALL_SHAPES = {**SHAPES, **OPTIONAL_SHAPES}
-LIMITS = {"T": 512, "H": 64, "d_k": 1024, "D": 8192, "P": 3, "R": 64}
+LIMITS = {"T": 512, "H": 64, "d_k": 1024, "D": 8192, "P": 3, "R": 64, "A": 64, "N": 512}
 LIMITS_TEXT = "at most 512 tokens, 64 heads, d_k 1024 and d_model 8192"
 MAX_TOKEN_CHARS = 1000               # one model token; real ones are a few characters
 MAX_META_CHARS = 1_000_000           # the JSON metadata; a real one is a few thousand

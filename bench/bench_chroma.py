@@ -20,13 +20,13 @@ def main() -> None:
     from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
     from attention_explainer.attention_core.trace import DEFAULT_TRACE, AttentionTrace
-    from attention_explainer.facts import BEAT_NAMES
+    from attention_explainer.facts import FILM_BEATS
     from attention_explainer.scenes.pipeline.render import render_stills
 
     trace = AttentionTrace.load(DEFAULT_TRACE)
     rows = []
     with tempfile.TemporaryDirectory():
-        for beat in BEAT_NAMES:
+        for beat in FILM_BEATS:
             raw = np.asarray(render_stills(trace, beat=beat, times=["key"], width=1920,
                                            height=1080)["key"])
             frame = av.VideoFrame.from_ndarray(raw, format="rgb24")

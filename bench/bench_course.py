@@ -103,14 +103,14 @@ def on_paper(m: Measured) -> tuple[float, float, list[tuple]]:
     join and pack per film, and (workers, compute, critical path, writing, estimate,
     bottleneck) for 1, 8 and 64 workers."""
     from attention_explainer.course import COST_PER_FRAME
-    from attention_explainer.facts import BEAT_NAMES
+    from attention_explainer.facts import FILM_BEATS
     from attention_explainer.scenes.pipeline.encoding import beat_weight
 
     def per_frame(width, height):
         return COST_PER_FRAME[0] + COST_PER_FRAME[1] * width * height
 
     # measured: cost per beat-second of video at 320x180@10 on one worker, joins included
-    seconds = sum(beat_weight(b) for b in BEAT_NAMES)
+    seconds = sum(beat_weight(b) for b in FILM_BEATS)
     scale = m.one / (m.explainers * seconds * 10) / per_frame(320, 180)
     n_films = PAPER_EXPLAINERS * 2
 
@@ -118,7 +118,7 @@ def on_paper(m: Measured) -> tuple[float, float, list[tuple]]:
         return seconds * fps * scale * per_frame(width, height)
 
     beat_work = PAPER_EXPLAINERS * (film_cost(1920, 1080) + film_cost(1280, 720))
-    longest_beat = max(beat_weight(b) for b in BEAT_NAMES) * 30 * scale * per_frame(1920, 1080)
+    longest_beat = max(beat_weight(b) for b in FILM_BEATS) * 30 * scale * per_frame(1920, 1080)
     # measured: the warm run draws nothing, so its time per film is the join and pack
     # (with the cluster's start-up shared among the films: an overestimate at this size)
     join_cost = m.again / m.explainers

@@ -9,7 +9,7 @@ from PIL import Image
 
 from attention_explainer.attention_core import compute_trace
 from attention_explainer.attention_core.trace import ARRAY_FIELDS, AttentionTrace
-from attention_explainer.scenes.film.registry import BEAT_NAMES
+from attention_explainer.scenes.film.registry import FILM_BEATS
 from attention_explainer.scenes.pipeline.regression import check_against, compare, contact_sheet, diff_image, similarity
 from tests.conftest import DEFAULT, run_process
 from tests.make_golden import FRAME_ARGS, GOLDEN, SENTENCE, TRACE
@@ -53,7 +53,7 @@ def test_contact_sheet_of_every_beat(tmp_path):
     assert proc.returncode == 0, proc.stderr
     image = Image.open(sheet)
     assert image.width > 3 * 320 * 0.9 and image.height > 3 * 180 * 0.9   # 3 across, rows down
-    assert len(list((tmp_path / "f").glob("*-key.png"))) == len(BEAT_NAMES)
+    assert len(list((tmp_path / "f").glob("*-key.png"))) == len(FILM_BEATS)
 
 
 def test_bad_frames_arguments(run_cli, tmp_path):
@@ -101,7 +101,7 @@ def fresh_key_frames(tmp_path_factory):
 def test_golden_frames_unchanged(fresh_key_frames):
     """Drawn from the golden trace, so a difference here is a DRAWING change."""
     out, proc = fresh_key_frames
-    assert sorted(p.name for p in GOLDEN.glob("*.png")) == sorted(f"{b}-key.png" for b in BEAT_NAMES)
+    assert sorted(p.name for p in GOLDEN.glob("*.png")) == sorted(f"{b}-key.png" for b in FILM_BEATS)
     assert proc.returncode == 0, "drawing change:\n" + proc.stderr
     assert not list(out.glob("*.diff.png"))
 

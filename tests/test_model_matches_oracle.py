@@ -124,6 +124,13 @@ def test_trace_tensors_are_the_models(hf_model):
         after = attn.output.LayerNorm(torch.from_numpy(out) + x).numpy()
     np.testing.assert_allclose(trace.output, out, atol=1e-5)
     assert after.shape == (T, 384)
+    # the focus row of every head, and the position vectors the model adds
+    f = trace.focus_index
+    np.testing.assert_allclose(trace.focus_weights_all, ref.attentions[3][0][:, f].numpy(),
+                               atol=1e-5)
+    table = model.embeddings.position_embeddings.weight.detach().numpy()
+    assert trace.meta["positions"] == "learned" and trace.positions.shape[0] >= T
+    np.testing.assert_array_equal(trace.positions, table[:trace.positions.shape[0]])
 
 
 @pytest.mark.parametrize("mask", MASKS)

@@ -60,9 +60,13 @@ def test_resolutions_parse_and_odd_sizes_are_refused():
 def test_beats_come_in_storyboard_order_from_one_parser(run_cli, tmp_path, monkeypatch):
     """`--beats mask,pull` and the API's beats=["mask", "pull"] give the same video order."""
     from attention_explainer.scenes.pipeline import render as render_module
-    from attention_explainer.scenes.film.registry import BEAT_NAMES, BeatUnavailable, load_beat, parse_beats
-    assert list(BEAT_NAMES) == ["title", "embed", "project", "sparks", "softmax", "pull",
-                                "heads", "mask", "summary", "update"]
+    from attention_explainer.scenes.film.registry import (BEAT_NAMES, FILM_BEATS, BeatUnavailable,
+                                                          load_beat, parse_beats)
+    assert list(BEAT_NAMES) == ["title", "position", "embed", "project", "sparks", "softmax",
+                                "pull", "heads", "mask", "summary", "update"]
+    # the optional position beat is drawn only when named
+    assert parse_beats("all") == list(FILM_BEATS) == [b for b in BEAT_NAMES if b != "position"]
+    assert parse_beats("position,title") == ["title", "position"]
     for name in BEAT_NAMES:
         assert load_beat(name).name == name
     with pytest.raises(BeatUnavailable, match="unknown beat"):
@@ -90,7 +94,9 @@ def test_full_explainer_renders_one_video(name, tmp_path):
     result = render_video(trace, beats=list(BEAT_NAMES), width=160, height=90, fps=5,
                           output=out, progress=False)
     assert list(result.beat_times) == list(BEAT_NAMES)
-    assert 100 <= result.duration <= 200
+    # every beat, the optional position beat too: the film opens on its question and
+    # closes on its answer
+    assert 100 <= result.duration <= 250
     facts = video_stream_facts(out)
     assert facts["codec"] == "h264" and facts["pix_fmt"] == "yuv420p"
     assert facts["size"] == (160, 90) and facts["fps"] == 5

@@ -66,6 +66,14 @@ class Beat:
     def script(self) -> None:
         raise NotImplementedError
 
+    def coda(self) -> None:
+        """What follows the beat's key frame, once it has been held (the update beat's
+        answer to the film's question); nothing by default."""
+
+    @classmethod
+    def has_coda(cls) -> bool:
+        return cls.coda is not Beat.coda
+
     @classmethod
     def leaves(cls, film: "FilmScene") -> Stage:
         """The stage this beat hands to the next, built from the trace alone (no frames):

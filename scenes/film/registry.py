@@ -9,11 +9,11 @@ import importlib
 from collections.abc import Iterable
 
 from ...attention_core.errors import InputError
-from ...facts import BEAT_NAMES, BEATS, BeatFacts
+from ...facts import BEAT_NAMES, BEATS, FILM_BEATS, BeatFacts
 
 __all__ = [
-    "BeatEntry", "BeatUnavailable", "beat_module", "entry", "load_beat", "parse_beats",
-    "previous_beat",
+    "BEATS", "FILM_BEATS", "BeatEntry", "BeatUnavailable", "beat_module", "entry", "hands_on", "load_beat",
+    "parse_beats", "previous_beat",
 ]
 
 
@@ -33,20 +33,29 @@ def entry(name: str) -> BeatEntry:
 
 
 def previous_beat(name: str) -> str | None:
-    """The beat before ``name`` in the storyboard (a beat starts where it ends), or None."""
+    """The beat whose stage ``name`` starts from: the one before it in the storyboard,
+    optional beats passed over (they hand on the stage they were given), or None."""
     at = BEAT_NAMES.index(name)
-    return BEAT_NAMES[at - 1] if at > 0 else None
+    earlier = [b for b in BEAT_NAMES[:at] if not _BY_NAME[b].optional]
+    return earlier[-1] if earlier else None
+
+
+def hands_on(name: str) -> str | None:
+    """The beat whose stage ``name`` hands on: its own, or for an optional beat the one it
+    was given (:func:`previous_beat`)."""
+    return previous_beat(name) if _BY_NAME[name].optional else name
 
 
 def parse_beats(spec: str | Iterable[str] | None) -> list[str]:
-    """Beat names in storyboard order from ``"all"``, ``"mask,pull"`` or a sequence;
-    duplicates dropped. The one parser of the command line and the API.
+    """Beat names in storyboard order from ``"all"`` (the default film: every beat but the
+    optional ones), ``"mask,pull"`` or a sequence; duplicates dropped. The one parser of
+    the command line and the API.
 
     >>> parse_beats("mask, pull")
     ['pull', 'mask']
     """
     if spec is None or (isinstance(spec, str) and spec.strip().lower() in ("", "all")):
-        return list(BEAT_NAMES)
+        return list(FILM_BEATS)
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     names = {str(item).strip().lower() for item in items if str(item).strip()}
     unknown = sorted(names - set(BEAT_NAMES))

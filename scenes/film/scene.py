@@ -10,7 +10,7 @@ from ..vocabulary import fastcopy, manim_fixes, style
 from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
-from .registry import load_beat, parse_beats, previous_beat
+from .registry import hands_on, load_beat, parse_beats, previous_beat
 
 __all__ = ["FilmScene"]
 
@@ -137,9 +137,10 @@ class FilmScene(MovingCameraScene):
         start = self.renderer.time
         first_caption = caption_count(self)
         before = previous_beat(beat_cls.name)
-        follows = self.played[-1:] == [before] if self.played or self.carried_over is None \
+        handed = [hands_on(b) for b in self.played[-1:]]
+        follows = handed == [before] if self.played or self.carried_over is None \
             else self.carried_over
-        if self.stage is None or self.played[-1:] != [before]:
+        if self.stage is None or handed != [before]:
             # a beat starts where its storyboard predecessor ends, whether or not that one
             # was drawn just before it (the first of a film, or one after a gap) ...
             self.clear()
@@ -150,6 +151,10 @@ class FilmScene(MovingCameraScene):
         beat = beat_cls(self, self.stage)
         beat.script()
         self.mark_key_frame(beat_cls.name)
+        if beat.has_coda():
+            self.wait(max(beat.hold, self.caption_free_at - self.renderer.time))
+            beat.coda()
+        self.mark_held_end(beat_cls.name)
         hold = max(beat.hold, style.T_LAST_HOLD) if last else beat.hold
         self.wait(max(hold, self.caption_free_at - self.renderer.time))
         hold_captions(self, first_caption)
@@ -162,6 +167,10 @@ class FilmScene(MovingCameraScene):
     def mark_key_frame(self, beat: str) -> None:
         """Now is the moment that best shows ``beat`` (poster, contact sheet, goldens)."""
         self.key_times[beat] = self.renderer.time
+
+    def mark_held_end(self, beat: str) -> None:
+        """Now ``beat``'s script has ended: its last picture is held from here until its
+        hand-off (or the film's end)."""
 
     def mark_hand_off(self, beat: str) -> None:
         """Now ``beat``'s hand-off starts: its held end state is over (a pack's clip of the

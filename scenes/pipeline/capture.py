@@ -210,10 +210,13 @@ class CapturingFilm(FilmScene):
         label = f"key:{beat}"
         writer = self.renderer.file_writer
         writer.want_next(label)
+
+    def mark_held_end(self, beat: str) -> None:
+        super().mark_held_end(beat)
         if self.want_ends:
-            # the key frame is held, unchanged, until the stage clears: the beat's last
-            # frame shows the same picture
-            writer.want_next(f"end:{beat}")
+            # the picture held from here is unchanged until the stage clears: the beat's
+            # last frame shows it
+            self.renderer.file_writer.want_next(f"end:{beat}")
 
 
 # A binary grid far finer than a pixel (2^-18 scene units: 0.002 px at 8K) and far coarser

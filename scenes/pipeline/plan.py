@@ -63,7 +63,8 @@ def plan_film(trace, beats, *, width: int, height: int, fps: int,
 
 
 def follows(names: list[str], n: int) -> bool:
-    """Whether beat ``n`` of ``names`` comes right after its storyboard predecessor."""
-    from ..film.registry import previous_beat
+    """Whether beat ``n`` of ``names`` comes right after the beat whose stage it starts
+    from (or after an optional beat that hands that stage on)."""
+    from ..film.registry import hands_on, previous_beat
 
-    return n > 0 and names[n - 1] == previous_beat(names[n])
+    return n > 0 and hands_on(names[n - 1]) == previous_beat(names[n])

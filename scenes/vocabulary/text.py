@@ -249,6 +249,14 @@ def outlined(mob):
     return mob.set_stroke(style.BACKGROUND, width=OUTLINE_WIDTH, background=True)
 
 
+def legible_fit(mob, width: float, font_size: float):
+    """``mob`` (set at ``font_size``) shrunk to at most ``width``, never below the smallest
+    legible size; returns it."""
+    if mob.width > width:
+        mob.scale(max(width / mob.width, style.MIN_FONT / font_size))
+    return mob
+
+
 def fit_width(mobs, limit: float) -> float:
     """Shrink every mobject by ONE factor so the widest is at most ``limit``; returns it."""
     widest = max((m.width for m in mobs), default=0.0)

@@ -1,22 +1,29 @@
-"""Beat 1, title: the sentence appears as the model's tokens; the formula arrives with what
-its three letters are for; then the formula becomes the film's map, in the corner, and the
-sentence moves up to the strip where it lives."""
+"""Beat 1, title: the sentence appears as the model's tokens; the question its focus word
+poses arrives in the middle, then takes the heading's place; the formula arrives with what
+its three letters are for, and whose numbers they are (the model, the layer, the head and
+why that head); then the formula becomes the film's map, in the corner, and the sentence
+moves up to the strip where it lives."""
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, VGroup, Write
+from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, LaggedStart, Transform, VGroup, Write
 
 from ...vocabulary import stage, style
 from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import head_name, layer_name
-from ...vocabulary.text import label_text, line_of, user_text
+from ...vocabulary.text import label_text, legible_fit, line_of, user_text
+from .. import question as asking
 from ..views import strip_row, token_row
 from ..wording import quoted
 
-__all__ = ["NOTE_GAP", "TITLE_FORMULA_SIZE", "TitleBeat"]
+__all__ = ["NOTE_GAP", "QUESTION_SIZE", "ROLES_GAP", "TITLE_FORMULA_SIZE", "TitleBeat"]
 
 TITLE_FORMULA_SIZE = 46     # the formula, large, before it shrinks into the map
 NOTE_GAP = 0.3              # the formula keeps this far below the notes under the row
+ROLES_GAP = 0.8             # between the formula and what its letters are for
+FOOT_TOP = stage.BOTTOM_EDGE + 1.0   # the lines at the foot (model, head, why) stay below
+QUESTION_SIZE = 40          # the question, asked in the middle, before it takes the heading's
+TOP_SIZE = 38               # place at this size
 
 
 class TitleBeat(Beat):
@@ -28,6 +35,7 @@ class TitleBeat(Beat):
 
     def script(self):
         self.the_sentence_as_tokens()
+        self.the_question()
         self.the_formula_and_its_letters()
         self.whose_numbers()
 
@@ -36,6 +44,7 @@ class TitleBeat(Beat):
         trace = self.trace
         heading = label_text("Self-attention, on a real sentence", style.FONT_TITLE)
         heading.to_edge(UP, buff=0.45)
+        self.heading = heading
         row = token_row(trace, max_width=stage.TEXT_WIDTH).move_to(UP * 1.75)
         self.roles[Role.ROW] = row
         n_tokens = self.record("num_tokens", (), 0)
@@ -60,16 +69,25 @@ class TitleBeat(Beat):
                   *([FadeIn(span_note)] if span_note is not None else []),
                   run_time=style.T_BUILD)
 
+    # ---- the question the focus word poses ---------------------------------------------------
+    def the_question(self):
+        """Asked large in the middle, then moved to the heading's place: the film is about
+        it, and closes on its answer (the update beat)."""
+        parts = asking.question(self.trace)
+        asked = legible_fit(asking.line(parts, QUESTION_SIZE), stage.TEXT_WIDTH, QUESTION_SIZE)
+        asked.move_to([0, (self.notes_bottom + stage.BOTTOM_EDGE) / 2 + 0.4, 0])
+        self.say(asking.plain(parts))
+        self.play(FadeIn(asked, shift=UP * 0.2), run_time=style.T_STEP)
+        self.wait(style.T_HOLD)
+        at_top = legible_fit(asking.line(parts, TOP_SIZE), stage.TEXT_WIDTH, TOP_SIZE)
+        at_top.move_to(self.heading)
+        self.play(FadeOut(self.heading, shift=UP * 0.2), Transform(asked, at_top),
+                  run_time=style.T_MOVE)
+
     # ---- the formula, and what Q, K and V are for --------------------------------------------
     def the_formula_and_its_letters(self):
         pal = style.PALETTE
         formula = FormulaMap(None, font_size=TITLE_FORMULA_SIZE)
-        formula.move_to(UP * 0.2)
-        # under the notes the row has (a word in pieces adds one), never through them
-        formula.shift(DOWN * max(0.0, formula.get_top()[1] - (self.notes_bottom - NOTE_GAP)))
-        self.roles[Role.MAP] = formula
-        self.say("One formula does it all")
-        self.play(Write(formula.formula), run_time=style.T_WRITE)
         roles = VGroup()
         for n, (name, color, what) in enumerate((("a query", pal.query, "what a word is looking for"),
                                                  ("a key", pal.key, "what a word offers"),
@@ -80,7 +98,19 @@ class TitleBeat(Beat):
             named.shift(RIGHT * (-0.15 - named.get_right()[0]) + DOWN * n * 0.48)
             said.shift(RIGHT * (0.15 - said.get_left()[0]) + DOWN * n * 0.48)
             roles.add(VGroup(named, said))
-        roles.shift([-roles.get_x() + 0.0, formula.get_bottom()[1] - 0.5 - roles.get_top()[1], 0])
+        # the letters' meanings beside the formula, the pair centred: the lines under them
+        # (the model, the head and why) keep the stage's foot
+        width = formula.width + ROLES_GAP + roles.width
+        # midway between the notes the row has (a word in pieces adds one) and the foot
+        formula.move_to([-width / 2 + formula.width / 2,
+                         (self.notes_bottom - NOTE_GAP + FOOT_TOP) / 2, 0])
+        # never through the notes
+        formula.shift(DOWN * max(0.0, formula.get_top()[1] - (self.notes_bottom - NOTE_GAP)))
+        roles.shift([formula.get_right()[0] + ROLES_GAP - roles.get_left()[0],
+                     formula.get_y() - roles.get_y(), 0])
+        self.roles[Role.MAP] = formula
+        self.say("One formula does it all")
+        self.play(Write(formula.formula), run_time=style.T_WRITE)
         self.say("A query asks, a key answers, and a value is what gets passed on")
         self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.15) for r in roles],
                               lag_ratio=style.LAG_FEW * 2), run_time=style.T_BUILD)
@@ -95,9 +125,15 @@ class TitleBeat(Beat):
                           f"query/key size {d_k}", style.FONT_SMALL, style.PALETTE.dim)
         if about.width > stage.TEXT_WIDTH:
             about.scale_to_fit_width(stage.TEXT_WIDTH)
-        about.to_edge(DOWN, buff=0.35)
+        parts = asking.why(self.book, trace)
+        why = legible_fit(asking.line(parts, style.FONT_SMALL, style.PALETTE.dim), stage.TEXT_WIDTH,
+                      style.FONT_SMALL)
+        why.to_edge(DOWN, buff=0.3).set_x(0)
+        about.next_to(why, UP, buff=0.14).set_x(0)
         self.say(f"Every number ahead comes from {trace.model_label}, {layer}, {head}")
         self.play(FadeIn(about, shift=UP * 0.15), run_time=style.T_STEP)
+        self.say(asking.plain(parts))
+        self.play(FadeIn(why, shift=UP * 0.15), run_time=style.T_STEP)
 
     def span_note(self, row, below):
         """When the focus names several tokens (a CJK word, a word in pieces), say whose
@@ -112,3 +148,4 @@ class TitleBeat(Beat):
                          f"{last - first + 1} tokens of {quoted(trace.focus_span_text)}",
                          style.FONT_SMALL, style.PALETTE.query)
         return note.next_to(below, DOWN, buff=0.2)
+

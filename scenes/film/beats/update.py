@@ -23,7 +23,8 @@ from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, layer_name
 from ...vocabulary.labels import place_labels
 from ...vocabulary.planes import Plane2D
-from ...vocabulary.text import label_text, line_of, outlined, wrapped
+from ...vocabulary.text import label_text, legible_fit, line_of, outlined, wrapped
+from .. import question as asking
 from ..beat import Beat, Role, Stage
 from ..wording import LQ, RQ, focus_name, focus_parts, focus_whole, word_name
 
@@ -79,6 +80,10 @@ class UpdateBeat(Beat):
         self.the_chain()
         self.the_sum()
         self.the_new_word()
+
+    def coda(self):
+        if self.trace.has_update:
+            self.the_answer()
 
     def lacking(self, leaving):
         """A trace saved before traces held the update: the screen says so, and how to
@@ -258,6 +263,33 @@ class UpdateBeat(Beat):
                   *[FadeIn(m) for m in self.new_labels],
                   FadeIn(closeness, shift=UP * 0.1), run_time=style.T_STEP)
 
+    # ---- the answer to the film's question ------------------------------------------------
+    def the_answer(self):
+        """The film closes where it opened: the question again, and the answer the numbers
+        give, in plain words (the view and its lists make way for it)."""
+        pal = style.PALETTE
+        lines = asking.answer(self.book, self.trace)
+        if not lines:
+            return
+        asked = legible_fit(asking.line(asking.question(self.trace), style.FONT_BODY, pal.soft),
+                            stage.TEXT_WIDTH, style.FONT_BODY)
+        told = [legible_fit(asking.line(parts, style.FONT_LABEL), stage.TEXT_WIDTH, style.FONT_LABEL)
+                for parts in lines]
+        card = VGroup(asked, *told).arrange(DOWN, buff=0.45)
+        for row in told:
+            row.set_x(0)
+        asked.set_x(0)
+        card.move_to([0, (stage.BODY_TOP + stage.BOTTOM_EDGE) / 2, 0])
+        leaving = [m for m in self.film.mobjects
+                   if m not in (self.roles.get(Role.LINE), self.roles.get(Role.MAP))
+                   and m is not self.film.camera.frame]
+        # the question is the title's, read once already: it comes back with the answer
+        self.play(*[FadeOut(m) for m in leaving], run_time=style.T_SHORT)
+        for n, (parts, row) in enumerate(zip(lines, told)):
+            self.say(asking.plain(parts))
+            self.play(*([FadeIn(asked, shift=UP * 0.2)] if n == 0 else []),
+                      FadeIn(row, shift=UP * 0.15), run_time=style.T_STEP)
+
     def others(self) -> list[int]:
         """The words whose closeness is told: the two adding the most, not the word itself."""
         f = self.trace.focus_index
@@ -315,3 +347,4 @@ def _away(start, end) -> np.ndarray:
 def _normal(arrow) -> np.ndarray:
     d = _away(arrow.get_start(), arrow.get_end())
     return np.array([-d[1], d[0], 0.0])
+

@@ -1,0 +1,107 @@
+"""The question a focus word poses in its sentence, and the words that answer it.
+
+For a pronoun: which noun it may stand for (the nouns before it); for a verb: who does it,
+and to what (the sentence's nouns); for another content word: what it needs from the other
+content words; with no other content word: where it looks (every other word). The head
+choice (``selection.head_scores``) looks for the answer among these ``targets``.
+
+Word classes come from a part-of-speech tagger that ships its data: pattern's Brill tagger
+with its English lexicon, as textblob ships it. Other languages get the question of a
+content word: no tagger that ships offline covers them (a CJK segmenter's tags would be one
+more source of truth for a single script).
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["QUESTION_KINDS", "Question", "TAGGER", "question_for", "word_classes"]
+
+# what the question asks, by kind (the wording is the drawing side's, scenes/film/wording)
+QUESTION_KINDS = ("pronoun", "verb", "word", "open")
+TAGGER = "pattern's Brill tagger (as textblob ships it), English"
+# Penn Treebank tags -> the classes a question needs
+_CLASSES = {"PRP": "pronoun", "PRP$": "pronoun", "WP": "pronoun", "WP$": "pronoun",
+            "NN": "noun", "NNS": "noun", "NNP": "noun", "NNPS": "noun",
+            "VB": "verb", "VBD": "verb", "VBG": "verb", "VBN": "verb", "VBP": "verb",
+            "VBZ": "verb"}
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the focus word asks of its sentence: ``kind`` (one of QUESTION_KINDS) and the
+    tokens whose weight answers it (``targets``, ascending); ``tagger`` names what told the
+    word classes, None where none was used."""
+    kind: str
+    targets: tuple[int, ...]
+    tagger: str | None
+
+    def to_meta(self) -> dict:
+        return {"kind": self.kind, "targets": list(self.targets), "tagger": self.tagger}
+
+
+@lru_cache(maxsize=1)
+def _english_parser():
+    """pattern's tagger module from textblob's files, loaded alone: importing the textblob
+    package imports NLTK and SciPy (2 s on every trace), and the tagger needs neither."""
+    spec = importlib.util.find_spec("textblob")       # finds the package, runs nothing
+    folder = spec.submodule_search_locations[0]
+    loader = importlib.util.spec_from_file_location(
+        "attention_explainer_pattern_text", os.path.join(folder, "_text.py"))
+    text = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(text)
+    en = os.path.join(folder, "en")
+    lexicon = text.Lexicon(path=os.path.join(en, "en-lexicon.txt"),
+                           morphology=os.path.join(en, "en-morphology.txt"),
+                           context=os.path.join(en, "en-context.txt"),
+                           entities=os.path.join(en, "en-entities.txt"), language="en")
+    return text.Parser(lexicon=lexicon, default=("NN", "NNP", "CD"), language="en")
+
+
+def word_classes(sentence: str, offsets, special, language: str | None) -> list[str | None]:
+    """For each token: "pronoun", "noun", "verb" or None (another class, a special token,
+    or a language no tagger here covers). The tagger's own tokens are found in the sentence
+    in order, and a token takes the class of the tagger's token its first character is in."""
+    if language != "en":
+        return [None] * len(offsets)
+    parser = _english_parser()
+    spans, cursor = [], 0
+    for line in parser.find_tokens(sentence):
+        words = line.split()
+        for word, tag in parser.find_tags(words):
+            at = sentence.find(word, cursor)
+            if at < 0:
+                continue
+            spans.append((at, at + len(word), _CLASSES.get(tag)))
+            cursor = at + len(word)
+    out = []
+    for (start, end), sp in zip(offsets, special):
+        found = None if sp or end <= start else next(
+            (c for a, b, c in spans if a <= start < b), None)
+        out.append(found)
+    return out
+
+
+def question_for(focus: int, focus_span: tuple[int, int], content, classes,
+                 special) -> Question:
+    """The question of the focus token ``focus`` (of the word ``focus_span``), from the
+    content tokens (a boolean per token) and each token's class (:func:`word_classes`)."""
+    first, last = focus_span
+    mine = set(range(first, last + 1))
+    tagged = any(c is not None for c in classes)
+    tagger = TAGGER if tagged else None
+    nouns = [j for j, c in enumerate(classes) if c == "noun" and content[j] and j not in mine]
+    kind = classes[focus]
+    if kind == "pronoun":
+        before = [j for j in nouns if j < first]
+        if before:
+            return Question("pronoun", tuple(before), tagger)
+    if kind == "verb" and content[focus] and nouns:
+        return Question("verb", tuple(nouns), tagger)
+    others = [j for j, c in enumerate(content) if c and j != focus]
+    if others:
+        return Question("word", tuple(others), tagger)
+    rest = [j for j, sp in enumerate(special) if not sp and j not in mine]
+    return Question("open", tuple(rest), tagger)

@@ -1,0 +1,183 @@
+"""The question the film opens on, why its head was chosen, and the answer it closes on.
+
+The question is the focus word's (``attention_core.grammar``: for a pronoun, which noun it
+stands for; for a verb, who does it and to what; otherwise what it needs from the other
+words); the answer is the model's, stated plainly even when it surprises: the followed
+head's weights on the words that may answer, and their share of the word's update. Every
+number is recorded in the film's book, so the tests re-derive it.
+
+Parts are (text, role) pairs, role "ours" (our wording), "focus" (the focus word, in the
+query colour) or "word" (another word of the user's); :func:`line` draws them.
+"""
+from __future__ import annotations
+
+from ...attention_core import derived
+from ..vocabulary import style
+from ..vocabulary.headers import head_name, layer_name
+from ..vocabulary.text import line_of
+from .wording import LQ, RQ, focus_whole
+
+__all__ = ["INFLUENCE_GAP", "MAX_NAMED", "TARGETS_SAID", "answer", "influence_gap", "line",
+           "plain", "question", "target_words", "why"]
+
+MAX_NAMED = 3             # a pronoun's question names its nouns when there are this few
+INFLUENCE_GAP = 0.15      # a word whose mean weight is this much above its share of ΔE ...
+TARGETS_SAID = {"pronoun": "the nouns before it", "verb": "the nouns",
+                "word": "the other content words", "open": "the other words"}
+
+
+def _word(text: str, role: str) -> list:
+    return [(LQ, "ours"), (text, role), (RQ, "ours")]
+
+
+def _focus(trace) -> list:
+    """The focus word as the question names it: the whole word it is a piece of."""
+    return _word(focus_whole(trace) or trace.focus_word, "focus")
+
+
+def target_words(trace, tokens=None) -> list[tuple[int, str]]:
+    """The words that may answer (``tokens``: the question's targets), one per word as
+    written: (its first target token, its text)."""
+    tokens = derived.question_targets(trace) if tokens is None else tokens
+    seen, out = set(), []
+    for j in tokens:
+        whole = trace.written_word_of(j)
+        key = (whole[0], whole[1]) if whole else (j, j)
+        if key not in seen:
+            seen.add(key)
+            out.append((j, whole[2] if whole else trace.display_tokens[j]))
+    return out
+
+
+def _listed(names: list[str], last: str) -> list:
+    parts = []
+    for n, name in enumerate(names):
+        if n:
+            parts.append((f" {last} " if n == len(names) - 1 else ", ", "ours"))
+        parts += _word(name, "word")
+    return parts
+
+
+def question(trace) -> list:
+    """The question the focus word poses in its sentence, as parts."""
+    kind = derived.question(trace)["kind"]
+    if kind == "pronoun":
+        names = [name for _, name in target_words(trace)]
+        if len(names) <= MAX_NAMED:
+            return [("Which noun does ", "ours"), *_focus(trace), (" stand for: ", "ours"),
+                    *_listed(names, "or"), ("?", "ours")]
+        return [("Which noun before it does ", "ours"), *_focus(trace),
+                (" stand for?", "ours")]
+    if kind == "verb":
+        return [*_focus(trace), (": who does it, and to what?", "ours")]
+    if kind == "word":
+        return [("What does ", "ours"), *_focus(trace),
+                (" need from the other words?", "ours")]
+    return [("Where does ", "ours"), *_focus(trace), (" look in its sentence?", "ours")]
+
+
+def why(book, trace) -> list:
+    """One line: why the followed head was chosen, its measure recorded."""
+    asked = derived.question(trace)
+    said = TARGETS_SAID.get(asked["kind"], TARGETS_SAID["word"])
+    slot = trace.primary_slot
+    weight = book.text("target_weight", (slot,), 2)
+    head = head_name(book, slot)
+    # the measure (selection.head_scores): weight on the targets, spread over them but for
+    # a pronoun's (one noun answers it)
+    spread = asked["kind"] != "pronoun" and len(target_words(trace)) > 1
+    doing = f"spreading weight from {{}} over {said}" if spread else \
+        f"sending weight from {{}} to {said}"
+    before, after = doing.split("{}")
+    if trace.meta.get("head_choice", "auto") not in ("auto", "all"):
+        return [(f"{head[:1].upper()}{head[1:]}, chosen with --heads, sends {weight} of the "
+                 f"weight from ", "ours"), *_focus(trace), (f" to {said}", "ours")]
+    compared = book.text("heads_compared", (), 0)
+    among = f"all {compared} heads" if trace.meta.get("layer_choice") == "auto" \
+        else f"the {compared} heads of {layer_name(book)}"
+    return [(f"Why {head}: of {among}, the best at {before}", "ours"), *_focus(trace),
+            (f"{after}: {weight}", "ours")]
+
+
+def _ranked(trace, count: int) -> list[tuple[int, str]]:
+    """The words that may answer, by the followed head's weight on them, most first."""
+    row = trace.weights[trace.primary_slot, trace.focus_index]
+    words = target_words(trace)
+    return sorted(words, key=lambda w: (-float(row[w[0]]), w[0]))[:count]
+
+
+def influence_gap(book, trace) -> tuple[int, float] | None:
+    """The token whose weight from the focus, averaged over every head of the layer, most
+    exceeds its share of the update (by INFLUENCE_GAP at least, its share under half its
+    weight): (token, gap); None when no token does or the trace lacks the rows."""
+    if trace.focus_weights_all is None or not trace.has_update:
+        return None
+    best = None
+    for j in range(trace.num_tokens):
+        weight = book.value("mean_weight", (j,))
+        share = book.value("update_share", (j,))
+        gap = weight - share
+        if gap >= INFLUENCE_GAP and share <= weight / 2 and (best is None or gap > best[1]):
+            best = (j, gap)
+    return best
+
+
+def answer(book, trace) -> list[list]:
+    """The answer the numbers give, as lines of parts: the followed head's weights on the
+    words that may answer; their shares of the update; and, where the numbers show it,
+    a word with much weight and little influence."""
+    slot, f = trace.primary_slot, trace.focus_index
+    ranked = _ranked(trace, 2 if len(target_words(trace)) > MAX_NAMED else MAX_NAMED)
+    lines = []
+    if ranked:
+        parts = [(f"The answer of {layer_name(book)}, {head_name(book, slot)}: ", "ours"),
+                 *_focus(trace), (" gives ", "ours")]
+        for n, (j, name) in enumerate(ranked):
+            weight = book.text("weights", (slot, f, j), 2)
+            if n:
+                parts.append((", " if n < len(ranked) - 1 else " and ", "ours"))
+            parts += [(f"{weight} of its weight to " if n == 0 else f"{weight} to ", "ours"),
+                      *_word(name, "word")]
+        lines.append(parts)
+        if trace.has_update:
+            heads = book.text("num_heads_total", (), 0)
+            parts = [(f"Of what the layer adds to it (all {heads} heads), ", "ours")]
+            for n, (j, name) in enumerate(ranked):
+                if n:
+                    parts.append((", " if n < len(ranked) - 1 else " and ", "ours"))
+                parts += [*_word(name, "word"),
+                          (f" makes {book.text('update_percent', (j,), 0)}\u00a0%"
+                           if n == 0 else f" {book.text('update_percent', (j,), 0)}\u00a0%",
+                           "ours")]
+            lines.append(parts)
+    gap = influence_gap(book, trace)
+    if gap is not None:
+        lines.append(influence(book, trace, gap[0]))
+    return lines
+
+
+def influence(book, trace, j: int) -> list:
+    """‘[CLS]’ takes 0.40 of the weight, averaged over the 12 heads, and makes 4 % of ΔE."""
+    heads = book.text("num_heads_total", (), 0)
+    token = trace.display_tokens[j]
+    # a token the model adds is named as the strip writes it, [CLS], not as a word
+    named = [(token, "word")] if trace.special[j] else _word(token, "word")
+    return [*named,
+            (f" takes {book.text('mean_weight', (j,), 2)} of the weight (the mean of all "
+             f"{heads} heads) but makes {book.text('update_percent', (j,), 0)}\u00a0% of "
+             f"\u0394E: weight is not influence", "ours")]
+
+
+def plain(parts) -> str:
+    """The parts as a caption's text."""
+    return "".join(text for text, _ in parts)
+
+
+def line(parts, font_size: float = style.FONT_BODY, color: str | None = None):
+    """The parts drawn on one baseline: our words in ``color`` (the text colour), the focus
+    in the query colour, the user's other words in the text colour."""
+    pal = style.PALETTE
+    ours = color or pal.text
+    return line_of([(text, ours) if role == "ours"
+                    else (text, ("user", pal.query if role == "focus" else pal.text))
+                    for text, role in parts], font_size)
