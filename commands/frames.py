@@ -22,7 +22,8 @@ __all__ = ["command"]
 @click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
 @trace_options
 @click.option("--beat", default="all", show_default=True, type=BEATS,
-              help="Beat(s) to draw, comma-separated, or all: " + ", ".join(BEAT_NAMES) + ".")
+              help="Beat(s) to draw, comma-separated: " + ", ".join(BEAT_NAMES) + "; or all, "
+                   "the default film's (an optional beat is drawn only when named).")
 @click.option("--at", "times", default="key", show_default=True, type=TIMES,
               help="When, in seconds from the beat's start; key = the frame that best shows "
                    "the beat, end = its last frame.")

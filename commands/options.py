@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 import click
 
 from ..attention_core.errors import InputError
-from ..facts import (BEAT_NAMES, DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_QUALITY,
+from ..facts import (BEAT_NAMES, FILM_BEATS, DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_QUALITY,
                      DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE, MAX_TOKENS_RANGE,
                      QUALITIES, RESOLUTIONS, THEMES, TRACE_DEFAULTS)
 from ..scenes.film.registry import parse_beats
@@ -77,6 +77,7 @@ def _parse_times(spec: str) -> list:
     return list(dict.fromkeys(times))
 
 
+OPTIONAL_BEATS = [b for b in BEAT_NAMES if b not in FILM_BEATS]
 RESOLUTION = _ParsedBy("resolution", parse_resolution, "|".join(RESOLUTIONS) + "|WxH",
                        tuple(RESOLUTIONS))
 BEATS = _ParsedBy("beats", parse_beats, "all|" + ",".join(BEAT_NAMES[:2]) + ",...",
@@ -228,7 +229,8 @@ _VIDEO = [
                  help="Frames per second."),
     click.option("--beats", default="all", show_default=True, type=BEATS,
                  help="Beats to render, comma-separated, drawn in storyboard order: "
-                      + ", ".join(BEAT_NAMES) + "."),
+                      + ", ".join(BEAT_NAMES) + "; all is the default film, every beat but "
+                      + " and ".join(OPTIONAL_BEATS) + " (drawn only when named)."),
     click.option("--force", is_flag=True, help="Overwrite existing outputs (the whole set)."),
     click.option("--jobs", type=click.IntRange(1, 256), metavar="N",
                  help="Beats rendered at once, each in its own process [default: the cores]."),

@@ -6,6 +6,11 @@ looks like mid-way and where it rests.
 
     .venv/bin/python docs/make_film_sheets.py            # all of them (several minutes)
     .venv/bin/python docs/make_film_sheets.py default    # one of them
+    .venv/bin/python docs/make_film_sheets.py teaches    # docs/film-teaches.png alone
+
+docs/film-teaches.png shows what the film teaches with, inside each beat and at its key
+frame: the question asked (title), the position vectors (the optional beat, learned and
+sines), the update and the answer the film closes on (update, its end).
 """
 from __future__ import annotations
 
@@ -29,8 +34,8 @@ SHARES = (0.25, 0.5, 0.75)    # and the key frame
 SIZE = (640, 360)             # each frame is drawn at this size: what a small screen shows
 
 
-def beat_times(trace) -> dict[str, tuple[float, float]]:
-    """(start, end) of every beat of the film, without drawing a frame."""
+def beat_times(trace, beats=None) -> dict[str, tuple[float, float]]:
+    """(start, end) of every beat of the film (or of ``beats``), without drawing a frame."""
     from manim import tempconfig
 
     from attention_explainer.outputs import scratch_folder
@@ -38,7 +43,7 @@ def beat_times(trace) -> dict[str, tuple[float, float]]:
     with scratch_folder("sheet-") as scratch, \
             tempconfig(manim_config(*SIZE, 10, fmt="none", media_dir=scratch,
                                     output_file=None)):
-        film = make_film(trace, None, stills=True)
+        film = make_film(trace, beats, stills=True)
         film.renderer.file_writer.expected.add("nothing")
         film.render()
     return dict(film.beat_times)
@@ -68,9 +73,37 @@ def sheet_for(name: str) -> Path:
     return path
 
 
+# (sentence name, model, beat, when): "when" a share of the beat, "key" or "end"
+TEACHES = [("lawyer", "minilm", "title", w) for w in (0.3, 0.55, "key")] + \
+    [("lawyer", "minilm", "position", w) for w in (0.3, 0.6, "key")] + \
+    [("default", "scratch", "position", w) for w in (0.3, 0.6, "key")] + \
+    [("lawyer", "minilm", "update", w) for w in (0.4, "key", "end")] + \
+    [("animal", "minilm", "update", w) for w in (0.4, "key", "end")]
+
+
+def teaching_sheet() -> Path:
+    from attention_explainer.attention_core import compute_trace
+    from attention_explainer.scenes.pipeline.regression import contact_sheet
+    from attention_explainer.scenes.pipeline.render import render_stills
+    frames = []
+    for name, model, beat, when in TEACHES:
+        sentence, options = SENTENCES[name]
+        trace = compute_trace(sentence, model=model, **options)
+        start, end = beat_times(trace, [beat])[beat]
+        at = when if isinstance(when, str) else round(when * (end - start), 1)
+        image = next(iter(render_stills(trace, beat=beat, times=[at], width=SIZE[0],
+                                        height=SIZE[1], fps=10).values()))
+        said = {"key": "key frame", "end": "end"}.get(at, f"{at} s") if isinstance(at, str) \
+            else f"{at:.1f} s of {end - start:.1f}"
+        frames.append((f"{beat} · {name} ({model}) · {said}", image))
+    path = ROOT / "docs" / "film-teaches.png"
+    contact_sheet(frames, columns=3, thumb_width=SIZE[0]).save(path, optimize=True)
+    return path
+
+
 def main(names: list[str]) -> None:
-    for name in names or list(SENTENCES):
-        print(sheet_for(name))
+    for name in names or [*SENTENCES, "teaches"]:
+        print(teaching_sheet() if name == "teaches" else sheet_for(name))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ query colour) or "word" (another word of the user's); :func:`line` draws them.
 """
 from __future__ import annotations
 
+import re
+
 from ...attention_core import derived
 from ..vocabulary import style
 from ..vocabulary.headers import head_name, layer_name
@@ -18,7 +20,7 @@ from ..vocabulary.text import line_of
 from .wording import LQ, RQ, focus_whole
 
 __all__ = ["INFLUENCE_GAP", "MAX_NAMED", "TARGETS_SAID", "answer", "influence_gap", "line",
-           "plain", "question", "target_words", "why"]
+           "lines", "plain", "question", "target_words", "why"]
 
 MAX_NAMED = 3             # a pronoun's question names its nouns when there are this few
 INFLUENCE_GAP = 0.15      # a word whose mean weight is this much above its share of ΔE ...
@@ -39,8 +41,12 @@ def target_words(trace, tokens=None) -> list[tuple[int, str]]:
     """The words that may answer (``tokens``: the question's targets), one per word as
     written: (its first target token, its text)."""
     tokens = derived.question_targets(trace) if tokens is None else tokens
+    # the focus word's own other pieces are not among the words that answer it
+    own = trace.written_word_of(trace.focus_index)
+    first, last = trace.focus_span
+    mine = set(range(first, last + 1)) | (set(range(own[0], own[1] + 1)) if own else set())
     seen, out = set(), []
-    for j in tokens:
+    for j in [j for j in tokens if j not in mine]:
         whole = trace.written_word_of(j)
         key = (whole[0], whole[1]) if whole else (j, j)
         if key not in seen:
@@ -163,7 +169,7 @@ def influence(book, trace, j: int) -> list:
     # a token the model adds is named as the strip writes it, [CLS], not as a word
     named = [(token, "word")] if trace.special[j] else _word(token, "word")
     return [*named,
-            (f" takes {book.text('mean_weight', (j,), 2)} of the weight (the mean of all "
+            (f" takes {book.text('mean_weight', (j,), 2)} of the weight (the mean of "
              f"{heads} heads) but makes {book.text('update_percent', (j,), 0)}\u00a0% of "
              f"\u0394E: weight is not influence", "ours")]
 
@@ -171,6 +177,43 @@ def influence(book, trace, j: int) -> list:
 def plain(parts) -> str:
     """The parts as a caption's text."""
     return "".join(text for text, _ in parts)
+
+
+def lines(parts, width: float, font_size: float = style.FONT_BODY,
+          color: str | None = None):
+    """The parts drawn as few lines as keep each within ``width`` at no less than the
+    smallest legible size, broken between words (a quoted word stays whole), centred."""
+    from manim import DOWN, VGroup
+
+    from ..vocabulary.text import legible_fit
+    whole = line(parts, font_size, color)
+    if whole.width * style.MIN_FONT / font_size <= width:
+        return VGroup(legible_fit(whole, width, font_size))
+    atoms = []                    # (text, role): our words one by one, a quoted word whole
+    for text, role in parts:
+        if role != "ours":
+            atoms.append((text, role))
+            continue
+        if text[:1].isspace() and atoms:      # a space before our words ends the last atom
+            atoms[-1] = (atoms[-1][0] + " ", atoms[-1][1])
+        atoms += [(w, "ours") for w in re.findall(r"\S+\s*", text)]
+    units = []                    # atoms a line may not break between: ‘, the word, ’
+    for atom in atoms:
+        if units and not units[-1][-1][0].endswith(" "):
+            units[-1].append(atom)
+        else:
+            units.append([atom])
+    rows, current = [], []
+    for unit in units:
+        if current and line([*current, *unit], font_size, color).width > width:
+            rows.append(current)
+            current = []
+        current += unit
+    rows.append(current)
+    drawn = VGroup(*[legible_fit(line([(t.rstrip() if n == len(r) - 1 else t, role)
+                                       for n, (t, role) in enumerate(r)], font_size, color),
+                                 width, font_size) for r in rows])
+    return drawn.arrange(DOWN, buff=0.12)
 
 
 def line(parts, font_size: float = style.FONT_BODY, color: str | None = None):

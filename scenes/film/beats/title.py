@@ -5,13 +5,13 @@ why that head); then the formula becomes the film's map, in the corner, and the 
 moves up to the strip where it lives."""
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, LaggedStart, Transform, VGroup, Write
+from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, LaggedStart, VGroup, Write
 
 from ...vocabulary import stage, style
 from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import head_name, layer_name
-from ...vocabulary.text import label_text, legible_fit, line_of, user_text
+from ...vocabulary.text import label_text, line_of, user_text
 from .. import question as asking
 from ..views import strip_row, token_row
 from ..wording import quoted
@@ -74,15 +74,17 @@ class TitleBeat(Beat):
         """Asked large in the middle, then moved to the heading's place: the film is about
         it, and closes on its answer (the update beat)."""
         parts = asking.question(self.trace)
-        asked = legible_fit(asking.line(parts, QUESTION_SIZE), stage.TEXT_WIDTH, QUESTION_SIZE)
+        asked = asking.lines(parts, stage.TEXT_WIDTH, QUESTION_SIZE)
         asked.move_to([0, (self.notes_bottom + stage.BOTTOM_EDGE) / 2 + 0.4, 0])
         self.say(asking.plain(parts))
         self.play(FadeIn(asked, shift=UP * 0.2), run_time=style.T_STEP)
         self.wait(style.T_HOLD)
-        at_top = legible_fit(asking.line(parts, TOP_SIZE), stage.TEXT_WIDTH, TOP_SIZE)
-        at_top.move_to(self.heading)
-        self.play(FadeOut(self.heading, shift=UP * 0.2), Transform(asked, at_top),
-                  run_time=style.T_MOVE)
+        at_top = asking.lines(parts, stage.TEXT_WIDTH, TOP_SIZE)
+        at_top.move_to(self.heading).align_to(self.heading, UP)
+        # it rises and fades while it arrives at the top: moved there, it would pass
+        # through the row and its notes
+        self.play(FadeOut(self.heading, shift=UP * 0.2), FadeOut(asked, shift=UP * 0.3),
+                  FadeIn(at_top, shift=UP * 0.3), run_time=style.T_MOVE)
 
     # ---- the formula, and what Q, K and V are for --------------------------------------------
     def the_formula_and_its_letters(self):
@@ -126,8 +128,7 @@ class TitleBeat(Beat):
         if about.width > stage.TEXT_WIDTH:
             about.scale_to_fit_width(stage.TEXT_WIDTH)
         parts = asking.why(self.book, trace)
-        why = legible_fit(asking.line(parts, style.FONT_SMALL, style.PALETTE.dim), stage.TEXT_WIDTH,
-                      style.FONT_SMALL)
+        why = asking.lines(parts, stage.TEXT_WIDTH, style.FONT_SMALL, style.PALETTE.dim)
         why.to_edge(DOWN, buff=0.3).set_x(0)
         about.next_to(why, UP, buff=0.14).set_x(0)
         self.say(f"Every number ahead comes from {trace.model_label}, {layer}, {head}")

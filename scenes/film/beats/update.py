@@ -23,7 +23,7 @@ from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, layer_name
 from ...vocabulary.labels import place_labels
 from ...vocabulary.planes import Plane2D
-from ...vocabulary.text import label_text, legible_fit, line_of, outlined, wrapped
+from ...vocabulary.text import label_text, line_of, outlined, wrapped
 from .. import question as asking
 from ..beat import Beat, Role, Stage
 from ..wording import LQ, RQ, focus_name, focus_parts, focus_whole, word_name
@@ -271,15 +271,14 @@ class UpdateBeat(Beat):
         lines = asking.answer(self.book, self.trace)
         if not lines:
             return
-        asked = legible_fit(asking.line(asking.question(self.trace), style.FONT_BODY, pal.soft),
-                            stage.TEXT_WIDTH, style.FONT_BODY)
-        told = [legible_fit(asking.line(parts, style.FONT_LABEL), stage.TEXT_WIDTH, style.FONT_LABEL)
-                for parts in lines]
+        asked = asking.lines(asking.question(self.trace), stage.TEXT_WIDTH, style.FONT_BODY,
+                             pal.soft)
+        told = [asking.lines(parts, stage.TEXT_WIDTH, style.FONT_LABEL) for parts in lines]
         card = VGroup(asked, *told).arrange(DOWN, buff=0.45)
         for row in told:
             row.set_x(0)
         asked.set_x(0)
-        card.move_to([0, (stage.BODY_TOP + stage.BOTTOM_EDGE) / 2, 0])
+        card.move_to([0, (stage.LINE_LEFT[1] + stage.BOTTOM_EDGE) / 2, 0])   # under the line
         leaving = [m for m in self.film.mobjects
                    if m not in (self.roles.get(Role.LINE), self.roles.get(Role.MAP))
                    and m is not self.film.camera.frame]
