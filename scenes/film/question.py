@@ -20,7 +20,7 @@ from ..vocabulary.text import line_of
 from .wording import LQ, RQ, focus_whole
 
 __all__ = ["INFLUENCE_GAP", "MAX_NAMED", "TARGETS_SAID", "answer", "influence_gap", "line",
-           "lines", "plain", "question", "target_words", "why"]
+           "lines", "plain", "runner_up", "question", "target_words", "why"]
 
 MAX_NAMED = 3             # a pronoun's question names its nouns when there are this few
 INFLUENCE_GAP = 0.15      # a word whose mean weight is this much above its share of ΔE ...
@@ -103,6 +103,26 @@ def why(book, trace) -> list:
         else f"the {compared} heads of {layer_name(book)}"
     return [(f"Why {head}: of {among}, the best at {before}", "ours"), *_focus(trace),
             (f"{after}: {weight}", "ours")]
+
+
+def runner_up(book, trace) -> str | None:
+    """A caption: what the next best head does with the question (its measure, and the
+    word that may answer to which it gives the most), when the heads were chosen so."""
+    if trace.meta.get("head_choice", "auto") != "auto" or len(trace.heads) < 2:
+        return None
+    words = target_words(trace)
+    if not words:
+        return None
+    asked = derived.question(trace)
+    said = TARGETS_SAID.get(asked["kind"], TARGETS_SAID["word"])
+    slot = 1 if trace.primary_slot == 0 else 0
+    f = trace.focus_index
+    row = trace.weights[slot, f]
+    j, name = max(words, key=lambda w: (float(row[w[0]]), -w[0]))
+    focus = plain(_focus(trace))
+    return (f"{head_name(book, slot).capitalize()}, the next best, sends "
+            f"{book.text('target_weight', (slot,), 2)} of the weight from {focus} to {said}, "
+            f"the most to {LQ}{name}{RQ} ({book.text('weights', (slot, f, j), 2)})")
 
 
 def _ranked(trace, count: int) -> list[tuple[int, str]]:

@@ -12,6 +12,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter,
                    LaggedStart, Rectangle, Transform, TransformFromCopy, VGroup, config)
 
 from ...vocabulary import stage, style
+from .. import question as asking
 from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
@@ -111,6 +112,10 @@ class HeadsBeat(Beat):
                                    lag_ratio=style.LAG_FEW),
                        LaggedStart(*[FadeIn(table.notes[s], shift=RIGHT * 0.1) for s in others],
                                    lag_ratio=style.LAG_FEW))
+        said = asking.runner_up(self.book, trace)
+        if said:         # what the head chosen next would have answered
+            self.say(said)
+            self.wait()
 
     # ---- every head's output for the word, concatenated ----------------------------------------
     def concatenate(self):
