@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "BEATS", "BEAT_NAMES", "BeatFacts", "FILM_BEATS", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS",
+    "BEATS", "BEAT_NAMES", "BeatFacts", "FILM_BEATS", "GIF_MAX_FPS", "GIF_MAX_WIDTH",
+    "VIDEO_SUFFIXES", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS",
     "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES",
@@ -33,6 +34,11 @@ DEFAULT_RESOLUTION = "1080p"
 MIN_SIZE, MAX_SIZE = (64, 36), (7680, 4320)
 FPS_RANGE = (1, 120)
 DEFAULT_FPS = 30
+# the film's container by the output's suffix: H.264 MP4 (lecture software), VP9 WebM and
+# a GIF (web pages) re-encoded from it
+VIDEO_SUFFIXES = {".mp4": "H.264 MP4", ".webm": "VP9 WebM", ".gif": "GIF"}
+GIF_MAX_FPS = 12            # a GIF's frame rate is capped (browsers slow faster ones down)
+GIF_MAX_WIDTH = 640         # ... and its width: a GIF compresses poorly, frame by frame
 
 # ---- what is drawn ---------------------------------------------------------------------
 MAX_TOKENS_DRAWN = 16       # beyond this a window of tokens around the focus is drawn

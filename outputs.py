@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .attention_core.errors import InputError, NoSpaceLeft
+from .facts import VIDEO_SUFFIXES
 from .locks import try_lock
 
 __all__ = ["refuse_links", 
@@ -483,10 +484,13 @@ VIDEO_SIDECARS = {"captions": ".srt", "poster": ".png", "trace": ".npz"}
 
 
 def video_outputs(output: Path, *, force: bool = False) -> OutputSet:
-    """The files of one render: the MP4 and, beside it, its captions, poster and trace."""
+    """The files of one render: the video (MP4, WebM or GIF) and, beside it, its captions,
+    poster and trace."""
     output = Path(output)
-    if output.suffix.lower() != ".mp4":
-        raise InputError(f"the output {output.name!r} must end in .mp4; give -o NAME.mp4.")
+    if output.suffix.lower() not in VIDEO_SUFFIXES:
+        raise InputError(f"the output {output.name!r} must end in "
+                         f"{', '.join(list(VIDEO_SUFFIXES)[:-1])} or {list(VIDEO_SUFFIXES)[-1]}"
+                         f"; give -o NAME.mp4 (or .webm, .gif).")
     files = {"video": output}
     files.update({kind: output.with_suffix(suffix) for kind, suffix in VIDEO_SIDECARS.items()})
     return OutputSet(files, force=force, what="video or one of its sidecars")

@@ -1,5 +1,5 @@
-"""`attention-explainer render`: the explainer video (MP4, with .srt captions, a poster
-.png and the .npz trace)."""
+"""`attention-explainer render`: the explainer video (MP4, WebM or GIF, with .srt captions,
+a poster .png and the .npz trace)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
+from ..facts import GIF_MAX_FPS, GIF_MAX_WIDTH
 from .common import (compute_trace, render_into, report_files, sentence_and_trace, summary,
                      video_facts)
 from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
@@ -20,18 +21,22 @@ Examples:
   attention-explainer render "The cat ate the fish" --resolution 720p
   attention-explainer render "我爱北京天安门" --focus 北京 --beats sparks,pull -o beijing.mp4
   attention-explainer render --trace talk.npz --quality draft --jobs 2
+  attention-explainer render "The cat ate the fish" -o talk.webm
 """)
 @click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
 @trace_options
 @video_options
 @click.option("-o", "--output", type=click.Path(dir_okay=True), metavar="PATH",
-              help="Output MP4 (default renders/<slug>-<resolution>.mp4); its .srt, .png and "
-                   ".npz are written beside it.")
+              help="Output video (default renders/<slug>-<resolution>.mp4): .mp4 (H.264, for "
+                   "slides and players), .webm (VP9) or .gif (at most "
+                   f"{GIF_MAX_FPS} fps and {GIF_MAX_WIDTH} px wide, one palette of 256 "
+                   "colours); its .srt, .png and .npz are written beside it.")
 @drawing_options
 @click.pass_context
 def command(ctx: click.Context, sentence: str, output: str | None, tracing: TraceOptions,
             video: VideoOptions, drawing: DrawingOptions):
-    """Render the explainer video (MP4, with .srt captions, a poster .png and the .npz trace)."""
+    """Render the explainer video (MP4, WebM or GIF, with .srt captions, a poster .png and
+    the .npz trace)."""
     from ..outputs import slugify, video_outputs
 
     sentence, trace = sentence_and_trace(ctx, sentence, tracing, video, drawing)

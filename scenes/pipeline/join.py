@@ -99,12 +99,23 @@ def write_captions(segments, starts: list[float], path: Path) -> None:
 
 def assemble(segments, trace, paths: dict, also=None) -> None:
     """Write the film from its drawn segments: ``paths["video"]`` (joined, with chapter
-    marks), "captions", "poster" and "trace"; then ``also(segments, starts, paths)`` (a
-    lecture pack's files)."""
+    marks; a .webm or .gif re-encoded from that), "captions", "poster" and "trace"; then
+    ``also(segments, starts, paths)`` (a lecture pack's files)."""
     starts = segment_starts(segments)
+    target = Path(paths["video"])
+    # a WebM or a GIF is re-encoded from the joined MP4, made beside it in the staging
+    # folder and removed there
+    joined = target if target.suffix.lower() == ".mp4" else \
+        target.with_name(target.name + ".joined.mp4")
     with contextlib.ExitStack() as stack:
         videos = [stack.enter_context(s.opened(VIDEO)) for s in segments]
-        join_segments(videos, paths["video"], chapter_marks(segments, starts))
+        join_segments(videos, joined, chapter_marks(segments, starts))
+    if joined != target:
+        from .web_formats import transcode
+        try:
+            transcode(joined, target)
+        finally:
+            joined.unlink(missing_ok=True)
     write_captions(segments, starts, paths["captions"])
     paths["poster"].write_bytes(poster_of(segments).read(KEY_FRAME))
     trace.save(paths["trace"])
