@@ -98,6 +98,14 @@ def test_caption_numbers_are_on_screen_as_written(film):
                 f"{number!r} of {text!r} was not on screen"
 
 
+def next_best(trace) -> str:
+    """The word of the question's targets that the second head shown weighs most, quoted."""
+    from attention_explainer.attention_core.derived import question_targets
+    row = trace.weights[1, trace.focus_index]
+    j = max(question_targets(trace), key=lambda t: (float(row[t]), -t))
+    return f"\u2018{trace.display_tokens[j]}\u2019"
+
+
 def claims(trace):
     """The caption claims of the film and what the trace says they must name: (pattern,
     check(match) -> bool). A claim of "most", "largest", "heaviest" or "toward" must match
@@ -115,6 +123,9 @@ def claims(trace):
          and all(dots.max() - dots[words.index(w)] < 1.0 for w in re.split(r", | and ", m[1]))
          and (len(re.split(r", | and ", m[1])) == 1) == (" each" not in m[0])),
         (r"gives most to (.+)$", lambda m: m[1] == top[0]),
+        # the next best head (the heads beat): the answering word it weighs most
+        (r"the next best at sending weight from .+ to (?:the nouns|the other).*, gives the "
+         r"most to (.+)$", lambda m: m[1] == next_best(trace)),
         (r"most weight to (.+)$",
          lambda m: set(re.split(r", | or ", m[1])) == per_head),
         (r"pulled toward (.+) and (.+)$", lambda m: [m[1], m[2]] == top[:2]),

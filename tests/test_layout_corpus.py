@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from attention_explainer.facts import BEAT_NAMES
+from attention_explainer.facts import BEAT_NAMES, FILM_BEATS
 from tests.layout_corpus import CORPUS, audit_film, sum_faults
 
 
@@ -20,10 +20,17 @@ KNOWN_OPEN: dict[str, set[tuple[str, str]]] = {
 }
 
 
+# the optional position beat is audited on the sentences that stress it (the default, a CJK
+# one, the scratch model's sines, the longest): the others draw the default film
+POSITION_TOO = {"The cat ate the fish", "小猫吃了一条鱼", "We saw her duck"} | \
+    {max((s for s, _, _ in CORPUS), key=len)}
+
+
 @pytest.mark.parametrize("sentence, options, theme", CORPUS,
                          ids=[f"{n:02d}-{s[:24]}" for n, (s, _, _) in enumerate(CORPUS)])
 def test_the_layout_holds_on_every_sentence(sentence, options, theme, tmp_path):
-    scene = audit_film(sentence, options, theme, tmp_path, beats=list(BEAT_NAMES))
+    beats = BEAT_NAMES if sentence in POSITION_TOO else FILM_BEATS
+    scene = audit_film(sentence, options, theme, tmp_path, beats=list(beats))
     known = KNOWN_OPEN.get(sentence, set())
     found_known = {(beat, problem) for beat, problem, _ in scene.layout_log} & known
     assert found_known == known, f"fixed: take {known - found_known} off KNOWN_OPEN"

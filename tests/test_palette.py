@@ -94,3 +94,27 @@ def test_a_heads_dots_are_never_taken_for_masked_cells(theme):
     for head in palette.heads:
         assert not colors.hue_clash(head, palette.mask, style.ROLE_GAP, style.ROLE_ANGLE)
         assert colors.distance(head, palette.mask) >= 0.12, (theme, head)
+
+
+# every colour a text of the film may be written in, by the palette's field
+TEXT_FIELDS = ("text", "soft", "dim", "special", "zero", "query", "key", "value", "output",
+               "mask", "positive", "negative")
+AA = 4.5                    # WCAG 2 AA: the contrast normal text needs to read
+
+
+@pytest.mark.parametrize("theme", sorted(style.PALETTES))
+def test_every_text_colour_reads_on_the_stage(theme):
+    """Words and numbers keep a contrast of 4.5:1 (WCAG AA) on the stage: each text colour,
+    the roles and each head's colour (a head's name is written in it). Entries drawn from
+    a colour ramp (their brightness is their size) and the lines are not text."""
+    palette = style.PALETTES[theme]
+    colours = {f: getattr(palette, f) for f in TEXT_FIELDS}
+    colours.update({f"head {n}": c for n, c in enumerate(palette.heads)})
+    low = {what: round(colors.contrast(c, style.BACKGROUND), 2) for what, c in colours.items()
+           if colors.contrast(c, style.BACKGROUND) < AA}
+    assert not low, f"{theme}: under {AA}:1 on {style.BACKGROUND}: {low}"
+
+
+def test_the_contrast_check_can_fail():
+    assert colors.contrast("#666666", "#000000") < AA <= colors.contrast("#777777", "#000000")
+    assert colors.contrast("#FFFF00", "#FFFFFF") < AA          # yellow on white: unreadable

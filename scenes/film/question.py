@@ -106,8 +106,8 @@ def why(book, trace) -> list:
 
 
 def runner_up(book, trace) -> str | None:
-    """A caption: what the next best head does with the question (its measure, and the
-    word that may answer to which it gives the most), when the heads were chosen so."""
+    """A caption: which answering word the next best head weighs most, when the heads were
+    chosen by how well they answer (no number: the heads' rows show theirs)."""
     if trace.meta.get("head_choice", "auto") != "auto" or len(trace.heads) < 2:
         return None
     words = target_words(trace)
@@ -116,13 +116,10 @@ def runner_up(book, trace) -> str | None:
     asked = derived.question(trace)
     said = TARGETS_SAID.get(asked["kind"], TARGETS_SAID["word"])
     slot = 1 if trace.primary_slot == 0 else 0
-    f = trace.focus_index
-    row = trace.weights[slot, f]
+    row = trace.weights[slot, trace.focus_index]
     j, name = max(words, key=lambda w: (float(row[w[0]]), -w[0]))
-    focus = plain(_focus(trace))
-    return (f"{head_name(book, slot).capitalize()}, the next best, sends "
-            f"{book.text('target_weight', (slot,), 2)} of the weight from {focus} to {said}, "
-            f"the most to {LQ}{name}{RQ} ({book.text('weights', (slot, f, j), 2)})")
+    return (f"{head_name(book, slot).capitalize()}, the next best at sending weight from "
+            f"{plain(_focus(trace))} to {said}, gives the most to {LQ}{name}{RQ}")
 
 
 def _ranked(trace, count: int) -> list[tuple[int, str]]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "distance", "from_oklab", "heat", "hue_clash", "hex_to_rgb", "oklab", "rgb_to_hex", "signed",
+    "contrast", "distance", "from_oklab", "heat", "hue_clash", "hex_to_rgb", "oklab", "rgb_to_hex",
+    "signed",
     "text_on",
 ]
 
@@ -66,6 +67,19 @@ def hue_clash(colour: str, role: str, gap: float, angle: float,
         return False
     turn = abs((np.degrees(np.arctan2(b1, a1) - np.arctan2(b2, a2)) + 180) % 360 - 180)
     return bool(turn < angle / 2 or (np.hypot(a1 - a2, b1 - b2) < gap and turn < angle))
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio of two hex colours, 1 to 21 (text needs 4.5 to read, AA).
+
+    >>> round(contrast("#FFFFFF", "#000000"), 1), round(contrast("#777777", "#000000"), 2)
+    (21.0, 4.69)
+    """
+    def luminance(colour: str) -> float:
+        lin = _to_linear(hex_to_rgb(colour))
+        return float(0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2])
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
 
 
 def distance(a: str, b: str) -> float:

@@ -63,7 +63,7 @@ class Palette:
     faint: str = "#444444"
     grid: str = "#555555"
     highlight: str = "#FFFFFF"   # the moving highlight box: no hue, so no role
-    special: str = "#666666"     # [CLS]/[SEP]: dimmed, never hidden
+    special: str = "#777777"     # [CLS]/[SEP]: dimmed, never hidden (4.7:1 on black)
     arc: str = "#FFB347"         # a query's arcs to the keys (warm; white when strongest)
     zero: str = "#888888"        # an entry drawn as 0.00: no sign, no hue
     # the heat map of weights: dark to white, without a hue (cannot be taken for a role)
@@ -88,11 +88,11 @@ PALETTES = {
                     positive="#008EFF", negative="#C38E52", positive_name="blue",
                     negative_name="brown", mask="#9662F8", mask_name="violet",
                     heads=("#5FFF42", "#A8E2FF", "#FFA80F", "#00AFFF", "#00C53A", "#E2A8B6",
-                           "#007CC5", "#FFE2A8", "#C58316", "#8ABDE2", "#A06600", "#C5A875")),
+                           "#007CC5", "#FFE2A8", "#C58316", "#8ABDE2", "#A86600", "#C5A875")),
     # Jay Alammar's Illustrated Transformer (seed 001): query red, key blue, value green
     "illustrated": Palette(query="#F06060", key="#5B8FF9", value="#6DC56D", output="#D147BD",
                            positive="#00D2DA", negative="#FFA500", positive_name="cyan",
-                           negative_name="orange", mask="#9634F0", mask_name="violet",
+                           negative_name="orange", mask="#A24CF2", mask_name="violet",
                            heads=("#FFE200", "#00E9FF", "#E99200", "#00B6C5", "#F0C599",
                                   "#A86D00", "#E2BD00", "#A8F8F8", "#AF9200", "#BDA875",
                                   "#83CCCC", "#FFE292")),
@@ -101,7 +101,7 @@ PALETTES = {
                           positive="#00DA8E", negative="#8769FF", positive_name="green",
                           negative_name="violet", mask="#DA70FF", mask_name="lilac",
                           arc="#D8D8D8",
-                          heads=("#8AFF00", "#2C50FF", "#FF0066", "#00B616", "#92DBD3",
+                          heads=("#8AFF00", "#5068FF", "#FF0066", "#00B616", "#92DBD3",
                                  "#008A49", "#00B6A0", "#00E28A", "#92FFB6", "#24DB00",
                                  "#00F8E9", "#83C599")),
 }
