@@ -12,6 +12,7 @@ again as they are read, so a file swapped meanwhile is never what the user gets.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -130,11 +131,14 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
                         output_file=None)
     video = SegmentVideo(raw, width=job.width, height=job.height, fps=job.fps,
                          options=encoding.options(job.quality, job.width, job.height, job.fps))
-    with tempconfig(conf):
-        scene = make_film(trace, [job.beat], ends_film=not job.hands_off, audit=job.audit,
-                          carried_over=job.follows, video=video)
-        scene.render()
-    video.close()
+    try:
+        with tempconfig(conf):
+            scene = make_film(trace, [job.beat], ends_film=not job.hands_off,
+                              audit=job.audit, carried_over=job.follows, video=video)
+            scene.render()
+        video.close()
+    except Exception as exc:
+        raise _as_full_disk(exc, folder) from exc
     writer = scene.renderer.file_writer
     if not raw.is_file():
         raise RuntimeError(f"manim wrote no video for the {job.beat} beat")
@@ -163,6 +167,27 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
                                    encoding="utf-8")
     os.chmod(folder / MANIFEST, 0o644)     # whatever the umask: a check wants it ours only
     return segment
+
+
+# A drawing needs far more room than this: a failure with less left is put down to the disk
+ROOM_TO_DRAW = 1 << 20
+
+
+def _as_full_disk(exc: Exception, folder: Path) -> Exception:
+    """``exc``, or ENOSPC when ``folder``'s file system has all but run out. manim writes
+    each text's SVG into the folder and parses it back: on a full disk the write is cut
+    short without an error and the failure surfaces later as a parse error of the
+    half-written file, never as the full disk it is."""
+    if isinstance(exc, OSError):
+        return exc
+    try:
+        usage = shutil.disk_usage(folder)
+    except OSError:
+        return exc
+    if usage.free < ROOM_TO_DRAW:
+        return OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} ({type(exc).__name__}: "
+                                     f"{exc})", str(folder))
+    return exc
 
 
 def _jsonable(value):
