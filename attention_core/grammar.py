@@ -17,10 +17,14 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["QUESTION_KINDS", "Question", "TAGGER", "question_for", "word_classes"]
+__all__ = ["QUESTION_KINDS", "Question", "TAGGER", "TARGETS_SAID", "question_for", "word_classes"]
 
 # what the question asks, by kind (the wording is the drawing side's, scenes/film/wording)
 QUESTION_KINDS = ("pronoun", "verb", "word", "open")
+# the words a question of each kind looks for its answer in, said once for the screen and
+# for inspect
+TARGETS_SAID = {"pronoun": "the nouns before it", "verb": "the nouns",
+                "word": "the other content words", "open": "the other words"}
 TAGGER = "pattern's Brill tagger (as textblob ships it), English"
 # Penn Treebank tags -> the classes a question needs
 _CLASSES = {"PRP": "pronoun", "PRP$": "pronoun", "WP": "pronoun", "WP$": "pronoun",

@@ -6,6 +6,7 @@ import json
 import numpy as np
 
 from . import derived
+from .grammar import TARGETS_SAID
 from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
 
 __all__ = ["BAR_WIDTH", "choice_lines", "focus_table", "matrix_lines", "summary_lines", "to_json",
@@ -37,10 +38,8 @@ def summary_lines(trace: AttentionTrace) -> list[str]:
 
 
 # what a head's share of weight went to, by the kind of question (grammar.QUESTION_KINDS)
-TARGETS_SAID = {"pronoun": "the nouns before it that it may stand for",
-                "verb": "the nouns, who or what it involves",
-                "word": "the other content words",
-                "open": "the other words"}
+# inspect says what the looked-for words are for
+TARGETS_FOR = {"pronoun": " that it may stand for", "verb": ", who or what it involves"}
 
 
 def choice_lines(trace: AttentionTrace) -> list[str]:
@@ -53,7 +52,8 @@ def choice_lines(trace: AttentionTrace) -> list[str]:
     targets = derived.question_targets(trace)
     if not targets:
         return ["why       the sentence has no other word: heads by their order"]
-    said = TARGETS_SAID.get(asked["kind"], TARGETS_SAID["word"])
+    kind = asked["kind"] if asked["kind"] in TARGETS_SAID else "word"
+    said = TARGETS_SAID[kind] + TARGETS_FOR.get(kind, "")
     compared = int(derived.lookup(trace, "heads_compared"))
     lines = [f"question  {asked['kind']}: the answer is looked for in {said}: "
              + ", ".join(repr(trace.tokens[j]) for j in targets)]

@@ -14,18 +14,17 @@ from __future__ import annotations
 import re
 
 from ...attention_core import derived
+from ...attention_core.grammar import TARGETS_SAID
 from ..vocabulary import style
 from ..vocabulary.headers import head_name, layer_name
 from ..vocabulary.text import line_of
 from .wording import LQ, RQ, focus_whole
 
-__all__ = ["INFLUENCE_GAP", "MAX_NAMED", "TARGETS_SAID", "answer", "influence_gap", "line",
+__all__ = ["INFLUENCE_GAP", "MAX_NAMED", "answer", "influence_gap", "line",
            "lines", "plain", "runner_up", "question", "target_words", "why"]
 
 MAX_NAMED = 3             # a pronoun's question names its nouns when there are this few
 INFLUENCE_GAP = 0.15      # a word whose mean weight is this much above its share of ΔE ...
-TARGETS_SAID = {"pronoun": "the nouns before it", "verb": "the nouns",
-                "word": "the other content words", "open": "the other words"}
 
 
 def _word(text: str, role: str) -> list:
