@@ -45,10 +45,13 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(VENV)/bin/attention-explainer render "The cat ate the fish" --resolution 1080p --fps 30 --force
 
-# one test file per worker, a worker per core: renders dominate the suite's time; -rs
-# prints why any test skipped (a missing browser is said, never silent)
+# one test file per worker, a worker per core: renders dominate the suite's time. Files go
+# out in the order tests/conftest.py sorts them, longest first (xdist would reorder them by
+# their number of tests, and hand one worker the two longest). -rs prints why any test
+# skipped (a missing browser is said, never silent)
 test: setup test-packages
-	$(VENV)/bin/python -m pytest -q -rs -n auto --dist loadfile $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -q -rs -n auto --dist loadfile --no-loadscope-reorder \
+	  $(PYTEST_ARGS)
 
 golden: setup
 	$(VENV)/bin/python -m tests.make_golden

@@ -101,13 +101,16 @@ def assert_refused(proc: subprocess.CompletedProcess, *fragments: str) -> str:
     return err
 
 
-# The files that take minutes, longest first (measured on 2 cores): `make test` gives
-# each worker whole files in the order collected, so these start first and the short ones
-# fill in around them, rather than one long file starting last and running on alone.
-LONGEST_FILES = ("test_layout_corpus.py", "test_readme_examples.py", "test_sacred_files.py",
-                 "test_course.py", "test_beats.py", "test_full_disk.py", "test_beat_tasks.py",
-                 "test_interrupts.py", "test_course_rerun.py", "test_frames_and_goldens.py",
-                 "test_lecture_pack.py", "test_beat_cache_integrity.py")
+# The files that take minutes, longest first (measured on 2 cores with --durations): `make
+# test` gives each worker whole files in the order collected (--no-loadscope-reorder), so
+# these start first and the short ones fill in around them, rather than one long file
+# starting last and running on alone.
+LONGEST_FILES = ("test_layout_corpus.py", "test_readme_examples.py", "test_course.py",
+                 "test_course_rerun.py", "test_beat_tasks.py", "test_sacred_files.py",
+                 "test_interrupts.py", "test_video.py", "test_film.py", "test_full_disk.py",
+                 "test_frames_and_goldens.py", "test_beats.py", "test_lecture_pack.py",
+                 "test_beat_cache_integrity.py", "test_cache_location.py",
+                 "test_code_layout.py")
 
 
 def pytest_collection_modifyitems(config, items):
