@@ -20,6 +20,7 @@ THEMES = {
     "3b1b": "3Blue1Brown's",
     "illustrated": "the Illustrated Transformer's (query red, key blue, value green)",
     "colorblind": "colour-blind safe",
+    "light": "light, for a lit room or a white slide (dark ink on white)",
 }
 DEFAULT_THEME = "3b1b"
 

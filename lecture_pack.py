@@ -135,15 +135,26 @@ class LecturePack:
 
     # ---- PowerPoint ---------------------------------------------------------------------
     def write_slides(self, path: Path, beats: list[dict], paths: dict) -> None:
-        """16:9 slides: the title slide, then one per beat with its clip as a movie (its
-        poster shown until it plays) and its captions as the speaker notes."""
+        """16:9 slides on the film's stage colour: the title slide, then one per beat with
+        its clip as a movie (its poster shown until it plays) and its captions as the
+        speaker notes."""
         from pptx import Presentation
+        from pptx.dml.color import RGBColor
         from pptx.util import Emu, Inches, Pt
 
         deck = Presentation()
         deck.slide_width, deck.slide_height = Inches(13.333), Inches(7.5)
         blank = deck.slide_layouts[6]
         meta = self.trace.meta
+        colours = {k: RGBColor.from_string(v.lstrip("#").upper())
+                   for k, v in deck_colours().items() if v.startswith("#")}
+
+        def new_slide():
+            """A blank slide on the film's stage colour."""
+            slide = deck.slides.add_slide(blank)
+            slide.background.fill.solid()
+            slide.background.fill.fore_color.rgb = colours["stage"]
+            return slide
 
         def text_box(slide, text, top, size, *, bold=False, height=0.9):
             box = slide.shapes.add_textbox(Inches(0.6), Inches(top), Inches(12.1), Inches(height))
@@ -153,9 +164,10 @@ class LecturePack:
             for paragraph in frame.paragraphs:
                 for run in paragraph.runs:
                     run.font.size, run.font.bold = Pt(size), bold
+                    run.font.color.rgb = colours["ink" if bold else "text"]
             return box
 
-        first = deck.slides.add_slide(blank)
+        first = new_slide()
         text_box(first, "Attention, step by step", 1.6, 40, bold=True)
         text_box(first, f"“{self.trace.sentence}”", 2.8, 32, height=1.4)
         text_box(first, f"{self.trace.model_label} · layer {self.trace.layer} · head "
@@ -171,7 +183,7 @@ class LecturePack:
         movie_w, movie_h = Emu(int(self.width * scale)), Emu(int(self.height * scale))
         left = Emu(int((deck.slide_width - movie_w) / 2))
         for n, beat in enumerate(beats, 1):
-            slide = deck.slides.add_slide(blank)
+            slide = new_slide()
             text_box(slide, f"{n}. {beat['title']}", 0.3, 30, bold=True)
             clip = paths[f"clip:{beat['beat']}.mp4"]
             poster = paths[f"clip:{beat['beat']}.png"]
@@ -204,11 +216,24 @@ class LecturePack:
     </section>''' for n, b in enumerate(beats, 1))
         title = html.escape(self.trace.sentence)
         return DECK.format(title=title, sentence=title, chapters=chapters, sections=sections,
+                           **deck_colours(),
                            model=html.escape(f"{self.trace.model_label} · layer "
                                              f"{self.trace.layer} · head "
                                              f"{self.trace.primary_head}"),
                            count=json.dumps(len(beats)),
                            aspect=f"{self.width / self.height:.6f}")
+
+
+def deck_colours() -> dict[str, str]:
+    """The deck's and the slides' colours: the film's theme (its stage, its text, the
+    query's colour for the beat playing), so a clip sits on a page of its own colour."""
+    from .scenes.vocabulary import colors, style
+
+    pal = style.PALETTE
+    light = colors.oklab(pal.background)[0] > 0.5
+    return {"scheme": "light" if light else "dark", "stage": pal.background,
+            "text": pal.text, "ink": pal.ink, "soft": pal.soft, "dim": pal.dim,
+            "line": pal.faint, "current": pal.query}
 
 
 DECK = """<!doctype html>
@@ -218,23 +243,24 @@ DECK = """<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Attention: {title}</title>
 <style>
-  :root {{ color-scheme: dark; }}
-  body {{ margin: 0; background: #000; color: #ddd; font: 18px/1.4 "CMU Serif", Georgia, serif;
+  :root {{ color-scheme: {scheme}; }}
+  body {{ margin: 0; background: {stage}; color: {text};
+         font: 18px/1.4 "CMU Serif", Georgia, serif;
          display: grid; grid-template-columns: 17rem 1fr; min-height: 100vh; }}
-  nav {{ padding: 1.2rem; border-right: 1px solid #333; }}
-  nav h1 {{ font-size: 1.1rem; margin: 0 0 .4rem; color: #fff; }}
-  nav p {{ margin: 0 0 1rem; font-size: .85rem; color: #999; }}
+  nav {{ padding: 1.2rem; border-right: 1px solid {line}; }}
+  nav h1 {{ font-size: 1.1rem; margin: 0 0 .4rem; color: {ink}; }}
+  nav p {{ margin: 0 0 1rem; font-size: .85rem; color: {dim}; }}
   nav ol {{ padding-left: 1.4rem; margin: 0; }}
   nav li {{ margin: .35rem 0; }}
-  nav a {{ color: #ccc; text-decoration: none; }}
-  nav li.current a {{ color: #ffff00; }}
-  .time {{ color: #777; font-size: .8rem; }}
+  nav a {{ color: {soft}; text-decoration: none; }}
+  nav li.current a {{ color: {current}; }}
+  .time {{ color: {dim}; font-size: .8rem; }}
   main {{ display: flex; align-items: center; justify-content: center; padding: 1rem 2rem; }}
   main section {{ width: 100%; max-width: calc((100vh - 7rem) * {aspect}); }}
-  section h2 {{ font-weight: normal; margin: 0 0 .6rem; color: #fff; }}
-  video {{ width: 100%; height: auto; background: #000; display: block;
-          outline: 1px solid #262626; }}
-  .keys {{ margin-top: 1rem; font-size: .8rem; color: #777; }}
+  section h2 {{ font-weight: normal; margin: 0 0 .6rem; color: {ink}; }}
+  video {{ width: 100%; height: auto; background: {stage}; display: block;
+          outline: 1px solid {line}; }}
+  .keys {{ margin-top: 1rem; font-size: .8rem; color: {dim}; }}
 </style>
 </head>
 <body>

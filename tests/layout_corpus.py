@@ -19,7 +19,7 @@ CORPUS = [
     ("The lawyer questioned the witness because she was lying", {"focus": "she"}, "3b1b"),
     ("The animal didn't cross the street because it was too tired", {"focus": "it"},
      "3b1b"),
-    ("In 1969, 3 astronauts flew 384,400 km to the Moon!", {}, "3b1b"),
+    ("In 1969, 3 astronauts flew 384,400 km to the Moon!", {}, "light"),
     ("We saw her duck", {"model": "scratch", "mask": "causal"}, "3b1b"),
     ("When the quick brown fox finally jumped over the lazy dog, the whole village cheered",
      {}, "3b1b"),

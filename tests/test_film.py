@@ -169,7 +169,8 @@ def test_head_colours_are_far_apart_and_never_grey():
     for name, palette in style.PALETTES.items():
         heads = list(palette.heads)
         # every grey that means "dimmed" or "not drawn" (the roles: tests/test_palette.py)
-        others = [palette.special, palette.dim, palette.faint, palette.grid, style.BACKGROUND]
+        others = [palette.special, palette.dim, palette.faint, palette.grid,
+                  palette.background]
         for a, b in itertools.combinations(heads, 2):
             assert colors.distance(a, b) >= 0.08, (name, a, b)     # 4x just noticeable
         for a in heads:

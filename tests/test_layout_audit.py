@@ -145,7 +145,7 @@ def test_a_backing_under_a_word_hides_what_is_beneath(scene):
     word = label_text("keys")
     shaft = Line(LEFT * 2, RIGHT * 2).set_stroke(style.PALETTE.text, 3).move_to(word)
     band = Rectangle(width=word.width + 0.3, height=word.height + 0.2).move_to(word)
-    band.set_stroke(width=0).set_fill(style.BACKGROUND, 0.92)
+    band.set_stroke(width=0).set_fill(style.PALETTE.background, 0.92)
     scene.add(shaft, band, word)                           # drawn in this order
     assert audits.texts_over_shapes(scene) == []
     scene.remove(band)

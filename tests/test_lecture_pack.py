@@ -157,6 +157,24 @@ def test_the_slides_read_back_a_movie_and_notes_per_beat(pack):
         assert clip in parts.values(), f"{beat}: the clip is not the slide's media"
         assert poster in parts.values(), f"{beat}: no poster image"
         assert slide.notes_slide.notes_text_frame.text.strip()
+    for slide in slides:             # the film's stage, not a white slide around a black film
+        assert str(slide.background.fill.fore_color.rgb) == "000000"
+
+
+def test_a_light_pack_is_light_around_the_film(tmp_path):
+    """--theme light: the film's stage is white, and so are the slides and the web page."""
+    from pptx import Presentation
+
+    out = tmp_path / "light"
+    proc = run_process("pack", "The cat ate the fish", "--beats", "title", "--theme", "light",
+                       "--resolution", "96x54", "--fps", 2, "--out", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    corner = _frames(out / "explainer.mp4")[-1][:4, :4].reshape(-1, 3)
+    assert corner.min() >= 245, corner          # white, give or take the encoder
+    slides = list(Presentation(str(out / "slides.pptx")).slides)
+    assert [str(s.background.fill.fore_color.rgb) for s in slides] == ["FFFFFF"] * 2
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "color-scheme: light" in page and "background: #FFFFFF" in page
 
 
 def test_the_slides_open_in_libreoffice(pack, tmp_path):

@@ -31,7 +31,8 @@ def drawn_colours(palette) -> dict[str, str]:
         drawn[f"heat {share:.2f}"] = colors.heat(float(share), palette.heat)
         for sign, name in ((1, "positive"), (-1, "negative")):
             drawn[f"{name} entry {share:.2f}"] = colors.signed(
-                sign * float(share), 1.0, palette.positive, palette.negative)
+                sign * float(share), 1.0, palette.positive, palette.negative,
+                palette.signed_floor)
     return drawn
 
 
@@ -110,11 +111,32 @@ def test_every_text_colour_reads_on_the_stage(theme):
     palette = style.PALETTES[theme]
     colours = {f: getattr(palette, f) for f in TEXT_FIELDS}
     colours.update({f"head {n}": c for n, c in enumerate(palette.heads)})
-    low = {what: round(colors.contrast(c, style.BACKGROUND), 2) for what, c in colours.items()
-           if colors.contrast(c, style.BACKGROUND) < AA}
-    assert not low, f"{theme}: under {AA}:1 on {style.BACKGROUND}: {low}"
+    low = {what: round(colors.contrast(c, palette.background), 2)
+           for what, c in colours.items() if colors.contrast(c, palette.background) < AA}
+    assert not low, f"{theme}: under {AA}:1 on {palette.background}: {low}"
 
 
 def test_the_contrast_check_can_fail():
     assert colors.contrast("#666666", "#000000") < AA <= colors.contrast("#777777", "#000000")
     assert colors.contrast("#FFFF00", "#FFFFFF") < AA          # yellow on white: unreadable
+
+
+@pytest.mark.parametrize("theme", sorted(style.PALETTES))
+def test_a_dimmed_word_still_reads(theme):
+    """A special token's label or a weak score is dimmed, never washed out: each glyph
+    keeps style.DIM_CONTRAST on the stage (a bright colour on black keeps its opacity, a
+    dark one on white is dimmed less)."""
+    from attention_explainer.scenes.vocabulary.text import dimmed, label_text
+    palette = style.set_theme(theme)
+    try:
+        for colour in palette.roles + (palette.text, palette.special, palette.mask):
+            word = dimmed(label_text("[CLS]", style.FONT_LABEL, colour), 0.45)
+            glyphs = [p for p in word.get_family() if len(p.points)]
+            alpha = min(p.get_fill_opacity() for p in glyphs)
+            seen = colors.rgb_to_hex(alpha * colors.hex_to_rgb(colour)
+                                     + (1 - alpha) * colors.hex_to_rgb(palette.background))
+            wanted = min(style.DIM_CONTRAST, colors.contrast(colour, palette.background))
+            assert colors.contrast(seen, palette.background) >= wanted - 0.01, (colour, alpha)
+            assert alpha < 1.0, f"{colour} is not dimmed at all"
+    finally:
+        style.set_theme("3b1b")

@@ -351,7 +351,7 @@ def _in_the_background_colour(shape) -> bool:
     spark's trail faded out): it hides what is under it, but crosses nothing."""
     stroked = float(shape.get_stroke_width() or 0) > 0 and shape.get_stroke_opacity() > 0.05
     color = shape.get_stroke_color() if stroked else shape.get_fill_color()
-    seen = np.array(color.to_rgb()) - np.array(ManimColor(style.BACKGROUND).to_rgb())
+    seen = np.array(color.to_rgb()) - np.array(ManimColor(style.PALETTE.background).to_rgb())
     return float(np.abs(seen).max()) < 0.15
 
 

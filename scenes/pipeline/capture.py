@@ -41,7 +41,7 @@ def manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path
         "partial_movie_dir": str(media_dir / "partial_movie_files" / "{scene_name}"),
         "text_dir": str(media_dir / "texts"),
         "output_file": str(output_file) if output_file else "",
-        "background_color": style.BACKGROUND,
+        "background_color": style.PALETTE.background,
         "seed": style.SEED,
         # our beat cache keeps whole beats; manim's per-play cache would hash every
         # mobject of every play for nothing

@@ -75,7 +75,7 @@ class SoftmaxBars(VGroup):
         y = bottom_y
         for v, c in zip(values, self.colors):
             h = max(float(v) * total_height, 1e-3)
-            bar = Rectangle(width=self.bar_width, height=h).set_stroke(style.BACKGROUND, width=1)
+            bar = Rectangle(width=self.bar_width, height=h).set_stroke(style.PALETTE.background, width=1)
             bar.set_fill(c, opacity=0.9).move_to([x, y + h / 2, 0])
             out.add(bar)
             y += h

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "contrast", "distance", "from_oklab", "heat", "hue_clash", "hex_to_rgb", "oklab", "rgb_to_hex",
+    "contrast", "distance", "from_oklab", "heat", "hue_clash", "hex_to_rgb", "legible_opacity",
+    "oklab", "rgb_to_hex",
     "signed",
     "text_on",
 ]
@@ -82,15 +83,33 @@ def contrast(a: str, b: str) -> float:
     return (light + 0.05) / (dark + 0.05)
 
 
+def legible_opacity(colour: str, background: str, opacity: float, floor: float) -> float:
+    """``opacity``, or the least opacity above it at which ``colour`` blended on
+    ``background`` keeps a contrast of ``floor`` (never more than the colour has alone): a
+    word dimmed on a light stage fades toward white, where the same opacity that leaves a
+    bright colour readable on black would wash a dark one out.
+
+    >>> legible_opacity("#FFFF00", "#000000", 0.5, 3.0), legible_opacity("#FFFF00", "#FFFFFF", 0.5, 3.0)
+    (0.5, 1.0)
+    """
+    ink, ground = hex_to_rgb(colour), hex_to_rgb(background)
+    floor = min(floor, contrast(colour, background))
+    for step in range(int(round(opacity * 100)), 101):
+        alpha = step / 100
+        if contrast(rgb_to_hex(alpha * ink + (1 - alpha) * ground), background) >= floor - 1e-9:
+            return max(alpha, opacity)
+    return 1.0
+
+
 def distance(a: str, b: str) -> float:
     """Perceived difference of two hex colours (Euclidean in OKLab)."""
     return float(np.linalg.norm(oklab(a) - oklab(b)))
 
 
 def heat(weight: float, anchors=None) -> str:
-    """The heat-map colour of an attention weight in [0, 1]: the palette's ramp (dark to
-    white, no hue), interpolated in OKLab, on a square-root scale so that a diffuse head
-    (every weight near 0.1) still reads as a pattern, not as black.
+    """The heat-map colour of an attention weight in [0, 1]: the palette's ramp (from near
+    the stage to the ink, no hue), interpolated in OKLab, on a square-root scale so that a
+    diffuse head (every weight near 0.1) still reads as a pattern, not as the stage.
 
     >>> heat(0.0, ("#262626", "#FFFFFF")), heat(1.0, ("#262626", "#FFFFFF"))
     ('#262626', '#FFFFFF')
@@ -110,10 +129,15 @@ def text_on(background: str) -> str:
     return "#111111" if oklab(background)[0] > 0.62 else "#FFFFFF"
 
 
-def signed(value: float, scale: float, positive: str, negative: str) -> str:
+def signed(value: float, scale: float, positive: str, negative: str,
+           floor: float | None = None) -> str:
     """A weight matrix's entry: its sign picks the hue (the palette's diverging pair), its
-    size the lightness, from dark to the full colour."""
+    size the colour, from a weak tint near the stage (OKLab lightness ``floor``, the
+    palette's ``signed_floor`` if None) to the full colour."""
+    if floor is None:
+        from . import style
+        floor = style.PALETTE.signed_floor
     share = 0.0 if scale <= 0 else min(abs(value) / scale, 1.0)
     base = oklab(positive if value >= 0 else negative)
-    dark = np.array([0.35, base[1] * 0.35, base[2] * 0.35])
-    return from_oklab(dark + (share ** 0.7) * (base - dark))
+    weak = np.array([floor, base[1] * 0.35, base[2] * 0.35])
+    return from_oklab(weak + (share ** 0.7) * (base - weak))

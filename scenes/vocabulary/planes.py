@@ -13,7 +13,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Animation, Arrow, Mobject, NumberPlane, VGroup, VMobject
 
 from . import stage, style
-from .text import label_text, outlined, user_text, wrapped
+from .text import dimmed, label_text, outlined, user_text, wrapped
 
 __all__ = ["CarryPlane", "LabelledArrow", "Plane2D", "nice_step", "place_label_at_tip"]
 
@@ -176,7 +176,7 @@ class LabelledArrow(VGroup):
         self.arrow = self.arrow_between(start, end)
         self.word = word if isinstance(word, Mobject) else user_text(word, font_size, color)
         if special:     # dimmed but still in its role colour (the arrow already is)
-            self.word.set_opacity(0.5)
+            dimmed(self.word, 0.5)
         # a black outline keeps the word legible over crossing arrows and grid lines
         outlined(self.word)
         place_label_at_tip(self.word, start, end)

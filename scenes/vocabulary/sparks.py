@@ -15,8 +15,6 @@ __all__ = ["LOOP_ANGLE", "LOOP_REACH", "SPARK_HUES", "Spark", "SparkTravel", "ar
            "strength_arc"]
 
 SPARK_HUES = ("#FFD27F", "#FFB347", "#FF9F40", "#FFC857", "#FFE08A")   # warm
-_BLACK = ManimColor("#000000")
-_WHITE = ManimColor("#FFFFFF")
 LOOP_ANGLE = 1.7 * math.pi     # a query's arc to its own key: a loop under its chip
 LOOP_REACH = 0.22              # ... reaching this far to either side of the chip
 
@@ -33,9 +31,10 @@ def strength_arc(start, end, strength: float, *, sag: float, own: bool = False
                  ) -> ArcBetweenPoints:
     """An arc from a query at ``start`` to a key at ``end`` that hangs below them (at most
     ``sag``), its width and brightness by the ``strength`` in [0, 1] (most thin; the
-    theme's arc colour whitening as it grows); ``own``: the query's own key, a loop.
+    theme's arc colour turning to the ink as it grows); ``own``: the query's own key, a loop.
     ``arc.bend`` is its angle (a :class:`Spark` follows it)."""
-    color = interpolate_color(ManimColor(style.PALETTE.arc), _WHITE, strength ** 2)
+    color = interpolate_color(ManimColor(style.PALETTE.arc), ManimColor(style.PALETTE.ink),
+                              strength ** 2)
     if own:
         bend = LOOP_ANGLE
         arc = ArcBetweenPoints(start + LEFT * LOOP_REACH, start + RIGHT * LOOP_REACH,
@@ -58,7 +57,7 @@ class Spark(VGroup):
     width and brightness follow a moving bump (a long tail behind, a short head in
     front), each drawn as a wide halo and a thin bright core; a small burst flares at the
     end as the bump arrives. ``strength`` in [0, 1] sets width and brightness (most thin,
-    the strong ones bold). Colours are pre-multiplied on the black stage instead of using
+    the strong ones bold). Colours are pre-multiplied on the stage instead of using
     stroke opacity: the segments' round caps overlap, and translucent overlaps would look
     beaded; the brightest segments are drawn last, so the taper stays smooth. The hue
     and the arc's bend are jittered with a seeded Generator (``style.SEED`` and
@@ -91,7 +90,8 @@ class Spark(VGroup):
         pts = [path.point_from_proportion(t) for t in ts]
         self.params = (ts[:-1] + ts[1:]) / 2
         self.halo_color = hue
-        self.core_color = interpolate_color(ManimColor(hue), _WHITE, 0.55).to_hex()
+        self.core_color = interpolate_color(ManimColor(hue), ManimColor(style.PALETTE.ink),
+                                            0.55).to_hex()
         self.max_width = max_width
         self.halo = VGroup(*[Line(pts[n], pts[n + 1]) for n in range(n_segments)])
         self.core = VGroup(*[Line(pts[n], pts[n + 1]) for n in range(n_segments)])
@@ -123,9 +123,10 @@ class Spark(VGroup):
         width, opacity = self.profile(position)
         opacity = np.clip(opacity, 0.0, 1.0)
         halo, core = ManimColor(self.halo_color), ManimColor(self.core_color)
+        stage = ManimColor(style.PALETTE.background)
         under = []
         for seg, w, o in zip(self._halo_segments, width, opacity):
-            colour = interpolate_color(_BLACK, halo, float(o) * 0.5)
+            colour = interpolate_color(stage, halo, float(o) * 0.5)
             under.append(colour)
             seg.set_stroke(colour, width=float(w), opacity=1.0)
         for seg, w, o, base in zip(self._core_segments, width, opacity, under):
@@ -142,7 +143,8 @@ class Spark(VGroup):
     def tint(self, colour: str) -> "Spark":
         """Recolour (a masked key's spark is red)."""
         self.halo_color = colour
-        self.core_color = interpolate_color(ManimColor(colour), _WHITE, 0.35).to_hex()
+        self.core_color = interpolate_color(ManimColor(colour), ManimColor(style.PALETTE.ink),
+                                            0.35).to_hex()
         return self.set_progress(-1.0)
 
 

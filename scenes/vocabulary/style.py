@@ -17,7 +17,7 @@ from ... import facts
 from ...facts import DEFAULT_THEME
 
 __all__ = [
-    "BACKGROUND", "CAP_PX_PER_POINT", "CJK", "EASE", "FAINT_ROW", "FEW", "FONT_BODY",
+    "CAP_PX_PER_POINT", "CJK", "DIM_CONTRAST", "EASE", "FAINT_ROW", "FEW", "FONT_BODY",
     "FONT_LABEL", "FONT_NUMBER", "FONT_SMALL", "FONT_TITLE", "FONT_TOKEN", "LAG_ARCS",
     "LAG_ARCS_MANY", "LAG_FEW", "LAG_MANY", "MAX_TOKENS_DRAWN", "MIN_CAPTION", "MIN_CAP_PX",
     "MIN_FONT", "MIN_LABEL_SCALE", "PALETTE", "PALETTES", "Palette", "READING_CPS", "ROLE_ANGLE", "ROLE_GAP",
@@ -29,9 +29,6 @@ __all__ = [
 ]
 
 # ---- palette -------------------------------------------------------------------------
-BACKGROUND = "#000000"
-
-
 # a colour takes a role's hue within ROLE_ANGLE / 2 degrees of it, or within ROLE_ANGLE and
 # nearer than ROLE_GAP in OKLab's a-b plane (hue and chroma, lightness aside): colors.hue_clash
 ROLE_GAP = 0.12
@@ -57,6 +54,9 @@ class Palette:
     mask_name: str
     heads: tuple[str, ...]       # one per head, picked greedily in OKLab (far from the
     #                              roles, the mask, each other and every grey)
+    background: str = "#000000"  # the stage
+    ink: str = "#FFFFFF"         # the most contrast without a hue: what grows as a number,
+    #                              an arc or a glow grows (white on a dark stage)
     text: str = "#DDDDDD"
     soft: str = "#BBBBBB"
     dim: str = "#888888"
@@ -66,8 +66,10 @@ class Palette:
     special: str = "#777777"     # [CLS]/[SEP]: dimmed, never hidden (4.7:1 on black)
     arc: str = "#FFB347"         # a query's arcs to the keys (warm; white when strongest)
     zero: str = "#888888"        # an entry drawn as 0.00: no sign, no hue
-    # the heat map of weights: dark to white, without a hue (cannot be taken for a role)
+    # the heat map of weights: from near the stage to the ink, without a hue (cannot be
+    # taken for a role)
     heat: tuple[str, ...] = ("#262626", "#5E5E5E", "#9A9A9A", "#D2D2D2", "#FFFFFF")
+    signed_floor: float = 0.35   # OKLab lightness of a signed entry near zero (near the stage)
 
     def head(self, index: int) -> str:
         return self.heads[index % len(self.heads)]
@@ -104,6 +106,20 @@ PALETTES = {
                           heads=("#8AFF00", "#5068FF", "#FF0066", "#00B616", "#92DBD3",
                                  "#008A49", "#00B6A0", "#00E28A", "#92FFB6", "#24DB00",
                                  "#00F8E9", "#83C599")),
+    # for a lit room: dark ink on white. Every colour keeps 4.5:1 on white, so a role's hue
+    # is darker (the query's yellow turns gold); the roles' hues leave blues, violets and
+    # greens to the heads, so the mask is brown
+    "light": Palette(query="#8A7500", key="#00758F", value="#D12F2A", output="#A8329C",
+                     positive="#3D4FD8", negative="#2E7D32", positive_name="blue",
+                     negative_name="green", mask="#794220", mask_name="brown",
+                     heads=("#3A2A6A", "#03450A", "#0000B1", "#9445EF", "#5600AF", "#7964B7",
+                            "#5B2036", "#384E8E", "#006338", "#733BC5", "#003DB8",
+                            "#6559FF"),
+                     background="#FFFFFF", ink="#000000", text="#1A1A1A", soft="#3A3A3A",
+                     dim="#666666", faint="#C4C4C4", grid="#AAAAAA", highlight="#000000",
+                     special="#6E6E6E", arc="#9A9A9A", zero="#6E6E6E",
+                     heat=("#EDEDED", "#BDBDBD", "#8A8A8A", "#4F4F4F", "#000000"),
+                     signed_floor=0.8),
 }
 PALETTE = PALETTES[DEFAULT_THEME]
 
@@ -158,6 +174,7 @@ MIN_FONT = 22
 MIN_LABEL_SCALE = 0.85  # words of a row or grid shrink to this share before they turn
 CAP_PX_PER_POINT = 1.28   # cap height at 1080p per font point (CMU Serif, measured)
 MIN_CAP_PX = 28           # the floor: a capital at least this tall at 1080p (21.9 points)
+DIM_CONTRAST = 3.0        # a dimmed word keeps this contrast on the stage (WCAG's 3:1)
 
 # ---- motion --------------------------------------------------------------------------
 EASE = rate_functions.smootherstep        # ManimGL's "smooth"

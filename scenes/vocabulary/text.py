@@ -17,7 +17,7 @@ from . import style
 from .fastcopy import copy_mobject
 
 __all__ = [
-    "Glyphs", "TextLine", "OUTLINE_WIDTH", "TEXT_CACHE_SIZE", "baseline_text", "fit_width", "font_for",
+    "Glyphs", "TextLine", "OUTLINE_WIDTH", "TEXT_CACHE_SIZE", "baseline_text", "dimmed", "fit_width", "font_for",
     "glyphs_of", "keep_texts_in", "label_text", "line_box_height", "line_of", "make_math",
     "make_text", "outlined", "plain", "typographic", "user_text", "user_text_mobject", "wrapped",
 ]
@@ -246,7 +246,27 @@ OUTLINE_WIDTH = 5      # a word's black outline, drawn behind its glyphs
 def outlined(mob):
     """``mob`` with a black outline behind it, so it stays legible over crossing arrows,
     springs and grid lines; returns it."""
-    return mob.set_stroke(style.BACKGROUND, width=OUTLINE_WIDTH, background=True)
+    return mob.set_stroke(style.PALETTE.background, width=OUTLINE_WIDTH, background=True)
+
+
+def dimmed(mob, opacity: float):
+    """``mob`` dimmed to ``opacity`` (a special token, a weak score), each glyph no fainter
+    than ``style.DIM_CONTRAST`` on the stage: the same opacity that leaves a bright colour
+    readable on black would wash a dark one out on white. Returns it."""
+    from .colors import legible_opacity
+
+    stage = style.PALETTE.background
+    for part in mob.get_family():
+        if len(part.points) == 0:
+            continue
+        fill = part.get_fill_opacity()
+        if fill > 0:
+            colour = part.get_fill_color().to_hex()
+            part.set_fill(opacity=fill * legible_opacity(colour, stage, opacity,
+                                                         style.DIM_CONTRAST), family=False)
+        if part.get_stroke_width() > 0:
+            part.set_stroke(opacity=part.get_stroke_opacity() * opacity, family=False)
+    return mob
 
 
 def legible_fit(mob, width: float, font_size: float):

@@ -44,7 +44,7 @@ class TokenChip(VGroup):
         self.box.move_to([0, (top + bottom) / 2, 0])
         edge = box_color or (pal.special if special else pal.dim)
         self.box.set_stroke(edge, width=1.5, opacity=0.6 if special else 1.0)
-        self.box.set_fill(style.BACKGROUND, opacity=1.0)
+        self.box.set_fill(style.PALETTE.background, opacity=1.0)
         self.add(self.box, self.word)
 
     def set_role_color(self, color: str) -> "TokenChip":

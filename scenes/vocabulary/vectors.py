@@ -15,9 +15,10 @@ __all__ = [
 
 
 def magnitude_color(magnitude: float, scale: float) -> str:
-    """Entry brightness by magnitude: grey for small, white for the largest."""
+    """Entry brightness by magnitude: grey for small, the ink (white on a dark stage) for
+    the largest."""
     share = 0.0 if scale <= 0 else min(abs(magnitude) / scale, 1.0)
-    return interpolate_color(ManimColor(style.PALETTE.dim), ManimColor("#FFFFFF"),
+    return interpolate_color(ManimColor(style.PALETTE.dim), ManimColor(style.PALETTE.ink),
                              share ** 0.75).to_hex()
 
 

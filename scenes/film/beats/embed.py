@@ -11,7 +11,7 @@ from ...vocabulary import colors, stage, style
 from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, layer_name
-from ...vocabulary.text import fit_width, line_of
+from ...vocabulary.text import dimmed, fit_width, line_of
 from ...vocabulary.vectors import VectorColumn, shown_components
 from ..views import (drawn_indices, embedding_panel, embedding_plane, embedding_view,
                      input_column, strip_row)
@@ -61,7 +61,7 @@ class EmbedBeat(Beat):
             col = (self.cell_column(i, d_model) if self.as_cells
                    else VectorColumn.from_trace(self.book, "embeddings", (i,), d_model))
             if trace.special[i]:       # dimmed, not hidden (the brackets are open lines)
-                col.rows.set_opacity(0.45)
+                dimmed(col.rows, 0.45)
                 col.brackets.set_stroke(opacity=0.45)
             columns.add(col)
         fit_width(columns, 0.86 * pitch)

@@ -127,7 +127,7 @@ class HeadsBeat(Beat):
         segments.arrange(RIGHT, buff=0)
         for h, seg in enumerate(segments):
             if h in drawn_at:
-                seg.set_fill(pal.head(h), opacity=0.9).set_stroke(style.BACKGROUND, width=1.5)
+                seg.set_fill(pal.head(h), opacity=0.9).set_stroke(style.PALETTE.background, width=1.5)
             else:       # a head that is not drawn: an empty slot, not a grey head
                 seg.set_fill(opacity=0).set_stroke(pal.dim, width=1.2)
         title = label_text("concat", style.FONT_SMALL, pal.soft)

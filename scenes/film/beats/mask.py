@@ -242,7 +242,7 @@ class MaskBeat(Beat):
             above = VGroup(grid.col_labels, *grid.titles)
             height = max(height, above.get_top()[1] - top + 0.05)
         band = Rectangle(width=x1 - x0, height=height)
-        band.set_stroke(width=0).set_fill(style.BACKGROUND, 0.92 if self.row else 1.0)
+        band.set_stroke(width=0).set_fill(style.PALETTE.background, 0.92 if self.row else 1.0)
         band.move_to([(x0 + x1) / 2, top + height / 2, 0])
         return VGroup(band, labels)
 

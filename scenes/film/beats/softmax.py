@@ -216,7 +216,7 @@ class SoftmaxBeat(Beat):
                                         font_size=style.FONT_SMALL) for j in self.indices])
         fit_width(w_labels, 0.94 * self.spacing)
         scale = max(weights.max(), 1e-6)
-        colours = [interpolate_color(ManimColor(pal.faint), ManimColor("#FFFFFF"),
+        colours = [interpolate_color(ManimColor(pal.faint), ManimColor(pal.ink),
                                      float(w / scale) ** 0.7).to_hex() for w in weights]
         bar_h = (ROW_Y - 2.4) - BASELINE_Y - 0.45
         self.bars = SoftmaxBars(weights, [], unit_height=bar_h / scale,

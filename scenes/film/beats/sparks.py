@@ -17,7 +17,7 @@ from ...vocabulary.grid import AttentionGrid, make_grid
 from ...vocabulary.headers import beat_line, head_name
 from ..readouts import format_number, magnitude_decimals
 from ...vocabulary.sparks import Spark, SparkTravel, strength_arc
-from ...vocabulary.text import fit_width, label_text, line_of, make_math, make_text
+from ...vocabulary.text import dimmed, fit_width, label_text, line_of, make_math, make_text
 from ..views import drawn_indices, ranked_groups, strip_row, tied, token_word
 from ..wording import focus_name, focus_parts, word_name, words_named
 
@@ -154,7 +154,7 @@ class SparksBeat(Beat):
                 value = self.number("qk_dot", (self.slot, self.f, j), decimals=decimals,
                                     signed=True, font_size=style.FONT_SMALL,
                                     color=pal.mask if trace.mask[self.f, j] else None)
-                value.set_opacity(0.55 + 0.45 * s)
+                dimmed(value, 0.55 + 0.45 * s)
                 self.values.add(value)
             fit_width(self.values, 0.94 * pitch)
             for value, j in zip(self.values, self.indices):
