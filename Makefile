@@ -9,16 +9,25 @@ APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config fonts-cmu fonts-noto-cj
 	fonts-dejavu-core
 # for the tests only: a real browser opens the lecture pack's web deck, LibreOffice its slides
 TEST_APT_PACKAGES := chromium libreoffice-impress
+# the draft voice of --narration speak: installed if it can be (without it, that option
+# says how to install it and the rest works)
+VOICE_APT_PACKAGES := espeak-ng
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed
 # true when every package named is installed (a removed package whose configuration is
 # left still answers `dpkg -s`, so ask for its state)
 installed = [ "$$(dpkg-query -W -f='$${Status}\n' $(1) 2>/dev/null | grep -c '^install ok installed$$')" = "$(words $(1))" ]
+# install Debian's packages $(1) where missing and possible, else say what $(2) is lost
+install_optional = $(call installed,$(1)) || { \
+	  echo "installing $(1)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+	    $(1) >/dev/null || echo "could not install $(1): $(2)"; }
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages test-packages demo test golden bench soak gpu-check pixman-check clean-cache
+.PHONY: setup system-packages voice-packages test-packages demo test golden bench soak gpu-check pixman-check clean-cache
 
-setup: system-packages $(STAMP)
+setup: system-packages voice-packages $(STAMP)
 
 # cairo/pango headers to build manim's bindings, and the fonts the scenes name (no LaTeX).
 system-packages:
@@ -27,12 +36,11 @@ system-packages:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES) >/dev/null; }
 
+voice-packages:
+	@$(call install_optional,$(VOICE_APT_PACKAGES),--narration speak says how to install it and its test skips)
+
 test-packages:
-	@$(call installed,$(TEST_APT_PACKAGES)) || { \
-	  echo "installing test packages: $(TEST_APT_PACKAGES)"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
-	    $(TEST_APT_PACKAGES) >/dev/null || echo "could not install $(TEST_APT_PACKAGES): the browser and slides checks will skip, saying so"; }
+	@$(call install_optional,$(TEST_APT_PACKAGES),the browser and slides checks will skip and say so)
 
 # torch first, from the CPU wheel on disk: asking for the project first would let pip pull
 # a multi-GB CUDA build.

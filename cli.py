@@ -37,8 +37,9 @@ from .attention_core.errors import InputError
 
 __all__ = ["COMMANDS", "LazyGroup", "cli", "main"]
 
-# every command, by name: the module commands/<name>.py holds it as ``command``
-COMMANDS = ("batch", "cache", "config", "frames", "inspect", "pack", "render")
+# every command, by name: the module commands/<name>.py (- as _) holds it as ``command``
+COMMANDS = ("batch", "cache", "config", "frames", "inspect", "narration-script", "pack",
+            "render")
 
 
 class LazyGroup(click.Group):
@@ -55,7 +56,8 @@ class LazyGroup(click.Group):
         if cmd_name not in self.commands:
             from .settings import add_envvars
 
-            module = importlib.import_module(f"{__package__}.commands.{cmd_name}")
+            module = importlib.import_module(
+                f"{__package__}.commands.{cmd_name.replace('-', '_')}")
             add_envvars(module.command)
             self.add_command(module.command, cmd_name)
         return self.commands[cmd_name]

@@ -97,7 +97,7 @@ class LecturePack:
         self.trace, self.width, self.height = trace, width, height
         self.titles = {beat.name: beat.title for beat in BEATS}
 
-    def __call__(self, segments, starts: list[float], paths: dict) -> None:
+    def __call__(self, segments, starts: list[float], paths: dict, sound=None) -> None:
         from .scenes.pipeline.cache_files import KEY_FRAME, VIDEO
         from .scenes.pipeline.join import beat_spans, cut_clip, handoff_frame
 
@@ -118,7 +118,8 @@ class LecturePack:
                                   handoff_frame(before), before.frames))
                 end = handoff_frame(s) if n < len(segments) - 1 else s.frames
                 parts.append((stack.enter_context(s.opened(VIDEO)), 0, end))
-                cut_clip(parts, paths[f"clip:{s.beat}.mp4"])
+                cut_clip(parts, paths[f"clip:{s.beat}.mp4"],
+                         None if sound is None else clip_sound(sound, *spans[n]))
             paths[f"clip:{s.beat}.png"].write_bytes(s.read(KEY_FRAME))
             paths[f"clip:{s.beat}.vtt"].write_text(vtt(clip_cues(captions, *spans[n])),
                                                    encoding="utf-8")
@@ -234,6 +235,13 @@ def deck_colours() -> dict[str, str]:
     return {"scheme": "light" if light else "dark", "stage": pal.background,
             "text": pal.text, "ink": pal.ink, "soft": pal.soft, "dim": pal.dim,
             "line": pal.faint, "current": pal.query}
+
+
+def clip_sound(sound, start: float, end: float):
+    """The film's sound between ``start`` and ``end`` seconds (a clip's own voice)."""
+    from .scenes.pipeline.narration import RATE
+
+    return sound[int(round(start * RATE)):int(round(end * RATE))]
 
 
 DECK = """<!doctype html>

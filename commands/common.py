@@ -15,7 +15,8 @@ from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE, TRACE_DECIDES
 from .options import DrawingOptions, TraceOptions, VideoOptions
 
 __all__ = [
-    "beat_cache", "check_drawable", "compute_trace", "interrupts_held", "drawable_sentence", "render_into",
+    "beat_cache", "check_drawable", "compute_trace", "interrupts_held", "drawable_sentence",
+    "narration_for", "render_into",
     "note_settings", "report_files", "saved_trace", "say", "sentence_and_trace", "summary", "use_theme",
     "video_facts",
 ]
@@ -128,8 +129,20 @@ def beat_cache(no_cache: bool):
 _SAID_UNUSABLE: set = set()
 
 
-def render_into(trace, video: VideoOptions, drawing: DrawingOptions, outputs, *, also=None):
-    """Run a render into ``outputs`` with the command's video and drawing options."""
+def narration_for(source, video: VideoOptions):
+    """The film's narration from --narration (its recordings decoded and checked now,
+    before anything is written), or None."""
+    if source is None:
+        return None
+    from ..scenes.pipeline.narration import load_narration
+
+    return load_narration(source, list(video.beats))
+
+
+def render_into(trace, video: VideoOptions, drawing: DrawingOptions, outputs, *, also=None,
+                narration=None):
+    """Run a render into ``outputs`` with the command's video and drawing options (and
+    ``narration``, from :func:`narration_for`)."""
     with interrupts_held():         # the first import of manim
         from ..scenes.pipeline.render import render_video
     from .progress import RenderBar
@@ -138,7 +151,7 @@ def render_into(trace, video: VideoOptions, drawing: DrawingOptions, outputs, *,
     return render_video(trace, beats=video.beats, width=video.width, height=video.height,
                         fps=video.fps, outputs=outputs, progress=RenderBar(video.chatty),
                         report=say, jobs=video.jobs, quality=video.quality,
-                        cache=beat_cache(video.no_cache), also=also)
+                        cache=beat_cache(video.no_cache), also=also, narration=narration)
 
 
 def report_files(files, *, quiet: bool, as_json: bool, facts: dict | None = None) -> None:

@@ -19,7 +19,7 @@ from ..scenes.pipeline.formats import parse_resolution
 
 __all__ = [
     "BEATS", "DrawingOptions", "FPS", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
-    "drawing_options", "trace_options", "video_options",
+    "drawing_options", "narration_option", "trace_options", "video_options",
 ]
 
 SEED_RANGE = (0, 2 ** 63 - 1)
@@ -249,3 +249,12 @@ _VIDEO = [
 # options of the commands that render a video: size, rate, beats, workers, encoding, cache,
 # overwrite, quiet
 video_options = _gathered(VideoOptions, "video", _VIDEO)
+
+
+# a voice for the film (render and pack)
+narration_option = click.option(
+    "--narration", metavar="DIR|speak", default=None,
+    help="A voice: a folder of one recording per beat (title.wav, sparks.m4a, ...: any "
+         "audio; a beat lasts at least as long as its recording, its picture held longer), "
+         "or 'speak' for a draft voice reading the captions (espeak-ng). The sound goes "
+         "into the MP4 as AAC (Opus in a WebM) and into each clip of a pack.")

@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from .common import (compute_trace, render_into, report_files, sentence_and_trace, summary,
-                     video_facts)
+from .common import (compute_trace, narration_for, render_into, report_files,
+                     sentence_and_trace, summary, video_facts)
 from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
-                      trace_options, video_options)
+                      narration_option, trace_options, video_options)
 
 __all__ = ["command"]
 
@@ -26,9 +26,10 @@ Examples:
 @click.option("--out", "out_dir", type=click.Path(file_okay=True), metavar="DIR",
               help="Folder of the pack (default renders/<slug>-<resolution>-pack).")
 @drawing_options
+@narration_option
 @click.pass_context
 def command(ctx: click.Context, sentence: str, out_dir: str | None, tracing: TraceOptions,
-            video: VideoOptions, drawing: DrawingOptions):
+            video: VideoOptions, drawing: DrawingOptions, narration: str | None):
     """Render a lecture pack: the MP4 with chapters, each beat as a clip with its poster,
     WebVTT chapters and captions, PowerPoint slides and an offline web deck."""
     from ..lecture_pack import LecturePack, pack_outputs
@@ -38,9 +39,10 @@ def command(ctx: click.Context, sentence: str, out_dir: str | None, tracing: Tra
     if out_dir is None:
         out_dir = Path(video.output_dir) / f"{slugify(sentence)}-{video.label}-pack"
     outputs = pack_outputs(Path(out_dir), video.beats, force=video.force)
+    voice = narration_for(narration, video)
     if trace is None:
         trace = compute_trace(sentence, tracing)
-    result = render_into(trace, video, drawing, outputs,
+    result = render_into(trace, video, drawing, outputs, narration=voice,
                          also=LecturePack(trace, video.width, video.height))
     if video.chatty:
         summary(result)

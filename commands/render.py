@@ -8,10 +8,10 @@ import click
 
 from ..attention_core import DEFAULT_SENTENCE
 from ..facts import GIF_MAX_FPS, GIF_MAX_WIDTH
-from .common import (compute_trace, render_into, report_files, sentence_and_trace, summary,
-                     video_facts)
+from .common import (compute_trace, narration_for, render_into, report_files,
+                     sentence_and_trace, summary, video_facts)
 from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
-                      trace_options, video_options)
+                      narration_option, trace_options, video_options)
 
 __all__ = ["command"]
 
@@ -22,6 +22,7 @@ Examples:
   attention-explainer render "我爱北京天安门" --focus 北京 --beats sparks,pull -o beijing.mp4
   attention-explainer render --trace talk.npz --quality draft --jobs 2
   attention-explainer render "The cat ate the fish" -o talk.webm
+  attention-explainer render "The cat ate the fish" --narration my-voice/ -o talk.mp4
 """)
 @click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
 @trace_options
@@ -32,9 +33,10 @@ Examples:
                    f"{GIF_MAX_FPS} fps and {GIF_MAX_WIDTH} px wide, one palette of 256 "
                    "colours); its .srt, .png and .npz are written beside it.")
 @drawing_options
+@narration_option
 @click.pass_context
 def command(ctx: click.Context, sentence: str, output: str | None, tracing: TraceOptions,
-            video: VideoOptions, drawing: DrawingOptions):
+            video: VideoOptions, drawing: DrawingOptions, narration: str | None):
     """Render the explainer video (MP4, WebM or GIF, with .srt captions, a poster .png and
     the .npz trace)."""
     from ..outputs import slugify, video_outputs
@@ -43,9 +45,10 @@ def command(ctx: click.Context, sentence: str, output: str | None, tracing: Trac
     if output is None:
         output = Path(video.output_dir) / f"{slugify(sentence)}-{video.label}.mp4"
     outputs = video_outputs(Path(output), force=video.force).check()
+    voice = narration_for(narration, video)
     if trace is None:
         trace = compute_trace(sentence, tracing)
-    result = render_into(trace, video, drawing, outputs)
+    result = render_into(trace, video, drawing, outputs, narration=voice)
     if video.chatty:
         summary(result)
     report_files([result.video, result.captions, result.poster, result.trace],

@@ -45,6 +45,7 @@ class FilmScene(MovingCameraScene):
         self.stage: Stage | None = None
         self.played: list[str] = []          # the beats drawn so far, in order
         self.caption_free_at = 0.0
+        self.extra_holds: dict[str, float] = {}  # beat -> seconds more on its last picture
         self.audit_log: list[tuple] = []    # (beat, problem, detail) when auditing
         self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
         self.layout_log: list[tuple] = []   # (beat, problem, (time, moment, detail))
@@ -156,7 +157,9 @@ class FilmScene(MovingCameraScene):
             beat.coda()
         self.mark_held_end(beat_cls.name)
         hold = max(beat.hold, style.T_LAST_HOLD) if last else beat.hold
-        self.wait(max(hold, self.caption_free_at - self.renderer.time))
+        # a narrated beat holds its picture longer, until its recording has been heard
+        self.wait(max(hold, self.caption_free_at - self.renderer.time)
+                  + self.extra_holds.get(beat_cls.name, 0.0))
         hold_captions(self, first_caption)
         if not last:
             self.hand_off(beat)

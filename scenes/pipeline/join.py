@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ...facts import BEATS
 from .cache_files import KEY_FRAME, VIDEO
+from .narration import encode_sound, sound_stream_in
 
 __all__ = ["POSTER_BEAT", "TITLES", "assemble", "beat_spans", "chapter_marks", "cut_clip",
            "handoff_frame", "join_segments", "poster_of", "segment_starts", "write_captions"]
@@ -50,11 +51,11 @@ def chapter_marks(segments, starts: list[float]) -> list[tuple[float, float, str
     return [(a, b, TITLES[s.beat]) for s, (a, b) in zip(segments, beat_spans(segments, starts))]
 
 
-def cut_clip(parts: list, target: Path) -> None:
+def cut_clip(parts: list, target: Path, sound=None) -> None:
     """Frames of segment MP4s joined into ``target`` without re-encoding: ``parts`` are
     (video, first frame, end frame), each first frame a key frame of its segment (the
     start, or a hand-off: ``SegmentVideo.key_frame_at``). ``video`` as in
-    :func:`join_segments`."""
+    :func:`join_segments`. ``sound``: the clip's samples, encoded beside it as AAC."""
     import av
 
     with contextlib.ExitStack() as stack:
@@ -69,10 +70,13 @@ def cut_clip(parts: list, target: Path) -> None:
             stream = src.streams.video[0]
             if out_stream is None:
                 out_stream = out.add_stream_from_template(template=stream)
+                sound_stream = sound_stream_in(out) if sound is not None else None
             per_frame = 1 / (stream.average_rate * stream.time_base)
             offset = _copy_packets(src, stream, out, out_stream, offset,
                                    int(round(first * per_frame)), int(round(end * per_frame)))
             src.close()
+        if sound is not None and out_stream is not None:
+            encode_sound(out, sound_stream, sound)
 
 
 def poster_of(segments):
@@ -97,11 +101,19 @@ def write_captions(segments, starts: list[float], path: Path) -> None:
                     encoding="utf-8")
 
 
-def assemble(segments, trace, paths: dict, also=None) -> None:
+def assemble(segments, trace, paths: dict, also=None, narration=None) -> None:
     """Write the film from its drawn segments: ``paths["video"]`` (joined, with chapter
     marks; a .webm or .gif re-encoded from that), "captions", "poster" and "trace"; then
-    ``also(segments, starts, paths)`` (a lecture pack's files)."""
+    ``also(segments, starts, paths, sound)`` (a lecture pack's files). ``narration``
+    (``narration.Narration``): each beat's voice from its span's start, as the film's sound
+    (``sound``: its samples, else None)."""
     starts = segment_starts(segments)
+    sound = None
+    if narration is not None:
+        from .narration import film_track
+
+        sound = film_track(beat_spans(segments, starts), [s.beat for s in segments],
+                           narration, sum(s.frames for s in segments) / segments[0].fps)
     target = Path(paths["video"])
     # a WebM or a GIF is re-encoded from the joined MP4, made beside it in the staging
     # folder and removed there
@@ -109,7 +121,7 @@ def assemble(segments, trace, paths: dict, also=None) -> None:
         target.with_name(target.name + ".joined.mp4")
     with contextlib.ExitStack() as stack:
         videos = [stack.enter_context(s.opened(VIDEO)) for s in segments]
-        join_segments(videos, joined, chapter_marks(segments, starts))
+        join_segments(videos, joined, chapter_marks(segments, starts), sound)
     if joined != target:
         from .web_formats import transcode
         try:
@@ -120,14 +132,16 @@ def assemble(segments, trace, paths: dict, also=None) -> None:
     paths["poster"].write_bytes(poster_of(segments).read(KEY_FRAME))
     trace.save(paths["trace"])
     if also is not None:
-        also(segments, starts, paths)
+        also(segments, starts, paths, sound)
 
 
-def join_segments(videos: list, target: Path, chapters: list | None = None) -> None:
+def join_segments(videos: list, target: Path, chapters: list | None = None,
+                  sound=None) -> None:
     """Join segment MP4s of identical streams (same encoder settings, each starting on a
     key frame) into ``target`` without re-encoding, its index first (faststart), with
-    ``chapters`` [(start s, end s, title)] as the MP4's chapter marks. ``videos`` are
-    paths or open binary files (``BeatSegment.opened``: checked as they are read)."""
+    ``chapters`` [(start s, end s, title)] as the MP4's chapter marks and ``sound`` (mono
+    samples at ``narration.RATE``) as an AAC stream. ``videos`` are paths or open binary
+    files (``BeatSegment.opened``: checked as they are read)."""
     import av
 
     with contextlib.ExitStack() as stack:
@@ -145,8 +159,11 @@ def join_segments(videos: list, target: Path, chapters: list | None = None) -> N
             stream = src.streams.video[0]
             if out_stream is None:
                 out_stream = out.add_stream_from_template(template=stream)
+                sound_stream = sound_stream_in(out) if sound is not None else None
             offset = _copy_packets(src, stream, out, out_stream, offset)
             src.close()
+        if sound is not None and out_stream is not None:
+            encode_sound(out, sound_stream, sound)
 
 
 def _copy_packets(src, stream, out, out_stream, offset: int, first: int = 0,

@@ -26,7 +26,8 @@ from .plan import SegmentJob, plan_film
 from .stills import render_stills, still_label
 
 __all__ = ["RenderProgress", "RenderResult", "assemble", "default_workers",
-           "discarded_line", "film_result", "render_stills", "render_video", "still_label"]
+           "discarded_line", "film_result", "film_timing", "render_stills", "render_video",
+           "still_label"]
 
 
 @dataclass
@@ -80,7 +81,7 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
                  progress: RenderProgress | None = None,
                  report=None, audit: bool = False, jobs: int | None = None,
                  cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY,
-                 also=None) -> RenderResult:
+                 also=None, narration=None) -> RenderResult:
     """Render the explainer's ``beats`` for ``trace`` into ``output`` (an .mp4).
 
     Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
@@ -94,8 +95,10 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     (``RenderProgress``). ``quality`` is "final" or "draft" (``encoding``). ``report``
     receives one-line notes (stale files removed, damaged cache entries discarded).
     ``audit`` (tests) checks every step for small texts and glyph morphs and keeps the
-    texts seen on screen. ``also(segments, starts, paths)`` writes more files of the set
-    before it is committed (a lecture pack).
+    texts seen on screen. ``also(segments, starts, paths, sound)`` writes more files of
+    the set before it is committed (a lecture pack). ``narration``
+    (``narration.Narration``): each beat's voice, the film's sound; a beat whose voice
+    outlasts it is drawn again with its last picture held longer.
     """
     tasks = plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality,
                       audit=audit)
@@ -110,16 +113,58 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
                                  scratch=outputs.scratch / "segments",
                                  cache_folder=cache.folder if cache else None,
                                  on_done=bar.on_segment)
+        if narration is not None:
+            narration = narration.voices_for(segments)
+            tasks, segments = _stretched(tasks, segments, trace, narration, workers=workers,
+                                         scratch=outputs.scratch / "stretched",
+                                         cache_folder=cache.folder if cache else None)
         for segment in segments:
             if segment.discarded and report is not None:
                 report(discarded_line(segment))
         bar.finishing()
-        assemble(segments, trace, {kind: outputs.path(kind) for kind in outputs.files}, also)
+        assemble(segments, trace, {kind: outputs.path(kind) for kind in outputs.files}, also,
+                 narration)
         finals = outputs.commit()
         bar.done()
     if cache is not None:
         cache.trim()
     return film_result(segments, finals, tasks[0], seconds=wallclock.perf_counter() - started)
+
+
+def film_timing(trace, *, beats, width: int, height: int, fps: int, jobs: int | None = None,
+                cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY):
+    """The film's segments as a render draws them (through the ``cache``: the render that
+    follows takes them from there), for their times and captions; no file is written
+    but the cache's. (segments, spans): each beat's span in the film, in seconds."""
+    import tempfile
+
+    tasks = plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality)
+    workers = default_workers() if jobs is None else max(1, int(jobs))
+    with sigterm_as_interrupt(), \
+            tempfile.TemporaryDirectory(prefix="attention-explainer-timing-") as scratch:
+        segments = draw_segments(tasks, trace, workers=workers, scratch=Path(scratch),
+                                 cache_folder=cache.folder if cache else None)
+    return segments, beat_spans(segments, segment_starts(segments))
+
+
+def _stretched(tasks, segments, trace, narration, **drawing):
+    """The tasks and segments of the film with each beat whose voice outlasts its span
+    drawn again, its last picture held longer (``narration.extra_holds``)."""
+    from dataclasses import replace
+
+    from .narration import extra_holds
+
+    extras = extra_holds(segments, beat_spans(segments, segment_starts(segments)), narration)
+    if not extras:
+        return tasks, segments
+    again = [n for n, task in enumerate(tasks) if task.beat in extras]
+    redone = draw_segments([replace(tasks[n], hold_extra=extras[tasks[n].beat])
+                            for n in again], trace, **drawing)
+    tasks, segments = list(tasks), list(segments)
+    for n, segment in zip(again, redone):
+        tasks[n] = replace(tasks[n], hold_extra=extras[tasks[n].beat])
+        segments[n] = segment
+    return tasks, segments
 
 
 def discarded_line(segment) -> str:

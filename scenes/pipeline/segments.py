@@ -134,7 +134,8 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
     try:
         with tempconfig(conf):
             scene = make_film(trace, [job.beat], ends_film=not job.hands_off,
-                              audit=job.audit, carried_over=job.follows, video=video)
+                              audit=job.audit, carried_over=job.follows, video=video,
+                              extra_holds={job.beat: job.hold_extra})
             scene.render()
         video.close()
     except Exception as exc:

@@ -37,19 +37,33 @@ def transcode(source: Path, target: Path) -> None:
 
 
 def _webm(source: Path, target: Path) -> None:
+    """VP9, and the film's sound (if it has one) as Opus."""
     import av
 
+    from .narration import decode, encode_sound, sound_stream_in
+
+    sound = decode(source) if _has_sound(source) else None
     with av.open(str(source)) as src, av.open(str(target), "w", format="webm") as out:
         stream = src.streams.video[0]
         vp9 = out.add_stream("libvpx-vp9", rate=stream.average_rate)
         vp9.width, vp9.height, vp9.pix_fmt = stream.width, stream.height, "yuv420p"
         vp9.options = dict(VP9_OPTIONS)
+        opus = sound_stream_in(out, "libopus") if sound is not None else None
         for n, frame in enumerate(src.decode(stream)):
             frame.pts, frame.time_base = n, Fraction(1, 1) / stream.average_rate
             for packet in vp9.encode(frame):
                 out.mux(packet)
         for packet in vp9.encode():
             out.mux(packet)
+        if opus is not None:
+            encode_sound(out, opus, sound)
+
+
+def _has_sound(path: Path) -> bool:
+    import av
+
+    with av.open(str(path)) as container:
+        return bool(container.streams.audio)
 
 
 def gif_size(width: int, height: int) -> tuple[int, int]:

@@ -1,0 +1,45 @@
+"""`attention-explainer narration-script`: what to read aloud for each beat, and the time
+each beat has today (a recording per beat then goes to `render --narration DIR`)."""
+from __future__ import annotations
+
+import click
+
+from ..attention_core import DEFAULT_SENTENCE
+from .common import beat_cache, compute_trace, interrupts_held, sentence_and_trace, use_theme
+from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
+                      trace_options, video_options)
+
+__all__ = ["command"]
+
+
+@click.command("narration-script", epilog="""\b
+Examples:
+  attention-explainer narration-script "The cat ate the fish"
+  attention-explainer narration-script "The cat ate the fish" --beats title,sparks,pull
+""")
+@click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
+@trace_options
+@video_options
+@drawing_options
+@click.pass_context
+def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: VideoOptions,
+            drawing: DrawingOptions):
+    """Print the narration script: per beat its title, the seconds it lasts now and its
+    captions, to read aloud into one recording per beat (title.wav, embed.wav, ...) for
+    `render --narration DIR`. The beats are drawn through the beat cache to time them, so
+    the render that follows takes them from there."""
+    sentence, trace = sentence_and_trace(ctx, sentence, tracing, video, drawing)
+    if trace is None:
+        trace = compute_trace(sentence, tracing)
+    with interrupts_held():          # the first import of manim
+        from ..scenes.pipeline.join import TITLES
+        from ..scenes.pipeline.narration import script
+        from ..scenes.pipeline.render import film_timing
+
+    use_theme(drawing.theme)
+    segments, spans = film_timing(trace, beats=video.beats, width=video.width,
+                                  height=video.height, fps=video.fps, jobs=video.jobs,
+                                  cache=beat_cache(video.no_cache), quality=video.quality)
+    click.echo(f"# Narration of \u201c{trace.sentence}\u201d: one recording per beat, "
+               "named as below\n")
+    click.echo(script(segments, spans, TITLES))
