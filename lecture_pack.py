@@ -96,6 +96,7 @@ class LecturePack:
     def __init__(self, trace, width: int, height: int):
         self.trace, self.width, self.height = trace, width, height
         self.titles = {beat.name: beat.title for beat in BEATS}
+        self.facts = {beat.name: beat for beat in BEATS}
 
     def __call__(self, segments, starts: list[float], paths: dict, sound=None) -> None:
         from .scenes.pipeline.cache_files import KEY_FRAME, VIDEO
@@ -123,15 +124,25 @@ class LecturePack:
             paths[f"clip:{s.beat}.png"].write_bytes(s.read(KEY_FRAME))
             paths[f"clip:{s.beat}.vtt"].write_text(vtt(clip_cues(captions, *spans[n])),
                                                    encoding="utf-8")
-        beats = [self._beat_facts(n, s, spans[n - 1], captions)
+        from .attention_core.notes import beat_quotes
+
+        quotes = beat_quotes(self.trace)
+        beats = [self._beat_facts(n, s, spans[n - 1], captions, quotes.get(s.beat, []))
                  for n, s in enumerate(segments, 1)]
+        for beat, after in zip(beats, beats[1:] + [None]):
+            beat["next"] = f"{after['number']}. {after['title']}" if after else "the end"
+            beat["notes_text"] = notes_text(beat)
         self.write_slides(paths["slides"], beats, paths)
         paths["deck"].write_text(self.deck_html(beats), encoding="utf-8")
 
-    def _beat_facts(self, number: int, segment, span, captions) -> dict:
-        return {"beat": segment.beat, "title": self.titles[segment.beat],
+    def _beat_facts(self, number: int, segment, span, captions, quotes) -> dict:
+        facts = self.facts[segment.beat]
+        return {"beat": segment.beat, "number": number, "title": facts.title,
                 "clip": clip_name(number, segment.beat), "duration": span[1] - span[0],
-                "notes": [text for _, _, text in segment.captions],
+                "start": span[0], "shows": facts.shows[:1].upper() + facts.shows[1:],
+                "say": [" ".join(text.split()) for _, _, text in segment.captions],
+                "quote": quotes,
+                "ask": facts.ask.format(focus=f"\u2018{self.trace.focus_word}\u2019"),
                 "cues": clip_cues(captions, *span)}
 
     # ---- PowerPoint ---------------------------------------------------------------------
@@ -190,7 +201,7 @@ class LecturePack:
             poster = paths[f"clip:{beat['beat']}.png"]
             slide.shapes.add_movie(str(clip), left, top, movie_w, movie_h,
                                    poster_frame_image=str(poster), mime_type="video/mp4")
-            slide.notes_slide.notes_text_frame.text = "\n".join(beat["notes"]) or beat["title"]
+            slide.notes_slide.notes_text_frame.text = beat["notes_text"]
         deck.save(str(path))
 
     # ---- the web deck -------------------------------------------------------------------
@@ -216,8 +227,12 @@ class LecturePack:
       </video>
     </section>''' for n, b in enumerate(beats, 1))
         title = html.escape(self.trace.sentence)
+        notes = [{key: b[key] for key in ("number", "title", "duration", "shows", "say",
+                                          "quote", "ask", "next")} for b in beats]
+        # inside <script>: no "</" may close it early
+        notes_json = json.dumps(notes, ensure_ascii=False).replace("<", "\\u003c")
         return DECK.format(title=title, sentence=title, chapters=chapters, sections=sections,
-                           **deck_colours(),
+                           notes=notes_json, **deck_colours(),
                            model=html.escape(f"{self.trace.model_label} · layer "
                                              f"{self.trace.layer} · head "
                                              f"{self.trace.primary_head}"),
@@ -235,6 +250,31 @@ def deck_colours() -> dict[str, str]:
     return {"scheme": "light" if light else "dark", "stage": pal.background,
             "text": pal.text, "ink": pal.ink, "soft": pal.soft, "dim": pal.dim,
             "line": pal.faint, "current": pal.query}
+
+
+def clock(seconds: float) -> str:
+    """M:SS.
+
+    >>> clock(75.4)
+    '1:15'
+    """
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes}:{rest:02d}"
+
+
+def notes_text(beat: dict) -> str:
+    """A beat's speaker notes as plain text: what it shows, what to say (its captions, with
+    the real numbers), the numbers to quote, a question for the room, its time and the
+    next beat."""
+    lines = [f"{beat['number']}. {beat['title']}: {beat['duration']:.0f} s, from "
+             f"{clock(beat['start'])}; next: {beat['next']}",
+             f"Shows: {beat['shows']}.", "Say:"]
+    lines += [f"\u2022 {line}" for line in beat["say"]]
+    if beat["quote"]:
+        lines.append("Quote:")
+        lines += [f"\u2022 {line}" for line in beat["quote"]]
+    lines.append(f"Ask the room: {beat['ask']}")
+    return "\n".join(lines)
 
 
 def clip_sound(sound, start: float, end: float):
@@ -278,11 +318,13 @@ DECK = """<!doctype html>
     <ol id="chapters">
 {chapters}
     </ol>
-    <p class="keys">→ space PageDown: next · ← PageUp: back · f: full screen</p>
+    <p class="keys">→ space PageDown: next · ← PageUp: back · f: full screen ·
+      p: presenter view (notes, next beat, time)</p>
   </nav>
   <main>
 {sections}
   </main>
+<script type="application/json" id="notes">{notes}</script>
 <script>
 (function () {{
   const sections = Array.from(document.querySelectorAll("main section"));
@@ -299,12 +341,70 @@ DECK = """<!doctype html>
     video.currentTime = 0;
     if (play) {{ video.play().catch(() => {{}}); }}
     history.replaceState(null, "", "#beat-" + (n + 1));
+    showNotes();
   }}
+  // the presenter view: a second window with the current beat's notes, the next beat and
+  // the time since it opened; its keys drive this page. Filled with textContent only.
+  const notes = JSON.parse(document.getElementById("notes").textContent);
+  let presenter = null, opened = 0;
+  function fill(doc, id, lines, tag) {{
+    const box = doc.getElementById(id);
+    box.replaceChildren(...lines.map((line) => {{
+      const item = doc.createElement(tag); item.textContent = line; return item; }}));
+  }}
+  function showNotes() {{
+    if (!presenter || presenter.closed || current < 0) return;
+    const n = notes[current], doc = presenter.document;
+    doc.getElementById("now").textContent =
+      n.number + ". " + n.title + " (" + Math.round(n.duration) + " s)";
+    doc.getElementById("shows").textContent = n.shows;
+    fill(doc, "say", n.say, "li");
+    fill(doc, "quote", n.quote, "li");
+    doc.getElementById("ask").textContent = n.ask;
+    doc.getElementById("next").textContent = "Next: " + n.next;
+  }}
+  function tick() {{
+    if (!presenter || presenter.closed) return;
+    const s = Math.floor((Date.now() - opened) / 1000);
+    presenter.document.getElementById("elapsed").textContent =
+      Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+  }}
+  function openPresenter() {{
+    if (presenter && !presenter.closed) {{ presenter.focus(); return; }}
+    presenter = window.open("", "presenter", "width=960,height=720");
+    if (!presenter) return;
+    const doc = presenter.document;
+    doc.open();
+    doc.write(PRESENTER);
+    doc.close();
+    doc.addEventListener("keydown", (event) =>
+      document.dispatchEvent(new KeyboardEvent("keydown", {{ key: event.key }})));
+    opened = Date.now();
+    showNotes();
+    tick();
+    setInterval(tick, 250);
+  }}
+  const PRESENTER = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Presenter view</title><style>
+  body {{ margin: 1.5rem 2rem; background: {stage}; color: {text};
+         font: 20px/1.45 "CMU Serif", Georgia, serif; }}
+  #elapsed {{ float: right; font-size: 2.2rem; color: {ink}; }}
+  #now {{ font-size: 1.6rem; color: {ink}; margin: 0 0 .6rem; font-weight: normal; }}
+  h3 {{ font-size: 1rem; color: {dim}; margin: 1rem 0 .2rem; font-weight: normal; }}
+  ul {{ margin: 0; padding-left: 1.3rem; }}
+  #ask {{ color: {current}; }}
+  #next {{ color: {soft}; margin-top: 1.2rem; }}
+</style></head><body>
+<div id="elapsed">0:00</div><h2 id="now"></h2>
+<p id="shows"></p><h3>Say</h3><ul id="say"></ul><h3>Quote</h3><ul id="quote"></ul>
+<h3>Ask the room</h3><p id="ask"></p><p id="next"></p></body></html>`;
   document.addEventListener("keydown", (event) => {{
     if (event.key === "ArrowRight" || event.key === " " || event.key === "PageDown") {{
       event.preventDefault(); go(current + 1, true);
     }} else if (event.key === "ArrowLeft" || event.key === "PageUp") {{
       event.preventDefault(); go(current - 1, true);
+    }} else if (event.key === "p") {{
+      openPresenter();
     }} else if (event.key === "f") {{
       const video = sections[current].querySelector("video");
       if (document.fullscreenElement) {{ document.exitFullscreen(); }}

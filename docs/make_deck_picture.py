@@ -1,5 +1,6 @@
-"""The README's picture of the web deck: a lecture pack's index.html in headless Chromium,
-on the sparks beat at its key frame.
+"""The README's pictures of the web deck: a lecture pack's index.html in headless Chromium,
+on the sparks beat at its key frame (web-deck.png), and its presenter view on that beat
+(presenter-view.png).
 
     attention-explainer pack --out /tmp/pack --resolution 720p
     .venv/bin/python docs/make_deck_picture.py /tmp/pack
@@ -26,5 +27,12 @@ with sync_playwright() as p:
     })""")
     page.wait_for_timeout(300)
     page.screenshot(path=str(out))
+    with page.expect_popup() as opened:
+        page.keyboard.press("p")
+    view = opened.value
+    view.set_viewport_size({"width": 960, "height": 720})
+    view.wait_for_function("() => document.getElementById('now').textContent !== ''")
+    view.wait_for_timeout(2200)            # the clock has run
+    view.screenshot(path=str(out.with_name("presenter-view.png")))
     browser.close()
 print(out)

@@ -191,7 +191,8 @@ def test_the_slides_open_in_libreoffice(pack, tmp_path):
     assert pdf.is_file() and pdf.stat().st_size > 1000, done.stdout + done.stderr
 
 
-def test_the_web_deck_plays_offline_in_chromium(pack):
+def browser_or_skip():
+    """(Chromium's path, playwright's sync_playwright), or skip saying what is missing."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     try:
         from playwright.sync_api import sync_playwright
@@ -200,12 +201,21 @@ def test_the_web_deck_plays_offline_in_chromium(pack):
     if chromium is None or sync_playwright is None:
         pytest.skip("no Chromium (apt-get install chromium) or no playwright: the web deck "
                     "was not opened in a browser")
+    return chromium, sync_playwright
+
+
+def launch(p, chromium):
+    return p.chromium.launch(executable_path=chromium, args=[
+        "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"])
+
+
+def test_the_web_deck_plays_offline_in_chromium(pack):
+    chromium, sync_playwright = browser_or_skip()
     folder, _ = pack
     current_video = "document.querySelector('section:not([hidden]) video')"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        browser = launch(p, chromium)
         page = browser.new_page()
         requests = []
         page.on("request", lambda request: requests.append(request.url))
@@ -226,3 +236,57 @@ def test_the_web_deck_plays_offline_in_chromium(pack):
         assert chapters == len(BEATS)
         browser.close()
     assert requests and all(url.startswith(("file:", "data:")) for url in requests), requests
+
+
+def test_the_presenter_view_shows_the_notes_the_next_beat_and_the_time(pack):
+    """p opens the presenter view in a second window: the current beat's notes (what to
+    say, with its numbers, and a question for the room), the next beat, a running clock;
+    it follows the deck, and its keys drive the deck."""
+    chromium, sync_playwright = browser_or_skip()
+    folder, _ = pack
+    with sync_playwright() as p:
+        browser = launch(p, chromium)
+        page = browser.new_page()
+        page.goto((folder / "index.html").as_uri())
+        page.wait_for_function("() => window.deck.current() === 0", timeout=20000)
+        with page.expect_popup() as opened:
+            page.keyboard.press("p")
+        view = opened.value
+        view.wait_for_selector("#now")
+
+        def text(selector):
+            return view.inner_text(selector).strip()
+        assert text("#now").startswith("1. The sentence, its question and the formula")
+        assert "\u2018ate\u2019: who does it, and to what?" in text("#say")
+        assert "minilm, layer 5, head 11" in text("#quote")
+        assert "\u2018ate\u2019" in text("#ask") and text("#ask").endswith("?")
+        assert text("#next") == "Next: 2. Words become vectors"
+        first = text("#elapsed")
+        view.wait_for_function("t => document.getElementById('elapsed').textContent !== t",
+                               arg=first, timeout=5000)
+        page.keyboard.press("ArrowRight")
+        view.wait_for_function("() => document.getElementById('now').textContent"
+                               ".startsWith('2. Words become vectors')", timeout=5000)
+        assert "384" in text("#quote")
+        view.keyboard.press("ArrowRight")            # the presenter's keys drive the deck
+        page.wait_for_function("() => window.deck.current() === 2", timeout=5000)
+        browser.close()
+
+
+def test_the_slides_notes_say_show_quote_and_ask(pack):
+    from pptx import Presentation
+
+    folder, _ = pack
+    slides = list(Presentation(str(folder / "slides.pptx")).slides)[1:]
+    for slide, beat in zip(slides, BEATS):
+        notes = slide.notes_slide.notes_text_frame.text
+        for part in ("Shows:", "Say:", "Quote:", "Ask the room:", "next:"):
+            assert part in notes, (beat, part)
+    from attention_explainer.attention_core.trace import AttentionTrace
+    trace = AttentionTrace.load(folder / "explainer.npz")
+    s, f = trace.primary_slot, trace.focus_index
+    dots = trace.q[s, f].astype(float) @ trace.k[s].astype(float).T
+    best = int(np.argmax(dots))                  # the notes quote the model's own q·k
+    sparks = slides[BEATS.index("sparks")].notes_slide.notes_text_frame.text
+    assert (f"q\u00b7k of \u2018ate\u2019 with \u2018{trace.display_tokens[best]}\u2019: "
+            f"{dots[best]:+.1f}") in sparks
