@@ -12,6 +12,7 @@ http(s) address: the deck works from ``file://`` with no network.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import html
 import json
 from pathlib import Path
@@ -25,7 +26,7 @@ __all__ = ["DECK", "FIXED", "LecturePack", "MIN_CUE", "clip_cues", "clip_name", 
 
 FIXED = {"video": "explainer.mp4", "captions": "explainer.srt", "poster": "explainer.png",
          "trace": "explainer.npz", "chapters": "chapters.vtt", "captions_vtt": "captions.vtt",
-         "slides": "slides.pptx", "deck": "index.html"}
+         "slides": "slides.pptx", "deck": "index.html", "handout": "handout.pdf"}
 
 
 def clip_name(number: int, beat: str) -> str:
@@ -133,6 +134,7 @@ class LecturePack:
             beat["next"] = f"{after['number']}. {after['title']}" if after else "the end"
             beat["notes_text"] = notes_text(beat)
         self.write_slides(paths["slides"], beats, paths)
+        self.write_handout(paths["handout"], beats, paths)
         paths["deck"].write_text(self.deck_html(beats), encoding="utf-8")
 
     def _beat_facts(self, number: int, segment, span, captions, quotes) -> dict:
@@ -204,6 +206,49 @@ class LecturePack:
             slide.notes_slide.notes_text_frame.text = beat["notes_text"]
         deck.save(str(path))
 
+    # ---- the handout ----------------------------------------------------------------------
+    def write_handout(self, path: Path, beats: list[dict], paths: dict) -> None:
+        """A printable A4 handout, a page per beat: its title, its key frame and its notes,
+        in the film's fonts (embedded, the text selectable), white paper in every theme."""
+        import logging
+
+        from fpdf import FPDF
+
+        from .scenes.vocabulary.fonts import FONT_FILES
+
+        logging.getLogger("fontTools").setLevel(logging.ERROR)    # its notes on subsetting
+        pdf = FPDF(orientation="portrait", unit="mm", format="A4")
+        pdf.set_auto_page_break(True, margin=14)
+        pdf.set_creation_date(EPOCH)             # the same pack, the same bytes
+        pdf.set_title(f"Attention: {self.trace.sentence}")
+        fonts = {"serif": FONT_FILES[0], "serif-bold": FONT_FILES[1],
+                 "cjk": FONT_FILES[3], "symbols": FONT_FILES[4], "other": FONT_FILES[5]}
+        for name, file in fonts.items():
+            pdf.add_font(name, fname=file)
+        # a glyph the serif lacks (CJK, a symbol, another script) comes from the next
+        pdf.set_fallback_fonts(["cjk", "symbols", "other"], exact_match=False)
+        width = pdf.epw
+        for beat in beats:
+            pdf.add_page()
+            pdf.set_font("serif", size=9)
+            pdf.set_text_color(90, 90, 90)
+            pdf.multi_cell(width, 4.5, f"\u201c{self.trace.sentence}\u201d \u00b7 "
+                           f"{self.trace.model_label}, layer {self.trace.layer}, head "
+                           f"{self.trace.primary_head}", new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(2)
+            pdf.set_font("serif-bold", size=16)
+            pdf.set_text_color(0, 0, 0)
+            pdf.multi_cell(width, 8, f"{beat['number']}. {beat['title']}",
+                           new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(2)
+            pdf.image(str(paths[f"clip:{beat['beat']}.png"]), w=width,
+                      h=width * self.height / self.width)
+            pdf.ln(3)
+            pdf.set_font("serif", size=10.5)
+            for line in notes_text(beat).splitlines()[1:]:
+                pdf.multi_cell(width, 5.2, line, new_x="LMARGIN", new_y="NEXT")
+        pdf.output(str(path))
+
     # ---- the web deck -------------------------------------------------------------------
     def deck_html(self, beats: list[dict]) -> str:
         """One self-contained page: a section per beat with its clip, keys to move, a
@@ -250,6 +295,9 @@ def deck_colours() -> dict[str, str]:
     return {"scheme": "light" if light else "dark", "stage": pal.background,
             "text": pal.text, "ink": pal.ink, "soft": pal.soft, "dim": pal.dim,
             "line": pal.faint, "current": pal.query}
+
+
+EPOCH = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)   # a handout's date
 
 
 def clock(seconds: float) -> str:

@@ -34,7 +34,7 @@ def _frames(path: Path) -> list[np.ndarray]:
 def test_a_pack_writes_every_file_and_lists_them(pack):
     folder, report = pack
     expected = {"explainer.mp4", "explainer.srt", "explainer.png", "explainer.npz",
-                "chapters.vtt", "captions.vtt", "slides.pptx", "index.html"}
+                "chapters.vtt", "captions.vtt", "slides.pptx", "index.html", "handout.pdf"}
     for n, beat in enumerate(BEATS, 1):
         expected |= {f"clips/{n:02d}-{beat}{suffix}" for suffix in (".mp4", ".png", ".vtt")}
     written = {str(Path(p).relative_to(folder)) for p in report["files"]}
@@ -290,3 +290,18 @@ def test_the_slides_notes_say_show_quote_and_ask(pack):
     sparks = slides[BEATS.index("sparks")].notes_slide.notes_text_frame.text
     assert (f"q\u00b7k of \u2018ate\u2019 with \u2018{trace.display_tokens[best]}\u2019: "
             f"{dots[best]:+.1f}") in sparks
+
+
+def test_the_handout_has_a_page_per_beat_with_its_title_and_notes(pack):
+    from pypdf import PdfReader
+
+    from attention_explainer.facts import BEATS as FACTS
+    folder, _ = pack
+    pages = PdfReader(str(folder / "handout.pdf")).pages
+    assert len(pages) == len(BEATS)
+    for n, (page, beat) in enumerate(zip(pages, BEATS), 1):
+        text = " ".join(page.extract_text().split())      # selectable, not a picture
+        title = next(b.title for b in FACTS if b.name == beat)
+        assert f"{n}. {title}" in text, (beat, text[:200])
+        assert "The cat ate the fish" in text and "Ask the room:" in text
+        assert page.images, f"{beat}: no key frame on its page"
