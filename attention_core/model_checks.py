@@ -10,7 +10,7 @@ import json
 import math
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, is_json_int, short_repr
 
 __all__ = ["ACTIVATIONS", "CONFIG_INTS", "EMBEDDINGS", "FIX", "MAX_CONFIG_BYTES",
            "SUPPORTED_MODEL_TYPES", "check_config", "check_tensor_shapes", "expected_shapes",
@@ -30,16 +30,6 @@ CONFIG_INTS = {
 }
 EMBEDDINGS = "embeddings.word_embeddings.weight"
 FIX = "use the folder's own config.json, or a folder whose config.json and weights match"
-
-
-def _is_int(value) -> bool:
-    """A JSON integer: bool is not one, though Python says it is."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def read_config(path: Path, what: str) -> dict:
@@ -66,10 +56,10 @@ def check_config(config, what: str) -> None:
                          "{\"model_type\": \"bert\", ...}.")
     model_type = config.get("model_type")
     if model_type not in SUPPORTED_MODEL_TYPES:
-        raise InputError(f"{what} is a {_short(model_type)} model; only BERT-family folders "
+        raise InputError(f"{what} is a {short_repr(model_type)} model; only BERT-family folders "
                          f"(model_type {', '.join(SUPPORTED_MODEL_TYPES)}) are supported.")
     if config.get("hidden_act", "gelu") not in ACTIVATIONS:
-        raise InputError(f"{what} uses activation {_short(config.get('hidden_act'))}; "
+        raise InputError(f"{what} uses activation {short_repr(config.get('hidden_act'))}; "
                          f"supported: {', '.join(ACTIVATIONS)}.")
     for key, (low, high) in CONFIG_INTS.items():
         if key not in config:
@@ -84,19 +74,19 @@ def check_config(config, what: str) -> None:
     eps = config.get("layer_norm_eps", 1e-12)
     if not (isinstance(eps, (int, float)) and not isinstance(eps, bool)
             and math.isfinite(eps) and eps > 0):
-        raise InputError(f"{what}: config.json layer_norm_eps is {_short(eps)}; it must be a "
+        raise InputError(f"{what}: config.json layer_norm_eps is {short_repr(eps)}; it must be a "
                          f"positive number; {FIX}.")
     kind = config.get("position_embedding_type", "absolute")
     if kind != "absolute":
-        raise InputError(f"{what}: config.json position_embedding_type is {_short(kind)}; only "
+        raise InputError(f"{what}: config.json position_embedding_type is {short_repr(kind)}; only "
                          "absolute position embeddings are supported.")
 
 
 def _check_int(config: dict, key: str, low: int, high: int | None, what: str) -> None:
     value = config[key]
-    if not _is_int(value) or value < low or (high is not None and value > high):
+    if not is_json_int(value) or value < low or (high is not None and value > high):
         allowed = f"from {low} to {high}" if high is not None else f"at least {low}"
-        raise InputError(f"{what}: config.json {key} is {_short(value)}; it must be an integer "
+        raise InputError(f"{what}: config.json {key} is {short_repr(value)}; it must be an integer "
                          f"{allowed}; {FIX}.")
 
 

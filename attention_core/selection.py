@@ -100,10 +100,11 @@ class Focus:
 _PICK = re.compile(r"^(?P<words>.*\S)\s*\[(?P<n>-?\d{1,4})\]$", re.S)
 
 
-def resolve_focus(focus: str | None, tokens) -> Focus:
+def resolve_focus(focus: str | None, tokens, reads_ahead: bool = True) -> Focus:
     """The query token to explain, from ``--focus`` and a TokenizedSentence.
 
-    Empty (the default) picks the middle content word, "ate" in "The cat ate the fish".
+    Empty (the default) picks the middle content word, "ate" in "The cat ate the fish";
+    in a causal model (not ``reads_ahead``) the last, which sees the whole sentence: "fish".
     Otherwise ``focus`` is any run of whole tokens of the sentence, matched case- and
     accent-insensitively ("北京" is the two tokens 北 and 京; "unbelievably" is un ##bel
     ##ie ##va ##bly); its first token's query is explained, or the n-th with
@@ -125,7 +126,7 @@ def resolve_focus(focus: str | None, tokens) -> Focus:
         continuing = {n for a, b, _ in written for n in range(a + 1, b + 1)}
         starting = [n for n in candidates if word_ids.index(n) not in continuing]
         candidates = starting or candidates
-        word = candidates[(len(candidates) - 1) // 2]     # the middle, its left of two
+        word = candidates[(len(candidates) - 1) // 2 if reads_ahead else -1]  # middle: left
         first = word_ids.index(word)
         last = len(word_ids) - 1 - word_ids[::-1].index(word)
         return _focus(tokens, (first, last), 0, words[word])

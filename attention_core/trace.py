@@ -15,13 +15,14 @@ from pathlib import Path
 import numpy as np
 
 from ..facts import TRACE_DEFAULTS
-from .errors import InputError
+from .errors import InputError, is_json_int, short_repr
 from .trace_file import HINT, OPTIONAL_SHAPES, SHAPES, describe_shape, read_trace_arrays
 
 __all__ = ["ARRAY_FIELDS", "AttentionTrace", "DEFAULT_TRACE", "NPZ_KEYS", "OPTIONAL_FIELDS",
            "PROJECTION_ROWS", "REQUIRED_META", "ROW_SUM_TOLERANCE", "TRACE_ENV",
-           "POSITIONS_LEARNED", "POSITIONS_SINUSOIDAL", "UPDATE_NORMED", "UPDATE_PLAIN",
-           "drawn_projection_rows", "kept_projection_rows", "trace_from_environment"]
+           "POSITIONS_LEARNED", "POSITIONS_ROTARY", "POSITIONS_SINUSOIDAL", "UPDATE_NORMED",
+           "UPDATE_PLAIN", "UPDATE_PRENORM",
+           "drawn_projection_rows", "kept_projection_rows", "model_label", "trace_from_environment"]
 
 NPZ_KEYS = tuple(SHAPES)     # tokens, the arrays below, meta: one source with the file checks
 ARRAY_FIELDS = NPZ_KEYS[1:-1]   # embeddings, q, k, v, scores, mask, weights, context, output
@@ -34,12 +35,29 @@ ROW_SUM_TOLERANCE = {"bfloat16": 1e-2}
 # its attention; the seed's module is attention alone, the block's residual added to it
 UPDATE_NORMED = "layernorm(E + dE)"
 UPDATE_PLAIN = "E + dE"
+# a pre-norm model (GPT-2, Llama): attention reads E, the layer norm of the residual stream
+# x, and its update is added to x itself (``residual``), not normed until the next part
+UPDATE_PRENORM = "x + dE"
 # The position vectors a trace keeps (``meta["positions"]``): a table the model learned
 # (BERT), or the sines and cosines of Vaswani et al. 2017 (the scratch model's input)
 POSITIONS_LEARNED = "learned"
 POSITIONS_SINUSOIDAL = "sinusoidal"
+# no vectors added: the query and key are rotated by an angle per position (RoPE, Su et al.
+# 2021) inside attention, and the trace holds them rotated
+POSITIONS_ROTARY = "rotary"
 # The components of a query whose W_Q, W_K and W_V rows a trace keeps, with the last one.
 PROJECTION_ROWS = (0, 1, 2, 3)
+
+
+def model_label(meta: dict) -> str:
+    """The model as the screen names it: the scratch model with its seed, a folder by its
+    name and family ("my-llama, a Llama decoder")."""
+    model = str(meta.get("model", ""))
+    if model == "scratch" and "seed" in meta:
+        return f"scratch (seed {meta['seed']})"
+    if meta.get("family_title"):
+        return f"{Path(model).name}, a {meta['family_title']}"
+    return model
 
 
 def kept_projection_rows(d_k: int) -> list[int]:
@@ -93,6 +111,10 @@ class AttentionTrace:
     # optional: the position vectors the model adds to the embeddings of its first N
     # tokens (N x D, N >= T), as ``meta["positions"]`` says (learned, or sines and cosines)
     positions: np.ndarray | None = None
+    # optional: the focus word's residual stream entering the layer (D), in a pre-norm
+    # model (``meta["update"]`` is UPDATE_PRENORM): its update is added to this, while
+    # ``embeddings`` holds what attention read, the layer norm of it
+    residual: np.ndarray | None = None
 
     # ---- convenient views used by the scenes and the CLI -------------------------
     @property
@@ -140,11 +162,7 @@ class AttentionTrace:
 
     @property
     def model_label(self) -> str:
-        """The model as the screen names it; the scratch model with its seed."""
-        model = str(self.meta.get("model", ""))
-        if model == "scratch" and "seed" in self.meta:
-            return f"scratch (seed {self.meta['seed']})"
-        return model
+        return model_label(self.meta)
 
     @property
     def num_tokens(self) -> int:
@@ -300,6 +318,18 @@ class AttentionTrace:
         if float(np.abs(made - out).max()) > tolerance * scale * 10:
             raise InputError("trace contributions and output_bias do not add up to the focus "
                              "token's attention output")
+        x = self.residual       # there exactly when a pre-norm model's update needs it
+        if (x is not None) != (self.meta.get("update") == UPDATE_PRENORM) or x is not None and (
+                x.dtype != np.float32 or x.shape != (D,) or not np.isfinite(x).all()):
+            raise InputError(f"trace residual must be finite float32 of d_model, there exactly "
+                             f"when meta update is {UPDATE_PRENORM!r}")
+
+    @property
+    def update_base(self) -> np.ndarray:
+        """The vector the focus word's update is added to: its residual stream in a
+        pre-norm model, else its input to the layer (float64)."""
+        base = self.residual if self.residual is not None else self.embeddings[self.focus_index]
+        return base.astype(np.float64)
 
     def _check_focus_weights_all(self) -> None:
         """The optional focus rows of every head: float32 A x T, one row per head of the
@@ -354,7 +384,7 @@ class AttentionTrace:
                 or bias.shape != (3, R) or rows.dtype != np.float32 or bias.dtype != np.float32:
             raise InputError("trace projection_rows and projection_bias must be float32 arrays "
                              f"of 3 x R x d_model and 3 x R for the {R} rows its meta names")
-        if not all(_is_int(r) and 0 <= r < self.d_k for r in self.meta["projection_rows"]):
+        if not all(is_json_int(r) and 0 <= r < self.d_k for r in self.meta["projection_rows"]):
             raise InputError("trace meta projection_rows must be components of a query (0 to "
                              f"{self.d_k - 1})")
         if not np.isfinite(rows).all() or not np.isfinite(bias).all():
@@ -393,41 +423,31 @@ class AttentionTrace:
                              f"row of attention weights sums to 1 (within {tolerance:g})")
 
 
-def _is_int(value) -> bool:
-    """A JSON integer: bool is not one, though Python says it is."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _check_meta(meta: dict, T: int) -> None:
     """The metadata the scenes index with: heads, layer, focus and the per-token lists."""
     heads = meta["heads"]
-    if not (isinstance(heads, list) and heads and all(_is_int(h) and h >= 0 for h in heads)
+    if not (isinstance(heads, list) and heads and all(is_json_int(h) and h >= 0 for h in heads)
             and len(set(heads)) == len(heads)):
-        raise InputError(f"trace meta heads {_short(heads)} is not a list of distinct "
+        raise InputError(f"trace meta heads {short_repr(heads, 60)} is not a list of distinct "
                          "non-negative head numbers")
     primary = meta.get("primary_head", heads[0])
-    if not _is_int(primary) or primary not in heads:
-        raise InputError(f"trace meta primary_head {_short(primary)} is not among the heads "
-                         f"{_short(heads)}")
-    if not _is_int(meta["layer"]) or meta["layer"] < 0:
-        raise InputError(f"trace meta layer {_short(meta['layer'])} is not a non-negative "
+    if not is_json_int(primary) or primary not in heads:
+        raise InputError(f"trace meta primary_head {short_repr(primary, 60)} is not among the heads "
+                         f"{short_repr(heads, 60)}")
+    if not is_json_int(meta["layer"]) or meta["layer"] < 0:
+        raise InputError(f"trace meta layer {short_repr(meta['layer'], 60)} is not a non-negative "
                          "integer")
     index = meta["focus_index"]
-    if not _is_int(index) or not 0 <= index < T:
-        raise InputError(f"trace meta focus_index {_short(index)} is not a token position "
+    if not is_json_int(index) or not 0 <= index < T:
+        raise InputError(f"trace meta focus_index {short_repr(index, 60)} is not a token position "
                          f"(an integer from 0 to {T - 1})")
     for key in ("sentence", "focus"):
         if not isinstance(meta[key], str):
-            raise InputError(f"trace meta {key} {_short(meta[key])} is not text")
+            raise InputError(f"trace meta {key} {short_repr(meta[key], 60)} is not text")
     span = meta.get("focus_span", [index, index])
-    if not (isinstance(span, list) and len(span) == 2 and all(_is_int(s) for s in span)
+    if not (isinstance(span, list) and len(span) == 2 and all(is_json_int(s) for s in span)
             and 0 <= span[0] <= index <= span[1] < T):
-        raise InputError(f"trace meta focus_span {_short(span)} is not a run of tokens "
+        raise InputError(f"trace meta focus_span {short_repr(span, 60)} is not a run of tokens "
                          f"holding the focus token {index}")
     _check_token_lists(meta, T)
 
@@ -446,19 +466,19 @@ def _check_token_lists(meta: dict, T: int) -> None:
             raise InputError(f"trace meta {key} has {size} entries; it needs one per token ({T})")
         if not all(isinstance(v, kind) and (kind is bool or not isinstance(v, bool))
                    for v in value):
-            raise InputError(f"trace meta {key} must hold {words}, got {_short(value)}")
+            raise InputError(f"trace meta {key} must hold {words}, got {short_repr(value, 60)}")
     words = meta.get("words", [])
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
-        raise InputError(f"trace meta words {_short(words)} is not a list of text")
+        raise InputError(f"trace meta words {short_repr(words, 60)} is not a list of text")
     written = meta.get("written_words", [])
     if not isinstance(written, list) or not all(
-            isinstance(w, list) and len(w) == 3 and _is_int(w[0]) and _is_int(w[1])
+            isinstance(w, list) and len(w) == 3 and is_json_int(w[0]) and is_json_int(w[1])
             and isinstance(w[2], str) and 0 <= w[0] < w[1] < T for w in written):
-        raise InputError(f"trace meta written_words {_short(written)} is not a list of "
+        raise InputError(f"trace meta written_words {short_repr(written, 60)} is not a list of "
                          f"[first, last, text] runs of the trace's {T} tokens")
     count = len(words) if "words" in meta else T      # words default to the tokens
     if any(not -1 <= i < count for i in meta.get("word_ids", [])):
-        raise InputError(f"trace meta word_ids {_short(meta['word_ids'])} refers to words "
+        raise InputError(f"trace meta word_ids {short_repr(meta['word_ids'], 60)} refers to words "
                          f"that the trace's {count} words do not include")
 
 

@@ -39,13 +39,16 @@ SHAPES = {
 # the components it shows; and the focus word's update: what each token adds to its
 # attention output (over all heads, through W_O), W_O's bias, and the vector it becomes.
 # The focus row of the weights of every head of the layer (the update sums over them all),
-# and the position vectors the model adds to its first N tokens, are groups of one.
+# and the position vectors the model adds to its first N tokens, are groups of one; so is
+# the focus word's residual stream entering the layer, where a pre-norm model's attention
+# reads its layer norm instead (the update is added to it).
 OPTIONAL_GROUPS = (("projection_rows", "projection_bias"),
                    ("contributions", "output_bias", "updated"),
-                   ("focus_weights_all",), ("positions",))
+                   ("focus_weights_all",), ("positions",), ("residual",))
 OPTIONAL_SHAPES = {"projection_rows": ("P", "R", "D"), "projection_bias": ("P", "R"),
                    "contributions": ("T", "D"), "output_bias": ("D",), "updated": ("D",),
-                   "focus_weights_all": ("A", "T"), "positions": ("N", "D")}
+                   "focus_weights_all": ("A", "T"), "positions": ("N", "D"),
+                   "residual": ("D",)}
 ALL_SHAPES = {**SHAPES, **OPTIONAL_SHAPES}
 LIMITS = {"T": 512, "H": 64, "d_k": 1024, "D": 8192, "P": 3, "R": 64, "A": 64, "N": 512}
 LIMITS_TEXT = "at most 512 tokens, 64 heads, d_k 1024 and d_model 8192"

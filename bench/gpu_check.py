@@ -4,7 +4,10 @@
 2. a trace of a 512-token sentence on CUDA against the CPU (goal < 50 ms on the GPU, model
    loaded beforehand, median of 5 after a warm-up);
 3. float16 and bfloat16 weights against float32 on CUDA: max |Δ| of the attention weights
-   and of the layer's output.
+   and of the layer's output;
+4. a decoder through transformers (a tiny random Llama, built here: rotary positions,
+   grouped-query attention, its own causal mask) on CUDA in float32, float16 and bfloat16
+   against the CPU in float32.
 
 Needs nothing downloaded; finishes in well under 3 minutes. Writes the "gpu" section of
 bench/RESULTS.md (or says why it could not run).
@@ -49,6 +52,26 @@ def timed_traces(sentence: str, device: str, dtype: str = "float32", runs: int =
     return statistics.median(times), trace
 
 
+def decoder_deltas() -> dict:
+    """max |Δ| of a tiny Llama's weights on CUDA, per dtype, against the CPU in float32."""
+    import tempfile
+
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT))
+    from attention_explainer.attention_core.api import compute_trace
+    from tests import tiny_models
+
+    sentence = "The animal didn't cross the street because it was too tired."
+    with tempfile.TemporaryDirectory() as folder:
+        model = str(tiny_models.build("llama", folder))
+        cpu = compute_trace(sentence, model=model, heads="all", device="cpu")
+        return {dtype: float(np.abs(compute_trace(sentence, model=model, heads="all",
+                                                  device="cuda", dtype=dtype).weights
+                                    - cpu.weights).max())
+                for dtype in ("float32", "float16", "bfloat16")}
+
+
 def main() -> None:
     import numpy as np
     import torch
@@ -69,6 +92,7 @@ def main() -> None:
         deltas[dtype] = (float(np.abs(half.weights - gpu_trace.weights).max()),
                          float(np.abs(half.output - gpu_trace.output).max()))
     cpu_gpu = float(np.abs(cpu_trace.weights - gpu_trace.weights).max())
+    decoder = decoder_deltas()
     lines = [
         "## gpu: the prepared CUDA check",
         "",
@@ -84,6 +108,9 @@ def main() -> None:
     for dtype, (weights, output) in deltas.items():
         lines.append(f"- {dtype} weights against float32 on CUDA: max |Δ| attention weights "
                      f"{weights:.2e}, layer output {output:.2e}")
+    lines.append("- a tiny Llama decoder through transformers on CUDA against the CPU (float32): "
+                 "max |Δ| attention weights " + ", ".join(f"{dtype} {delta:.2e}"
+                                                          for dtype, delta in decoder.items()))
     update_section("gpu", "\n".join(lines))
     print("\n".join(lines))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from .common import compute_trace, note_settings, say
+from .common import compute_trace, interrupts_held, note_settings, say
 from .options import TraceOptions, trace_options
 
 __all__ = ["command"]
@@ -21,8 +21,11 @@ __all__ = ["command"]
 @click.option("--npz", "npz_path", type=click.Path(dir_okay=True), metavar="PATH",
               help="Save the trace (.npz, the AttentionTrace field names as keys).")
 @click.option("--force", is_flag=True, help="Overwrite an existing --npz file.")
+@click.option("--diagnose", is_flag=True,
+              help="Also tag every layer's every head by the pattern its weights show (sink, "
+                   "previous, next, itself, punctuation, content, broad), as `atlas` draws them.")
 def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, force: bool,
-            tracing: TraceOptions):
+            diagnose: bool, tracing: TraceOptions):
     """Print the tokens, the chosen layer and heads and the focus token's attention."""
     from ..attention_core import report
     from ..outputs import OutputSet
@@ -32,17 +35,25 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
         saving = OutputSet({"trace": Path(npz_path)}, force=force, what="trace",
                            hint="choose another --npz").check()
     trace = compute_trace(sentence, tracing)
+    atlas = None
+    if diagnose:
+        with interrupts_held():
+            from ..attention_core.api import atlas_for
+
+            atlas = atlas_for(tracing.request(sentence))
     if saving is not None:
         with saving.opened(report=say):
             trace.save(saving.path("trace"))
             saving.commit()
     if as_json:
-        click.echo(report.to_json(trace))
+        click.echo(report.to_json(trace, atlas))
         return
     lines = report.summary_lines(trace) + report.choice_lines(trace) + [""] \
         + report.focus_table(trace) + [""] + report.update_lines(trace)
     if matrix:
         lines += [""] + report.matrix_lines(trace)
+    if atlas is not None:
+        lines += [""] + report.diagnosis_lines(atlas)
     if saving is not None:
         lines += ["", f"trace saved to {saving.files['trace']}"]
     click.echo("\n".join(lines))

@@ -181,7 +181,8 @@ _TRACE = [
     click.option("--model", default=TRACE_DEFAULTS["model"], show_default=True,
                  metavar="minilm|scratch|PATH",
                  help="minilm (all-MiniLM-L6-v2, bundled), scratch (the seed's "
-                      "MultiHeadAttention, seeded) or a local Hugging Face BERT folder."),
+                      "MultiHeadAttention, seeded) or a local Hugging Face model folder: BERT, "
+                      "RoBERTa, DistilBERT, ELECTRA, GPT-2, Llama, Mistral or Qwen2."),
     click.option("--layer", default=TRACE_DEFAULTS["layer"], show_default=True, metavar="N|auto",
                  help="Layer to show (auto: the layer holding the best head)."),
     click.option("--heads", default=TRACE_DEFAULTS["heads"], show_default=True,
@@ -197,8 +198,9 @@ _TRACE = [
                  type=click.IntRange(*SEED_RANGE), help="scratch model: seed of its weights."),
     click.option("--mask", default=TRACE_DEFAULTS["mask"], show_default=True,
                  metavar="none|causal|window:K",
-                 help="Mask applied at the shown layer (an illustration on MiniLM, which is "
-                      "bidirectional)."),
+                 help="Mask applied at the shown layer (an illustration on an encoder such as "
+                      "MiniLM, which reads both ways; a decoder's own causal mask is always "
+                      "there)."),
     click.option("--device", default=TRACE_DEFAULTS["device"], show_default=True,
                  metavar="auto|cpu|cuda", help="Where the model runs (auto: CUDA when available)."),
     click.option("--dtype", default=TRACE_DEFAULTS["dtype"], show_default=True,

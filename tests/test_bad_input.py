@@ -46,6 +46,9 @@ def setup(tmp_path, monkeypatch):
     (gpt2 / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
     (gpt2 / "model.safetensors").write_bytes(b"")
     (gpt2 / "tokenizer.json").write_text("{}")
+    t5 = tmp_path / "t5"
+    t5.mkdir()
+    (t5 / "config.json").write_text(json.dumps({"model_type": "t5"}))
     (tmp_path / "a-file").write_text("not a folder")
     (tmp_path / "settings-folder" / "attention-explainer.toml").mkdir(parents=True)
     (tmp_path / "settings-pyproject").mkdir()
@@ -108,7 +111,10 @@ ROWS = [
     ("output folder not writable", ["render", DEFAULT, "-o", "/proc/x.mp4"], "not writable"),
     ("model path missing", ["render", DEFAULT, "--model", "{t}/nothing", "-o", "{o}"],
      "neither a known model"),
-    ("model not BERT", ["render", DEFAULT, "--model", "{t}/gpt2", "-o", "{o}"], "BERT-family"),
+    ("model of no supported family", ["render", DEFAULT, "--model", "{t}/t5", "-o", "{o}"],
+     "is a 't5' model, not of a supported family"),
+    ("model's files broken", ["render", DEFAULT, "--model", "{t}/gpt2", "-o", "{o}"],
+     "tokenizer.json is not readable"),
     ("tampered weights", ["render", DEFAULT, "-o", "{o}"], "tampered"),
     ("corrupt trace", ["frames", "--trace", "{t}/corrupt.npz", "--out", "{t}/out"], "trace"),
     ("foreign trace", ["render", "--trace", "{t}/foreign.npz", "-o", "{o}"], "not an attention trace"),

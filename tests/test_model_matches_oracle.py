@@ -221,7 +221,7 @@ def test_local_bert_folder(tmp_path):
     from attention_explainer.attention_core.api import model_files
 
     model_files.cache_clear()
-    with pytest.raises(InputError, match="BERT-family"):
+    with pytest.raises(InputError, match="do not belong together"):
         compute_trace(DEFAULT, model=str(folder))
 
 

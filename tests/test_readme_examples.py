@@ -41,13 +41,18 @@ def tiny(argv: list[str]) -> list[str]:
 
 def test_the_readme_has_examples_of_every_command():
     assert {argv[0] for argv in readme_commands()} >= {"inspect", "render", "frames", "pack",
-                                                        "batch", "config", "cache"}
+                                                        "batch", "config", "cache", "atlas"}
 
 
 def test_every_readme_example_runs(tmp_path, tmp_path_factory):
     import shutil
 
+    from tests import tiny_models
+
     shutil.copytree(ROOT / "examples", tmp_path / "examples")    # the course example
+    # "your own model": tiny random ones of the families the README names, built here
+    for family, name in (("gpt2", "my-gpt2"), ("llama", "my-llama")):
+        tiny_models.build(family, tmp_path / "models" / name)
     # a beat cache of its own: the README's `cache clear` must not empty the one the
     # other tests of this worker share
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path_factory.mktemp("readme-cache")))
@@ -56,6 +61,6 @@ def test_every_readme_example_runs(tmp_path, tmp_path_factory):
         assert proc.returncode == 0, f"`attention-explainer {shlex.join(argv)}` failed:\n" \
                                      f"{proc.stderr[-1500:]}"
     written = {p.relative_to(tmp_path).parts[0] for p in tmp_path.rglob("*") if p.is_file()}
-    assert "renders" in written, sorted(written)
+    assert "renders" in written and "atlas.png" in written, sorted(written)
     assert not [p for p in tmp_path.rglob(".attention-explainer-*")], "leftovers"
     assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".") and p.is_file()]

@@ -14,7 +14,8 @@ import numpy as np
 from manim import DOWN, UP, VGroup
 
 from ...attention_core.projection import Projection2D, fit_pca
-from ...attention_core.trace import drawn_projection_rows, kept_projection_rows
+from ...attention_core.trace import (POSITIONS_ROTARY, drawn_projection_rows,
+                                    kept_projection_rows)
 from ..vocabulary import stage, style
 from ..vocabulary.grid import make_grid
 from ..vocabulary.head_rows import HeadRows
@@ -281,6 +282,13 @@ ROW_PITCH = 0.38                             # the product's rows
 LETTERS = ("q", "k", "v")                    # what W_Q, W_K, W_V make: projection 0, 1, 2
 
 
+def turned_by_position(trace, p: int) -> bool:
+    """Whether projection ``p``'s output is turned by position before attention uses it
+    (a rotary model's query and key), so the trace's q or k is not W E + b itself."""
+    return (p < 2 and trace.meta.get("positions") == POSITIONS_ROTARY
+            and trace.projection_rows is not None)
+
+
 def product(book, p: int) -> MatrixVectorProduct:
     """W (of projection ``p``) times the focus word's embedding = its query, key or value,
     laid out in the left panel."""
@@ -302,7 +310,10 @@ def product(book, p: int) -> MatrixVectorProduct:
                           pitch=(0.86, ROW_PITCH))
     vector = VectorColumn.from_trace(book, "embeddings", (f,), d_model, row_height=ROW_PITCH,
                                      font_size=style.FONT_SMALL)
-    output = VectorColumn.from_trace(book, LETTERS[p], (slot, f), d_k, row_height=ROW_PITCH,
+    # a rotary model turns q and k by position after W: the product is W E + b, unturned
+    kind, index = (("projected", (p, f)) if turned_by_position(trace, p)
+                   else (LETTERS[p], (slot, f)))
+    output = VectorColumn.from_trace(book, kind, index, d_k, row_height=ROW_PITCH,
                                      bracket_color=pal.projection_color(p),
                                      font_size=style.FONT_SMALL)
     result = MatrixVectorProduct(matrix, vector, output)

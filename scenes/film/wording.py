@@ -72,10 +72,13 @@ def focus_whole(trace) -> str | None:
 
 
 def word_name(trace, index: int) -> str:
-    """Token ``index`` in running text: ‘cat’, or ‘man’ in ‘mangé’."""
+    """Token ``index`` in running text: ‘cat’, ‘man’ in ‘mangé’, or a decoder's
+    ‘the start token ‘<s>’’."""
     whole = focus_whole(trace) if index == trace.focus_index else (
         (trace.written_word_of(index) or (0, 0, None))[2])
     token = quoted(trace.display_tokens[index])
+    if trace.meta.get("start_token") == index:      # a decoder's BOS: heads park weight there
+        return f"the start token {token}"
     return f"{token} in {quoted(whole)}" if whole else token
 
 

@@ -22,7 +22,7 @@ from ..views import (TABLE_BOTTOM, drawn_indices, focus_row_dots, head_rows, hea
                      sentence_grid)
 from ..wording import LQ, RQ, focus_name, focus_parts, word_name
 
-__all__ = ["BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MIX_ARROW", "line"]
+__all__ = ["BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MIX_ARROW", "line", "shared_keys"]
 
 BAR_Y = -2.35             # the concatenation, W_O and the layer's output for the word
 MIX_ARROW = 1.2           # from the segments' end to the W_O arrow's tip
@@ -32,6 +32,25 @@ CLOSE_UP = 0.62           # the share of the stage the camera starts on (the fol
 
 def line(trace):
     return beat_line("Several heads at once: the row of ", *focus_parts(trace), " in each")
+
+
+def shared_keys(book) -> str | None:
+    """Grouped-query attention, said: which drawn heads read one key/value head."""
+    trace = book.trace
+    kv_of = trace.meta.get("kv_head_of")
+    if not kv_of:
+        return None
+    groups: dict[int, list[str]] = {}
+    for s, kv in enumerate(kv_of):
+        groups.setdefault(int(kv), []).append(head_name(book, s))
+    total, kv_total = trace.meta.get("num_heads_total"), trace.meta.get("kv_heads")
+    said = (f"Grouped-query attention: the {total} query heads share {kv_total} key and "
+            "value heads")
+    together = [names for names in groups.values() if len(names) > 1]
+    if together:
+        said += "; " + "; ".join(f"{', '.join(n[:-1])} and {n[-1]} read the same keys"
+                                 for n in together)
+    return said
 
 
 class HeadsBeat(Beat):
@@ -112,6 +131,9 @@ class HeadsBeat(Beat):
                                    lag_ratio=style.LAG_FEW),
                        LaggedStart(*[FadeIn(table.notes[s], shift=RIGHT * 0.1) for s in others],
                                    lag_ratio=style.LAG_FEW))
+        shared = shared_keys(self.book)
+        if shared:
+            self.say(shared)
         said = asking.runner_up(self.book, trace)
         if said:         # what the head chosen next would have answered
             self.say(said)

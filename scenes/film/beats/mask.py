@@ -1,9 +1,10 @@
 """Beat 8, mask: forbidden keys get a score of −∞, so softmax gives them nothing and the
 rest of each row renormalises to sum to one.
 
-If the trace was computed with a mask (``--mask causal`` or ``window:K``) the beat shows
-that mask and the model's own weights. Otherwise it *illustrates* a causal mask: the
-weights are recomputed from the trace's scores as softmax over j ≤ i
+If the trace holds a mask (a decoder's own causal mask, or ``--mask causal`` or
+``window:K``) the beat shows that mask and the model's weights under it, and says whether
+the mask is the model's own or one added to teach with. Otherwise it *illustrates* a
+causal mask: the weights are recomputed from the trace's scores as softmax over j ≤ i
 (``attention_core.derived.causal_weights``), and the screen says so — on a bidirectional
 model such as MiniLM that is not what the model does.
 
@@ -28,7 +29,7 @@ from ...vocabulary.text import label_text, line_of
 from ..views import sentence_grid, shown_tokens_note
 from ..wording import focus_name, word_name
 
-__all__ = ["CLOSE_UP", "LEGEND_GAP", "MaskBeat", "ZOOM_MARGIN", "line"]
+__all__ = ["CLOSE_UP", "LEGEND_GAP", "MaskBeat", "ZOOM_MARGIN", "line", "notice_text"]
 
 LEGEND_GAP = 1.7        # between the grid and the legend: room for the focus row's sum
 CLOSE_UP = 1.5          # the camera's zoom into the focus row, at least
@@ -40,6 +41,24 @@ def line(trace):
     if kind == "causal":
         return beat_line("The causal mask: no word looks at the words after it")
     return beat_line(f"The mask ({kind}): some keys are off limits")
+
+
+def notice_text(trace, own_mask: bool) -> str:
+    """Whose mask this is: the model's own, or an illustration (recomputed from the
+    model's scores, or a mask asked for on a model that reads both ways)."""
+    meta = trace.meta
+    bidirectional = meta.get("model") == "minilm" or bool(meta.get("bidirectional", False))
+    if own_mask and meta.get("mask_is_model_own"):
+        return ("The model\u2019s own mask: it\nwas trained this way, and\nthese are its "
+                "own weights.")
+    if own_mask:
+        return ("Illustration: this model reads\nboth ways; this mask was\nadded to teach "
+                "with." if bidirectional else
+                "Illustration: this mask was\nadded to the model\u2019s own\nto teach with.")
+    return ("Illustration: this model reads\nboth ways and uses no mask.\nThese weights are "
+            "recomputed\nfrom its own scores as if it did." if bidirectional else
+            "Illustration: this run used no\nmask. These weights are\nrecomputed from its "
+            "own scores\nwith a causal mask.")
 
 
 class MaskBeat(Beat):
@@ -79,14 +98,8 @@ class MaskBeat(Beat):
             self.score_kind, self.sum_kind = "causal_masked_score", "causal_weight_sum"
 
     def notice(self):
-        """Said on screen when the mask is not what the model did."""
-        bidirectional = (self.trace.meta.get("model") == "minilm"
-                         or bool(self.trace.meta.get("bidirectional", False)))
-        text = ("Illustration: this model reads\nboth ways and uses no mask.\nThese weights "
-                "are recomputed\nfrom its own scores as if it did."
-                if bidirectional else
-                "Illustration: this run used no\nmask. These weights are\nrecomputed from "
-                "its own scores\nwith a causal mask.")
+        """Said on screen: whose mask this is (:func:`notice_text`)."""
+        text = notice_text(self.trace, self.own_mask)
         return label_text(text, style.FONT_SMALL, style.PALETTE.mask)
 
     # ---- the head's weights as the model ran it ------------------------------------------------
@@ -105,8 +118,7 @@ class MaskBeat(Beat):
         self.box = grid.focus_box(self.row)
         legend = [line_of([(head_name(self.book, self.slot), pal.head(trace.primary_head)),
                            (": weight = dot area", pal.soft)], style.FONT_SMALL)]
-        if not self.own_mask:
-            legend.append(self.notice())
+        legend.append(self.notice())
         extra = shown_tokens_note(trace)
         if extra is not None:
             legend.append(extra)
@@ -147,6 +159,8 @@ class MaskBeat(Beat):
         word = focus_name(self.trace)
         said = (f"The scores of {word} for the forbidden keys become \u2212\u221e" if n
                 else f"None of the keys of {word} is masked; other rows lose theirs")
+        if self.own_mask and self.trace.meta.get("mask_is_model_own"):
+            said = f"This mask is the model\u2019s own, as trained. {said}"
         key = "score \u2212\u221e: no weight"
         self.red_key = line_of([(f"{pal.mask_name}: ", pal.mask), (key, pal.soft)],
                                style.FONT_SMALL)

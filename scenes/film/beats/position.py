@@ -13,7 +13,7 @@ from manim import (DOWN, LEFT, RIGHT, Create, Dot, FadeIn, LaggedStart, Line, Re
                    VGroup, VMobject)
 
 from ....attention_core.derived import position_dims
-from ....attention_core.trace import POSITIONS_SINUSOIDAL
+from ....attention_core.trace import POSITIONS_ROTARY, POSITIONS_SINUSOIDAL
 from ...vocabulary import stage, style
 from ...vocabulary.headers import beat_line
 from ...vocabulary.text import label_text, line_of, wrapped
@@ -30,9 +30,24 @@ STRIP_GAP = 0.22
 
 
 def line(trace):
-    what = ("sine and cosine" if trace.meta.get("positions") == POSITIONS_SINUSOIDAL
-            else "learned")
+    kind = trace.meta.get("positions")
+    if kind == POSITIONS_ROTARY:
+        return beat_line("Where each word stands: rotary positions, no vectors added")
+    what = "sine and cosine" if kind == POSITIONS_SINUSOIDAL else "learned"
     return beat_line(f"Where each word stands: the {what} position vectors")
+
+
+def without_vectors(trace) -> str:
+    """What the beat says when the trace holds no position vectors, and why."""
+    if trace.meta.get("positions") == POSITIONS_ROTARY:
+        return ("This model adds no position vectors: it turns each query and key by angles "
+                "that grow with its position (rotary), so q\u00b7k depends on how far apart "
+                "two words are")
+    if trace.meta.get("positions"):
+        return ("This model adds its position vectors in a smaller space, before a "
+                "projection into the layer's: they are not drawn here")
+    return ("This trace was saved before traces held the position vectors: write a fresh "
+            "one with inspect --npz to see them")
 
 
 class PositionBeat(Beat):
@@ -46,12 +61,12 @@ class PositionBeat(Beat):
     def script(self):
         trace = self.trace
         if not trace.has_positions:
-            note = label_text(wrapped("This trace was saved before traces held the position "
-                                      "vectors: write a fresh one with inspect --npz to see "
-                                      "them", stage.TEXT_WIDTH * 0.7, style.FONT_BODY),
+            said = without_vectors(trace)
+            note = label_text(wrapped(said, stage.TEXT_WIDTH * 0.7, style.FONT_BODY),
                               style.FONT_BODY, style.PALETTE.soft)
             self.open(line(trace), None, FadeIn(note))
-            self.say("This trace does not hold the position vectors: write a fresh one with "
+            self.say(said if trace.meta.get("positions") else
+                     "This trace does not hold the position vectors: write a fresh one with "
                      "inspect --npz")
             return
         self.open(line(trace), None)

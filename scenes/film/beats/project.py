@@ -26,7 +26,7 @@ from ...vocabulary.text import label_text, line_of, make_math
 from ...vocabulary.vectors import vector_symbol
 from ..views import (LEFT_PANEL, LETTERS, PLANE_H, PLANE_W, RIGHT_CENTER, drawn_indices,
                      embedding_panel, named_indices, place_header, place_note, product, qk_view,
-                     strip_row)
+                     strip_row, turned_by_position)
 from ..wording import focus_name, focus_parts, mark_label
 
 __all__ = [
@@ -125,8 +125,12 @@ class ProjectBeat(Beat):
                   FadeIn(prod.matrix.brackets), FadeIn(prod.matrix.marks),
                   FadeIn(self.w_symbol), FadeIn(e_sym), FadeIn(prod.signs),
                   FadeIn(braces), run_time=style.T_BUILD)
-        self.say(f"Times the embedding of {focus_name(self.trace)}, plus a bias: its query, "
-                 f"{dims_q} numbers")
+        if turned_by_position(self.trace, 0):
+            self.say(f"Times the embedding of {focus_name(self.trace)}, plus a bias: its query "
+                     f"before rotary positions turn it, {dims_q} numbers")
+        else:
+            self.say(f"Times the embedding of {focus_name(self.trace)}, plus a bias: its query, "
+                     f"{dims_q} numbers")
         prod.play_sweep(self, time_per_row=style.T_ROW)
         self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15), run_time=style.T_QUICK)
 
@@ -174,7 +178,11 @@ class ProjectBeat(Beat):
         self.legend = VGroup(legend_entry(0), legend_entry(1)).arrange(RIGHT, buff=0.5)
         place_header(self.legend, self.qk_plane)
         words = [(a.word, b.word) for a, b in zip(e_arrows, self.q_arrows)]
-        self.say(f"They land as queries, at their true places in {self.head}'s view")
+        if turned_by_position(self.trace, 0):
+            self.say(f"Each query is then turned by angles set by its word\u2019s position "
+                     f"(rotary): they land as queries in {self.head}\u2019s view")
+        else:
+            self.say(f"They land as queries, at their true places in {self.head}'s view")
         self.play(ReplacementTransform(e_plane.plane, self.qk_plane.plane),
                   *[ReplacementTransform(a.arrow, b.arrow) for a, b in zip(e_arrows, self.q_arrows)],
                   *[ReplacementTransform(a, b) if len(b.submobjects) else FadeOut(a)
@@ -214,7 +222,9 @@ class ProjectBeat(Beat):
 
     def keys_by_w_k(self):
         self.collapse_output(0)
-        self.say("W_K does the same: every word gets a key, in the same view")
+        self.say("W_K does the same: every word gets a key, turned by its position too, in "
+                 "the same view" if turned_by_position(self.trace, 1) else
+                 "W_K does the same: every word gets a key, in the same view")
         self.swap_matrix(1)
         self.prod.play_sweep(self, time_per_row=style.T_ROW_FAST)
         self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15),

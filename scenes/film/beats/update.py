@@ -17,7 +17,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, FadeIn, FadeOut
                    LaggedStart, VGroup)
 
 from ....attention_core.projection import fit_pca
-from ....attention_core.trace import UPDATE_NORMED
+from ....attention_core.trace import UPDATE_NORMED, UPDATE_PRENORM
 from ...vocabulary import stage, style
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, layer_name
@@ -99,7 +99,11 @@ class UpdateBeat(Beat):
     def view(self):
         trace, pal = self.trace, style.PALETTE
         f = trace.focus_index
-        e = trace.embeddings[f].astype(np.float64)
+        # a pre-norm model adds the update to the residual stream x (attention read E, its
+        # layer norm): the picture starts from x and names it so
+        self.prenorm = trace.meta.get("update") == UPDATE_PRENORM
+        self.base = "x" if self.prenorm else "E"
+        e = trace.update_base
         self.pieces = pieces_of(trace)
         delta = sum(v for _, _, v in self.pieces)
         self.e_plus = e + delta
@@ -123,7 +127,7 @@ class UpdateBeat(Beat):
         at = [self.plane.c2p(*p) for p in points]
         self.tips = at[1:-1]
         self.e_arrow = _arrow(at[0], at[1], pal.text, 5)
-        self.e_label = _label("E", pal.text)
+        self.e_label = _label(self.base, pal.text)
         self.new_at = at[-1]
         self.kept = kept
         self.build_arrows()
@@ -149,7 +153,7 @@ class UpdateBeat(Beat):
         self.chain_normals = [_normal(a) for a, d in zip(arrows, length) if d >= NAMED_AT_LEAST]
         origin = self.e_arrow.get_start()
         self.sum_arrow = _arrow(origin, self.tips[-1], pal.output, 3, 0.55)
-        self.sum_label = _label("E + \u0394E", pal.output, 0.8)
+        self.sum_label = _label(f"{self.base} + \u0394E", pal.output, 0.8)
         self.normed = self.trace.meta.get("update") == UPDATE_NORMED
         self.new_arrows = VGroup(*([_arrow(origin, self.new_at, pal.output, 5)]
                                    if self.normed else []))
@@ -184,7 +188,8 @@ class UpdateBeat(Beat):
         shares = ", ".join(f"{self.share_name(j)} {self.record('update_percent', (j,), 0)} %"
                            for j in words)
         self.say(f"\u0394E is made of {shares} (|\u0394E| = "
-                 f"{self.record('update_norm', (), 1)}, |E| = {self.record('input_norm', (), 1)})")
+                 f"{self.record('update_norm', (), 1)}, |{self.base}| = "
+                 f"{self.record('input_norm', (), 1)})")
         self.play(FadeIn(self.made_of, shift=LEFT * 0.2), run_time=style.T_STEP)
 
     def piece_name(self, kind: str, tokens: list[int]) -> str:
@@ -238,8 +243,9 @@ class UpdateBeat(Beat):
             else:
                 continue
             rows.append(line_of([(text + "  ", pal.output), *who], style.FONT_LABEL))
-        rows.append(label_text(f"|\u0394E| = {self.record('update_norm', (), 1)}, |E| = "
-                               f"{self.record('input_norm', (), 1)}", style.FONT_SMALL, pal.soft))
+        rows.append(label_text(f"|\u0394E| = {self.record('update_norm', (), 1)}, "
+                               f"|{self.base}| = {self.record('input_norm', (), 1)}",
+                               style.FONT_SMALL, pal.soft))
         made_of = VGroup(*rows).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
         made_of.move_to([LIST_LEFT, PLANE_TOP, 0], aligned_edge=UP + LEFT)
         stage.keep_right_of(made_of)
@@ -247,21 +253,31 @@ class UpdateBeat(Beat):
 
     # ---- E + ΔE, then the norm --------------------------------------------------------------
     def the_sum(self):
-        self.say("The residual connection adds it to the word: E + \u0394E")
+        self.say("The residual connection adds it to the word\u2019s stream x (attention read "
+                 "its layer norm, E): x + \u0394E" if self.prenorm else
+                 "The residual connection adds it to the word: E + \u0394E")
         self.play(GrowArrow(self.sum_arrow), FadeIn(self.sum_label), run_time=style.T_STEP)
 
     def the_new_word(self):
         trace = self.trace
-        closeness = self.closeness()
-        self.made_of.add(closeness)
+        # a pre-norm model's new vector and the other words' inputs are not in one space
+        closeness = [] if self.prenorm else [self.closeness()]
+        self.made_of.add(*closeness)
         closer = self.closeness_words()
         if self.normed:
             self.say(f"Then the layer norm: E\u2032, the new {focus_name(trace)}{closer}")
+        elif self.prenorm:
+            self.say(f"No norm here: x + \u0394E, the new {focus_name(trace)}, goes on to the "
+                     "next part of the layer, which norms what it reads")
         else:
             self.say(f"The seed's module has no layer norm: E\u2032 = E + \u0394E{closer}")
-        self.play(*[GrowArrow(a) for a in self.new_arrows],
-                  *[FadeIn(m) for m in self.new_labels],
-                  FadeIn(closeness, shift=UP * 0.1), run_time=style.T_STEP)
+        shown = [*[GrowArrow(a) for a in self.new_arrows],
+                 *[FadeIn(m) for m in self.new_labels],
+                 *[FadeIn(c, shift=UP * 0.1) for c in closeness]]
+        if shown:
+            self.play(*shown, run_time=style.T_STEP)
+        else:       # a pre-norm model: x + ΔE is drawn already; its caption is read
+            self.wait(style.T_STEP)
 
     # ---- the answer to the film's question ------------------------------------------------
     def the_answer(self):
@@ -290,7 +306,10 @@ class UpdateBeat(Beat):
                       FadeIn(row, shift=UP * 0.15), run_time=style.T_STEP)
 
     def others(self) -> list[int]:
-        """The words whose closeness is told: the two adding the most, not the word itself."""
+        """The words whose closeness is told: the two adding the most, not the word itself.
+        None in a pre-norm model: the others' inputs are normed, its new vector is not."""
+        if self.prenorm:
+            return []
         f = self.trace.focus_index
         return [tokens[0] for kind, tokens, _ in self.pieces
                 if kind == "word" and tokens[0] != f][:2]

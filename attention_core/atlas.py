@@ -1,0 +1,120 @@
+"""The atlas: every layer's every head on one sentence, each tagged by the pattern its
+weights show, measured (seed 001, §7.1: heads that fixate on punctuation or on a special
+token are found by looking at all of them).
+
+A head's shares are averages over its query rows (the sentence's own tokens, not the
+special ones, and not the first token, which in a causal model can look only at itself):
+
+- sink: the weight on special tokens and on the first token (BOS, [CLS], a decoder's
+  first word: where heads park weight they have no use for);
+- previous / next / self: the weight on the token just before, just after, the token itself;
+- punctuation: the weight on punctuation tokens other than itself;
+- content: the weight on content words other than itself;
+- broad: how evenly a row spreads (its entropy over the keys it may see, as a share of
+  the most it could be).
+
+A head whose rows spread almost evenly (broad at least ``BROAD_FROM``) is tagged broad;
+any other takes the pattern with the largest share.
+"""
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Atlas", "BROAD_FROM", "HeadPattern", "PATTERNS", "head_pattern", "patterns_of",
+           "punctuation_tokens"]
+
+PATTERNS = ("sink", "previous", "next", "self", "punctuation", "content", "broad")
+BROAD_FROM = 0.85
+
+
+@dataclass(frozen=True)
+class HeadPattern:
+    layer: int
+    head: int
+    tag: str                      # one of PATTERNS
+    share: float                  # the tagged pattern's share
+    shares: dict                  # every pattern's share
+
+    def to_json(self) -> dict:
+        return {"layer": self.layer, "head": self.head, "tag": self.tag,
+                "share": round(self.share, 4),
+                "shares": {k: round(v, 4) for k, v in self.shares.items()}}
+
+
+@dataclass(frozen=True)
+class Atlas:
+    """Every head's weights on one sentence (L x H x T x T, float32) and their patterns."""
+    sentence: str
+    model: str                    # as the trace's meta names it
+    tokens: tuple                 # the user's text of each token (display tokens)
+    special: tuple
+    weights: np.ndarray
+    patterns: tuple               # a HeadPattern per layer and head, layer-major
+    film_layer: int               # the head the film would explain
+    film_head: int
+    mask: str                     # the model's own mask: "none" or "causal", ...
+
+    def pattern(self, layer: int, head: int) -> HeadPattern:
+        return self.patterns[layer * self.weights.shape[1] + head]
+
+    def to_json(self) -> dict:
+        return {"sentence": self.sentence, "model": self.model, "tokens": list(self.tokens),
+                "mask": self.mask, "film": {"layer": self.film_layer, "head": self.film_head},
+                "heads": [p.to_json() for p in self.patterns]}
+
+
+def punctuation_tokens(tokens) -> np.ndarray:
+    """Whether each token (its text as written) is punctuation alone."""
+    return np.array([bool(t.strip()) and all(unicodedata.category(c).startswith("P")
+                                             for c in t.strip()) for t in tokens])
+
+
+def head_pattern(weights: np.ndarray, layer: int, head: int, special, content,
+                 punctuation) -> HeadPattern:
+    """The pattern of one head's weights (T x T, rows sum to 1)."""
+    w = np.asarray(weights, dtype=np.float64)
+    T = w.shape[0]
+    special = np.asarray(special, dtype=bool)
+    rows = [i for i in range(1, T) if not special[i]] or list(range(T))
+    sink = special.copy()
+    sink[0] = True
+
+    def mean(values):
+        return float(np.mean(values)) if len(values) else 0.0
+
+    def others(i, kind):
+        keep = np.asarray(kind, dtype=bool).copy()
+        keep[i] = False
+        return w[i, keep].sum()
+
+    def spread(i):
+        seen = w[i] > 0
+        n = int(seen.sum())
+        if n < 2:
+            return 0.0
+        p = w[i, seen]
+        return float(-(p * np.log(p)).sum() / np.log(n))
+
+    shares = {
+        "sink": mean([w[i, sink].sum() for i in rows]),
+        "previous": mean([w[i, i - 1] for i in rows if i >= 1]),
+        "next": mean([w[i, i + 1] for i in rows if i + 1 < T]),
+        "self": mean([w[i, i] for i in rows]),
+        "punctuation": mean([others(i, punctuation) for i in rows]),
+        "content": mean([others(i, content) for i in rows]),
+        "broad": mean([spread(i) for i in rows]),
+    }
+    if shares["broad"] >= BROAD_FROM:
+        tag = "broad"
+    else:
+        tag = max(PATTERNS[:-1], key=lambda k: shares[k])
+    return HeadPattern(layer, head, tag, shares[tag], shares)
+
+
+def patterns_of(weights: np.ndarray, special, content, punctuation) -> tuple:
+    """A HeadPattern for every head of ``weights`` (L x H x T x T), layer-major."""
+    return tuple(head_pattern(weights[n, h], n, h, special, content, punctuation)
+                 for n in range(weights.shape[0]) for h in range(weights.shape[1]))

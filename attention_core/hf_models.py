@@ -1,0 +1,442 @@
+"""Hugging Face models through transformers itself: RoBERTa, DistilBERT and ELECTRA encoders,
+GPT-2, and Llama-style decoders (Llama, Mistral, Qwen2: rotary positions, grouped-query
+attention).
+
+The model runs as trained, with transformers' own eager attention. Each layer's call of
+it is watched (an attention function registered with transformers that hands every call on
+to the model's own eager function and keeps what went in and came out): the query and key
+as the model rotated them, the value, the mask the model built (causal, sliding window)
+and its weights. The trace's scores and weights are recomputed from those Q, K, V and
+checked against the model's own weights before anything is drawn.
+
+Nothing is downloaded and no code of a model's own runs: ``local_files_only``, never
+``trust_remote_code``, safetensors only (pickled ``.bin`` weights are refused, never
+unpickled). A BERT folder keeps the explicit forward of :mod:`.bert`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from .bert import ModelFiles, sha256_of
+from .errors import InputError
+from .model_checks import MAX_CONFIG_BYTES
+
+__all__ = ["CAPTURE_ATTENTION", "FAMILIES", "Family", "HFModelFiles", "LayerWatch",
+           "SUPPORTED", "agreement_tolerance", "family_of_config", "heads_and_mask",
+           "module_at", "out_map", "position_table", "post_norm", "qkv_maps", "run_watched"]
+
+CAPTURE_ATTENTION = "attention_explainer_watch"
+PICKLED = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+# how far the recomputed weights may be from the model's own, by the dtype it ran in
+AGREEMENT = {"float32": 1e-5, "float64": 1e-9, "float16": 2e-3, "bfloat16": 1.6e-2}
+# a model loaded needs its weights and about this much more (activations, the tokenizer)
+MEMORY_MARGIN = 1.25
+
+
+@dataclass(frozen=True)
+class Family:
+    """Where a family keeps the parts of attention, from its base model (AutoModel)."""
+    title: str              # as said on screen and in messages
+    layers: str             # the ModuleList of layers
+    attention: str          # in a layer: the module that calls the attention function
+    projections: tuple      # in the attention module: q, k, v (or one fused c_attn)
+    out: str                # in a layer: W_O
+    post_norm: str | None   # in a layer: the norm of E + dE right after attention (post-LN)
+    causal: bool
+    positions: str | None   # the learned table (from the base model), None for rotary
+
+    @property
+    def rotary(self) -> bool:
+        return self.positions is None
+
+
+_BERT_LIKE = dict(layers="encoder.layer", attention="attention.self",
+                  projections=("query", "key", "value"), out="attention.output.dense",
+                  post_norm="attention.output.LayerNorm", causal=False,
+                  positions="embeddings.position_embeddings")
+_LLAMA_LIKE = dict(layers="layers", attention="self_attn",
+                   projections=("q_proj", "k_proj", "v_proj"), out="self_attn.o_proj",
+                   post_norm=None, causal=True, positions=None)
+FAMILIES = {
+    "roberta": Family("RoBERTa encoder", **_BERT_LIKE),
+    "electra": Family("ELECTRA encoder", **_BERT_LIKE),
+    "distilbert": Family("DistilBERT encoder", layers="transformer.layer", attention="attention",
+                         projections=("q_lin", "k_lin", "v_lin"), out="attention.out_lin",
+                         post_norm="sa_layer_norm", causal=False,
+                         positions="embeddings.position_embeddings"),
+    "gpt2": Family("GPT-2 decoder", layers="h", attention="attn", projections=("c_attn",),
+                   out="attn.c_proj", post_norm=None, causal=True, positions="wpe"),
+    "llama": Family("Llama decoder", **_LLAMA_LIKE),
+    "mistral": Family("Mistral decoder", **_LLAMA_LIKE),
+    "qwen2": Family("Qwen2 decoder", **_LLAMA_LIKE),
+}
+# what --model takes, said in messages: the explicit BERT path and the families here
+SUPPORTED = "bert, " + ", ".join(FAMILIES)
+
+
+def family_of_config(config: dict, what: str) -> str:
+    """The config's model_type, if it is one this path runs; else an InputError."""
+    if "auto_map" in config:
+        raise InputError(f"{what} needs code of its own (config.json has auto_map); "
+                         "attention-explainer never runs a model's own code: use a model of a "
+                         f"supported family ({SUPPORTED}).")
+    model_type = config.get("model_type")
+    if model_type not in FAMILIES:
+        shown = f"a {model_type!r}" if isinstance(model_type, str) else "an unnamed"
+        raise InputError(f"{what} is {shown} model, not of a supported family; supported "
+                         f"model types: {SUPPORTED}.")
+    return model_type
+
+
+def read_raw_config(folder: Path, what: str) -> dict:
+    """config.json as JSON, bounded in size (the families' own checks come later)."""
+    path = folder / "config.json"
+    if not path.is_file():
+        raise InputError(f"{what} lacks config.json; a Hugging Face model folder has "
+                         "config.json, model.safetensors and tokenizer.json.")
+    if path.stat().st_size > MAX_CONFIG_BYTES:
+        raise InputError(f"{what}: config.json is too large for a model config.")
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise InputError(f"{what}: config.json is not readable JSON "
+                         f"({type(exc).__name__}).") from None
+    if not isinstance(config, dict):
+        raise InputError(f"{what}: config.json holds a JSON {type(config).__name__}, not an "
+                         "object.")
+    return config
+
+
+class HFModelFiles(ModelFiles):
+    """A local Hugging Face folder of a supported family, checked before its weights load:
+    no remote code, safetensors weights, a tokenizer that fits the embeddings, and (by
+    :meth:`check_memory`) room for it on the device."""
+
+    def __init__(self, folder: Path, config: dict, *, name: str):
+        self.folder, self.name = Path(folder), name
+        self.what = f"--model {str(folder)!r}"
+        self.model_type = family_of_config(config, self.what)
+        self.family = FAMILIES[self.model_type]
+        self.weights = self._safetensors()
+        self.tokenizer_path = self.folder / "tokenizer.json"
+        if not self.tokenizer_path.is_file():
+            raise InputError(f"{self.what} lacks tokenizer.json (a fast tokenizer's file); "
+                             "save it with tokenizer.save_pretrained on a machine that has "
+                             "the model's tokenizer.")
+        self.config = self._transformers_config()
+        c = self.config
+        self.num_layers = int(c.num_hidden_layers)
+        self.num_heads = int(c.num_attention_heads)
+        self.num_kv_heads = int(getattr(c, "num_key_value_heads", None) or self.num_heads)
+        self.d_model = int(c.hidden_size)
+        self.max_positions = int(c.max_position_embeddings)
+        self.vocab_size = int(c.vocab_size)
+        self._check_settings()
+        listed = self.tokenizer.get_vocab_size(with_added_tokens=True)
+        if listed > self.vocab_size:
+            raise InputError(f"{self.what}: tokenizer.json has {listed} tokens but the model's "
+                             f"embeddings have {self.vocab_size}; the tokenizer and config.json "
+                             "come from different models: use the folder's own tokenizer.")
+        self._sha256 = None
+
+    def _safetensors(self) -> list[Path]:
+        found = sorted(self.folder.glob("*.safetensors"))
+        if found:
+            return found
+        pickled = sorted(p.name for p in self.folder.iterdir() if p.suffix in PICKLED)
+        if pickled:
+            raise InputError(f"{self.what} has only pickled weights ({pickled[0]}), which are "
+                             "never unpickled here (they can run code); convert them to "
+                             "model.safetensors, e.g. with transformers' save_pretrained.")
+        raise InputError(f"{self.what} has no model.safetensors; a Hugging Face model folder "
+                         "has config.json, model.safetensors and tokenizer.json.")
+
+    def _transformers_config(self):
+        from transformers import AutoConfig
+
+        _quiet_transformers()
+        try:
+            return AutoConfig.from_pretrained(str(self.folder), local_files_only=True,
+                                              trust_remote_code=False)
+        except Exception as exc:     # transformers raises ValueError, KeyError, OSError...
+            raise InputError(f"{self.what}: transformers cannot read its config.json "
+                             f"({type(exc).__name__}: {str(exc).splitlines()[0][:120]}).") from None
+
+    def _check_settings(self) -> None:
+        """What the film's formula relies on: scores scaled by 1/sqrt(d_k), heads that
+        divide the width."""
+        c = self.config
+        if self.model_type == "gpt2" and (not c.scale_attn_weights
+                                         or c.scale_attn_by_inverse_layer_idx):
+            raise InputError(f"{self.what} scales its scores otherwise than by 1/sqrt(d_k) "
+                             "(scale_attn_weights, scale_attn_by_inverse_layer_idx); such a "
+                             "GPT-2 is not supported.")
+        if self.num_heads % self.num_kv_heads:
+            raise InputError(f"{self.what}: {self.num_heads} query heads cannot share "
+                             f"{self.num_kv_heads} key/value heads evenly.")
+
+    @property
+    def title(self) -> str:
+        return self.family.title
+
+    @property
+    def sha256(self) -> str:
+        """One file's sha256, or for several shards the sha256 of their names and digests."""
+        if self._sha256 is None:
+            if len(self.weights) == 1:
+                self._sha256 = sha256_of(self.weights[0])
+            else:
+                digest = hashlib.sha256()
+                for path in self.weights:
+                    digest.update(f"{path.name}:{sha256_of(path)}\n".encode())
+                self._sha256 = digest.hexdigest()
+        return self._sha256
+
+    # ---- memory ----------------------------------------------------------------------
+    def parameter_count(self) -> int:
+        """The base model's parameters, counted from its config on the meta device (no
+        memory is taken)."""
+        import torch
+        from transformers import AutoModel
+
+        with torch.device("meta"):
+            model = AutoModel.from_config(self.config)
+        return sum(p.numel() for p in model.parameters())
+
+    def check_memory(self, device, dtype) -> None:
+        """Refuse a model too large for the device's free memory, before it loads."""
+        import torch
+
+        params = self.parameter_count()
+        need = params * torch.empty((), dtype=dtype).element_size() * MEMORY_MARGIN
+        free, where = _free_memory(device)
+        if need > free:
+            half = "" if dtype in (torch.float16, torch.bfloat16) else \
+                " --dtype bfloat16 halves it;"
+            raise InputError(f"{self.what} has {params / 1e9:.2f} billion parameters, about "
+                             f"{need / 2**30:.1f} GiB in {str(dtype).replace('torch.', '')}, but "
+                             f"{where} has {free / 2**30:.1f} GiB free;{half} or use a machine "
+                             "with more memory or a smaller model.")
+
+    # ---- loading ---------------------------------------------------------------------
+    def load_weights(self, device, dtype):
+        """The base model, eager attention watched, on ``device`` in ``dtype``."""
+        from transformers import AutoModel
+
+        self.check_memory(device, dtype)
+        _register_watch()
+        _quiet_transformers()
+        try:
+            model, info = AutoModel.from_pretrained(
+                str(self.folder), local_files_only=True, trust_remote_code=False,
+                use_safetensors=True, dtype=dtype, attn_implementation=CAPTURE_ATTENTION,
+                output_loading_info=True)
+        except Exception as exc:
+            raise InputError(f"{self.what}: transformers cannot load it "
+                             f"({type(exc).__name__}: {str(exc).splitlines()[0][:120]}).") from None
+        # transformers fills a weight the file lacks with random numbers: never drawn
+        missing = sorted(info.get("missing_keys") or []) + sorted(
+            str(k[0]) if isinstance(k, tuple) else str(k) for k in info.get("mismatched_keys") or [])
+        if missing:
+            raise InputError(f"{self.what}: its weights lack {len(missing)} tensor"
+                             f"{'s' * (len(missing) > 1)} its config.json implies (such as "
+                             f"{missing[0]}); the weights and config.json do not belong "
+                             "together.")
+        return model.to(device).eval()
+
+
+def _free_memory(device) -> tuple[int, str]:
+    import torch
+
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        return free, f"the GPU {device}"
+    import psutil
+
+    return psutil.virtual_memory().available, "this machine"
+
+
+def _quiet_transformers() -> None:
+    """transformers' own warnings and progress bars are not for our users' terminals."""
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()
+    logging.disable_progress_bar()
+
+
+# ---- watching the model's own attention ----------------------------------------------------
+@dataclass
+class LayerWatch:
+    """What one layer's attention call was given and gave back, batch first."""
+    module: object
+    hidden: object          # B x T x D   what the attention module read (after a pre-norm)
+    residual: object        # B x T x D   the layer's input (the residual stream)
+    q: object               # B x H x T x d_k   as the model rotated it
+    k: object               # B x KV x T x d_k
+    v: object               # B x KV x T x d_k
+    mask: object            # the additive mask the model built, or None
+    scaling: float
+    weights: object         # B x H x T x T   the model's own
+    output: object = None   # B x T x D   W_O's output
+
+
+_WATCH = threading.local()
+
+
+def _watched_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0,
+                       **kwargs):
+    """The model's own eager attention, with what went in and came out kept."""
+    eager = sys.modules[type(module).__module__].eager_attention_forward
+    out, weights = eager(module, query, key, value, attention_mask, scaling=scaling,
+                         dropout=dropout, **kwargs)
+    calls = getattr(_WATCH, "calls", None)
+    if calls is not None:
+        calls.append(LayerWatch(module, None, None, query, key, value, attention_mask,
+                                query.shape[-1] ** -0.5 if scaling is None else float(scaling),
+                                weights))
+    return out, weights
+
+
+def _register_watch() -> None:
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, eager_mask
+
+    AttentionInterface.register(CAPTURE_ATTENTION, _watched_attention)
+    # the masks the model builds for it are eager's: additive, -inf where blocked
+    AttentionMaskInterface.register(CAPTURE_ATTENTION, eager_mask)
+
+
+def module_at(root, path: str):
+    for part in path.split("."):
+        root = getattr(root, part)
+    return root
+
+
+def run_watched(model, family: Family, ids) -> list[LayerWatch]:
+    """Run the model once on ``ids`` (1 x T) and return each layer's LayerWatch, with the
+    attention module's input, the layer's input and W_O's output filled in."""
+    layers = list(module_at(model, family.layers))
+    inputs, residuals, outputs = {}, {}, {}
+    handles = []
+
+    def keep(store, n, from_output=False):
+        def hook(module, args, kwargs, *result):
+            if from_output:
+                store[n] = result[0]
+            else:
+                store[n] = args[0] if args else kwargs["hidden_states"]
+        return hook
+
+    for n, layer in enumerate(layers):
+        handles.append(module_at(layer, family.attention).register_forward_pre_hook(
+            keep(inputs, n), with_kwargs=True))
+        handles.append(layer.register_forward_pre_hook(keep(residuals, n), with_kwargs=True))
+        handles.append(module_at(layer, family.out).register_forward_hook(
+            keep(outputs, n, True), with_kwargs=True))
+    _WATCH.calls = calls = []
+    try:
+        model(input_ids=ids, output_attentions=True)
+    finally:
+        _WATCH.calls = None
+        for h in handles:
+            h.remove()
+    if len(calls) != len(layers):
+        raise InputError(f"the model called attention {len(calls)} times for its "
+                         f"{len(layers)} layers; this model's layout is not supported.")
+    for n, call in enumerate(calls):
+        call.hidden, call.residual, call.output = inputs[n], residuals[n], outputs[n]
+    return calls
+
+
+# ---- the parts of attention, read from the model ------------------------------------------------
+def heads_and_mask(files: HFModelFiles, watch: LayerWatch):
+    """A watched call's Q, K, V with a key/value head per query head (grouped-query heads
+    share one: it is repeated), and its mask as B x T x T booleans (True = blocked)."""
+    import torch
+
+    check_scaling(watch.scaling, int(watch.q.shape[-1]), files.what)
+    groups = files.num_heads // files.num_kv_heads
+    k = watch.k.repeat_interleave(groups, dim=1)
+    v = watch.v.repeat_interleave(groups, dim=1)
+    B, _, T, _ = watch.q.shape
+    blocked = torch.zeros((B, T, T), dtype=torch.bool, device=watch.q.device)
+    if watch.mask is not None:          # additive: -inf (or the least float) where blocked
+        blocked = blocked | (watch.mask[:, 0, :, :T] < -1.0)
+    return watch.q, k, v, blocked
+
+
+def _fused(files: HFModelFiles) -> bool:
+    return files.family.projections == ("c_attn",)     # GPT-2's Conv1D: weight is (in, out)
+
+
+def out_map(files: HFModelFiles, layer):
+    """W_O and its bias (zeros where the model has none), weight as (out, in)."""
+    import torch
+
+    out = module_at(layer, files.family.out)
+    weight = out.weight.T if _fused(files) else out.weight
+    return weight, out.bias if out.bias is not None else torch.zeros_like(weight[:, 0])
+
+
+def qkv_maps(files: HFModelFiles, layer) -> list:
+    """(weight, bias) of W_Q, W_K, W_V over all query heads (head h owns rows h*d_k ...):
+    a key/value head's rows repeated for each query head that reads it."""
+    import torch
+
+    attention = module_at(layer, files.family.attention)
+    if _fused(files):
+        weight, bias = attention.c_attn.weight.T, attention.c_attn.bias
+        d = weight.shape[0] // 3
+        return [(weight[n * d:(n + 1) * d], bias[n * d:(n + 1) * d]) for n in range(3)]
+    groups = files.num_heads // files.num_kv_heads
+    pairs = []
+    for role, name in enumerate(files.family.projections):
+        linear = getattr(attention, name)
+        weight = linear.weight
+        bias = linear.bias if linear.bias is not None else torch.zeros_like(weight[:, 0])
+        if role and groups > 1:
+            d_k = weight.shape[0] // files.num_kv_heads
+            weight = weight.view(files.num_kv_heads, d_k, -1).repeat_interleave(
+                groups, dim=0).reshape(files.num_heads * d_k, -1)
+            bias = bias.view(files.num_kv_heads, d_k).repeat_interleave(groups, dim=0).reshape(-1)
+        pairs.append((weight, bias))
+    return pairs
+
+
+def post_norm(files: HFModelFiles, layer):
+    """(weight, bias, eps) of the norm of E + dE right after attention, or None (pre-norm)."""
+    if files.family.post_norm is None:
+        return None
+    norm = module_at(layer, files.family.post_norm)
+    return norm.weight, norm.bias, float(norm.eps)
+
+
+def position_table(model, files: HFModelFiles, count: int):
+    """The learned position vectors of the first ``count`` positions, as the model adds
+    them; None for a rotary model, or where they live in a smaller space (ELECTRA's)."""
+    if files.family.rotary:
+        return None
+    table = module_at(model, files.family.positions).weight
+    if table.shape[1] != files.d_model:
+        return None
+    first = 0
+    if files.model_type == "roberta":       # RoBERTa counts positions from pad + 1
+        first = int(module_at(model, "embeddings").padding_idx) + 1
+    return table[first:first + min(count, int(table.shape[0]) - first)]
+
+
+def agreement_tolerance(dtype) -> float:
+    return AGREEMENT[str(dtype).replace("torch.", "")]
+
+
+def check_scaling(scaling: float, d_k: int, what: str) -> None:
+    if not math.isclose(scaling, d_k ** -0.5, rel_tol=1e-6):
+        raise InputError(f"{what} scales its scores by {scaling:.4g}, not 1/sqrt(d_k) = "
+                         f"{d_k ** -0.5:.4g}; the film's formula would not be its own, so this "
+                         "model is not supported.")

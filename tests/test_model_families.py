@@ -1,0 +1,334 @@
+"""Your own model (issue 23): a tiny random model of every family, built here with
+transformers (tests/tiny_models.py), gives a trace whose weights are transformers' own
+to 1e-5 in every layer; a decoder's mask is its own and the film says so; rotary and
+grouped-query models are drawn as what they are, every drawn number re-derived; the atlas
+tags re-derive from the weights; bad folders are refused in one line, writing nothing."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from attention_explainer.attention_core.api import compute_trace, model_files
+from tests import tiny_models
+from tests.conftest import assert_numbers_rederive
+
+SENTENCE = "The animal didn't cross the street because it was too tired."
+OTHER = "Le chat a mangé la souris parce qu'elle était lente."
+SHORT = "The dog slept because it was tired."      # a film drawn in the suite: few tokens
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    root = tmp_path_factory.mktemp("families")
+    built = {family: tiny_models.build(family, root / family)
+             for family in tiny_models.FAMILIES}
+    built["bert"] = _tiny_bert(root / "bert")
+    yield built
+    model_files.cache_clear()
+
+
+def _tiny_bert(folder):
+    """A BERT folder: computed by our explicit forward, not transformers."""
+    import shutil
+
+    import torch
+    import transformers as T
+
+    from attention_explainer.attention_core import bert
+
+    torch.manual_seed(0)
+    config = T.BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
+                          num_attention_heads=4, intermediate_size=64, max_position_embeddings=64)
+    T.BertModel(config).save_pretrained(str(folder))
+    shutil.copy(bert.minilm_dir() / "tokenizer.json", folder / "tokenizer.json")
+    return folder
+
+
+# ---- the oracle, every family ------------------------------------------------------------
+@pytest.mark.parametrize("family", ("bert", *tiny_models.FAMILIES))
+@pytest.mark.parametrize("sentence", [SENTENCE, OTHER])
+def test_weights_are_transformers_own(family, sentence, folders):
+    reference, ids = tiny_models.oracle_attentions(folders[family], sentence)
+    for layer in range(reference.shape[0]):
+        trace = compute_trace(sentence, model=str(folders[family]), layer=layer, heads="all",
+                              focus=None)
+        assert trace.num_tokens == len(ids)
+        np.testing.assert_allclose(trace.weights, reference[layer], atol=1e-5, rtol=0)
+        # the scores are q.k / sqrt(d_k) of the trace's own (rotated) queries and keys
+        again = trace.q.astype(np.float64) @ trace.k.astype(np.float64).transpose(0, 2, 1)
+        np.testing.assert_allclose(trace.scores, again / np.sqrt(trace.d_k), atol=1e-4)
+        # and the update adds up to the model's attention output
+        made = trace.contributions.sum(0) + trace.output_bias
+        np.testing.assert_allclose(made, trace.output[trace.focus_index], atol=1e-4)
+
+
+def test_what_each_family_is_said_to_be(folders):
+    """Causal masks are the model's own; rotary models keep no position vectors; grouped
+    query heads name their key/value head; a start token is named."""
+    for family in tiny_models.FAMILIES:
+        t = compute_trace(SENTENCE, model=str(folders[family]), heads="all")
+        decoder = family in tiny_models.DECODERS
+        assert t.meta["bidirectional"] is not decoder
+        assert t.meta["mask_is_model_own"] is decoder
+        assert t.meta["mask_is_illustration"] is False
+        assert bool(t.mask.any()) is decoder
+        if decoder:
+            T = t.num_tokens
+            if family != "mistral":      # its sliding window is tested below
+                assert not t.mask[np.tril_indices(T)].any()
+            assert t.meta["update"] == "x + dE" and t.residual is not None
+        rotary = family in ("llama", "mistral", "qwen2")
+        assert (t.meta["positions"] == "rotary") is rotary
+        assert (t.positions is None) is rotary
+        if rotary:
+            assert t.meta["kv_head_of"] == [h // 2 for h in t.heads]
+        assert ("start_token" in t.meta) is (family in ("llama", "mistral"))
+    window = compute_trace(SENTENCE, model=str(folders["mistral"]))
+    assert window.meta["mask"] == "causal, a window of 6"
+    T = window.num_tokens
+    i, j = np.indices((T, T))
+    np.testing.assert_array_equal(window.mask, (j > i) | (i - j >= 6))
+
+
+def test_a_causal_model_explains_a_word_that_sees_the_sentence(folders):
+    """Left alone, the focus is the last content word (a decoder's other words see only
+    part of the sentence), and what it is asked about lies before it."""
+    t = compute_trace(SENTENCE, model=str(folders["gpt2"]))
+    targets = t.meta["question"]["targets"]
+    assert targets and all(j < t.focus_index for j in targets)
+    assert t.display_tokens[t.focus_index] in ("tire", "tired")
+
+
+def test_minilm_masks_are_still_illustrations():
+    t = compute_trace("The cat ate the fish", mask="causal")
+    assert t.meta["mask_is_illustration"] is True and t.meta["mask_is_model_own"] is False
+
+
+# ---- the film, drawn for a decoder ------------------------------------------------------------
+# the beats a decoder draws otherwise than an encoder (the others are the same code on
+# the same kind of trace, and audited on many sentences by the layout corpus)
+DECODER_BEATS = {"llama": ["position", "project", "heads", "mask", "update"],
+                 "gpt2": ["mask", "update"]}
+
+
+@pytest.mark.parametrize("family", sorted(DECODER_BEATS))
+def test_the_film_of_a_decoder(family, folders, tmp_path):
+    """The beats a decoder changes, audited, every drawn number re-derived; the mask beat
+    says the mask is the model's own, the project beat says q and k are turned by position
+    (rotary), the heads beat which heads share keys, the update starts from the residual
+    stream x."""
+    from tests.test_beats import render_tiny
+
+    trace = compute_trace(SHORT, model=str(folders[family]))
+    scene = render_tiny(DECODER_BEATS[family], trace, tmp_path)
+    said = " ".join(c.content for c in scene.renderer.file_writer.subcaptions)
+    assert "This mask is the model\u2019s own, as trained." in said
+    assert "Illustration" not in said
+    assert "x + \u0394E" in said
+    if family == "llama":
+        assert "turned by angles set by its word\u2019s position (rotary)" in said
+        assert "Grouped-query attention: the 4 query heads share 2 key and value heads" in said
+        assert "adds no position vectors" in said
+    else:
+        assert "rotary" not in said and "Grouped-query" not in said
+    assert_numbers_rederive(trace, scene.shown_numbers)
+
+
+def test_minilm_mask_beat_still_says_illustration(folders):
+    """On MiniLM (no mask, or --mask causal) the mask beat says it is an illustration; on
+    a decoder, that the mask is the model's own."""
+    from attention_explainer.scenes.film.beats.mask import notice_text
+
+    plain = compute_trace("The cat ate the fish")
+    assert notice_text(plain, False).startswith("Illustration: this model reads\nboth ways")
+    asked = compute_trace("The cat ate the fish", mask="causal")
+    assert notice_text(asked, True).startswith("Illustration: this model reads")
+    own = compute_trace(SENTENCE, model=str(folders["llama"]))
+    assert notice_text(own, True).startswith("The model\u2019s own mask")
+
+
+# ---- the atlas ----------------------------------------------------------------------------
+def _tags_by_hand(weights, special, content, punctuation):
+    """The atlas's rule, written out again: shares over the rows of the sentence's own
+    tokens after the first, broad when rows spread to 0.85 of the most, else the largest."""
+    T = weights.shape[0]
+    rows = [i for i in range(1, T) if not special[i]]
+    sink = np.array(special, bool)
+    sink[0] = True
+    out = {}
+    out["sink"] = np.mean([weights[i][sink].sum() for i in rows])
+    out["previous"] = np.mean([weights[i, i - 1] for i in rows])
+    out["next"] = np.mean([weights[i, i + 1] for i in rows if i + 1 < T])
+    out["self"] = np.mean([weights[i, i] for i in rows])
+    out["punctuation"] = np.mean([sum(weights[i, j] for j in range(T)
+                                      if punctuation[j] and j != i) for i in rows])
+    out["content"] = np.mean([sum(weights[i, j] for j in range(T)
+                                  if content[j] and j != i) for i in rows])
+    spreads = []
+    for i in rows:
+        p = weights[i][weights[i] > 0].astype(np.float64)
+        spreads.append(0.0 if len(p) < 2 else float(-(p * np.log(p)).sum() / np.log(len(p))))
+    out["broad"] = np.mean(spreads)
+    if out["broad"] >= 0.85:
+        return "broad", out
+    return max(("sink", "previous", "next", "self", "punctuation", "content"),
+               key=lambda k: out[k]), out
+
+
+def test_diagnose_tags_rederive_from_the_weights(run_cli):
+    """inspect --diagnose --json on minilm: every head's tag and share, re-derived here from
+    the weights of a trace of that layer with every head."""
+    from attention_explainer.attention_core import selection
+    from attention_explainer.attention_core.api import TraceRequest, model_files
+    from attention_explainer.attention_core.atlas import punctuation_tokens
+
+    sentence = "The lawyer questioned the witness, because she was lying."
+    code, out, err = run_cli("inspect", sentence, "--diagnose", "--json")
+    assert code == 0, err
+    diagnosis = json.loads(out)["diagnosis"]
+    assert len(diagnosis["heads"]) == 6 * 12
+    tokens = model_files("minilm").tokenize(sentence)
+    content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words,
+                                       selection.written_words(tokens))
+    punctuation = punctuation_tokens(tokens.display_tokens)
+    assert punctuation.any()
+    tags = set()
+    for layer in range(6):
+        trace = compute_trace(sentence, layer=layer, heads="all")
+        for h in range(12):
+            tag, shares = _tags_by_hand(trace.weights[h].astype(np.float64), tokens.special,
+                                        content, punctuation)
+            told = diagnosis["heads"][layer * 12 + h]
+            assert (told["layer"], told["head"], told["tag"]) == (layer, h, tag)
+            assert told["share"] == pytest.approx(shares[tag], abs=1e-3)
+            tags.add(tag)
+    assert len(tags) >= 3            # the rule tells heads apart on a real model
+    film = compute_trace(sentence)
+    assert diagnosis["film"] == {"layer": film.layer, "head": film.primary_head}
+    code, out, _ = run_cli("inspect", sentence, "--diagnose")
+    assert "<- the film's head" in out and "in all:" in out
+    assert TraceRequest  # the request type the API takes
+
+
+@pytest.mark.parametrize("family", ["minilm", "scratch", *tiny_models.FAMILIES])
+def test_atlas_of_every_family(family, folders, tmp_path, run_cli):
+    """A PNG and an SVG, as big as the model has heads, the film's head outlined."""
+    from PIL import Image
+
+    model = family if family in ("minilm", "scratch") else str(folders[family])
+    out = tmp_path / "atlas.png"
+    code, stdout, err = run_cli("atlas", SENTENCE, "--model", model, "--out", out)
+    assert code == 0, err
+    image = Image.open(out)
+    svg = (tmp_path / "atlas.svg").read_text()
+    assert svg.startswith("<svg") and svg.count("<text") > 4
+    layers = {"minilm": 6, "scratch": 1}.get(family, 2)
+    assert svg.count(">layer ") == layers
+    assert image.width > 1000 and image.height > 600
+    code, _, err = run_cli("atlas", SENTENCE, "--model", model, "--out", out)
+    assert code == 2 and "--force" in err                  # never clobbered
+
+
+def test_a_pack_of_a_decoder(folders, tmp_path, run_cli):
+    code, out, err = run_cli("pack", SENTENCE, "--model", str(folders["qwen2"]),
+                             "--resolution", "160x90", "--fps", "4", "--beats", "title,mask",
+                             "--out", tmp_path / "pack", "--no-cache")
+    assert code == 0, err
+    assert (tmp_path / "pack" / "film.mp4").is_file() or any((tmp_path / "pack").iterdir())
+
+
+# ---- bad folders --------------------------------------------------------------------------
+def _bad_folders(root, folders):
+    import shutil
+
+    def copy(name, family="gpt2"):
+        target = root / name
+        shutil.copytree(folders[family], target)
+        return target
+
+    made = {}
+    made["unsupported"] = copy("unsupported")
+    tiny_models.write_config(made["unsupported"], model_type="t5")
+    made["remote"] = copy("remote")
+    tiny_models.write_config(made["remote"], auto_map={"AutoModel": "modeling_x.XModel"})
+    made["tokenizer"] = copy("tokenizer")
+    tiny_models.write_config(made["tokenizer"], vocab_size=100)
+    made["large"] = copy("large", "llama")
+    tiny_models.write_config(made["large"], hidden_size=16384, intermediate_size=53248,
+                             num_hidden_layers=160, num_attention_heads=128,
+                             num_key_value_heads=8)
+    made["pickled"] = copy("pickled")
+    os.remove(made["pickled"] / "model.safetensors")
+    (made["pickled"] / "pytorch_model.bin").write_bytes(b"\x80\x04not really a pickle")
+    made["weights"] = copy("weights")
+    shutil.copy(folders["llama"] / "model.safetensors", made["weights"] / "model.safetensors")
+    made["positions"] = copy("positions")
+    tiny_models.write_config(made["positions"], n_positions=8)
+    return made
+
+
+BAD_ROWS = [
+    ("unsupported", SENTENCE, "is a 't5' model, not of a supported family; supported model "
+                              "types: bert, roberta, electra, distilbert, gpt2, llama, "
+                              "mistral, qwen2"),
+    ("remote", SENTENCE, "needs code of its own (config.json has auto_map)"),
+    ("tokenizer", SENTENCE, "come from different models"),
+    ("large", SENTENCE, "billion parameters, about"),
+    ("pickled", SENTENCE, "has only pickled weights (pytorch_model.bin), which are never "
+                          "unpickled"),
+    ("weights", SENTENCE, "the weights and config.json do not belong together"),
+    ("positions", SENTENCE, "more than the model's 8 positions"),
+]
+
+
+@pytest.mark.parametrize("name, sentence, fragment", BAD_ROWS, ids=[r[0] for r in BAD_ROWS])
+@pytest.mark.parametrize("command", ["render", "atlas"])
+def test_bad_model_folders_are_refused(name, sentence, fragment, command, folders, tmp_path,
+                                       run_cli):
+    bad = _bad_folders(tmp_path / "models", folders)
+    out = tmp_path / "out"
+    out.mkdir()
+    before = sorted(p.name for p in (tmp_path / "models" / name).iterdir())
+    model_files.cache_clear()
+    target = out / ("film.mp4" if command == "render" else "atlas.png")
+    flag = "-o" if command == "render" else "--out"
+    code, stdout, err = run_cli(command, sentence, "--model", bad[name], flag, target)
+    model_files.cache_clear()
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert fragment in lines[0], lines[0]
+    assert list(out.iterdir()) == []
+    assert sorted(p.name for p in (tmp_path / "models" / name).iterdir()) == before
+
+
+# ---- precision and devices ------------------------------------------------------------------
+@pytest.mark.parametrize("dtype, tolerance", [("bfloat16", 6e-2), ("float16", 1e-2)])
+def test_a_decoder_in_half_precision(dtype, tolerance, folders):
+    """The watched weights agree with ours in half precision too (the check's own
+    tolerance), and come back float32, close to the float32 run's."""
+    full = compute_trace(SENTENCE, model=str(folders["llama"]), heads="all", layer=1)
+    half = compute_trace(SENTENCE, model=str(folders["llama"]), heads="all", layer=1,
+                         dtype=dtype)
+    assert half.weights.dtype == np.float32 and half.meta["dtype"] == dtype
+    np.testing.assert_allclose(half.weights, full.weights, atol=tolerance)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("family", ["llama", "gpt2", "roberta"])
+def test_families_on_cuda(family, folders):
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    cpu = compute_trace(SENTENCE, model=str(folders[family]), heads="all", device="cpu")
+    gpu = compute_trace(SENTENCE, model=str(folders[family]), heads="all", device="cuda")
+    assert gpu.meta["device"].startswith("cuda")
+    np.testing.assert_allclose(gpu.weights, cpu.weights, atol=1e-4)
+    for dtype in ("float16", "bfloat16"):
+        half = compute_trace(SENTENCE, model=str(folders[family]), heads="all", device="cuda",
+                             dtype=dtype)
+        np.testing.assert_allclose(half.weights, cpu.weights, atol=6e-2)

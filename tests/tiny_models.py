@@ -1,0 +1,127 @@
+"""Tiny random models of every family the transformers path runs, built here (a config and
+``save_pretrained`` into a folder, and a tokenizer trained on a few sentences): nothing is
+downloaded. Their numbers mean nothing; what they test is that the trace is the model's."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from attention_explainer.attention_core import bert
+
+FAMILIES = ("roberta", "distilbert", "electra", "gpt2", "llama", "mistral", "qwen2")
+DECODERS = ("gpt2", "llama", "mistral", "qwen2")
+TEXT = ["The animal didn't cross the street because it was too tired.",
+        "The chef who won the prize cooked for the guests.",
+        "Le chat a mangé la souris parce qu'elle était lente.",
+        "A small model of every family, built here from a config.",
+        "我爱北京天安门，因为那里很美"] * 4
+SIZE = dict(hidden=32, layers=2, heads=4, kv_heads=2, inner=64, positions=64)
+
+
+def _bpe_tokenizer(start: str | None, end: str | None, pair: bool = False):
+    """A byte-level BPE trained on TEXT; ``start``/``end`` added around a sentence."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    specials = [t for t in ("<pad>", start, end) if t]
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=specials,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tok.train_from_iterator(TEXT, trainer)
+    if start or end:
+        single = " ".join([*([start] if start else []), "$A", *([end] if end else [])])
+        tok.post_processor = processors.TemplateProcessing(
+            single=single, special_tokens=[(t, tok.token_to_id(t)) for t in specials[1:]])
+    return tok
+
+
+def config_for(family: str, vocab: int, **changes):
+    import transformers as T
+
+    h, n, a, kv, i, p = (SIZE[k] for k in ("hidden", "layers", "heads", "kv_heads", "inner",
+                                           "positions"))
+    common = dict(vocab_size=vocab)
+    if family == "roberta":
+        c = T.RobertaConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+                            intermediate_size=i, max_position_embeddings=p + 2, pad_token_id=0,
+                            bos_token_id=1, eos_token_id=2, **common)
+    elif family == "distilbert":
+        c = T.DistilBertConfig(dim=h, n_layers=n, n_heads=a, hidden_dim=i,
+                               max_position_embeddings=p, **common)
+    elif family == "electra":
+        c = T.ElectraConfig(embedding_size=h, hidden_size=h, num_hidden_layers=n,
+                            num_attention_heads=a, intermediate_size=i,
+                            max_position_embeddings=p, **common)
+    elif family == "gpt2":
+        c = T.GPT2Config(n_embd=h, n_layer=n, n_head=a, n_positions=p, bos_token_id=None,
+                         eos_token_id=None, **common)
+    else:
+        kind = {"llama": T.LlamaConfig, "mistral": T.MistralConfig, "qwen2": T.Qwen2Config}
+        extra = {"sliding_window": 6} if family == "mistral" else {}
+        c = kind[family](hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+                         num_key_value_heads=kv, intermediate_size=i, max_position_embeddings=p,
+                         bos_token_id=1, eos_token_id=2, pad_token_id=0, **extra, **common)
+    for key, value in changes.items():
+        setattr(c, key, value)
+    return c
+
+
+def build(family: str, folder: Path, seed: int = 0, **changes) -> Path:
+    """A tiny random model of ``family`` saved into ``folder`` (config.json,
+    model.safetensors, tokenizer.json); ``changes`` set on its config."""
+    import torch
+    import transformers as T
+
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    logging.set_verbosity_error()
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    if family in ("distilbert", "electra"):       # WordPiece, as they ship
+        tokenizer_json = (bert.minilm_dir() / "tokenizer.json").read_text()
+        vocab = 30522
+    else:
+        start, end = {"roberta": ("<s>", "</s>"), "llama": ("<s>", None),
+                      "mistral": ("<s>", None)}.get(family, (None, None))
+        tok = _bpe_tokenizer(start, end)
+        tokenizer_json = tok.to_str()
+        vocab = tok.get_vocab_size()
+    config = config_for(family, vocab, **changes)
+    torch.manual_seed(seed)
+    model = T.AutoModel.from_config(config)
+    with torch.no_grad():        # random weights large enough that heads differ visibly
+        for p in model.parameters():
+            if p.dim() > 1:
+                p.normal_(0.0, 0.3)
+    model.save_pretrained(str(folder), safe_serialization=True)
+    (folder / "tokenizer.json").write_text(tokenizer_json)
+    return folder
+
+
+def oracle_attentions(folder: Path, sentence: str):
+    """transformers' own eager attention weights for the sentence, every layer (L x H x T x T
+    numpy), with the ids the folder's tokenizer gives."""
+    import numpy as np
+    import torch
+    import transformers as T
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
+    tok.no_padding()
+    tok.no_truncation()
+    ids = tok.encode(sentence).ids
+    model = T.AutoModel.from_pretrained(str(folder), attn_implementation="eager",
+                                        local_files_only=True).eval()
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor([ids]), output_attentions=True)
+    return np.stack([a[0].numpy() for a in out.attentions]), ids
+
+
+def write_config(folder: Path, **changes) -> None:
+    path = Path(folder) / "config.json"
+    config = json.loads(path.read_text())
+    config.update(changes)
+    path.write_text(json.dumps(config))
