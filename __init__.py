@@ -1,6 +1,10 @@
 """attention-explainer: a real transformer's attention on your sentence, as a
 3Blue1Brown-style video.
 
+The Python API (``explainer``): :func:`trace`, :func:`render`, :func:`frames`,
+:func:`pack` and :func:`atlas`, which raise :class:`InputError` where the command line
+exits 2; the results display inline in Jupyter.
+
 - ``attention_core``: numbers only (sentence -> AttentionTrace), never imports manim
 - ``scenes``: drawing only (AttentionTrace -> beats -> MP4), never runs a model
 - ``cli``: the command line; ``outputs``: the user's files; ``testing``: a pytest helper
@@ -8,4 +12,16 @@
 """
 from .attention_core import __version__
 
-__all__ = ["__version__"]
+__all__ = ["AttentionTrace", "InputError", "__version__", "atlas", "frames", "pack", "render",
+           "trace"]
+
+
+def __getattr__(name):
+    # Lazy, so `import attention_explainer` (and `--help`) does not pay for torch or manim.
+    if name == "AttentionTrace":
+        from .attention_core.trace import AttentionTrace
+        return AttentionTrace
+    if name in __all__:
+        from . import explainer
+        return getattr(explainer, name)
+    raise AttributeError(name)

@@ -38,8 +38,8 @@ from .attention_core.errors import InputError
 __all__ = ["COMMANDS", "LazyGroup", "cli", "main"]
 
 # every command, by name: the module commands/<name>.py (- as _) holds it as ``command``
-COMMANDS = ("atlas", "batch", "cache", "config", "frames", "inspect", "narration-script",
-            "pack", "render")
+COMMANDS = ("atlas", "batch", "cache", "config", "doctor", "frames", "inspect",
+            "narration-script", "pack", "render")
 
 
 class LazyGroup(click.Group):

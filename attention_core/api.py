@@ -195,12 +195,16 @@ def atlas_for(req: TraceRequest):
     tokens = setup.tokens
     content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words,
                                        selection.written_words(tokens))
+    # --layer N: that layer alone (a large model's every head is more than one picture)
+    layers = tuple(range(len(stacked))) if setup.layer_spec == "auto" else (setup.layer_spec,)
+    stacked = stacked[list(layers)]
     patterns = patterns_of(stacked, tokens.special, content,
-                           punctuation_tokens(tokens.display_tokens))
+                           punctuation_tokens(tokens.display_tokens), layers)
     mask = "none" if not own.any() else _mask_meta(setup, run.captures[0])["model_mask"]
     return Atlas(req.sentence, model_label({**kind.names, **kind.extra_meta}),
                  tuple(tokens.display_tokens),
-                 tuple(tokens.special), stacked, patterns, choice.layer, choice.primary, mask)
+                 tuple(tokens.special), stacked, patterns, choice.layer, choice.primary, mask,
+                 layers)
 
 
 def _question(setup: _Setup) -> grammar.Question:

@@ -46,9 +46,10 @@ class HeadPattern:
 
 @dataclass(frozen=True)
 class Atlas:
-    """Every head's weights on one sentence (L x H x T x T, float32) and their patterns."""
+    """Every head's weights on one sentence (L x H x T x T, float32) and their patterns, for
+    the model's layers ``layers`` (all of them, or the one asked for)."""
     sentence: str
-    model: str                    # as the trace's meta names it
+    model: str                    # as the screen names it
     tokens: tuple                 # the user's text of each token (display tokens)
     special: tuple
     weights: np.ndarray
@@ -56,9 +57,11 @@ class Atlas:
     film_layer: int               # the head the film would explain
     film_head: int
     mask: str                     # the model's own mask: "none" or "causal", ...
+    layers: tuple = ()            # the model's index of each layer of ``weights``
 
     def pattern(self, layer: int, head: int) -> HeadPattern:
-        return self.patterns[layer * self.weights.shape[1] + head]
+        """The pattern of the model's ``layer``, ``head``."""
+        return self.patterns[self.layers.index(layer) * self.weights.shape[1] + head]
 
     def to_json(self) -> dict:
         return {"sentence": self.sentence, "model": self.model, "tokens": list(self.tokens),
@@ -114,7 +117,9 @@ def head_pattern(weights: np.ndarray, layer: int, head: int, special, content,
     return HeadPattern(layer, head, tag, shares[tag], shares)
 
 
-def patterns_of(weights: np.ndarray, special, content, punctuation) -> tuple:
-    """A HeadPattern for every head of ``weights`` (L x H x T x T), layer-major."""
-    return tuple(head_pattern(weights[n, h], n, h, special, content, punctuation)
+def patterns_of(weights: np.ndarray, special, content, punctuation, layers=None) -> tuple:
+    """A HeadPattern for every head of ``weights`` (L x H x T x T), layer-major; ``layers``
+    the model's index of each (default 0 to L - 1)."""
+    layers = list(range(weights.shape[0])) if layers is None else list(layers)
+    return tuple(head_pattern(weights[n, h], layers[n], h, special, content, punctuation)
                  for n in range(weights.shape[0]) for h in range(weights.shape[1]))

@@ -34,7 +34,7 @@ def command(sentence: str, out_path: str, force: bool, theme: str, quiet: bool,
     """Draw every layer × head's weight matrix on the sentence as one picture (PNG and SVG)
     for a slide, each head tagged by the pattern its weights show (sink, previous, next,
     itself, punctuation, content, broad) with its share; the head the film would explain
-    is outlined."""
+    is outlined. --layer N draws that layer's heads alone."""
     from ..outputs import OutputSet
 
     png = Path(out_path)
@@ -48,7 +48,13 @@ def command(sentence: str, out_path: str, force: bool, theme: str, quiet: bool,
 
         atlas = atlas_for(tracing.request(sentence))
     use_theme(theme)
-    from ..scenes.atlas import write_atlas
+    from ..scenes.atlas import MAX_PIXELS, picture_size, write_atlas
+
+    width, height = picture_size(atlas)
+    if width * height > MAX_PIXELS:
+        raise InputError(f"the atlas of {len(atlas.layers)} layers x {atlas.weights.shape[1]} "
+                         f"heads would be {width}x{height} pixels, too large for one picture; "
+                         "draw one layer at a time with --layer N.")
 
     with outputs.opened(report=say):
         write_atlas(atlas, outputs.path("atlas"), outputs.path("svg"))

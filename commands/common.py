@@ -102,9 +102,22 @@ def sentence_and_trace(ctx: click.Context, sentence: str, tracing: TraceOptions,
 
 
 def use_theme(name: str) -> None:
-    with interrupts_held():          # the first import of manim (cairo, pango, pybind11)
-        from ..scenes.vocabulary import style
+    """The colour theme, set before anything is drawn; first, that the film can be drawn
+    here at all (manim loads, the fonts are there), said in one line pointing to doctor."""
+    from ..doctor import missing_part
 
+    with interrupts_held():          # the first import of manim (cairo, pango, pybind11)
+        try:
+            from ..scenes.vocabulary import style
+        except ImportError as exc:
+            raise InputError(missing_part(f"manim cannot load ({exc})")) from None
+    from ..scenes.vocabulary.fonts import missing_files
+
+    missing = missing_files()
+    if missing:
+        raise InputError(missing_part(f"the film's font {missing[0]} is missing"
+                                      + (f" (and {len(missing) - 1} more)"
+                                         if len(missing) > 1 else "")))
     style.set_theme(name)
 
 

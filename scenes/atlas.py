@@ -20,7 +20,7 @@ import numpy as np
 from .vocabulary import colors, style
 from .vocabulary.fonts import FONT_FILES
 
-__all__ = ["TAG_WORDS", "atlas_svg", "draw_atlas", "write_atlas"]
+__all__ = ["MAX_PIXELS", "TAG_WORDS", "atlas_svg", "draw_atlas", "picture_size", "write_atlas"]
 
 TILE = 240                  # a head's heat map, in pixels
 GAP = 34                    # between tiles
@@ -31,6 +31,7 @@ FONT = 40                   # cap height about 28 px: legible where the picture 
 SMALL = 36
 TITLE = 48
 # how a pattern is said under its tile
+MAX_PIXELS = 120_000_000     # a picture larger than this is no slide: one layer at a time
 TAG_WORDS = {"sink": "sink", "previous": "previous", "next": "next", "self": "itself",
              "punctuation": "punct.", "content": "content", "broad": "broad"}
 KEY = ("sink: special or first token · previous / next token · itself · punct.: "
@@ -72,7 +73,9 @@ def _layout(atlas) -> tuple[int, int, list]:
     """The picture's size and its shapes, in drawing order."""
     pal = style.PALETTE
     L, H = atlas.weights.shape[:2]
-    title = (f"Every head of {atlas.model} on \u201c{atlas.sentence}\u201d")
+    which = (f"Every head of {atlas.model}" if L > 1 else
+             f"Every head of layer {atlas.layers[0]} of {atlas.model}")
+    title = f"{which} on \u201c{atlas.sentence}\u201d"
     width = MARGIN * 2 + LAYER_W + H * TILE + (H - 1) * GAP
     width = max(width, MARGIN * 2 + _text_width(KEY, SMALL))
     key_line = MARGIN + TITLE + 48 + 2 * SMALL          # the key's baseline
@@ -89,20 +92,27 @@ def _layout(atlas) -> tuple[int, int, list]:
     for h in range(H):
         shapes.append(_Text(left + h * (TILE + GAP) + TILE / 2, top - 14, f"head {h}", FONT,
                             pal.soft, "middle"))
-    for n in range(L):
+    for n, layer in enumerate(atlas.layers):
         y = top + n * (TILE + TAG_H + GAP)
-        shapes.append(_Text(MARGIN, y + TILE / 2 + FONT * 0.35, f"layer {n}", FONT, pal.soft))
+        shapes.append(_Text(MARGIN, y + TILE / 2 + FONT * 0.35, f"layer {layer}", FONT,
+                            pal.soft))
         for h in range(H):
             x = left + h * (TILE + GAP)
             shapes.append(_Heat(x, y, TILE, atlas.weights[n, h]))
-            pattern = atlas.pattern(n, h)
+            pattern = atlas.pattern(layer, h)
             said = f"{TAG_WORDS[pattern.tag]} {round(100 * pattern.share)}\u00a0%"
             shapes.append(_Text(x + TILE / 2, y + TILE + TAG_H - 16, said, FONT, pal.text,
                                 "middle"))
-            if (n, h) == (atlas.film_layer, atlas.film_head):
+            if (layer, h) == (atlas.film_layer, atlas.film_head):
                 shapes.append(_Rect(x - 8, y - 8, TILE + 16, TILE + TAG_H + 8, None,
                                     pal.query, 5))
     return int(width), int(height), shapes
+
+
+def picture_size(atlas) -> tuple[int, int]:
+    """The picture's width and height in pixels."""
+    width, height, _ = _layout(atlas)
+    return width, height
 
 
 def _cells(size: float, count: int) -> list[int]:

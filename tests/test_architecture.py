@@ -15,7 +15,7 @@ CORE = f"{PACKAGE}.attention_core"
 COMMAND_LINE = (f"{PACKAGE}.cli", f"{PACKAGE}.commands",
                 f"{PACKAGE}.settings", "click", "rich", "dask", "distributed")
 MODEL_CODE = ("torch", "safetensors", "tokenizers", "transformers", f"{CORE}.api",
-              f"{CORE}.bert", f"{CORE}.scratch")
+              f"{CORE}.bert", f"{CORE}.scratch", f"{CORE}.hf_models", f"{CORE}.model_kinds")
 SKIPPED = {".venv", "build", "tests", "bench", "docs", "__pycache__", "renders", "media",
            "examples"}
 

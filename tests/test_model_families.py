@@ -332,3 +332,14 @@ def test_families_on_cuda(family, folders):
         half = compute_trace(SENTENCE, model=str(folders[family]), heads="all", device="cuda",
                              dtype=dtype)
         np.testing.assert_allclose(half.weights, cpu.weights, atol=6e-2)
+
+
+def test_atlas_of_one_layer(folders, tmp_path, run_cli):
+    """--layer N draws that layer's heads alone, under their own layer's name."""
+    out = tmp_path / "one.png"
+    code, _, err = run_cli("atlas", SENTENCE, "--model", folders["gpt2"], "--layer", "1",
+                           "--out", out)
+    assert code == 0, err
+    svg = (tmp_path / "one.svg").read_text()
+    assert svg.count(">layer ") == 1 and ">layer 1<" in svg
+    assert "Every head of layer 1 of gpt2, a GPT-2 decoder" in svg

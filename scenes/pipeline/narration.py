@@ -67,7 +67,8 @@ def load_narration(source: str | Path | None, beats: list[str]) -> Narration | N
         if shutil.which(VOICE_ENGINE) is None:
             raise InputError(f"--narration {SPEAK} reads the captions with {VOICE_ENGINE}, "
                              f"which is not installed; install it (apt-get install "
-                             f"{VOICE_ENGINE}) or give a folder of recordings.")
+                             f"{VOICE_ENGINE}; `attention-explainer doctor` says how "
+                             "elsewhere) or give a folder of recordings.")
         return Narration(speak=True)
     folder = Path(source)
     if not folder.is_dir():

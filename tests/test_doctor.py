@@ -1,0 +1,84 @@
+"""`doctor` (issue 24): on this machine every line is ok; with a font the film's fontconfig
+does not reach, or without espeak-ng, the matching line says what to install, on each
+system; a drawing command without its fonts says so in one line and points to doctor."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import pytest
+
+
+def lines_of(out: str) -> dict[str, str]:
+    return {line.split(":", 1)[0].split(None, 1)[1]: line for line in out.strip().splitlines()}
+
+
+def test_every_line_is_ok_here(run_cli):
+    code, out, err = run_cli("doctor")
+    assert code == 0, out + err
+    lines = out.strip().splitlines()
+    assert len(lines) >= 15
+    assert all(line.startswith("ok ") for line in lines), out
+    found = lines_of(out)
+    for item in ("Cairo and Pango", "font CMU Serif", "font Noto Sans CJK", "codec libx264",
+                 "bundled model", "CUDA", "Chromium", "LibreOffice", "espeak-ng",
+                 "beat cache"):
+        assert item in found, item
+
+
+def test_a_font_the_fontconfig_lacks(tmp_path, run_cli, monkeypatch):
+    """A fontconfig like the film's that does not reach CMU Serif: its line says where it
+    should be found and how to install it on Debian, Fedora and macOS; doctor exits 1."""
+    from attention_explainer.scenes.vocabulary import fonts
+
+    without = [f for f in fonts.FONT_FILES if "cmunrm" not in f]
+    config = tmp_path / "fonts.conf"
+    config.write_text(fonts.config_text(without))
+    monkeypatch.setattr(fonts, "CONFIG", config)
+    code, out, err = run_cli("doctor")
+    assert code == 1 and "a film needs is missing" in err
+    line = lines_of(out)["font CMU Serif"]
+    assert line.startswith("MISSING ")
+    assert "gives /usr/share/fonts" in line and "instead" in line
+    assert "Debian/Ubuntu `sudo apt-get install fonts-cmu`" in line
+    assert "Fedora `" in line and "macOS `brew install --cask font-computer-modern`" in line
+    assert lines_of(out)["font CMU Serif Bold"].startswith("ok ")
+
+
+def test_no_espeak_ng(tmp_path):
+    """Without espeak-ng on PATH its line says what to install; it is optional: exit 0."""
+    import subprocess
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("fc-match", "chromium", "soffice"):
+        found = shutil.which(program)
+        if found:
+            os.symlink(found, bin_dir / program)
+    env = dict(os.environ, PATH=str(bin_dir))
+    proc = subprocess.run([sys.executable, "-m", "attention_explainer.cli", "doctor"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    line = lines_of(proc.stdout)["espeak-ng"]
+    assert line.startswith("missing ")
+    assert "`sudo apt-get install espeak-ng`" in line and "`brew install espeak-ng`" in line
+
+
+def test_a_drawing_command_without_its_fonts_points_to_doctor(run_cli, monkeypatch, tmp_path):
+    from attention_explainer.scenes.vocabulary import fonts
+
+    monkeypatch.setattr(fonts, "FONT_FILES", ("/nonexistent/cmunrm.ttf", *fonts.FONT_FILES[1:]))
+    code, out, err = run_cli("frames", "--beat", "title", "--at", "key", "--out",
+                             tmp_path / "stills")
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "Error: the film's font /nonexistent/cmunrm.ttf is missing; run "
+        "`attention-explainer doctor` to see what to install."]
+    assert not (tmp_path / "stills").exists()
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["doctor", "--help"]])
+def test_doctor_is_listed(argv, run_cli):
+    code, out, _ = run_cli(*argv)
+    assert code == 0 and "doctor" in out
