@@ -7,7 +7,10 @@
     stills = ae.frames(t, "stills", beats="sparks,pull")  # so do these
 
 Each function runs the same command the CLI runs, with the same checks: what the CLI
-refuses with exit 2 and one line, these raise :class:`InputError` with that line. A
+refuses with exit 2 and one line, these raise :class:`InputError` with that line. Like the
+CLI, they take their defaults from a settings file in the working folder and from
+ATTENTION_EXPLAINER_* variables; :func:`trace` alone takes only its arguments (it is the
+library's own call, as ``inspect`` computes it). A
 sentence or a trace (:func:`trace`, or ``AttentionTrace.load``) can be drawn; the results
 hold the paths written, and in Jupyter a film displays as a video with its captions, stills
 and an atlas as pictures.
@@ -164,18 +167,18 @@ def _run(command: str, source, args: list, trace_options: dict) -> str:
     from .cli import cli
 
     with contextlib.ExitStack() as stack:
-        if isinstance(source, str):
-            head = [command, source, *_options(trace_options)]
+        if isinstance(source, str):     # after "--": a sentence may begin with "-"
+            argv = [command, *_options(trace_options), *args, "--", source]
         else:                  # a trace: drawn from a file of it, as --trace draws
             if trace_options:
                 raise InputError(f"{', '.join(trace_options)}: a trace already fixes its "
                                  "sentence and model options; drop them, or pass a sentence.")
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-            head = [command, "--trace", source.save(folder / "trace.npz")]
+            argv = [command, "--trace", source.save(folder / "trace.npz"), *args]
         out = io.StringIO()
         stack.enter_context(contextlib.redirect_stdout(out))
         try:
-            cli.main(args=[str(a) for a in head + args], prog_name="attention-explainer",
+            cli.main(args=[str(a) for a in argv], prog_name="attention-explainer",
                      standalone_mode=False)
         except click.ClickException as exc:
             raise InputError(exc.format_message()) from None

@@ -191,7 +191,8 @@ def atlas_for(req: TraceRequest):
         run = kind.forward(weights, torch.tensor([setup.tokens.ids], device=device), every_layer)
         choice = _choose(setup, run.captures)
         stacked = np.stack([bert.to_numpy(cap.weights[0]) for cap in run.captures])
-        own = bert.to_numpy(run.captures[0].blocked[0]).astype(bool)
+        film = run.captures[choice.layer]      # its mask is the one the atlas names
+        own = bert.to_numpy(film.blocked[0]).astype(bool)
     tokens = setup.tokens
     content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words,
                                        selection.written_words(tokens))
@@ -200,7 +201,7 @@ def atlas_for(req: TraceRequest):
     stacked = stacked[list(layers)]
     patterns = patterns_of(stacked, tokens.special, content,
                            punctuation_tokens(tokens.display_tokens), layers)
-    mask = "none" if not own.any() else _mask_meta(setup, run.captures[0])["model_mask"]
+    mask = _mask_meta(setup, film).get("model_mask", "none") if own.any() else "none"
     return Atlas(req.sentence, model_label({**kind.names, **kind.extra_meta}),
                  tuple(tokens.display_tokens),
                  tuple(tokens.special), stacked, patterns, choice.layer, choice.primary, mask,
@@ -262,7 +263,7 @@ def _trace(setup: _Setup, choice: _Choice, cap, run: Forward) -> AttentionTrace:
         weights=f(cap.weights[0, sel]),
         context=f(cap.context[0, sel]),
         output=f(cap.output[0]),
-        meta=_meta(setup, choice, cap) | {"projection_rows": rows,
+        meta=_meta(setup, choice, cap, run.captures[choice.layer]) | {"projection_rows": rows,
                                            "update": (UPDATE_PRENORM if prenorm else
                                                       UPDATE_NORMED if after[1] else
                                                       UPDATE_PLAIN),
@@ -324,7 +325,8 @@ def _shared_heads(setup: _Setup, choice: _Choice) -> dict:
 
 def _mask_meta(setup: _Setup, cap) -> dict:
     """What the trace's mask is: the model's own (a decoder's causal mask, read from the
-    mask the model built), one asked for to teach with, or none."""
+    mask the model built: ``cap`` as the model ran it), one asked for to teach with, or
+    none."""
     own = bert.to_numpy(cap.blocked[0]).astype(bool)
     T = own.shape[0]
     causal = bool(setup.kind.extra_meta.get("causal", False))
@@ -342,7 +344,7 @@ def _mask_meta(setup: _Setup, cap) -> dict:
             "mask_is_illustration": asked, "mask_is_model_own": not asked, "model_mask": name}
 
 
-def _meta(setup: _Setup, choice: _Choice, cap) -> dict:
+def _meta(setup: _Setup, choice: _Choice, cap, as_run) -> dict:
     """The trace's metadata: the model, the choices made and the tokens' own text."""
     req, tokens, focus, layer = setup.req, setup.tokens, setup.focus, choice.layer
     return {
@@ -366,7 +368,7 @@ def _meta(setup: _Setup, choice: _Choice, cap) -> dict:
         "focus_index": int(focus.index),
         "focus_span": [int(focus.span[0]), int(focus.span[1])],
         "focus_span_text": focus.span_text,
-        **_mask_meta(setup, cap),
+        **_mask_meta(setup, as_run),     # the mask the model itself built at that layer
         "device": str(setup.device),
         "dtype": str(setup.dtype).replace("torch.", ""),
         "special": tokens.special,

@@ -131,12 +131,19 @@ class HFModelFiles(ModelFiles):
                              "the model's tokenizer.")
         self.config = self._transformers_config()
         c = self.config
-        self.num_layers = int(c.num_hidden_layers)
-        self.num_heads = int(c.num_attention_heads)
-        self.num_kv_heads = int(getattr(c, "num_key_value_heads", None) or self.num_heads)
-        self.d_model = int(c.hidden_size)
-        self.max_positions = int(c.max_position_embeddings)
-        self.vocab_size = int(c.vocab_size)
+        try:
+            self.num_layers = int(c.num_hidden_layers)
+            self.num_heads = int(c.num_attention_heads)
+            self.num_kv_heads = int(getattr(c, "num_key_value_heads", None) or self.num_heads)
+            self.d_model = int(c.hidden_size)
+            self.max_positions = int(c.max_position_embeddings)
+            self.vocab_size = int(c.vocab_size)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise InputError(f"{self.what}: config.json lacks a setting its family needs or "
+                             f"gives one of the wrong type ({exc}); use the model's own "
+                             "config.json.") from None
+        if self.model_type == "roberta":     # RoBERTa counts positions from pad + 1
+            self.max_positions -= int(getattr(c, "pad_token_id", None) or 0) + 1
         self._check_settings()
         listed = self.tokenizer.get_vocab_size(with_added_tokens=True)
         if listed > self.vocab_size:
@@ -146,9 +153,22 @@ class HFModelFiles(ModelFiles):
         self._sha256 = None
 
     def _safetensors(self) -> list[Path]:
-        found = sorted(self.folder.glob("*.safetensors"))
-        if found:
-            return found
+        """The weight files transformers loads: the shards its index names, or
+        model.safetensors (never a folder's other .safetensors, such as an adapter)."""
+        index = self.folder / "model.safetensors.index.json"
+        if index.is_file():
+            try:
+                shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+                                    .values()))
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                raise InputError(f"{self.what}: model.safetensors.index.json is not a "
+                                 "readable index of shards.") from None
+            missing = [name for name in shards if not (self.folder / name).is_file()]
+            if missing:
+                raise InputError(f"{self.what} lacks the shard {missing[0]} its index names.")
+            return [self.folder / name for name in shards]
+        if (self.folder / "model.safetensors").is_file():
+            return [self.folder / "model.safetensors"]
         pickled = sorted(p.name for p in self.folder.iterdir() if p.suffix in PICKLED)
         if pickled:
             raise InputError(f"{self.what} has only pickled weights ({pickled[0]}), which are "
@@ -173,10 +193,16 @@ class HFModelFiles(ModelFiles):
         divide the width."""
         c = self.config
         if self.model_type == "gpt2" and (not c.scale_attn_weights
-                                         or c.scale_attn_by_inverse_layer_idx):
-            raise InputError(f"{self.what} scales its scores otherwise than by 1/sqrt(d_k) "
-                             "(scale_attn_weights, scale_attn_by_inverse_layer_idx); such a "
-                             "GPT-2 is not supported.")
+                                         or c.scale_attn_by_inverse_layer_idx
+                                         or c.reorder_and_upcast_attn):
+            raise InputError(f"{self.what} computes its scores otherwise than softmax(QKᵀ/√d_k) "
+                             "(scale_attn_weights, scale_attn_by_inverse_layer_idx or "
+                             "reorder_and_upcast_attn); such a GPT-2 is not supported.")
+        if not self.family.causal and (getattr(c, "is_decoder", False)
+                                       or getattr(c, "add_cross_attention", False)):
+            raise InputError(f"{self.what} is a {self.family.title} configured as a decoder "
+                             "(is_decoder or add_cross_attention); only the encoder as trained "
+                             "for its family is supported.")
         if self.num_heads % self.num_kv_heads:
             raise InputError(f"{self.what}: {self.num_heads} query heads cannot share "
                              f"{self.num_kv_heads} key/value heads evenly.")
@@ -205,8 +231,13 @@ class HFModelFiles(ModelFiles):
         import torch
         from transformers import AutoModel
 
-        with torch.device("meta"):
-            model = AutoModel.from_config(self.config)
+        try:
+            with torch.device("meta"):
+                model = AutoModel.from_config(self.config)
+        except Exception as exc:      # a config transformers reads but cannot build
+            raise InputError(f"{self.what}: transformers cannot build a model from its "
+                             f"config.json ({type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0][:120]}).") from None
         return sum(p.numel() for p in model.parameters())
 
     def check_memory(self, device, dtype) -> None:

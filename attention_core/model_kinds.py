@@ -166,7 +166,9 @@ def hf_forward(model, ids, setup: _Setup) -> Forward:
 
     return Forward(captures, rerun, lambda layer: hf_models.qkv_maps(files, layers[layer]),
                    after, lambda count: hf_models.position_table(model, files, count),
-                   POSITIONS_ROTARY if files.family.rotary else POSITIONS_LEARNED)
+                   POSITIONS_ROTARY if files.family.rotary else
+                   POSITIONS_SINUSOIDAL if getattr(files.config, "sinusoidal_pos_embds", False)
+                   else POSITIONS_LEARNED)
 
 
 def scratch_kind(req: TraceRequest) -> ModelKind:

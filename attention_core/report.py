@@ -95,16 +95,22 @@ def update_lines(trace: AttentionTrace) -> list[str]:
     if not trace.has_update:
         return [f"update of {word!r}: not in this trace (saved before traces held it); {HINT}"]
     width = max(8, max(len(t) for t in trace.display_tokens) + 2)
+    # a pre-norm model adds dE to the residual stream x, not to E (what attention read):
+    # x + dE and the other tokens' E are not in one space, so no closeness is told
+    prenorm = trace.residual is not None
+    base = "x" if prenorm else "E"
     lines = [f"update of {word!r} by layer {trace.layer}'s attention (all "
-             f"{derived.num_heads_total(trace)} heads, through W_O): |E| "
+             f"{derived.num_heads_total(trace)} heads, through W_O): |{base}| "
              f"{derived.lookup(trace, 'input_norm'):.1f}, |dE| "
-             f"{derived.lookup(trace, 'update_norm'):.1f}, E' = {trace.meta.get('update', '?')}",
-             f"  {'#':>3} {_cell('token', width)}{'share of dE':>12}   cosine with {word!r}: "
-             f"E -> E'"]
+             f"{derived.lookup(trace, 'update_norm'):.1f}, "
+             + (f"the new {word!r} = x + dE" if prenorm else
+                f"E' = {trace.meta.get('update', '?')}"),
+             f"  {'#':>3} {_cell('token', width)}{'share of dE':>12}"
+             + ("" if prenorm else f"   cosine with {word!r}: E -> E'")]
     for j, tok in enumerate(trace.display_tokens):
         lines.append(f"  {j:>3} {_cell(tok, width)}{100 * derived.update_share(trace, j):11.1f}%"
-                     f"   {derived.closeness_before(trace, j):+.3f} -> "
-                     f"{derived.closeness_after(trace, j):+.3f}")
+                     + ("" if prenorm else f"   {derived.closeness_before(trace, j):+.3f} -> "
+                                           f"{derived.closeness_after(trace, j):+.3f}"))
     return lines
 
 

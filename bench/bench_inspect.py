@@ -41,7 +41,8 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from tests import tiny_models
 
-    decoder = tempfile.mkdtemp(prefix="bench-decoder-")
+    scratch = tempfile.TemporaryDirectory(prefix="bench-decoder-")
+    decoder = scratch.name
     tiny_models.build("llama", decoder)    # a tiny random Llama: transformers' own path
     ours = [str(BIN / "attention-explainer"), "inspect", SENTENCE]
     theirs = [sys.executable, str(ROOT / "bench" / "hf_inspect.py"), SENTENCE]
@@ -82,6 +83,7 @@ def main() -> None:
     ]
     update_section("inspect", "\n".join(lines))
     print("\n".join(lines))
+    scratch.cleanup()
 
 
 if __name__ == "__main__":

@@ -37,6 +37,10 @@ def command(sentence: str, out_path: str, force: bool, theme: str, quiet: bool,
     is outlined. --layer N draws that layer's heads alone."""
     from ..outputs import OutputSet
 
+    if (tracing.mask or "none").strip().lower() != "none":
+        raise InputError(f"--mask {tracing.mask}: the atlas draws the model's own attention "
+                         "(a decoder's causal mask included), not a mask added to teach with; "
+                         "drop --mask.")
     png = Path(out_path)
     if png.suffix.lower() != ".png":
         raise InputError(f"--out {out_path!r} must name a .png file (the SVG goes beside "

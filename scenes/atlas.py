@@ -9,6 +9,7 @@ same families, its text stays text.
 """
 from __future__ import annotations
 
+import base64
 import functools
 import io
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ FONT = 40                   # cap height about 28 px: legible where the picture 
 SMALL = 36
 TITLE = 48
 # how a pattern is said under its tile
+HEAT_LEVELS = 4096           # the heat map's colours, precomputed on its square-root scale
+SVG_CELLS_UP_TO = 40         # a tile of more tokens than this is an image in the SVG
 MAX_PIXELS = 120_000_000     # a picture larger than this is no slide: one layer at a time
 TAG_WORDS = {"sink": "sink", "previous": "previous", "next": "next", "self": "itself",
              "punctuation": "punct.", "content": "content", "broad": "broad"}
@@ -85,7 +88,7 @@ def _layout(atlas) -> tuple[int, int, list]:
     shapes.append(_Text(MARGIN, MARGIN + TITLE, _fit(title, width - 2 * MARGIN, TITLE),
                         TITLE, pal.text))
     film = (f"outlined: layer {atlas.film_layer}, head {atlas.film_head}, the head the film "
-            f"explains; rows are queries, columns keys; mask: {atlas.mask}")
+            f"explains; rows are queries, columns keys; its layer's mask: {atlas.mask}")
     shapes.append(_Text(MARGIN, MARGIN + TITLE + 24 + SMALL, film, SMALL, pal.soft))
     shapes.append(_Text(MARGIN, key_line, KEY, SMALL, pal.dim))
     left = MARGIN + LAYER_W
@@ -113,6 +116,29 @@ def picture_size(atlas) -> tuple[int, int]:
     """The picture's width and height in pixels."""
     width, height, _ = _layout(atlas)
     return width, height
+
+
+@functools.lru_cache(maxsize=4)
+def _heat_table(anchors: tuple) -> np.ndarray:
+    """The heat-map colour of HEAT_LEVELS weights, evenly spaced on the heat map's own
+    square-root scale from 0 to 1, as RGB bytes."""
+    return (np.array([colors.hex_to_rgb(colors.heat((n / (HEAT_LEVELS - 1)) ** 2, anchors))
+                      for n in range(HEAT_LEVELS)]) * 255).round().clip(0, 255).astype(np.uint8)
+
+
+def _heat_pixels(weights: np.ndarray) -> np.ndarray:
+    """A T x T x 3 picture of the weights in the heat map's colours (one pixel per cell)."""
+    table = _heat_table(tuple(style.PALETTE.heat))
+    level = np.rint(np.sqrt(np.clip(weights, 0.0, 1.0)) * (HEAT_LEVELS - 1)).astype(int)
+    return table[level]
+
+
+def _png64(pixels: np.ndarray) -> str:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(pixels, "RGB").save(buffer, format="PNG")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def _cells(size: float, count: int) -> list[int]:
@@ -179,12 +205,10 @@ def draw_atlas(atlas):
                            outline=s.stroke, width=round(s.width))
         elif isinstance(s, _Heat):
             T = s.weights.shape[0]
-            edges = _cells(s.size, T)
-            for i in range(T):
-                for j in range(T):
-                    draw.rectangle([s.x + edges[j], s.y + edges[i], s.x + edges[j + 1] - 1,
-                                    s.y + edges[i + 1] - 1],
-                                   fill=colors.heat(float(s.weights[i, j])))
+            edges = np.array(_cells(s.size, T))
+            cell = np.searchsorted(edges, np.arange(int(s.size)), side="right") - 1
+            tile = _heat_pixels(s.weights)[cell[:, None], cell[None, :]]
+            image.paste(Image.fromarray(tile, "RGB"), (int(s.x), int(s.y)))
         else:
             x = s.x - (_text_width(s.text, s.size) / 2 if s.anchor == "middle" else 0)
             for path, text in _runs(s.text):
@@ -205,6 +229,11 @@ def atlas_svg(atlas) -> str:
             stroke = f' stroke="{s.stroke}" stroke-width="{s.width:g}"' if s.stroke else ""
             out.append(f'<rect x="{s.x:g}" y="{s.y:g}" width="{s.w:g}" height="{s.h:g}" '
                        f'fill="{fill}"{stroke}/>')
+        elif isinstance(s, _Heat) and s.weights.shape[0] > SVG_CELLS_UP_TO:
+            # a long sentence: the tile as a picture of one pixel per cell, drawn sharp
+            out.append(f'<image x="{s.x:g}" y="{s.y:g}" width="{s.size:g}" height="{s.size:g}" '
+                       'style="image-rendering:pixelated" preserveAspectRatio="none" '
+                       f'href="data:image/png;base64,{_png64(_heat_pixels(s.weights))}"/>')
         elif isinstance(s, _Heat):
             T = s.weights.shape[0]
             edges = _cells(s.size, T)
