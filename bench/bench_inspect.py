@@ -38,12 +38,13 @@ def timed(cmd: list[str]) -> tuple[float, float]:
 def main() -> None:
     import tempfile
 
-    sys.path.insert(0, str(ROOT))
-    from tests import tiny_models
-
     scratch = tempfile.TemporaryDirectory(prefix="bench-decoder-")
     decoder = scratch.name
-    tiny_models.build("llama", decoder)    # a tiny random Llama: transformers' own path
+    # a tiny random Llama (transformers' own path), built in a process of its own: torch
+    # loaded here would count in every measured child's peak memory (fork keeps it)
+    subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                    "from tests import tiny_models; tiny_models.build('llama', sys.argv[2])",
+                    str(ROOT), decoder], check=True, cwd=ROOT)
     ours = [str(BIN / "attention-explainer"), "inspect", SENTENCE]
     theirs = [sys.executable, str(ROOT / "bench" / "hf_inspect.py"), SENTENCE]
     helps = [str(BIN / "attention-explainer"), "--help"]

@@ -108,7 +108,10 @@ def _imports(root: Path, name: str, path: Path) -> set[str]:
         return set()          # cannot run either; its bytes are hashed all the same
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     names: set[str] = set()
-    for node in ast.walk(tree):
+    # the package root's functions are its lazy API (explainer, the CLI): they never run
+    # when the drawing imports its modules, so only its module-level imports count
+    nodes = tree.body if name == PACKAGE else ast.walk(tree)
+    for node in nodes:
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
