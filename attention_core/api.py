@@ -19,6 +19,7 @@ from .attention import MaskSpec, build_mask, parse_mask
 from .errors import InputError
 from .model_kinds import (MODEL_CHOICES, Forward, HFModelFiles, ModelKind, kind_for,
                           loaded_weights, model_files)
+from .word_model import WordModel
 from .words import language_of
 from .trace import (UPDATE_NORMED, UPDATE_PLAIN, UPDATE_PRENORM, AttentionTrace,
                     kept_projection_rows, model_label)
@@ -120,6 +121,7 @@ class _Choice:
     primary: int
     scores: np.ndarray                  # num_layers x num_heads, -inf where not eligible
     question: grammar.Question          # what the scores measured the heads against
+    baseline: float                     # the score of an even spread in the chosen layer
 
 
 def _setup(req: TraceRequest, where_it_runs: bool = True) -> _Setup:
@@ -191,6 +193,8 @@ def atlas_for(req: TraceRequest):
         run = kind.forward(weights, torch.tensor([setup.tokens.ids], device=device), every_layer)
         choice = _choose(setup, run.captures)
         stacked = np.stack([bert.to_numpy(cap.weights[0]) for cap in run.captures])
+        blocked = np.stack([bert.to_numpy(cap.blocked[0]).astype(bool)
+                            for cap in run.captures])
         film = run.captures[choice.layer]      # its mask is the one the atlas names
         own = bert.to_numpy(film.blocked[0]).astype(bool)
     tokens = setup.tokens
@@ -198,9 +202,9 @@ def atlas_for(req: TraceRequest):
                                        selection.written_words(tokens))
     # --layer N: that layer alone (a large model's every head is more than one picture)
     layers = tuple(range(len(stacked))) if setup.layer_spec == "auto" else (setup.layer_spec,)
-    stacked = stacked[list(layers)]
+    stacked, blocked = stacked[list(layers)], blocked[list(layers)]
     patterns = patterns_of(stacked, tokens.special, content,
-                           punctuation_tokens(tokens.display_tokens), layers)
+                           punctuation_tokens(tokens.display_tokens), layers, blocked)
     mask = _mask_meta(setup, film).get("model_mask", "none") if own.any() else "none"
     return Atlas(req.sentence, model_label({**kind.names, **kind.extra_meta}),
                  tuple(tokens.display_tokens),
@@ -208,38 +212,69 @@ def atlas_for(req: TraceRequest):
                  layers)
 
 
-def _question(setup: _Setup) -> grammar.Question:
-    """What the focus word asks of the sentence, and the tokens that may answer it."""
+def words_of(tokens) -> WordModel:
+    """The sentence's words as written (:mod:`.word_model`) from a TokenizedSentence."""
+    return WordModel.from_parts(tokens.display_tokens, tokens.special,
+                                selection.written_words(tokens),
+                                [j for j, u in enumerate(tokens.unknown) if u])
+
+
+def _question(setup: _Setup, visible=None) -> grammar.Question:
+    """What the focus word asks of the sentence, and the tokens that may answer it, among
+    the keys ``visible`` to the focus (a boolean per token; default: all)."""
     tokens, focus = setup.tokens, setup.focus
     content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words,
                                        selection.written_words(tokens))
+    # a word the model read as its unknown token answers nothing: it never saw it
+    known = words_of(tokens)
+    content &= np.array([known.word_of(j).kind != "unknown" for j in range(len(content))])
     classes = grammar.word_classes(tokens.sentence, tokens.offsets, tokens.special,
                                    language_of([w for w in tokens.words]))
-    return grammar.question_for(focus.index, focus.span, content, classes, tokens.special,
-                                reads_ahead=not setup.kind.extra_meta.get("causal", False))
+    # the focus word is every piece of the word it is in, never an answer to itself
+    own = words_of(tokens).word_of(focus.index)
+    span = (min(focus.span[0], own.first), max(focus.span[1], own.last))
+    return grammar.question_for(focus.index, span, content, classes, tokens.special,
+                                reads_ahead=not setup.kind.extra_meta.get("causal", False),
+                                visible=visible)
 
 
 def _choose(setup: _Setup, captures) -> _Choice:
     """Score every head by the focus row of its weights (with the illustration mask
-    applied) against the focus word's question, and choose the layer and heads."""
+    applied) against the focus word's question, a word weighing the sum of its pieces,
+    and choose the layer and heads. A layer whose mask hides the question's answers from
+    the focus is asked the nearest question its visible words answer. Each layer's
+    baseline is the score of a head that spreads its weight evenly over what it sees."""
     import torch
 
     f = setup.focus.index
-    question = _question(setup)
-    targets = np.zeros(len(setup.tokens.ids), dtype=bool)
-    targets[list(question.targets)] = True
-    allowed = torch.as_tensor(~setup.mask[f], device=setup.device)
+    word_of = np.array([words_of(setup.tokens).index_of(j)
+                        for j in range(len(setup.tokens.ids))])
     num_layers = setup.kind.num_layers
     scores = np.full((num_layers, setup.kind.num_heads), -np.inf)
+    baselines = np.zeros(num_layers)
+    questions: dict[tuple, grammar.Question] = {}
+    asked = []
     for n, cap in enumerate(captures):
+        visible = ~(bert.to_numpy(cap.blocked[0, f]).astype(bool) | setup.mask[f])
+        key = tuple(visible.tolist())
+        if key not in questions:
+            questions[key] = _question(setup, visible)
+        question = questions[key]
+        asked.append(question)
+        targets = np.zeros(len(setup.tokens.ids), dtype=bool)
+        targets[list(question.targets)] = True
+        allowed = torch.as_tensor(~setup.mask[f], device=setup.device)
         row = cap.weights[0, :, f].float() * allowed
         row = row / row.sum(dim=-1, keepdim=True)
-        scores[n] = selection.head_scores(bert.to_numpy(row), f, targets,
-                                          spread=question.kind != "pronoun")
+        spread = question.kind != "pronoun"
+        scores[n] = selection.head_scores(bert.to_numpy(row), f, targets, spread=spread,
+                                          word_of=word_of)
+        baselines[n] = float(selection.head_scores(selection.uniform_row(visible), f, targets,
+                                                   spread=spread, word_of=word_of))
     if setup.layer_spec != "auto":
         scores[[n for n in range(num_layers) if n != setup.layer_spec]] = -np.inf
     layer, heads, primary = selection.choose(scores, setup.layer_spec, setup.head_spec)
-    return _Choice(layer, heads, primary, scores, question)
+    return _Choice(layer, heads, primary, scores, asked[layer], float(baselines[layer]))
 
 
 def _trace(setup: _Setup, choice: _Choice, cap, run: Forward) -> AttentionTrace:
@@ -358,6 +393,8 @@ def _meta(setup: _Setup, choice: _Choice, cap, as_run) -> dict:
         "num_heads_total": int(setup.kind.num_heads),
         "head_choice": req.heads if isinstance(req.heads, str) else ",".join(map(str, req.heads)),
         "head_scores": [float(round(choice.scores[layer, h], 6)) for h in choice.heads],
+        # what a head spreading its weight evenly over what the focus sees would score
+        "head_score_baseline": float(round(choice.baseline, 6)),
         # how many heads the choice looked over (every layer's, or the one layer's)
         "heads_compared": int(np.isfinite(choice.scores).sum()),
         # what the focus word asks, and the tokens whose weight answered it
@@ -375,6 +412,10 @@ def _meta(setup: _Setup, choice: _Choice, cap, as_run) -> dict:
         "word_ids": tokens.word_ids,
         "words": tokens.words,
         "display_tokens": tokens.display_tokens,
+        # tokens the model read as its unknown token (drawn as it read them)
+        "unknown_tokens": [j for j, u in enumerate(tokens.unknown) if u],
+        # tokens the model's normaliser reads otherwise than written, beyond case: {j: read}
+        "read_as": {str(j): r for j, r in enumerate(tokens.read_as) if r is not None},
         # words as written that are several tokens: [first, last, text]
         "written_words": [[a, b, text] for a, b, text in selection.written_words(tokens)],
         "versions": _versions(setup.kind.files),

@@ -13,8 +13,12 @@ special ones, and not the first token, which in a causal model can look only at 
 - broad: how evenly a row spreads (its entropy over the keys it may see, as a share of
   the most it could be).
 
-A head whose rows spread almost evenly (broad at least ``BROAD_FROM``) is tagged broad;
-any other takes the pattern with the largest share.
+Every share is measured against what a head spreading each row evenly over the keys it
+may see scores on the same sentence and mask (its ``baseline``: an even head puts 1/n on
+each of n keys, so a sentence of few words gives "content" 0.6 by chance alone). A head
+is tagged with the pattern whose share most exceeds its baseline, when that excess is
+``ABOVE_CHANCE`` at least; a head whose rows spread almost evenly (broad at least
+``BROAD_FROM``) and any other with no pattern above chance is untagged (``UNTAGGED``).
 """
 from __future__ import annotations
 
@@ -23,25 +27,36 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Atlas", "BROAD_FROM", "HeadPattern", "PATTERNS", "head_pattern", "patterns_of",
-           "punctuation_tokens"]
+__all__ = ["ABOVE_CHANCE", "Atlas", "BROAD_FROM", "HeadPattern", "PATTERNS", "UNTAGGED",
+           "even_weights", "head_pattern", "patterns_of", "punctuation_tokens"]
 
 PATTERNS = ("sink", "previous", "next", "self", "punctuation", "content", "broad")
 BROAD_FROM = 0.85
+ABOVE_CHANCE = 0.15       # a pattern's share above an even head's, for a head to be tagged
+UNTAGGED = "none"         # the tag of a head with no pattern above chance
 
 
 @dataclass(frozen=True)
 class HeadPattern:
     layer: int
     head: int
-    tag: str                      # one of PATTERNS
-    share: float                  # the tagged pattern's share
+    tag: str                      # one of PATTERNS (not broad), or UNTAGGED
+    share: float                  # the tagged pattern's share (untagged: the largest excess's)
     shares: dict                  # every pattern's share
+    baseline: dict                # every pattern's share in an even head (the chance level)
+    of: str = ""                  # the pattern ``share`` is of (the tag, when tagged)
+
+    @property
+    def chance(self) -> float:
+        """The baseline of the pattern ``share`` is of."""
+        return self.baseline[self.of or self.tag]
 
     def to_json(self) -> dict:
         return {"layer": self.layer, "head": self.head, "tag": self.tag,
-                "share": round(self.share, 4),
-                "shares": {k: round(v, 4) for k, v in self.shares.items()}}
+                "share": round(self.share, 4), "pattern": self.of or self.tag,
+                "baseline": round(self.chance, 4),
+                "shares": {k: round(v, 4) for k, v in self.shares.items()},
+                "baselines": {k: round(v, 4) for k, v in self.baseline.items()}}
 
 
 @dataclass(frozen=True)
@@ -75,10 +90,8 @@ def punctuation_tokens(tokens) -> np.ndarray:
                                              for c in t.strip()) for t in tokens])
 
 
-def head_pattern(weights: np.ndarray, layer: int, head: int, special, content,
-                 punctuation) -> HeadPattern:
-    """The pattern of one head's weights (T x T, rows sum to 1)."""
-    w = np.asarray(weights, dtype=np.float64)
+def _shares(w: np.ndarray, special, content, punctuation) -> dict:
+    """Every pattern's share of one head's weights (T x T, rows sum to 1)."""
     T = w.shape[0]
     special = np.asarray(special, dtype=bool)
     rows = [i for i in range(1, T) if not special[i]] or list(range(T))
@@ -101,7 +114,7 @@ def head_pattern(weights: np.ndarray, layer: int, head: int, special, content,
         p = w[i, seen]
         return float(-(p * np.log(p)).sum() / np.log(n))
 
-    shares = {
+    return {
         "sink": mean([w[i, sink].sum() for i in rows]),
         "previous": mean([w[i, i - 1] for i in rows if i >= 1]),
         "next": mean([w[i, i + 1] for i in rows if i + 1 < T]),
@@ -110,16 +123,41 @@ def head_pattern(weights: np.ndarray, layer: int, head: int, special, content,
         "content": mean([others(i, content) for i in rows]),
         "broad": mean([spread(i) for i in rows]),
     }
-    if shares["broad"] >= BROAD_FROM:
-        tag = "broad"
-    else:
-        tag = max(PATTERNS[:-1], key=lambda k: shares[k])
-    return HeadPattern(layer, head, tag, shares[tag], shares)
 
 
-def patterns_of(weights: np.ndarray, special, content, punctuation, layers=None) -> tuple:
+def even_weights(blocked: np.ndarray) -> np.ndarray:
+    """The weights of a head that spreads each row evenly over the keys it may see."""
+    seen = ~np.asarray(blocked, dtype=bool)
+    return seen / np.maximum(seen.sum(axis=-1, keepdims=True), 1)
+
+
+def head_pattern(weights: np.ndarray, layer: int, head: int, special, content,
+                 punctuation, blocked=None, baseline: dict | None = None) -> HeadPattern:
+    """The pattern of one head's weights (T x T, rows sum to 1), against an even head's
+    under the mask ``blocked`` (T x T, True where a key is hidden; default: none)."""
+    w = np.asarray(weights, dtype=np.float64)
+    T = w.shape[0]
+    if baseline is None:
+        blocked = np.zeros((T, T), dtype=bool) if blocked is None else blocked
+        baseline = _shares(even_weights(blocked), special, content, punctuation)
+    shares = _shares(w, special, content, punctuation)
+    excess = {k: shares[k] - baseline[k] for k in PATTERNS if k != "broad"}
+    best = max(excess, key=lambda k: (excess[k], -PATTERNS.index(k)))
+    tag = best if excess[best] >= ABOVE_CHANCE else UNTAGGED
+    return HeadPattern(layer, head, tag, shares[best], shares, baseline, best)
+
+
+def patterns_of(weights: np.ndarray, special, content, punctuation, layers=None,
+                blocked=None) -> tuple:
     """A HeadPattern for every head of ``weights`` (L x H x T x T), layer-major; ``layers``
-    the model's index of each (default 0 to L - 1)."""
-    layers = list(range(weights.shape[0])) if layers is None else list(layers)
-    return tuple(head_pattern(weights[n, h], layers[n], h, special, content, punctuation)
-                 for n in range(weights.shape[0]) for h in range(weights.shape[1]))
+    the model's index of each (default 0 to L - 1); ``blocked`` the mask of each layer
+    (L x T x T, default none), which the even head a pattern is measured against obeys."""
+    L, H, T = weights.shape[0], weights.shape[1], weights.shape[-1]
+    layers = list(range(L)) if layers is None else list(layers)
+    blocked = np.zeros((L, T, T), dtype=bool) if blocked is None else np.asarray(blocked, bool)
+    out = []
+    for n in range(L):
+        baseline = _shares(even_weights(blocked[n]), special, content, punctuation)
+        out += [head_pattern(weights[n, h], layers[n], h, special, content, punctuation,
+                             baseline=baseline) for h in range(H)]
+    return tuple(out)

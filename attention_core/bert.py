@@ -14,6 +14,7 @@ import numpy as np
 
 from .attention import attend, padding_blocked, scaled_scores
 from .errors import InputError
+from .word_model import SPACE_TOKEN
 from .model_checks import check_tensor_shapes, read_config, safetensors_shapes, tensor_prefix
 
 __all__ = ["BertModelFiles", "BertWeights", "LayerCapture", "MINILM_DIR_ENV", "MINILM_NAME",
@@ -65,6 +66,11 @@ class TokenizedSentence:
     words: list[str]             # the user's own text of each word
     display_tokens: list[str]    # the user's own text of each token's span
     offsets: list[tuple[int, int]]   # each token's span in the sentence (start, end)
+    # tokens the model read as its unknown token ([UNK], <unk>): it never saw what is written
+    unknown: list[bool] = ()
+    # what the model's normaliser makes of each token's written text where that differs
+    # beyond case (MiniLM strips accents: ‘で’ is read as ‘て’, ‘mère’ as ‘mere’), else None
+    read_as: list = ()
 
 
 class ModelFiles:
@@ -120,10 +126,35 @@ class ModelFiles:
         order = {wid: n for n, wid in enumerate(sorted(spans, key=lambda w: spans[w][0]))}
         word_ids = [-1 if sp or wid < 0 else order[wid] for wid, sp in zip(raw_word_ids, special)]
         words = [sentence[spans[w][0]:spans[w][1]] for w in sorted(spans, key=lambda w: spans[w][0])]
-        display = [tok if sp else (sentence[s:e] or tok)
-                   for tok, (s, e), sp in zip(enc.tokens, offsets, special)]
+        unknown_id = self.unknown_id
+        unknown = [not sp and unknown_id is not None and i == unknown_id
+                   for i, sp in zip(enc.ids, special)]
+        # a token is drawn as the user wrote it; one the model could not read as its
+        # unknown token (what it saw), and one of white space alone as a visible space
+        display = [tok if sp else enc.tokens[n] if unknown[n] else (sentence[s:e] or SPACE_TOKEN)
+                   for n, (tok, (s, e), sp) in enumerate(zip(enc.tokens, offsets, special))]
+        read_as = [None if sp or unknown[n] else self.read_as(sentence[s:e])
+                   for n, ((s, e), sp) in enumerate(zip(offsets, special))]
         return TokenizedSentence(sentence, list(enc.ids), list(enc.tokens), special,
-                                 word_ids, words, display, [tuple(o) for o in offsets])
+                                 word_ids, words, display, [tuple(o) for o in offsets], unknown,
+                                 read_as)
+
+    def read_as(self, text: str) -> str | None:
+        """What the tokenizer's own normaliser makes of ``text`` when that is not ``text``
+        up to case (SentencePiece's word marks left out); None when it reads it as written."""
+        normalizer = self.tokenizer.normalizer
+        if normalizer is None or not text:
+            return None
+        read = normalizer.normalize_str(text).replace("\u2581", " ").strip()
+        return None if read in (text, text.lower(), text.casefold()) else read
+
+    @property
+    def unknown_id(self) -> int | None:
+        """The id of the tokenizer's unknown token, None where it has none (a byte-level
+        BPE reads every text)."""
+        model = self.tokenizer.model
+        name = getattr(model, "unk_token", None)
+        return None if not name else self.tokenizer.token_to_id(name)
 
 
 def _without_spaces(sentence: str, start: int, end: int) -> tuple[int, int]:

@@ -13,9 +13,11 @@ import numpy as np
 
 from .attention import build_mask, masked_softmax
 from .projection import fit_pca
+from .word_model import WordModel
 
 __all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_weights",
-           "closeness_after", "closeness_before", "mean_weight", "position_dims", "question", "question_targets",
+           "answer_words", "closeness_after", "closeness_before", "word_weight", "word_update_share",
+           "word_mean_weight", "uniform_target_weight", "mean_weight", "position_dims", "question", "question_targets",
            "target_weight", "hot_temperature", "lookup", "masked_score", "num_heads_total", "projection",
            "projection_bias", "qk_dot", "shown_kind", "shown_row", "temperature_weights", "unmasked_weights",
            "update_share", "value_view_percent", "weight_rest"]
@@ -167,11 +169,46 @@ def question_targets(trace) -> list[int]:
     return [int(j) for j in question(trace)["targets"] if int(j) != trace.focus_index]
 
 
+def answer_words(trace) -> list[int]:
+    """The words (indices in the trace's :class:`WordModel`) that may answer the focus
+    word's question: every word a target token is a piece of, the focus's own word never."""
+    words = WordModel.of_trace(trace)
+    own = words.index_of(trace.focus_index)
+    return [w for w in words.words_of(question_targets(trace)) if w != own]
+
+
 def target_weight(trace, h: int) -> float:
     """The share of the focus word's weight that head h (on the head axis) gives to the
-    question's targets: what the head choice measured."""
-    row = trace.weights[h, trace.focus_index].astype(np.float64)
-    return float(row[question_targets(trace)].sum())
+    words that may answer its question (each the sum of its pieces): what the head choice
+    measured."""
+    words = WordModel.of_trace(trace)
+    row = trace.weights[h, trace.focus_index]
+    return float(sum(words.total(row, w) for w in answer_words(trace)))
+
+
+def word_weight(trace, h: int, i: int, first: int, last: int) -> float:
+    """The weight query i gives, in head h, to the word of tokens ``first`` to ``last``:
+    the sum of its pieces' weights."""
+    return float(trace.weights[h, i, int(first):int(last) + 1].astype(np.float64).sum())
+
+
+def word_update_share(trace, first: int, last: int) -> float:
+    """A word's share of the focus word's update: the sum of its pieces' shares."""
+    return float(sum(update_share(trace, j) for j in range(int(first), int(last) + 1)))
+
+
+def word_mean_weight(trace, first: int, last: int) -> float:
+    """A word's weight from the focus averaged over every head: its pieces' sum."""
+    return float(sum(mean_weight(trace, j) for j in range(int(first), int(last) + 1)))
+
+
+def uniform_target_weight(trace) -> float:
+    """What a head spreading the focus word's weight evenly over the keys it sees would
+    give to the words that may answer: the chance level of ``target_weight``."""
+    words = WordModel.of_trace(trace)
+    row = (~np.asarray(trace.mask[trace.focus_index], bool)).astype(np.float64)
+    row /= max(row.sum(), 1.0)
+    return float(sum(words.total(row, w) for w in answer_words(trace)))
 
 
 def mean_weight(trace, j: int) -> float:
@@ -236,6 +273,12 @@ DERIVED = {
         round(100.0 * update_share(trace, j)) for j in listed),
     "closeness_before": closeness_before,
     "target_weight": target_weight,
+    "uniform_target_weight": uniform_target_weight,
+    "word_weight": word_weight,
+    "word_update_share": word_update_share,
+    "word_update_percent": lambda trace, a, b: 100.0 * word_update_share(trace, a, b),
+    "word_mean_weight": word_mean_weight,
+    "head_score_baseline": lambda trace: float(trace.meta.get("head_score_baseline", 0.0)),
     "position_dim": lambda trace, n: position_dims(trace)[int(n)],
     "num_positions": lambda trace: int(trace.positions.shape[0]),
     # the largest size of position dimension d over the positions kept: its strip's scale

@@ -37,13 +37,19 @@ _CLASSES = {"PRP": "pronoun", "PRP$": "pronoun", "WP": "pronoun", "WP$": "pronou
 class Question:
     """What the focus word asks of its sentence: ``kind`` (one of QUESTION_KINDS) and the
     tokens whose weight answers it (``targets``, ascending); ``tagger`` names what told the
-    word classes, None where none was used."""
+    word classes, None where none was used. ``hidden`` is the kind of the question the word
+    would ask had the mask (a causal model's, a sliding window) not hidden every word that
+    answers it: this question is the nearest one the visible words can answer."""
     kind: str
     targets: tuple[int, ...]
     tagger: str | None
+    hidden: str | None = None
 
     def to_meta(self) -> dict:
-        return {"kind": self.kind, "targets": list(self.targets), "tagger": self.tagger}
+        meta = {"kind": self.kind, "targets": list(self.targets), "tagger": self.tagger}
+        if self.hidden is not None:
+            meta["hidden"] = self.hidden
+        return meta
 
 
 @lru_cache(maxsize=1)
@@ -89,28 +95,47 @@ def word_classes(sentence: str, offsets, special, language: str | None) -> list[
 
 
 def question_for(focus: int, focus_span: tuple[int, int], content, classes,
-                 special, reads_ahead: bool = True) -> Question:
-    """The question of the focus token ``focus`` (of the word ``focus_span``), from the
-    content tokens (a boolean per token) and each token's class (:func:`word_classes`).
-    A causal model (not ``reads_ahead``) can answer only from the tokens before it."""
+                 special, reads_ahead: bool = True, visible=None) -> Question:
+    """The question of the focus token ``focus`` (of the word ``focus_span``: all its
+    pieces, none of them "another word"), from the content tokens (a boolean per token) and
+    each token's class (:func:`word_classes`). A causal model (not ``reads_ahead``) can
+    answer only from the tokens before it; ``visible`` (a boolean per token: the keys the
+    mask leaves the focus) narrows every question to what the focus can see, and a question
+    whose answers are all hidden gives way to the next that can be answered (``hidden``)."""
     first, last = focus_span
+    T = len(classes)
     mine = set(range(first, last + 1))
     if not reads_ahead:     # what a causal model cannot see cannot answer: left out
-        mine |= set(range(focus + 1, len(classes)))
+        mine |= set(range(focus + 1, T))
+    seen = [True] * T if visible is None else [bool(v) for v in visible]
     tagged = any(c is not None for c in classes)
     tagger = TAGGER if tagged else None
     nouns = [j for j, c in enumerate(classes) if c == "noun" and content[j] and j not in mine]
     kind = classes[focus]
+    hidden = None
+
+    def asked(name: str, targets: list[int]) -> Question | None:
+        nonlocal hidden
+        if not targets:
+            return None
+        shown = tuple(j for j in targets if seen[j])
+        if shown:
+            return Question(name, shown, tagger, hidden)
+        hidden = hidden or name
+        return None
+
     if kind == "pronoun":
-        before = [j for j in nouns if j < first]
-        if before:
-            return Question("pronoun", tuple(before), tagger)
-    if kind == "verb" and content[focus] and nouns:
-        return Question("verb", tuple(nouns), tagger)
-    others = [j for j, c in enumerate(content) if c and j != focus and (reads_ahead or j < focus)]
-    if others:
-        return Question("word", tuple(others), tagger)
-    rest = [j for j, sp in enumerate(special) if not sp and j not in mine]
-    if not rest and not reads_ahead:    # a causal model's first word sees only itself
+        found = asked("pronoun", [j for j in nouns if j < first])
+        if found:
+            return found
+    if kind == "verb" and content[focus]:
+        found = asked("verb", nouns)
+        if found:
+            return found
+    found = asked("word", [j for j, c in enumerate(content) if c and j not in mine])
+    if found:
+        return found
+    rest = [j for j, sp in enumerate(special) if not sp and j not in mine and seen[j]]
+    if not rest:    # a causal model's first word, or a window: it sees only itself
         rest = [focus]
-    return Question("open", tuple(rest), tagger)
+    return Question("open", tuple(rest), tagger, hidden)

@@ -7,14 +7,28 @@ from __future__ import annotations
 import numpy as np
 
 from .trace import AttentionTrace
+from .word_model import WordModel
 
 __all__ = ["TOP", "beat_quotes"]
 
 TOP = 2          # the strongest keys a note names
 
 
+def _quoted(text: str) -> str:
+    return f"\u2018{text}\u2019"
+
+
 def _word(trace: AttentionTrace, j: int) -> str:
-    return f"\u2018{trace.display_tokens[j]}\u2019"
+    """Token ``j`` named: a word as written, or a piece named with its word (‘n’ in
+    ‘gestern’): a piece is never named as a word."""
+    word = WordModel.of_trace(trace).word_of(j)
+    if word.split:
+        return f"{_quoted(trace.display_tokens[j])} in {_quoted(word.text)}"
+    return _quoted(word.text)
+
+
+def _whole(word) -> str:
+    return word.text if word.kind == "special" else _quoted(word.text)
 
 
 def _strongest(row: np.ndarray, allowed: np.ndarray, count: int = TOP) -> list[int]:
@@ -32,6 +46,8 @@ def beat_quotes(trace: AttentionTrace) -> dict[str, list[str]]:
     weights = trace.weights[s, f].astype(np.float64)
     top_dots = _strongest(dots, seen)
     top_weights = _strongest(weights, seen)
+    words = WordModel.of_trace(trace)
+    sums = [words.sums(trace.weights[n, f]) for n in range(len(trace.heads))]
     quotes = {
         "title": [f"{trace.model_label}, layer {trace.layer}, head {head}; "
                   f"{trace.num_tokens} tokens, {sum(trace.special)} added by the model"],
@@ -45,17 +61,23 @@ def beat_quotes(trace: AttentionTrace) -> dict[str, list[str]]:
         "pull": [f"the output of {focus}: "
                  + " + ".join(f"{weights[j]:.2f}\u00b7v{_word(trace, j)}"
                               for j in top_weights) + " + \u2026"],
-        "heads": [f"head {h}: most weight from {focus} to "
-                  f"{_word(trace, int(np.argmax(trace.weights[n, f])))} "
-                  f"({float(trace.weights[n, f].max()):.2f})"
-                  for n, h in enumerate(trace.heads)],
-        "mask": [f"{focus} is word {f} of {trace.num_tokens}: a causal mask hides the "
+        "heads": [f"head {h}: most weight from {focus} to {_whole(words.words[w])} "
+                  f"({sums[n][w]:.2f})"
+                  for n, h in enumerate(trace.heads)
+                  for w in [int(np.argmax(sums[n]))]],
+        "mask": [f"{focus} is token {f} of {trace.num_tokens}: a causal mask hides the "
                  f"{trace.num_tokens - 1 - f} after it"],
     }
     matrix = trace.weights[s].astype(np.float64)
     i, j = np.unravel_index(int(np.argmax(matrix)), matrix.shape)
     quotes["summary"] = [f"the largest weight of head {head}: {_word(trace, int(i))} \u2192 "
                          f"{_word(trace, int(j))}, {matrix[i, j]:.2f}"]
-    quotes["update"] = [f"{focus} weighs {_word(trace, j)} {weights[j]:.2f}"
-                        for j in top_weights]
+    # words, each the sum of its pieces, the focus's own word left out
+    own = words.index_of(f)
+    seen_words = np.array([any(seen[j] for j in w.pieces) and n != own
+                           for n, w in enumerate(words.words)])
+    top_words = _strongest(sums[s], seen_words)
+    quotes["update"] = [f"{focus} weighs {_whole(words.words[w])} {sums[s][w]:.2f}"
+                        + (" (the sum of its pieces)" if words.words[w].split else "")
+                        for w in top_words]
     return quotes

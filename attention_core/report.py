@@ -8,9 +8,10 @@ import numpy as np
 from . import derived
 from .grammar import TARGETS_SAID
 from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
+from .word_model import PIECES_SUM_NOTE, WordModel
 
 __all__ = ["BAR_WIDTH", "choice_lines", "focus_table", "matrix_lines", "summary_lines", "to_json",
-           "update_lines"]
+           "update_lines", "word_lines", "words_json"]
 
 BAR_WIDTH = 24
 
@@ -46,29 +47,80 @@ def choice_lines(trace: AttentionTrace) -> list[str]:
     """Why the explained head was chosen, and what the runner-up heads shown beside it do:
     the share of each one's weight from the focus that goes to the words that may answer
     the focus word's question (``grammar.Question``; ``selection.head_scores`` also asks that
-    it be spread over them, but for a pronoun's), and the two words it goes to most."""
+    it be spread over them, but for a pronoun's), a word weighing the sum of its pieces,
+    beside what a head spreading its weight evenly gives them (the chance level), and the
+    two words it goes to most."""
     f = trace.focus_index
     asked = derived.question(trace)
-    targets = derived.question_targets(trace)
-    if not targets:
+    words = WordModel.of_trace(trace)
+    answering = derived.answer_words(trace)
+    if not answering:
         return ["why       the sentence has no other word: heads by their order"]
     kind = asked["kind"] if asked["kind"] in TARGETS_SAID else "word"
     said = TARGETS_SAID[kind] + TARGETS_FOR.get(kind, "")
     compared = int(derived.lookup(trace, "heads_compared"))
     lines = [f"question  {asked['kind']}: the answer is looked for in {said}: "
-             + ", ".join(repr(trace.display_tokens[j]) for j in targets)]
+             + ", ".join(repr(words.words[w].text) for w in answering)]
+    hidden = asked.get("hidden")
+    if hidden:
+        lines.append(f"          the mask hides {TARGETS_SAID[hidden]} from "
+                     f"{trace.display_tokens[f]!r}: asked of what it sees instead")
+    if words.any_split(answering):
+        lines.append(f"          {PIECES_SUM_NOTE}")
+    even = derived.uniform_target_weight(trace)
     for s, h in enumerate(trace.heads):
-        row = trace.weights[s, f].astype(np.float64)
-        top = sorted(targets, key=lambda j: (-row[j], j))[:2]
-        where = ", ".join(f"{trace.display_tokens[j]} {row[j]:.2f}" for j in top)
+        sums = words.sums(trace.weights[s, f])
+        top = sorted(answering, key=lambda w: (-sums[w], w))[:2]
+        where = ", ".join(f"{words.words[w].text} {sums[w]:.2f}" for w in top)
         given = trace.meta.get("head_choice", "auto") not in ("auto", "all")
         first = "chosen by --heads:" if given else f"chosen, the best of {compared} heads:"
         what = first if s == 0 else "next:".ljust(len(first))
         lead = "why       head" if s == 0 else "          head"
-        spread = ", spread over them" if asked["kind"] != "pronoun" and len(targets) > 1 else ""
+        spread = ", spread over them" if asked["kind"] != "pronoun" and len(answering) > 1 \
+            else ""
         lines.append(f"{lead} {h:<3} {what} {derived.target_weight(trace, s):.2f} of the "
-                     f"weight of {trace.display_tokens[f]!r} goes to {said} ({where}){spread}")
+                     f"weight of {trace.display_tokens[f]!r} goes to {said} ({where}){spread}"
+                     f"; an even spread: {even:.2f}")
+    if "head_score_baseline" in trace.meta:
+        scores = ", ".join(f"{x:.2f}" for x in trace.meta.get("head_scores", []))
+        lines.append(f"          scores {scores}; a head spreading its weight evenly scores "
+                     f"{trace.meta['head_score_baseline']:.2f}")
     return lines
+
+
+def word_lines(trace: AttentionTrace) -> list[str]:
+    """The sentence's words as written, each the run of tokens that make it, with the
+    weight the focus gives it in each head (the sum of its pieces)."""
+    f = trace.focus_index
+    words = WordModel.of_trace(trace)
+    sums = [words.sums(trace.weights[s, f]) for s in range(len(trace.heads))]
+    width = max(8, max(len(w.text) for w in words.words) + 2)
+    head_cols = "".join(f"{'head ' + str(h):>9}" for h in trace.heads)
+    lines = [f"words as written (a word weighs the sum of its pieces), from "
+             f"{trace.display_tokens[f]!r}:",
+             f"  {'tokens':>7} {_cell('word', width)}{head_cols}"]
+    for n, word in enumerate(words.words):
+        span = f"{word.first}" if not word.split else f"{word.first}-{word.last}"
+        kind = "" if word.kind == "word" else f"  ({word.kind})"
+        lines.append(f"  {span:>7} {_cell(word.text, width)}"
+                     + "".join(f"{sums[s][n]:9.4f}" for s in range(len(trace.heads))) + kind)
+    return lines
+
+
+def words_json(trace: AttentionTrace) -> list[dict]:
+    """The words as written for ``--json``: text, token span, kind, the focus's weight on
+    each in every shown head and its share of the update (sums of the pieces')."""
+    f = trace.focus_index
+    words = WordModel.of_trace(trace)
+    sums = [words.sums(trace.weights[s, f]) for s in range(len(trace.heads))]
+    out = []
+    for n, word in enumerate(words.words):
+        entry = {"text": word.text, "tokens": [word.first, word.last], "kind": word.kind,
+                 "weights": [float(sums[s][n]) for s in range(len(trace.heads))]}
+        if trace.has_update:
+            entry["update_share"] = derived.word_update_share(trace, word.first, word.last)
+        out.append(entry)
+    return out
 
 
 def focus_table(trace: AttentionTrace) -> list[str]:
@@ -130,30 +182,34 @@ def matrix_lines(trace: AttentionTrace) -> list[str]:
 
 
 def diagnosis_lines(atlas) -> list[str]:
-    """Every head's pattern, one line each, as the atlas tags it (``attention_core.atlas``),
-    the film's head marked."""
-    from .atlas import PATTERNS
+    """Every head's pattern, one line each, as the atlas tags it (``attention_core.atlas``):
+    its share beside what a head spreading evenly scores (chance), the film's head marked."""
+    from .atlas import ABOVE_CHANCE, PATTERNS, UNTAGGED
 
     lines = [f"heads of {atlas.model} on this sentence (mask: {atlas.mask}): the pattern "
-             "each head's weights show, and every pattern's share",
-             "layer head  pattern       share   " + " ".join(f"{p[:7]:>7}" for p in PATTERNS)]
+             f"each head's weights show, tagged where its share exceeds chance (a head "
+             f"spreading evenly) by {ABOVE_CHANCE:.2f}, and every pattern's share",
+             "layer head  pattern       share  chance   "
+             + " ".join(f"{p[:7]:>7}" for p in PATTERNS)]
     for p in atlas.patterns:
         film = "  <- the film's head" if (p.layer, p.head) == (atlas.film_layer,
                                                                 atlas.film_head) else ""
-        lines.append(f"{p.layer:>5} {p.head:>4}  {p.tag:<12} {p.share:>6.2f}   "
+        tag = p.tag if p.tag != UNTAGGED else f"({p.of})"
+        lines.append(f"{p.layer:>5} {p.head:>4}  {tag:<12} {p.share:>6.2f} {p.chance:>7.2f}   "
                      + " ".join(f"{p.shares[k]:>7.2f}" for k in PATTERNS) + film)
     counts = {}
     for p in atlas.patterns:
         counts[p.tag] = counts.get(p.tag, 0) + 1
-    lines.append("in all: " + ", ".join(f"{n} {tag}" for tag, n in
-                                        sorted(counts.items(), key=lambda kv: -kv[1])))
+    lines.append("in all: " + ", ".join(
+        f"{n} {'untagged (no pattern above chance)' if tag == UNTAGGED else tag}"
+        for tag, n in sorted(counts.items(), key=lambda kv: -kv[1])))
     return lines
 
 
 def to_json(trace: AttentionTrace, atlas=None) -> str:
     """The trace's numbers and metadata as one JSON document (same names as the .npz),
     with every head's pattern under "diagnosis" when an atlas is given."""
-    doc = {"tokens": list(trace.tokens), "meta": trace.meta}
+    doc = {"tokens": list(trace.tokens), "meta": trace.meta, "words": words_json(trace)}
     if atlas is not None:
         doc["diagnosis"] = atlas.to_json()
     for name in ARRAY_FIELDS + OPTIONAL_FIELDS:

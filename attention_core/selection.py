@@ -10,7 +10,7 @@ import numpy as np
 from .errors import InputError
 from .words import content_words
 
-__all__ = ["AUTO_HEAD_COUNT", "Focus", "choose", "content_tokens", "head_scores",
+__all__ = ["AUTO_HEAD_COUNT", "Focus", "choose", "content_tokens", "head_scores", "uniform_row",
            "parse_heads", "parse_layer", "resolve_focus", "word_content", "written_words"]
 
 AUTO_HEAD_COUNT = 4   # heads shown side by side when --heads auto
@@ -33,20 +33,25 @@ def written_words(tokens) -> list[tuple[int, int, str]]:
     (first, last, text) for each run of two or more non-special tokens that touch in the
     sentence ("mangé" is man + gé; "didn't" is didn + ' + t), less the punctuation at its
     ends ("Moon!" is the word Moon). Tokens of scripts written without spaces touch anyway
-    and are words of their own."""
+    and are words of their own, but the byte tokens of one character (a byte-level BPE's
+    pieces of 猫) are that character."""
     runs, start = [], None
     offsets, special, sentence = tokens.offsets, tokens.special, tokens.sentence
 
     def piece(n: int) -> bool:
         return not special[n] and offsets[n][1] > offsets[n][0] and \
             not _is_cjk(sentence[offsets[n][0]:offsets[n][1]])
+
+    def bytes_of_one(n: int) -> bool:     # byte-level BPE: two tokens of one character
+        return not special[n] and not special[n - 1] and offsets[n][1] > offsets[n][0] \
+            and offsets[n][0] < offsets[n - 1][1]
     for n in range(len(offsets)):
-        joins = start is not None and piece(n) and piece(n - 1) and \
-            offsets[n - 1][1] == offsets[n][0]
+        joins = start is not None and (piece(n) and piece(n - 1) and
+                                       offsets[n - 1][1] == offsets[n][0] or bytes_of_one(n))
         if not joins:
             if start is not None and n - 1 > start:
                 runs.append((start, n - 1))
-            start = n if piece(n) else None
+            start = n if not special[n] and offsets[n][1] > offsets[n][0] else None
     if start is not None and len(offsets) - 1 > start:
         runs.append((start, len(offsets) - 1))
 
@@ -173,23 +178,40 @@ def _find_span(tokens, wanted: str) -> tuple[int, int] | None:
 
 
 def head_scores(focus_rows: np.ndarray, focus_index: int, targets: np.ndarray,
-                spread: bool = True) -> np.ndarray:
+                spread: bool = True, word_of=None) -> np.ndarray:
     """How well each head answers the focus word's question: the attention it sends to
-    the ``targets`` (a boolean per token: the words that may answer, ``grammar.Question``),
-    times, with ``spread``, how evenly that is spread over them (1 - sum of squared shares).
+    the words that may answer (``targets``, a boolean per token, ``grammar.Question``),
+    times, with ``spread``, how evenly that is spread over those words (1 - the sum of
+    their squared shares).
 
-    focus_rows: ... x H x T (the focus token's weights). A head that sends everything to one
+    focus_rows: ... x H x T (the focus token's weights). ``word_of`` (the word index of
+    each token, ``WordModel``) counts a word as the sum of all its pieces, the focus's own
+    word never; without it each token is a word. A head that sends everything to one
     neighbour is usually positional ("look at the previous token") and explains little; when
-    only one target exists the spread term is skipped. A pronoun's question is answered by
-    a head that commits to one noun, so it is scored without ``spread``.
+    only one word may answer the spread term is skipped. A pronoun's question is answered
+    by a head that commits to one noun, so it is scored without ``spread``.
     """
-    targets = np.asarray(targets, dtype=bool).copy()
-    targets[focus_index] = False
-    mass = (focus_rows * targets).sum(axis=-1)
-    if not spread or targets.sum() < 2:
+    T = focus_rows.shape[-1]
+    word_of = np.arange(T) if word_of is None else np.asarray(word_of)
+    targets = np.asarray(targets, dtype=bool)
+    chosen = set(word_of[targets].tolist()) - {int(word_of[focus_index])}
+    words = sorted(chosen)
+    if not words:
+        return np.zeros(focus_rows.shape[:-1])
+    # each target word's weight: its pieces' sum
+    per_word = np.stack([(focus_rows * (word_of == w)).sum(axis=-1) for w in words], axis=-1)
+    mass = per_word.sum(axis=-1)
+    if not spread or len(words) < 2:
         return mass
-    shares = focus_rows * targets / np.maximum(mass[..., None], 1e-12)
+    shares = per_word / np.maximum(mass[..., None], 1e-12)
     return mass * (1.0 - (shares ** 2).sum(axis=-1))
+
+
+def uniform_row(allowed) -> np.ndarray:
+    """The weights of a head that spreads its attention evenly over the keys ``allowed``
+    (a boolean per token): the chance baseline a head's score is measured against."""
+    allowed = np.asarray(allowed, dtype=np.float64)
+    return allowed / max(allowed.sum(), 1.0)
 
 
 def parse_heads(spec: str | None, num_heads: int) -> str | list[int]:

@@ -210,6 +210,25 @@ class AttentionTrace:
         return list(self.meta.get("display_tokens", self.tokens))
 
     @property
+    def input_name(self) -> tuple[str, str]:
+        """What the layer reads, named truly (singular, plural): a token's embedding only
+        where the layer's input is the embedding (the first layer of a model that norms
+        after attention, or the scratch layer); a pre-norm model's layer reads its residual
+        stream, normed; a later layer reads the hidden state the one before made."""
+        if self.meta.get("update") == UPDATE_PRENORM:
+            return "normed residual stream", "normed residual streams"
+        if self.layer == 0 or self.meta.get("model") == "scratch":
+            return "embedding", "embeddings"
+        return f"hidden state from layer {self.layer - 1}", \
+            f"hidden states from layer {self.layer - 1}"
+
+    @property
+    def has_bias(self) -> bool:
+        """Whether the explained head's W_Q, W_K and W_V add a bias (a Llama's do not);
+        an older trace without the rows is taken to have one."""
+        return self.projection_bias is None or bool(np.any(self.projection_bias != 0))
+
+    @property
     def mask_kind(self) -> str:
         return self.meta.get("mask", TRACE_DEFAULTS["mask"])     # older traces: no mask
 
@@ -476,6 +495,16 @@ def _check_token_lists(meta: dict, T: int) -> None:
             and isinstance(w[2], str) and 0 <= w[0] < w[1] < T for w in written):
         raise InputError(f"trace meta written_words {short_repr(written, 60)} is not a list of "
                          f"[first, last, text] runs of the trace's {T} tokens")
+    unknown = meta.get("unknown_tokens", [])
+    if not isinstance(unknown, list) or not all(is_json_int(j) and 0 <= j < T for j in unknown):
+        raise InputError(f"trace meta unknown_tokens {short_repr(unknown, 60)} is not a list of "
+                         f"token positions (0 to {T - 1})")
+    read_as = meta.get("read_as", {})
+    if not isinstance(read_as, dict) or not all(
+            isinstance(k, str) and k.isdigit() and int(k) < T and isinstance(v, str)
+            for k, v in read_as.items()):
+        raise InputError(f"trace meta read_as {short_repr(read_as, 60)} is not a map of token "
+                         f"positions (0 to {T - 1}) to text")
     count = len(words) if "words" in meta else T      # words default to the tokens
     if any(not -1 <= i < count for i in meta.get("word_ids", [])):
         raise InputError(f"trace meta word_ids {short_repr(meta['word_ids'], 60)} refers to words "

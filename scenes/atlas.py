@@ -103,7 +103,8 @@ def _layout(atlas) -> tuple[int, int, list]:
             x = left + h * (TILE + GAP)
             shapes.append(_Heat(x, y, TILE, atlas.weights[n, h]))
             pattern = atlas.pattern(layer, h)
-            said = f"{TAG_WORDS[pattern.tag]} {round(100 * pattern.share)}\u00a0%"
+            said = (f"{TAG_WORDS[pattern.tag]} {round(100 * pattern.share)}\u00a0%"
+                    if pattern.tag in TAG_WORDS else "no pattern")
             shapes.append(_Text(x + TILE / 2, y + TILE + TAG_H - 16, said, FONT, pal.text,
                                 "middle"))
             if (layer, h) == (atlas.film_layer, atlas.film_head):

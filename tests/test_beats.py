@@ -163,7 +163,8 @@ def test_heads_draws_all_twelve_heads_with_their_own_numbers(tmp_path):
     assert_numbers_rederive(trace, scene.shown_numbers)
     shown = {(n.kind, n.index) for n in scene.shown_numbers}
     assert {("head", (slot,)) for slot in range(12)} <= shown     # every head is named
-    weights = {n.index[0] for n in scene.shown_numbers if n.kind == "shown_weights"}
+    # the rows' dots are the weights; each row's note, its heaviest word's (its pieces' sum)
+    weights = {n.index[0] for n in scene.shown_numbers if n.kind == "word_weight"}
     assert weights and weights <= set(range(12))
     assert ("heads_not_drawn", ()) not in shown                    # none is missing
 

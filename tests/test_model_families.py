@@ -178,8 +178,8 @@ def test_minilm_mask_beat_still_says_illustration(folders):
 
 # ---- the atlas ----------------------------------------------------------------------------
 def _tags_by_hand(weights, special, content, punctuation):
-    """The atlas's rule, written out again: shares over the rows of the sentence's own
-    tokens after the first, broad when rows spread to 0.85 of the most, else the largest."""
+    """The atlas's shares, written out again: over the rows of the sentence's own tokens
+    after the first."""
     T = weights.shape[0]
     rows = [i for i in range(1, T) if not special[i]]
     sink = np.array(special, bool)
@@ -198,10 +198,20 @@ def _tags_by_hand(weights, special, content, punctuation):
         p = weights[i][weights[i] > 0].astype(np.float64)
         spreads.append(0.0 if len(p) < 2 else float(-(p * np.log(p)).sum() / np.log(len(p))))
     out["broad"] = np.mean(spreads)
-    if out["broad"] >= 0.85:
-        return "broad", out
-    return max(("sink", "previous", "next", "self", "punctuation", "content"),
-               key=lambda k: out[k]), out
+    return out
+
+
+def _tag_by_hand(weights, special, content, punctuation, blocked):
+    """A head is tagged with the pattern whose share most exceeds an even head's (weight
+    1/n on each of the n keys each row may see), by 0.15 at least; else untagged."""
+    seen = ~np.asarray(blocked, bool)
+    even = seen / seen.sum(axis=1, keepdims=True)
+    shares = _tags_by_hand(weights, special, content, punctuation)
+    chance = _tags_by_hand(even, special, content, punctuation)
+    excess = {k: shares[k] - chance[k] for k in ("sink", "previous", "next", "self",
+                                                  "punctuation", "content")}
+    best = max(excess, key=lambda k: excess[k])
+    return (best if excess[best] >= 0.15 else "none"), best, shares, chance
 
 
 def test_diagnose_tags_rederive_from_the_weights(run_cli):
@@ -225,11 +235,15 @@ def test_diagnose_tags_rederive_from_the_weights(run_cli):
     for layer in range(6):
         trace = compute_trace(sentence, layer=layer, heads="all")
         for h in range(12):
-            tag, shares = _tags_by_hand(trace.weights[h].astype(np.float64), tokens.special,
-                                        content, punctuation)
+            tag, best, shares, chance = _tag_by_hand(
+                trace.weights[h].astype(np.float64), tokens.special, content, punctuation,
+                np.zeros((trace.num_tokens,) * 2, bool))
             told = diagnosis["heads"][layer * 12 + h]
             assert (told["layer"], told["head"], told["tag"]) == (layer, h, tag)
-            assert told["share"] == pytest.approx(shares[tag], abs=1e-3)
+            assert told["share"] == pytest.approx(shares[best], abs=1e-3)
+            assert told["baseline"] == pytest.approx(chance[best], abs=1e-3)
+            if tag != "none":
+                assert told["share"] >= told["baseline"] + 0.15
             tags.add(tag)
     assert len(tags) >= 3            # the rule tells heads apart on a real model
     film = compute_trace(sentence)

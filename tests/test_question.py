@@ -53,7 +53,11 @@ def test_a_pronoun_is_explained_by_the_head_that_looks_at_the_nouns(sentence, ru
     lines = drawn_lines(scene)
     said = [t for t in lines if t.startswith(f"Why head {trace.primary_head}:")]
     assert len(said) == 1 and "of all 72 heads, the best at" in said[0], lines
-    assert said[0].endswith(f": {derived.target_weight(trace, slot):.2f}")
+    # the measure, beside what a head spreading evenly over what it sees would score
+    told = " ".join(lines[lines.index(said[0]):lines.index(said[0]) + 2])
+    assert f": {derived.target_weight(trace, slot):.2f} (an even spread: " \
+           f"{derived.uniform_target_weight(trace):.2f})" in told
+    assert derived.uniform_target_weight(trace) < derived.target_weight(trace, slot)
     assert any(t.startswith("Which noun does") and all(n in t for n in nouns) for t in lines)
     assert_numbers_rederive(trace, scene.shown_numbers)
 
@@ -118,6 +122,6 @@ def test_the_heads_beat_says_what_the_next_best_head_does(tmp_path):
             if "the next best" in c.content]
     row = trace.weights[1, trace.focus_index]
     assert said == [f"Head {trace.heads[1]}, the next best at sending weight from ‘she’ to the "
-                    "nouns before it, gives the most to ‘lawyer’"]
+                    "nouns before it: of them it gives the most to ‘lawyer’"]
     assert row[trace.tokens.index("lawyer")] > row[trace.tokens.index("witness")]
     assert_numbers_rederive(trace, scene.shown_numbers)

@@ -15,13 +15,14 @@ import re
 
 from ...attention_core import derived
 from ...attention_core.grammar import TARGETS_SAID
+from ...attention_core.word_model import PIECES_SUM_NOTE, WordModel
 from ..vocabulary import style
 from ..vocabulary.headers import head_name, layer_name
 from ..vocabulary.text import line_of
 from .wording import LQ, RQ, focus_whole
 
 __all__ = ["INFLUENCE_GAP", "MAX_NAMED", "answer", "influence_gap", "line",
-           "lines", "plain", "runner_up", "question", "target_words", "why"]
+           "lines", "plain", "reading", "runner_up", "question", "target_words", "why"]
 
 MAX_NAMED = 3             # a pronoun's question names its nouns when there are this few
 INFLUENCE_GAP = 0.15      # a word whose mean weight is this much above its share of ΔE ...
@@ -36,22 +37,23 @@ def _focus(trace) -> list:
     return _word(focus_whole(trace) or trace.focus_word, "focus")
 
 
-def target_words(trace, tokens=None) -> list[tuple[int, str]]:
-    """The words that may answer (``tokens``: the question's targets), one per word as
-    written: (its first target token, its text)."""
-    tokens = derived.question_targets(trace) if tokens is None else tokens
-    # the focus word's own other pieces are not among the words that answer it
-    own = trace.written_word_of(trace.focus_index)
-    first, last = trace.focus_span
-    mine = set(range(first, last + 1)) | (set(range(own[0], own[1] + 1)) if own else set())
-    seen, out = set(), []
-    for j in [j for j in tokens if j not in mine]:
-        whole = trace.written_word_of(j)
-        key = (whole[0], whole[1]) if whole else (j, j)
-        if key not in seen:
-            seen.add(key)
-            out.append((j, whole[2] if whole else trace.display_tokens[j]))
-    return out
+def target_words(trace) -> list[tuple[tuple[int, int], str]]:
+    """The words that may answer, each a word as written (all its pieces; the focus's own
+    word never): ((first, last) token span, its text), in sentence order."""
+    words = WordModel.of_trace(trace)
+    return [(words.words[w].span, words.words[w].text) for w in derived.answer_words(trace)]
+
+
+def word_weight(book, trace, span, slot: int | None = None) -> str:
+    """The weight the focus gives a word (the sum of its pieces), in head ``slot`` (default:
+    the followed head), as written and recorded."""
+    slot = trace.primary_slot if slot is None else slot
+    return book.text("word_weight", (slot, trace.focus_index, *span), 2)
+
+
+def _weight_of(trace, span, slot: int | None = None) -> float:
+    slot = trace.primary_slot if slot is None else slot
+    return float(trace.weights[slot, trace.focus_index, span[0]:span[1] + 1].sum())
 
 
 def _listed(names: list[str], last: str) -> list:
@@ -82,11 +84,14 @@ def question(trace) -> list:
 
 
 def why(book, trace) -> list:
-    """One line: why the followed head was chosen, its measure recorded."""
+    """One line: why the followed head was chosen, its measure recorded beside what a head
+    spreading its weight evenly would score (the chance level), a hidden question said, and
+    that a word in pieces weighs the sum of its pieces where one is asked about."""
     asked = derived.question(trace)
     said = TARGETS_SAID.get(asked["kind"], TARGETS_SAID["word"])
     slot = trace.primary_slot
     weight = book.text("target_weight", (slot,), 2)
+    even = book.text("uniform_target_weight", (), 2)
     head = head_name(book, slot)
     # the measure (selection.head_scores): weight on the targets, spread over them but for
     # a pronoun's (one noun answers it)
@@ -95,18 +100,29 @@ def why(book, trace) -> list:
         f"sending weight from {{}} to {said}"
     before, after = doing.split("{}")
     if trace.meta.get("head_choice", "auto") not in ("auto", "all"):
-        return [(f"{head[:1].upper()}{head[1:]}, chosen with --heads, sends {weight} of the "
-                 f"weight from ", "ours"), *_focus(trace), (f" to {said}", "ours")]
-    compared = book.text("heads_compared", (), 0)
-    among = f"all {compared} heads" if trace.meta.get("layer_choice") == "auto" \
-        else f"the {compared} heads of {layer_name(book)}"
-    return [(f"Why {head}: of {among}, the best at {before}", "ours"), *_focus(trace),
-            (f"{after}: {weight}", "ours")]
+        parts = [(f"{head[:1].upper()}{head[1:]}, chosen with --heads, sends {weight} of the "
+                  f"weight from ", "ours"), *_focus(trace),
+                 (f" to {said} (an even spread: {even})", "ours")]
+    else:
+        compared = book.text("heads_compared", (), 0)
+        among = f"all {compared} heads" if trace.meta.get("layer_choice") == "auto" \
+            else f"the {compared} heads of {layer_name(book)}"
+        parts = [(f"Why {head}: of {among}, the best at {before}", "ours"), *_focus(trace),
+                 (f"{after}: {weight} (an even spread: {even})", "ours")]
+    hidden = asked.get("hidden")
+    if hidden:
+        parts.append((f"; the mask hides {TARGETS_SAID[hidden]} from it", "ours"))
+    words = WordModel.of_trace(trace)
+    if words.any_split(derived.answer_words(trace)):
+        parts.append((f"; {PIECES_SUM_NOTE}", "ours"))
+    return parts
 
 
 def runner_up(book, trace) -> str | None:
     """A caption: which answering word the next best head weighs most, when the heads were
-    chosen by how well they answer (no number: the heads' rows show theirs)."""
+    chosen by how well they answer ("of them": the words that may answer, so it never
+    contradicts the row's heaviest word, which may be any), a word the sum of its pieces
+    (no number: the heads' rows show theirs)."""
     if trace.meta.get("head_choice", "auto") != "auto" or len(trace.heads) < 2:
         return None
     words = target_words(trace)
@@ -115,47 +131,51 @@ def runner_up(book, trace) -> str | None:
     asked = derived.question(trace)
     said = TARGETS_SAID.get(asked["kind"], TARGETS_SAID["word"])
     slot = 1 if trace.primary_slot == 0 else 0
-    row = trace.weights[slot, trace.focus_index]
-    j, name = max(words, key=lambda w: (float(row[w[0]]), -w[0]))
+    span, name = max(words, key=lambda w: (_weight_of(trace, w[0], slot), -w[0][0]))
     return (f"{head_name(book, slot).capitalize()}, the next best at sending weight from "
-            f"{plain(_focus(trace))} to {said}, gives the most to {LQ}{name}{RQ}")
+            f"{plain(_focus(trace))} to {said}: of them it gives the most to {LQ}{name}{RQ}")
 
 
-def _ranked(trace, count: int) -> list[tuple[int, str]]:
-    """The words that may answer, by the followed head's weight on them, most first."""
-    row = trace.weights[trace.primary_slot, trace.focus_index]
+def _ranked(trace, count: int) -> list[tuple[tuple[int, int], str]]:
+    """The words that may answer, by the followed head's weight on them (each the sum of
+    its pieces), most first."""
     words = target_words(trace)
-    return sorted(words, key=lambda w: (-float(row[w[0]]), w[0]))[:count]
+    return sorted(words, key=lambda w: (-_weight_of(trace, w[0]), w[0][0]))[:count]
 
 
-def influence_gap(book, trace) -> tuple[int, float] | None:
-    """The token whose weight from the focus, averaged over every head of the layer, most
-    exceeds its share of the update (by INFLUENCE_GAP at least, its share under half its
-    weight): (token, gap); None when no token does or the trace lacks the rows."""
+def influence_gap(book, trace) -> tuple[tuple[int, int], float] | None:
+    """The word (a special token, or a word as written: its pieces' sums) whose weight from
+    the focus, averaged over every head of the layer, most exceeds its share of the update
+    (by INFLUENCE_GAP at least, its share under half its weight): (its span, gap); None
+    when no word does or the trace lacks the rows. The focus's own word is not asked."""
     if trace.focus_weights_all is None or not trace.has_update:
         return None
+    words = WordModel.of_trace(trace)
+    own = words.index_of(trace.focus_index)
     best = None
-    for j in range(trace.num_tokens):
-        weight = book.value("mean_weight", (j,))
-        share = book.value("update_share", (j,))
+    for w, word in enumerate(words.words):
+        if w == own:
+            continue
+        weight = book.value("word_mean_weight", word.span)
+        share = book.value("word_update_share", word.span)
         gap = weight - share
         if gap >= INFLUENCE_GAP and share <= weight / 2 and (best is None or gap > best[1]):
-            best = (j, gap)
+            best = (word.span, gap)
     return best
 
 
 def answer(book, trace) -> list[list]:
     """The answer the numbers give, as lines of parts: the followed head's weights on the
-    words that may answer; their shares of the update; and, where the numbers show it,
-    a word with much weight and little influence."""
-    slot, f = trace.primary_slot, trace.focus_index
+    words that may answer (each word the sum of its pieces); their shares of the update;
+    and, where the numbers show it, a word with much weight and little influence."""
+    slot = trace.primary_slot
     ranked = _ranked(trace, 2 if len(target_words(trace)) > MAX_NAMED else MAX_NAMED)
     lines = []
     if ranked:
         parts = [(f"The answer of {layer_name(book)}, {head_name(book, slot)}: ", "ours"),
                  *_focus(trace), (" gives ", "ours")]
-        for n, (j, name) in enumerate(ranked):
-            weight = book.text("weights", (slot, f, j), 2)
+        for n, (span, name) in enumerate(ranked):
+            weight = word_weight(book, trace, span)
             if n:
                 parts.append((", " if n < len(ranked) - 1 else " and ", "ours"))
             parts += [(f"{weight} of its weight to " if n == 0 else f"{weight} to ", "ours"),
@@ -164,13 +184,12 @@ def answer(book, trace) -> list[list]:
         if trace.has_update:
             heads = book.text("num_heads_total", (), 0)
             parts = [(f"Of what the layer adds to it (all {heads} heads), ", "ours")]
-            for n, (j, name) in enumerate(ranked):
+            for n, (span, name) in enumerate(ranked):
                 if n:
                     parts.append((", " if n < len(ranked) - 1 else " and ", "ours"))
+                share = book.text("word_update_percent", span, 0)
                 parts += [*_word(name, "word"),
-                          (f" makes {book.text('update_percent', (j,), 0)}\u00a0%"
-                           if n == 0 else f" {book.text('update_percent', (j,), 0)}\u00a0%",
-                           "ours")]
+                          (f" makes {share}\u00a0%" if n == 0 else f" {share}\u00a0%", "ours")]
             lines.append(parts)
     gap = influence_gap(book, trace)
     if gap is not None:
@@ -178,16 +197,50 @@ def answer(book, trace) -> list[list]:
     return lines
 
 
-def influence(book, trace, j: int) -> list:
-    """‘[CLS]’ takes 0.40 of the weight, averaged over the 12 heads, and makes 4 % of ΔE."""
+def influence(book, trace, span) -> list:
+    """‘[CLS]’ takes 0.40 of the weight, averaged over the 12 heads, and makes 4 % of ΔE
+    (a word: the sums of its pieces)."""
     heads = book.text("num_heads_total", (), 0)
-    token = trace.display_tokens[j]
+    word = WordModel.of_trace(trace).word_of(span[0])
     # a token the model adds is named as the strip writes it, [CLS], not as a word
-    named = [(token, "word")] if trace.special[j] else _word(token, "word")
+    named = [(word.text, "word")] if word.kind == "special" else _word(word.text, "word")
     return [*named,
-            (f" takes {book.text('mean_weight', (j,), 2)} of the weight (the mean of "
-             f"{heads} heads) but makes {book.text('update_percent', (j,), 0)}\u00a0% of "
+            (f" takes {book.text('word_mean_weight', span, 2)} of the weight (the mean of "
+             f"{heads} heads) but makes {book.text('word_update_percent', span, 0)}\u00a0% of "
              f"\u0394E: weight is not influence", "ours")]
+
+
+def reading(trace, most: int = 3) -> str | None:
+    """One line on what the model saw where it is not what is written: the words its
+    normaliser reads otherwise (‘で’ as ‘て’) and those it reads as its unknown token; None
+    when it reads the sentence as written (up to case)."""
+    words = WordModel.of_trace(trace)
+    read_as = {int(k): v for k, v in trace.meta.get("read_as", {}).items()}
+    said = []
+    unknown = [w for w in words.words if w.kind == "unknown"]
+    if unknown:
+        # the written text of an unknown token is the sentence's, at its word's place
+        written = [trace.words[trace.word_ids[w.first]] if trace.word_ids[w.first] >= 0
+                   else w.text for w in unknown]
+        shown = ", ".join(quoted_(t) for t in dict.fromkeys(written[:most]))
+        more = f" and {len(unknown) - most} more" if len(unknown) > most else ""
+        said.append(f"{len(unknown)} token{'s' * (len(unknown) > 1)} the model cannot read, "
+                    f"drawn {unknown[0].text}: "
+                    f"{shown}{more}")
+    changed = [w for w in words.words if w.kind == "word" and any(j in read_as for j in w.pieces)]
+    if changed:
+        pairs = [f"{quoted_(w.text)} as "
+                 f"{quoted_(''.join(read_as.get(j, trace.display_tokens[j]) for j in w.pieces))}"
+                 for w in changed[:most]]
+        more = f" and {len(changed) - most} more" if len(changed) > most else ""
+        said.append("it reads " + ", ".join(pairs) + more)
+    if not said:
+        return None
+    return "What the model saw: " + "; ".join(said)
+
+
+def quoted_(text: str) -> str:
+    return f"{LQ}{text}{RQ}"
 
 
 def plain(parts) -> str:

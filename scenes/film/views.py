@@ -16,6 +16,7 @@ from manim import DOWN, UP, VGroup
 from ...attention_core.projection import Projection2D, fit_pca
 from ...attention_core.trace import (POSITIONS_ROTARY, drawn_projection_rows,
                                     kept_projection_rows)
+from ...attention_core.word_model import WordModel
 from ..vocabulary import stage, style
 from ..vocabulary.grid import make_grid
 from ..vocabulary.head_rows import HeadRows
@@ -31,7 +32,7 @@ from .wording import mark_label
 __all__ = [
     "HEAVY_KEYS", "LABEL_ALL_UP_TO", "MAX_CELL", "TABLE_BOTTOM", "TABLE_LOWEST", "TABLE_TOP", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
     "PLANE_H", "PLANE_W", "RIGHT_CENTER", "ROW_PITCH", "SENTENCE_GRID_BOX",
-    "SENTENCE_GRID_CENTER", "drawn_indices", "embedding_panel", "embedding_plane",
+    "SENTENCE_GRID_CENTER", "drawn_indices", "drawn_words", "embedding_panel", "heaviest_word", "embedding_plane",
     "embedding_view", "focus_row_dots", "head_rows", "heaviest_key", "input_column", "joined_pieces", "named_indices", "place_header", "place_note",
     "product", "qk_view", "sentence_grid", "shown_tokens_note", "strip_row", "token_row",
     "ranked_groups", "tied", "token_word", "value_view",
@@ -42,24 +43,45 @@ HEAVY_KEYS = 5          # a long sentence's drawn tokens always hold the focus's
 
 
 def drawn_indices(trace, limit: int | None = None) -> list[int]:
-    """Token positions drawn in full: all of them up to ``limit`` (default: as many as
-    the strip shows legibly, at most ``style.MAX_TOKENS_DRAWN``); for a longer sentence
-    the focus token, the keys it gives the most weight to (primary head) and then its
-    neighbours, nearest first."""
+    """Token positions drawn in full, whole words only (a word is never split by the
+    window): all of them up to ``limit`` tokens (default: as many as the strip shows
+    legibly, at most ``style.MAX_TOKENS_DRAWN``); for a longer sentence the focus word,
+    the word each drawn head gives the most weight to, the words the followed head weighs
+    most (a word: the sum of its pieces), then the focus's neighbours, nearest first, each
+    word taken whole while it fits."""
     limit = legible_count(trace) if limit is None else limit
     T, f = trace.num_tokens, trace.focus_index
     if T <= limit:
         return list(range(T))
-    weights = trace.weights[trace.primary_slot, f]
-    heavy = [int(j) for j in np.argsort(-weights, kind="stable")[:min(HEAVY_KEYS, limit // 3)]]
-    chosen = {f, *heavy}
-    for step in range(1, T):
-        for j in (f - step, f + step):
-            if len(chosen) < limit and 0 <= j < T:
-                chosen.add(j)
-        if len(chosen) >= limit:
+    words = WordModel.of_trace(trace)
+    own = words.index_of(f)
+    chosen: list[int] = []
+    size = 0
+
+    def take(w: int) -> None:
+        nonlocal size
+        length = len(words.words[w].pieces)
+        if w not in chosen and (size + length <= limit or w == own):
+            chosen.append(w)
+            size += length
+    take(own)
+    for slot in range(len(trace.heads)):
+        take(int(np.argmax(words.sums(trace.weights[slot, f]))))
+    sums = words.sums(trace.weights[trace.primary_slot, f])
+    for w in np.argsort(-sums, kind="stable")[:min(HEAVY_KEYS, limit // 3)]:
+        take(int(w))
+    for step in range(1, len(words)):
+        for w in (own - step, own + step):
+            if 0 <= w < len(words):
+                take(w)
+        if size >= limit:
             break
-    return sorted(chosen)
+    return sorted(j for w in chosen for j in words.words[w].pieces)
+
+
+def drawn_words(trace) -> list[int]:
+    """The words (indices in the trace's ``WordModel``) the window draws, in order."""
+    return WordModel.of_trace(trace).words_of(drawn_indices(trace))
 
 
 _LEGIBLE_COUNTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -189,6 +211,14 @@ def heaviest_key(trace, slot: int) -> int:
     return int(np.argmax(trace.weights[slot, trace.focus_index]))
 
 
+def heaviest_word(trace, slot: int):
+    """The drawn word head ``slot`` gives the most weight to from the focus word, a word
+    weighing the sum of its pieces (the window always draws it: ``drawn_indices``)."""
+    words = WordModel.of_trace(trace)
+    sums = words.sums(trace.weights[slot, trace.focus_index])
+    return words.words[max(drawn_words(trace), key=lambda w: (sums[w], -w))]
+
+
 def head_rows(book) -> HeadRows:
     """The focus word's weights in each drawn head: a row per head (its name in its
     colour), a column per drawn key, a dot per cell whose area is the weight, and after
@@ -201,10 +231,10 @@ def head_rows(book) -> HeadRows:
     names = [label_text(head_name(book, s), name_font, colors[s]) for s in range(H)]
     notes = []
     for s in range(H):
-        j = heaviest_key(trace, s)
-        weight = book.text("weights", (s, f, j), style.WEIGHT_DECIMALS)
+        word = heaviest_word(trace, s)
+        weight = book.text("word_weight", (s, f, *word.span), style.WEIGHT_DECIMALS)
         notes.append(line_of([("\u2192 ", colors[s]),
-                              (mark_label(trace.display_tokens[j]), ("user", colors[s])),
+                              (mark_label(word.text), ("user", colors[s])),
                               (f" {weight}", colors[s])], style.FONT_SMALL))
     return HeadRows(names, notes, [trace.display_tokens[j] for j in keys],
                     [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,
@@ -254,7 +284,7 @@ def embedding_plane(book, points, indices, *, width=7.0, height=3.6, focus_scale
     trace = book.trace
     d_model = book.text("d_model", (), 0)
     n = book.text("num_tokens", (), 0) if len(indices) == trace.num_tokens else str(len(indices))
-    note = label_text(f"2-D view of {d_model}-D embeddings: their top two principal "
+    note = label_text(f"2-D view of {d_model}-D {trace.input_name[1]}: their top two principal "
                       f"directions (uncentred PCA of these {n})", style.FONT_SMALL,
                       style.PALETTE.dim)
     plane = Plane2D(points, width=width, height=height, note=note)
@@ -316,7 +346,7 @@ def product(book, p: int) -> MatrixVectorProduct:
     output = VectorColumn.from_trace(book, kind, index, d_k, row_height=ROW_PITCH,
                                      bracket_color=pal.projection_color(p),
                                      font_size=style.FONT_SMALL)
-    result = MatrixVectorProduct(matrix, vector, output)
+    result = MatrixVectorProduct(matrix, vector, output, plus_bias=trace.has_bias)
     return result.move_to(LEFT_PANEL)
 
 
@@ -334,7 +364,7 @@ def embedding_panel(book) -> VGroup:
     panel = VGroup(plane, *arrows)
     panel.shift(RIGHT_CENTER - plane.plane.get_center())
     place_note(plane.note, plane, arrows)
-    header = label_text("embeddings", style.FONT_LABEL, style.PALETTE.text)
+    header = label_text(trace.input_name[1], style.FONT_LABEL, style.PALETTE.text)
     place_header(header, plane)
     panel.add(header)
     panel.plane, panel.arrows, panel.header = plane, arrows, header

@@ -78,7 +78,7 @@ class EmbedBeat(Beat):
             key.next_to(columns, DOWN, buff=0.12)
             columns.add(key)
         self.say(f"Each token enters {layer_name(self.book)} as a vector of "
-                 f"{self.record('d_model', (), 0)} numbers, its embedding")
+                 f"{self.record('d_model', (), 0)} numbers, its {trace.input_name[0]}")
         self.play(LaggedStart(*[FadeTransform(row.chip(i).word.copy(), col)
                                 for i, col in zip(indices, columns)],
                               lag_ratio=style.lag_for(len(indices))),

@@ -18,9 +18,14 @@ from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of, make_math, wrapped
 from ...vocabulary.vectors import VectorRow
-from ..views import (TABLE_BOTTOM, drawn_indices, focus_row_dots, head_rows, heaviest_key,
+from ..views import (TABLE_BOTTOM, drawn_indices, focus_row_dots, head_rows, heaviest_word,
                      sentence_grid)
-from ..wording import LQ, RQ, focus_name, focus_parts, word_name
+from ..wording import LQ, RQ, focus_name, focus_parts, quoted
+
+
+def named(word) -> str:
+    """A word in running text: quoted; a token the model adds as the strip writes it."""
+    return word.text if word.kind == "special" else quoted(word.text)
 
 __all__ = ["BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MIX_ARROW", "line", "shared_keys"]
 
@@ -96,9 +101,8 @@ class HeadsBeat(Beat):
         followed = VGroup(table.names[s], table.rows[s], table.notes[s])
         width = max(followed.width * 1.15, config.frame_width * CLOSE_UP)
         handed = self.stage.get(Role.WEIGHTS)      # the weights list, become this row
-        j = heaviest_key(trace, s)
         self.say(f"{head_name(self.book, s).capitalize()}, the head we followed, gives most "
-                 f"to {word_name(trace, j)}")
+                 f"to {named(heaviest_word(trace, s))}")
         appear = [FadeIn(table.lines), FadeIn(table.labels), FadeIn(table.names[s])]
         if handed is not None:
             # the row is on stage already, where the table puts it: its own dots stand in
@@ -120,8 +124,7 @@ class HeadsBeat(Beat):
         others = [s for s in range(len(trace.heads)) if s != trace.primary_slot]
         if not others:
             return
-        picks = sorted({word_name(trace, heaviest_key(trace, s))
-                        for s in range(len(trace.heads))})
+        picks = sorted({named(heaviest_word(trace, s)) for s in range(len(trace.heads))})
         self.say("Each head has its own pattern: most weight to "
                  + ", ".join(picks[:-1]) + (" or " if len(picks) > 1 else "") + picks[-1])
         self.camera_to(np.zeros(3), config.frame_width,

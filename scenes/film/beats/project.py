@@ -29,6 +29,11 @@ from ..views import (LEFT_PANEL, LETTERS, PLANE_H, PLANE_W, RIGHT_CENTER, drawn_
                      strip_row, turned_by_position)
 from ..wording import focus_name, focus_parts, mark_label
 
+def wrapped_noun(noun: str) -> str:
+    """A long name of the layer's input on a line of its own."""
+    return noun if len(noun) <= 12 else f"\n{noun}"
+
+
 __all__ = [
     "MAX_SQUEEZE", "PARKED_Y", "ProjectBeat", "ROLES", "SYMBOLS", "fitted_motion",
     "legend_entry", "line", "role_arrows",
@@ -125,11 +130,13 @@ class ProjectBeat(Beat):
                   FadeIn(prod.matrix.brackets), FadeIn(prod.matrix.marks),
                   FadeIn(self.w_symbol), FadeIn(e_sym), FadeIn(prod.signs),
                   FadeIn(braces), run_time=style.T_BUILD)
+        given = self.trace.input_name[0]
+        bias = ", plus a bias" if self.trace.has_bias else " (this model adds no bias)"
         if turned_by_position(self.trace, 0):
-            self.say(f"Times the embedding of {focus_name(self.trace)}, plus a bias: its query "
+            self.say(f"Times the {given} of {focus_name(self.trace)}{bias}: its query "
                      f"before rotary positions turn it, {dims_q} numbers")
         else:
-            self.say(f"Times the embedding of {focus_name(self.trace)}, plus a bias: its query, "
+            self.say(f"Times the {given} of {focus_name(self.trace)}{bias}: its query, "
                      f"{dims_q} numbers")
         prod.play_sweep(self, time_per_row=style.T_ROW)
         self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15), run_time=style.T_QUICK)
@@ -155,7 +162,8 @@ class ProjectBeat(Beat):
         self.qk_note = label_text(f"2-D view: PCA of {self.head}'s\n{n_shown} queries and keys",
                                   style.FONT_SMALL, pal.dim)
         self.qk_note = place_note(self.qk_note, self.qk_plane, self.q_arrows + self.k_arrows)
-        fit = label_text("in 2-D: the linear map that best\ncarries these embeddings to their queries",
+        fit = label_text(f"in 2-D: the linear map that best\ncarries these "
+                         f"{wrapped_noun(trace.input_name[1])} to their queries",
                          style.FONT_SMALL, pal.dim)
         fit = place_note(fit, e_plane, e_arrows)
         self.say("Seen in 2-D, W_Q stretches the plane and turns it")

@@ -132,11 +132,15 @@ class SoftmaxBeat(Beat):
         self.label = role_colored(make_math("{{ q : q }} dot {{ k : k }}", font_size=34,
                                             color=pal.text))
         # the row's name goes beside it when the numbers still get room, else below it
-        beside = (NUMBERS_RIGHT - LEFT_EDGE - LABEL_ROOM) / max(n, 1) >= MIN_PITCH
+        # a window that leaves tokens out keeps a column for them all, the last: what is
+        # drawn then adds up to what is written
+        self.rest = self.trace.num_tokens - n
+        slots = n + (1 if self.rest else 0)
+        beside = (NUMBERS_RIGHT - LEFT_EDGE - LABEL_ROOM) / max(slots, 1) >= MIN_PITCH
         room = NUMBERS_RIGHT - LEFT_EDGE - (LABEL_ROOM if beside else 0.0)
-        self.spacing = min(1.3, room / max(n, 1))
+        self.spacing = min(1.3, room / max(slots, 1))
         centre = 0.3 if beside else (LEFT_EDGE + NUMBERS_RIGHT) / 2
-        self.xs = centre + (np.arange(n) - (n - 1) / 2) * self.spacing
+        self.xs = centre + (np.arange(slots) - (slots - 1) / 2) * self.spacing
         self.keys, _ = word_row([token_word(self.trace, j) for j in self.indices],
                                 [self.trace.special[j] for j in self.indices], self.xs,
                                 pitch=self.spacing, font_size=style.FONT_SMALL,
@@ -205,6 +209,12 @@ class SoftmaxBeat(Beat):
         trace, pal, xs = self.trace, style.PALETTE, self.xs
         self.weights = np.array([self.book.value("weights", (self.slot, self.f, j))
                                  for j in self.indices])
+        rest_label = None
+        if self.rest:           # the tokens the window leaves out, as one bar: their sum
+            rest_label = self.number("weight_rest", (self.slot, self.f, *self.indices),
+                                     decimals=style.WEIGHT_DECIMALS, font_size=style.FONT_SMALL)
+            self.weights = np.append(self.weights, self.book.value(
+                "weight_rest", (self.slot, self.f, *self.indices)))
         weights = self.weights
         mid = float(xs.mean())
         arrow = Arrow([mid, ROW_Y - 0.75, 0], [mid, ROW_Y - 1.55, 0], buff=0,
@@ -213,11 +223,14 @@ class SoftmaxBeat(Beat):
                                                                                buff=0.2)
         w_labels = VGroup(*[self.number("weights", (self.slot, self.f, j),
                                         decimals=style.WEIGHT_DECIMALS,
-                                        font_size=style.FONT_SMALL) for j in self.indices])
+                                        font_size=style.FONT_SMALL) for j in self.indices],
+                          *([rest_label] if rest_label is not None else []))
         fit_width(w_labels, 0.94 * self.spacing)
         scale = max(weights.max(), 1e-6)
         colours = [interpolate_color(ManimColor(pal.faint), ManimColor(pal.ink),
                                      float(w / scale) ** 0.7).to_hex() for w in weights]
+        if self.rest:           # the others' bar is not one key's: drawn in the dim colour
+            colours[-1] = pal.dim
         bar_h = (ROW_Y - 2.4) - BASELINE_Y - 0.45
         self.bars = SoftmaxBars(weights, [], unit_height=bar_h / scale,
                                 bar_width=min(0.5, self.spacing * 0.5), spacing=self.spacing,
@@ -228,13 +241,22 @@ class SoftmaxBeat(Beat):
         said = self.heaviest(w_labels)
         self.clear_of_the_paths(arrow, arrow_label, bars.value_labels)
         self.arrow = VGroup(arrow, arrow_label)
+        others = []
+        if self.rest:
+            name = label_text(f"other {self.rest}", style.FONT_SMALL, pal.dim)
+            name.next_to(bars.baseline, DOWN, buff=0.15).set_x(float(xs[-1]))
+            stage.keep_right_of(name)
+            others = [FadeIn(name)]
+            said += (f"; the other {self.rest} tokens, not drawn, "
+                     f"{rest_label.text} together")
         self.say(f"Softmax makes them weights: {said}")
         self.play(FadeOut(self.divisor), Create(arrow), FadeIn(arrow_label),
-                  FadeIn(bars.baseline), run_time=style.T_SHORT)
+                  FadeIn(bars.baseline), *others, run_time=style.T_SHORT)
         self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in bars.bars],
                               lag_ratio=style.lag_for(self.n)),
                   LaggedStart(*[FadeTransform(s.copy(), w) for s, w in zip(self.scaled,
                                                                            bars.value_labels)],
+                              *[FadeIn(w) for w in bars.value_labels[len(self.scaled):]],
                               lag_ratio=style.lag_for(self.n)),
                   run_time=style.T_BUILD)
 

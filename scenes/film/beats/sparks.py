@@ -267,8 +267,10 @@ class SparksBeat(Beat):
     def every_query_meets_every_key(self):
         grid, n = self.grid, len(self.indices)
         others = [m for (r, c), m in grid.cells.items() if r != grid.focus_row]
+        T = self.trace.num_tokens
+        drawn = "" if n == T else f" (the {n} of {T} tokens drawn)"
         self.say(f"Every query meets every key: all {n} \u00d7 {n} dot products of "
-                 f"{head_name(self.book, self.slot)}")
+                 f"{head_name(self.book, self.slot)}{drawn}")
         self.play(LaggedStart(*[FadeIn(m, scale=0.6) for m in others], lag_ratio=style.LAG_MANY),
                   run_time=style.T_BUILD)
         self.remove(*grid.get_family())

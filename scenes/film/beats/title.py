@@ -49,8 +49,10 @@ class TitleBeat(Beat):
         self.roles[Role.ROW] = row
         n_tokens = self.record("num_tokens", (), 0)
         n_special = sum(trace.special)
+        unknown = len(trace.meta.get("unknown_tokens", ()))
         count = label_text(f"{n_tokens} tokens" + (f"; the {n_special} the model adds are dimmed"
-                                                   if n_special else ""),
+                                                   if n_special else "")
+                           + (f"; {unknown} it cannot read" if unknown else ""),
                            style.FONT_SMALL, style.PALETTE.dim)
         count.next_to(row.window_note if row.window_note is not None else row.chips, DOWN,
                       buff=0.2)
@@ -58,6 +60,9 @@ class TitleBeat(Beat):
         self.notes_bottom = (span_note if span_note is not None else count).get_bottom()[1]
         self.say(f"The model reads {n_tokens} tokens"
                  + (f"; the {n_special} it adds are dimmed" if n_special else ""))
+        seen = asking.reading(trace)
+        if seen:
+            self.say(seen)
         self.add(heading)            # the film opens on its title, never on black
         self.wait(style.T_SHORT)
         self.play(LaggedStart(*[FadeIn(chip, shift=UP * 0.25) for chip in row.chips],
