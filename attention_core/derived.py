@@ -278,6 +278,10 @@ DERIVED = {
     "word_update_share": word_update_share,
     "word_update_percent": lambda trace, a, b: 100.0 * word_update_share(trace, a, b),
     "word_mean_weight": word_mean_weight,
+    # the share of what the words not listed add (spans as first, last, first, last, ...),
+    # as the listed words' shares are drawn (whole percents): the drawn shares make 100 %
+    "word_update_rest_percent": lambda trace, *spans: 100.0 - sum(
+        round(100.0 * word_update_share(trace, a, b)) for a, b in zip(spans[::2], spans[1::2])),
     "head_score_baseline": lambda trace: float(trace.meta.get("head_score_baseline", 0.0)),
     "position_dim": lambda trace, n: position_dims(trace)[int(n)],
     "num_positions": lambda trace: int(trace.positions.shape[0]),

@@ -36,9 +36,9 @@ HEAT_LEVELS = 4096           # the heat map's colours, precomputed on its square
 SVG_CELLS_UP_TO = 40         # a tile of more tokens than this is an image in the SVG
 MAX_PIXELS = 120_000_000     # a picture larger than this is no slide: one layer at a time
 TAG_WORDS = {"sink": "sink", "previous": "previous", "next": "next", "self": "itself",
-             "punctuation": "punct.", "content": "content", "broad": "broad"}
+             "punctuation": "punct.", "content": "content"}
 KEY = ("sink: special or first token · previous / next token · itself · punct.: "
-       "punctuation · content: content words · broad: spread evenly")
+       "punctuation · content: content words · each above an even head's share")
 # the families the SVG names, in the order FONT_FILES gives their files
 SVG_FAMILIES = "'CMU Serif', 'Noto Sans CJK SC', Symbola, 'DejaVu Sans', serif"
 

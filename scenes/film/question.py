@@ -107,8 +107,12 @@ def why(book, trace) -> list:
         compared = book.text("heads_compared", (), 0)
         among = f"all {compared} heads" if trace.meta.get("layer_choice") == "auto" \
             else f"the {compared} heads of {layer_name(book)}"
+        # the chosen head's share beside an even spread's, compared as drawn: the best
+        # by the measure may give them no more than chance, and that is said
+        more = float(weight) > float(even)
         parts = [(f"Why {head}: of {among}, the best at {before}", "ours"), *_focus(trace),
-                 (f"{after}: {weight} (an even spread: {even})", "ours")]
+                 (f"{after}: {weight} (an even spread: {even})" if more else
+                  f"{after}: {weight}, no more than an even spread gives ({even})", "ours")]
     hidden = asked.get("hidden")
     if hidden:
         parts.append((f"; the mask hides {TARGETS_SAID[hidden]} from it", "ours"))

@@ -128,8 +128,13 @@ class TitleBeat(Beat):
         d_k = self.record("d_k", (), 0)
         layer, head = layer_name(self.book), head_name(self.book, trace.primary_slot)
         # one plain Text (the model name may be a user's path): one baseline
-        about = user_text(f"{trace.model_label}  \u00b7  {layer}  \u00b7  {head}  \u00b7  "
-                          f"query/key size {d_k}", style.FONT_SMALL, style.PALETTE.dim)
+        # a grouped-query head reads the keys and values of its group's key/value head
+        kv_of = trace.meta.get("kv_head_of")
+        group = (f" (key/value head {kv_of[trace.primary_slot]} of "
+                 f"{trace.meta.get('kv_heads')})" if kv_of else "")
+        about = user_text(f"{trace.model_label}  \u00b7  {layer}  \u00b7  {head}{group}"
+                          f"  \u00b7  query/key size {d_k}", style.FONT_SMALL,
+                          style.PALETTE.dim)
         if about.width > stage.TEXT_WIDTH:
             about.scale_to_fit_width(stage.TEXT_WIDTH)
         parts = asking.why(self.book, trace)

@@ -18,6 +18,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, FadeIn, FadeOut
 
 from ....attention_core.projection import fit_pca
 from ....attention_core.trace import UPDATE_NORMED, UPDATE_PRENORM
+from ....attention_core.word_model import WordModel
 from ...vocabulary import stage, style
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, layer_name
@@ -44,15 +45,20 @@ def line(trace):
 
 
 def pieces_of(trace) -> list[tuple[str, list[int], np.ndarray]]:
-    """ΔE of the focus word as the pieces the beat chains: the ``CHAIN`` tokens adding the
-    most (by the norm of what they add), then the other tokens together, then W_O's bias:
-    (kind, tokens, vector) with kind "word", "rest" or "bias". They sum to ΔE."""
+    """ΔE of the focus word as the pieces the beat chains: the ``CHAIN`` words as written
+    adding the most (a word: the sum of what its pieces add, its share the sum of theirs),
+    then the other tokens together, then W_O's bias: (kind, tokens, vector) with kind
+    "word", "rest" or "bias". They sum to ΔE."""
     c = trace.contributions.astype(np.float64)
-    order = [int(j) for j in np.argsort(-np.linalg.norm(c, axis=1), kind="stable")]
-    top, rest = order[:CHAIN], order[CHAIN:]
-    pieces = [("word", [j], c[j]) for j in top]
+    words = WordModel.of_trace(trace)
+    norms = np.linalg.norm(c, axis=1)
+    shares = words.sums(norms)
+    order = [int(w) for w in np.argsort(-shares, kind="stable")]
+    top = [list(words.words[w].pieces) for w in order[:CHAIN]]
+    rest = sorted(j for w in order[CHAIN:] for j in words.words[w].pieces)
+    pieces = [("word", tokens, c[tokens].sum(0)) for tokens in top]
     if rest:
-        pieces.append(("rest", sorted(rest), c[rest].sum(0)))
+        pieces.append(("rest", rest, c[rest].sum(0)))
     pieces.append(("bias", [], trace.output_bias.astype(np.float64)))
     return pieces
 
@@ -184,9 +190,10 @@ class UpdateBeat(Beat):
         self.play(LaggedStart(*[AnimationGroup(GrowArrow(a), *([FadeIn(m)] if m else []))
                                 for a, m in self.chain_steps], lag_ratio=0.6),
                   run_time=style.T_WRITE)
-        words = [tokens[0] for kind, tokens, _ in self.pieces if kind == "word"]
-        shares = ", ".join(f"{self.share_name(j)} {self.record('update_percent', (j,), 0)} %"
-                           for j in words)
+        words = [tokens for kind, tokens, _ in self.pieces if kind == "word"]
+        shares = ", ".join(f"{self.share_name(t)} "
+                           f"{self.record('word_update_percent', (t[0], t[-1]), 0)} %"
+                           for t in words)
         self.say(f"\u0394E is made of {shares} (|\u0394E| = "
                  f"{self.record('update_norm', (), 1)}, |{self.base}| = "
                  f"{self.record('input_norm', (), 1)})")
@@ -197,7 +204,7 @@ class UpdateBeat(Beat):
             return "bias"
         if kind == "rest":
             return f"the other {len(tokens)}"
-        return self.trace.display_tokens[tokens[0]]
+        return WordModel.of_trace(self.trace).word_of(tokens[0]).text
 
     def named_parts(self, j: int, whole_word: bool = True) -> list:
         """Token ``j`` as parts of a line (``line_of``): quoted, with the word it is a piece
@@ -221,9 +228,22 @@ class UpdateBeat(Beat):
             if before else line_of(parts, style.FONT_LABEL)
         return parts if row.width <= room else parts_of(False)
 
-    def share_name(self, j: int) -> str:
-        name = word_name(self.trace, j)
-        return f"{name} itself" if j == self.trace.focus_index else name
+    def share_name(self, tokens: list[int]) -> str:
+        """A word of the list in running text: as written, and "itself" for the focus's."""
+        word = WordModel.of_trace(self.trace).word_of(tokens[0])
+        name = word.text if word.kind == "special" else f"{LQ}{word.text}{RQ}"
+        return f"{name} itself" if self.trace.focus_index in tokens else name
+
+    def word_parts(self, tokens: list[int]) -> list:
+        """A word of the list as parts of a line: quoted as written, "itself" for the
+        focus's."""
+        pal = style.PALETTE
+        word = WordModel.of_trace(self.trace).word_of(tokens[0])
+        parts = [(word.text, ("user", pal.text))] if word.kind == "special" else \
+            [(LQ, pal.text), (word.text, ("user", pal.text)), (RQ, pal.text)]
+        if self.trace.focus_index in tokens:
+            parts.append((" itself", pal.text))
+        return parts
 
     def the_list(self) -> VGroup:
         """What ΔE is made of: each drawn word's share of it (the norm of what it adds over
@@ -233,12 +253,11 @@ class UpdateBeat(Beat):
         listed = []
         for kind, tokens, _ in self.pieces:
             if kind == "word":
-                j = tokens[0]
-                listed.append(j)
-                text = f"{self.record('update_percent', (j,), 0)} %"
-                who = self.fitting(lambda whole: self.named_parts(j, whole), text + "  ")
+                listed += [tokens[0], tokens[-1]]
+                text = f"{self.record('word_update_percent', (tokens[0], tokens[-1]), 0)} %"
+                who = self.word_parts(tokens)
             elif kind == "rest":
-                text = f"{self.record('update_rest_percent', tuple(listed), 0)} %"
+                text = f"{self.record('word_update_rest_percent', tuple(listed), 0)} %"
                 who = [(f"the other {len(tokens)} tokens", pal.soft)]
             else:
                 continue
@@ -310,9 +329,10 @@ class UpdateBeat(Beat):
         None in a pre-norm model: the others' inputs are normed, its new vector is not."""
         if self.prenorm:
             return []
+        # a word in pieces has no one input vector to be close to: words of one token
         f = self.trace.focus_index
         return [tokens[0] for kind, tokens, _ in self.pieces
-                if kind == "word" and tokens[0] != f][:2]
+                if kind == "word" and len(tokens) == 1 and tokens[0] != f][:2]
 
     def closeness(self) -> VGroup:
         pal = style.PALETTE
