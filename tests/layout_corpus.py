@@ -13,7 +13,7 @@ CORPUS = [
     ("The chef who trained in Paris cooked a wonderful meal for the guests",
      {"focus": "cooked"}, "3b1b"),
     ("小猫吃了一条鱼", {}, "3b1b"),
-    ("猫が魚を食べた", {}, "illustrated"),
+    ("犬が水を飲んだ", {}, "illustrated"),
     ("Le chat a mangé le poisson", {}, "colorblind"),
     ("Die Straßenbahnhaltestelle liegt gegenüber", {"heads": "all"}, "3b1b"),
     ("The lawyer questioned the witness because she was lying", {"focus": "she"}, "3b1b"),

@@ -284,7 +284,7 @@ def embedding_plane(book, points, indices, *, width=7.0, height=3.6, focus_scale
     trace = book.trace
     d_model = book.text("d_model", (), 0)
     n = book.text("num_tokens", (), 0) if len(indices) == trace.num_tokens else str(len(indices))
-    note = label_text(f"2-D view of {d_model}-D {trace.input_name[1]}: their top two principal "
+    note = label_text(f"2-D view of {d_model}-D vectors: their top two principal "
                       f"directions (uncentred PCA of these {n})", style.FONT_SMALL,
                       style.PALETTE.dim)
     plane = Plane2D(points, width=width, height=height, note=note)

@@ -53,7 +53,9 @@ def grid_decimals(book, kind, slot, indices, cell: float) -> int | None:
     wanted = 0 if max(finite, default=0.0) >= 99.95 else magnitude_decimals(finite, 1)
     cells = [(slot, i, j) for i in indices for j in indices]
     decimals = book.legible_decimals(kind, cells, wanted, 0.84 * cell)
-    probe = book.text_mobject(kind, cells[0], decimals=decimals, signed=True,
+    # the widest number decides: the one written with the most characters
+    widest = max(cells, key=lambda c: len(format_number(book.value(kind, c), decimals, True)))
+    probe = book.text_mobject(kind, widest, decimals=decimals, signed=True,
                               font_size=style.MIN_FONT)
     book.shown.pop()                                    # a probe, not drawn
     return decimals if probe.width <= 0.84 * cell else None
