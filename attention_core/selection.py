@@ -122,6 +122,9 @@ def resolve_focus(focus: str | None, tokens, reads_ahead: bool = True) -> Focus:
         # function words carry little of their own: a student learns little from them
         written = written_words(tokens)
         content = word_content(word_ids, words, written)
+        # never a word the model read as its unknown token: it did not see what it asks
+        unknown = {word_ids[j] for j, u in enumerate(tokens.unknown) if u and word_ids[j] >= 0}
+        content = [c and n not in unknown for n, c in enumerate(content)]
         candidates = [n for n, w in enumerate(words) if content[n]]
         if not candidates:
             candidates = [n for n, w in enumerate(words) if any(c.isalnum() for c in w)] \

@@ -1,8 +1,9 @@
 """Sentences chosen to stress the film's layout (3 to 20 tokens, a relative clause,
 pronouns, Chinese, Japanese, accents and word pieces, an apostrophe, numbers, punctuation,
-a very long word; minilm and scratch; a causal mask; every head; each theme), and the layout
-audit of a whole film of one, drawn on the scene graph without frames. Twelve sentences,
-each carrying several of the stresses: every one costs half a minute of the suite."""
+a very long word; [UNK]s; a window over words in pieces; numbers with hyphens; minilm and
+scratch; a causal mask; every head; each theme), and the layout audit of a whole film of
+one, drawn on the scene graph without frames. Fourteen sentences, each carrying several of
+the stresses: every one costs half a minute of the suite."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,7 +14,7 @@ CORPUS = [
     ("The chef who trained in Paris cooked a wonderful meal for the guests",
      {"focus": "cooked"}, "3b1b"),
     ("小猫吃了一条鱼", {}, "3b1b"),
-    ("犬が水を飲んだ", {}, "illustrated"),
+    ("猫が魚を食べた", {}, "illustrated"),
     ("Le chat a mangé le poisson", {}, "colorblind"),
     ("Die Straßenbahnhaltestelle liegt gegenüber", {"heads": "all"}, "3b1b"),
     ("The lawyer questioned the witness because she was lying", {"focus": "she"}, "3b1b"),
@@ -23,6 +24,10 @@ CORPUS = [
     ("We saw her duck", {"model": "scratch", "mask": "causal"}, "3b1b"),
     ("When the quick brown fox finally jumped over the lazy dog, the whole village cheered",
      {}, "3b1b"),
+    # a window over words in pieces (German compounds), and numbers with hyphens
+    ("Die Katze sah gestern den warmen Ofen, weil sie müde war und schlafen wollte.", {},
+     "3b1b"),
+    ("Between 1999-2004 the 3-person team shipped 12 well-tested releases", {}, "colorblind"),
 ]
 
 

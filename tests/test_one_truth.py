@@ -237,3 +237,43 @@ def test_a_random_model_has_few_heads_above_chance(folders, run_cli):
     code, out, err = run_cli("inspect", "The dog slept because it was tired.", "--model",
                              str(folders["gpt2"]), "--diagnose")
     assert "chance" in out
+
+
+# ---- the claims audit -------------------------------------------------------------------------
+def test_the_claims_audit_passes_a_film_and_fails_planted_contradictions(traces, tmp_path):
+    import dataclasses
+
+    from attention_explainer.scenes.film.claims import claim_faults
+
+    trace = traces[0]                    # a window, words in pieces
+    scene = render_tiny(["softmax", "heads", "update"], trace, tmp_path)
+    claims = scene.book.claims
+    kinds = {c.kind for c in claims}
+    assert {"heaviest", "ranked", "update_ranked", "adds_up"} <= kinds, kinds
+    assert claim_faults(trace, claims) == []
+    words = WordModel.of_trace(trace)
+
+    def planted(claim, facts):
+        return claim_faults(trace, [dataclasses.replace(claim, facts=facts)])
+    # a caption's word swapped for a lighter one
+    heaviest = next(c for c in claims if c.kind == "heaviest")
+    slot, span, among = heaviest.facts
+    sums = words.sums(trace.weights[slot, trace.focus_index])
+    lighter = min((w for w in range(len(words)) if words.words[w].kind == "word"),
+                  key=lambda w: sums[w])
+    assert planted(heaviest, (slot, words.words[lighter].span, "all"))
+    # a piece named as if it were the word
+    split = next(w for w in words.words if w.split)
+    assert planted(heaviest, (slot, (split.first, split.first), "all"))
+    # the answer's order reversed
+    ranked = next(c for c in claims if c.kind == "ranked")
+    if len(ranked.facts) > 2:
+        assert planted(ranked, (ranked.facts[0], *reversed(ranked.facts[1:])))
+    # a sum drawn short: a bar's number lowered by one unit
+    adds = next(c for c in claims if c.kind == "adds_up" and c.beat == "softmax")
+    total, first, *rest = adds.facts
+    lowered = f"{float(first) - 0.01:.2f}"
+    assert planted(adds, (total, lowered, *rest))
+    # the update's words out of order
+    update = next(c for c in claims if c.kind == "update_ranked")
+    assert planted(update, tuple(reversed(update.facts)))

@@ -136,8 +136,10 @@ def runner_up(book, trace) -> str | None:
     said = TARGETS_SAID.get(asked["kind"], TARGETS_SAID["word"])
     slot = 1 if trace.primary_slot == 0 else 0
     span, name = max(words, key=lambda w: (_weight_of(trace, w[0], slot), -w[0][0]))
-    return (f"{head_name(book, slot).capitalize()}, the next best at sending weight from "
+    told = (f"{head_name(book, slot).capitalize()}, the next best at sending weight from "
             f"{plain(_focus(trace))} to {said}: of them it gives the most to {LQ}{name}{RQ}")
+    book.claim("heaviest", (slot, span, "answer"), told)
+    return told
 
 
 def _ranked(trace, count: int) -> list[tuple[tuple[int, int], str]]:
@@ -185,6 +187,7 @@ def answer(book, trace) -> list[list]:
             parts += [(f"{weight} of its weight to " if n == 0 else f"{weight} to ", "ours"),
                       *_word(name, "word")]
         lines.append(parts)
+        book.claim("ranked", (slot, *[span for span, _ in ranked]), plain(parts))
         if trace.has_update:
             heads = book.text("num_heads_total", (), 0)
             parts = [(f"Of what the layer adds to it (all {heads} heads), ", "ours")]

@@ -18,7 +18,7 @@ from ...attention_core.derived import lookup, shown_kind
 from ..vocabulary import style
 from ..vocabulary.text import make_text
 
-__all__ = ["NumberBook", "ShownNumber", "format_number", "magnitude_decimals"]
+__all__ = ["Claim", "NumberBook", "ShownNumber", "format_number", "magnitude_decimals"]
 
 
 @dataclass(frozen=True)
@@ -48,14 +48,30 @@ def format_number(value: float, decimals: int = 2, signed: bool = False) -> str:
     return text.replace("-", "\u2212")
 
 
+@dataclass(frozen=True)
+class Claim:
+    """One thing the film says about the numbers in words (the largest, the most, a ranking,
+    a sum), recorded where it is drawn or said so that :mod:`.claims` re-derives it from
+    the trace: ``kind`` (one of ``claims.KINDS``), its ``facts`` and what was ``said``."""
+    beat: str
+    kind: str
+    facts: tuple
+    said: str
+
+
 class NumberBook:
     """The numbers a film shows: each read from ``trace``, formatted, recorded under the
-    beat being drawn (``self.beat``)."""
+    beat being drawn (``self.beat``); and the claims it makes about them (``claims``)."""
 
     def __init__(self, trace):
         self.trace = trace
         self.shown: list[ShownNumber] = []
+        self.claims: list[Claim] = []
         self.beat = "beat"
+
+    def claim(self, kind: str, facts: tuple, said: str) -> None:
+        """Record a claim drawn or said (re-derived by ``claims.claim_faults``)."""
+        self.claims.append(Claim(self.beat, kind, tuple(facts), said))
 
     def value(self, kind: str, index: tuple = ()) -> float:
         """The number itself (not drawn, not recorded): for sizes, colours, order."""

@@ -233,6 +233,7 @@ def head_rows(book) -> HeadRows:
     for s in range(H):
         word = heaviest_word(trace, s)
         weight = book.text("word_weight", (s, f, *word.span), style.WEIGHT_DECIMALS)
+        book.claim("heaviest", (s, word.span, "drawn"), f"\u2192 {word.text} {weight}")
         notes.append(line_of([("\u2192 ", colors[s]),
                               (mark_label(word.text), ("user", colors[s])),
                               (f" {weight}", colors[s])], style.FONT_SMALL))
@@ -292,6 +293,11 @@ def embedding_plane(book, points, indices, *, width=7.0, height=3.6, focus_scale
                             style.PALETTE.text, special=trace.special[i],
                             font_size=style.FONT_LABEL)
               for n_, i in enumerate(indices)]
+    # a crowded view names the focus and the words it attends to most, as the q/k views do
+    named = named_indices(trace)
+    for arrow, i in zip(arrows, indices):
+        if i not in named:
+            arrow.drop_word()
     f = indices.index(trace.focus_index) if trace.focus_index in indices else None
     if f is not None:
         arrows[f].word.scale(focus_scale)

@@ -101,8 +101,11 @@ class HeadsBeat(Beat):
         followed = VGroup(table.names[s], table.rows[s], table.notes[s])
         width = max(followed.width * 1.15, config.frame_width * CLOSE_UP)
         handed = self.stage.get(Role.WEIGHTS)      # the weights list, become this row
-        self.say(f"{head_name(self.book, s).capitalize()}, the head we followed, gives most "
-                 f"to {named(heaviest_word(trace, s))}")
+        word = heaviest_word(trace, s)
+        said = (f"{head_name(self.book, s).capitalize()}, the head we followed, gives most "
+                f"to {named(word)}")
+        self.book.claim("heaviest", (s, word.span, "drawn"), said)
+        self.say(said)
         appear = [FadeIn(table.lines), FadeIn(table.labels), FadeIn(table.names[s])]
         if handed is not None:
             # the row is on stage already, where the table puts it: its own dots stand in
@@ -124,9 +127,13 @@ class HeadsBeat(Beat):
         others = [s for s in range(len(trace.heads)) if s != trace.primary_slot]
         if not others:
             return
-        picks = sorted({named(heaviest_word(trace, s)) for s in range(len(trace.heads))})
-        self.say("Each head has its own pattern: most weight to "
-                 + ", ".join(picks[:-1]) + (" or " if len(picks) > 1 else "") + picks[-1])
+        heaviest = [heaviest_word(trace, s) for s in range(len(trace.heads))]
+        picks = sorted({named(word) for word in heaviest})
+        said = ("Each head has its own pattern: most weight to "
+                + ", ".join(picks[:-1]) + (" or " if len(picks) > 1 else "") + picks[-1])
+        for s, word in enumerate(heaviest):
+            self.book.claim("heaviest", (s, word.span, "drawn"), said)
+        self.say(said)
         self.camera_to(np.zeros(3), config.frame_width,
                        *[FadeIn(table.names[s]) for s in others],
                        LaggedStart(*[LaggedStart(*[GrowFromCenter(d) for d in table.dots[s]],

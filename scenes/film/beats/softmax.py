@@ -312,6 +312,8 @@ class SoftmaxBeat(Beat):
         needed = box_of(VGroup(stack, one_tick, sum_label)) + np.array([-0.2, -0.2, 0.2, 0.2])
         away = ([FadeOut(self.arrow)]
                 if overlap_areas(box_of(self.arrow)[None], needed[None])[0, 0] > 0 else [])
+        self.book.claim("adds_up", (total.text, *[m.text for m in bars.value_labels]),
+                        f"sum = {total.text}")
         self.say(f"Stacked, the weights make exactly one: sum = {total.text}")
         self.play(LaggedStart(*[TransformFromCopy(b, s) for b, s in zip(bars.bars, stack)],
                               lag_ratio=style.lag_for(self.n)),

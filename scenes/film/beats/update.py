@@ -250,14 +250,16 @@ class UpdateBeat(Beat):
         the sum of all of them), and the rest's, which makes the shown shares 100 %."""
         pal = style.PALETTE
         rows = [label_text("share of \u0394E", style.FONT_SMALL, pal.soft)]
-        listed = []
+        listed, parts = [], []
         for kind, tokens, _ in self.pieces:
             if kind == "word":
                 listed += [tokens[0], tokens[-1]]
-                text = f"{self.record('word_update_percent', (tokens[0], tokens[-1]), 0)} %"
+                parts.append(self.record('word_update_percent', (tokens[0], tokens[-1]), 0))
+                text = f"{parts[-1]} %"
                 who = self.word_parts(tokens)
             elif kind == "rest":
-                text = f"{self.record('word_update_rest_percent', tuple(listed), 0)} %"
+                parts.append(self.record('word_update_rest_percent', tuple(listed), 0))
+                text = f"{parts[-1]} %"
                 who = [(f"the other {len(tokens)} tokens", pal.soft)]
             else:
                 continue
@@ -265,6 +267,9 @@ class UpdateBeat(Beat):
         rows.append(label_text(f"|\u0394E| = {self.record('update_norm', (), 1)}, "
                                f"|{self.base}| = {self.record('input_norm', (), 1)}",
                                style.FONT_SMALL, pal.soft))
+        spans = [(t[0], t[-1]) for kind, t, _ in self.pieces if kind == "word"]
+        self.book.claim("update_ranked", tuple(spans), "share of \u0394E")
+        self.book.claim("adds_up", ("100", *parts), "share of \u0394E")
         made_of = VGroup(*rows).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
         made_of.move_to([LIST_LEFT, PLANE_TOP, 0], aligned_edge=UP + LEFT)
         stage.keep_right_of(made_of)
