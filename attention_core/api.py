@@ -233,7 +233,9 @@ def _question(setup: _Setup, visible=None) -> grammar.Question:
     # the focus word is every piece of the word it is in, never an answer to itself
     own = words_of(tokens).word_of(focus.index)
     span = (min(focus.span[0], own.first), max(focus.span[1], own.last))
-    return grammar.question_for(focus.index, span, content, classes, tokens.special,
+    # nor does it look at one as at a word: the open question asks of the words it read
+    unseen = [sp or known.word_of(j).kind == "unknown" for j, sp in enumerate(tokens.special)]
+    return grammar.question_for(focus.index, span, content, classes, unseen,
                                 reads_ahead=not setup.kind.extra_meta.get("causal", False),
                                 visible=visible)
 

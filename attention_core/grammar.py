@@ -97,8 +97,9 @@ def word_classes(sentence: str, offsets, special, language: str | None) -> list[
 def question_for(focus: int, focus_span: tuple[int, int], content, classes,
                  special, reads_ahead: bool = True, visible=None) -> Question:
     """The question of the focus token ``focus`` (of the word ``focus_span``: all its
-    pieces, none of them "another word"), from the content tokens (a boolean per token) and
-    each token's class (:func:`word_classes`). A causal model (not ``reads_ahead``) can
+    pieces, none of them "another word"), from the content tokens (a boolean per token),
+    each token's class (:func:`word_classes`) and ``special``, the tokens that are no word
+    to ask of (added by the model, or read as its unknown token). A causal model (not ``reads_ahead``) can
     answer only from the tokens before it; ``visible`` (a boolean per token: the keys the
     mask leaves the focus) narrows every question to what the focus can see, and a question
     whose answers are all hidden gives way to the next that can be answered (``hidden``)."""

@@ -127,8 +127,8 @@ def resolve_focus(focus: str | None, tokens, reads_ahead: bool = True) -> Focus:
         content = [c and n not in unknown for n, c in enumerate(content)]
         candidates = [n for n, w in enumerate(words) if content[n]]
         if not candidates:
-            candidates = [n for n, w in enumerate(words) if any(c.isalnum() for c in w)] \
-                or list(range(len(words)))
+            candidates = [n for n, w in enumerate(words) if any(c.isalnum() for c in w)
+                          and n not in unknown] or list(range(len(words)))
         # never a word that continues a written word ("t" of didn't): its first token
         # must begin the word as written
         continuing = {n for a, b, _ in written for n in range(a + 1, b + 1)}

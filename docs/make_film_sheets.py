@@ -1,7 +1,8 @@
 """Contact sheets of the film in motion (docs/film-*.png): for every beat three frames
 inside it (a quarter, half and three quarters of the way through) and its key frame, for
 the sentences the film is judged on (issue 20's acceptance: the default, a relative
-clause, Chinese, French in word pieces, two pronouns), to see at a glance what each beat
+clause, Chinese, French in word pieces, two pronouns; issue 34's: German in pieces past the
+window, numbers with hyphens, two Japanese), to see at a glance what each beat
 looks like mid-way and where it rests.
 
     .venv/bin/python docs/make_film_sheets.py            # all of them (several minutes)
@@ -29,6 +30,13 @@ SENTENCES = {       # name: (sentence, options)
     "lawyer": ("The lawyer questioned the witness because she was lying", {"focus": "she"}),
     "animal": ("The animal didn't cross the street because it was too tired",   # 15 tokens
                {"focus": "it"}),
+    # unseen by the film's design (issue 34): a window over words in pieces, numbers with
+    # hyphens, Japanese with [UNK]s and kana read otherwise, Japanese the model reads
+    "german": ("Die Katze sah gestern den warmen Ofen, weil sie müde war und schlafen "
+               "wollte.", {}),
+    "hyphens": ("Between 1999-2004 the 3-person team shipped 12 well-tested releases", {}),
+    "japanese-unk": ("彼は図書館で珍しい本を読んだ", {}),
+    "japanese": ("犬が水を飲んだ", {}),
 }
 SHARES = (0.25, 0.5, 0.75)    # and the key frame
 SIZE = (640, 360)             # each frame is drawn at this size: what a small screen shows

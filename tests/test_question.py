@@ -64,7 +64,9 @@ def test_a_pronoun_is_explained_by_the_head_that_looks_at_the_nouns(sentence, ru
 
 @pytest.mark.parametrize("sentence, focus, kind", [
     ("The cat ate the fish", None, "verb"),
-    ("小猫吃了一条鱼", None, "word"),              # no tagger for Chinese: the content word's
+    # MiniLM reads 猫, 吃, 条 and 鱼 as [UNK]: no content word it reads is left to answer,
+    # so the question is where the word looks among those it reads
+    ("小猫吃了一条鱼", None, "open"),
     ("We saw her duck", "We", "word"),           # a pronoun with no noun before it
     ("The chef who trained in Paris cooked a wonderful meal", "meal", "word"),
 ])
