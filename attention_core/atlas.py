@@ -17,8 +17,9 @@ Every share is measured against what a head spreading each row evenly over the k
 may see scores on the same sentence and mask (its ``baseline``: an even head puts 1/n on
 each of n keys, so a sentence of few words gives "content" 0.6 by chance alone). A head
 is tagged with the pattern whose share most exceeds its baseline, when that excess is
-``ABOVE_CHANCE`` at least; a head whose rows spread almost evenly (broad at least
-``BROAD_FROM``) and any other with no pattern above chance is untagged (``UNTAGGED``).
+``ABOVE_CHANCE`` at least; a head with no pattern above chance (one whose rows spread
+almost evenly among them: its "broad" share is reported, never a tag) is untagged
+(``UNTAGGED``).
 """
 from __future__ import annotations
 
@@ -27,11 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ABOVE_CHANCE", "Atlas", "BROAD_FROM", "HeadPattern", "PATTERNS", "UNTAGGED",
+__all__ = ["ABOVE_CHANCE", "Atlas", "HeadPattern", "PATTERNS", "UNTAGGED",
            "even_weights", "head_pattern", "patterns_of", "punctuation_tokens"]
 
 PATTERNS = ("sink", "previous", "next", "self", "punctuation", "content", "broad")
-BROAD_FROM = 0.85
 ABOVE_CHANCE = 0.15       # a pattern's share above an even head's, for a head to be tagged
 UNTAGGED = "none"         # the tag of a head with no pattern above chance
 

@@ -197,6 +197,16 @@ def word_update_share(trace, first: int, last: int) -> float:
     return float(sum(update_share(trace, j) for j in range(int(first), int(last) + 1)))
 
 
+def word_update_percent(trace, first: int, last: int) -> float:
+    """A word's share of the update in whole percents as drawn: every word's share rounded
+    as one row (largest remainder, :func:`shown_row`), so the words' drawn shares make
+    100 %, which shares rounded one by one need not (46 + 31 + 24)."""
+    words = WordModel.of_trace(trace)
+    norms = np.linalg.norm(trace.contributions.astype(np.float64), axis=1)
+    percents = 100.0 * words.sums(norms) / max(float(norms.sum()), 1e-30)
+    return float(shown_row(percents, 0)[words.index_of(int(first))])
+
+
 def word_mean_weight(trace, first: int, last: int) -> float:
     """A word's weight from the focus averaged over every head: its pieces' sum."""
     return float(sum(mean_weight(trace, j) for j in range(int(first), int(last) + 1)))
@@ -276,12 +286,12 @@ DERIVED = {
     "uniform_target_weight": uniform_target_weight,
     "word_weight": word_weight,
     "word_update_share": word_update_share,
-    "word_update_percent": lambda trace, a, b: 100.0 * word_update_share(trace, a, b),
+    "word_update_percent": word_update_percent,
     "word_mean_weight": word_mean_weight,
     # the share of what the words not listed add (spans as first, last, first, last, ...),
     # as the listed words' shares are drawn (whole percents): the drawn shares make 100 %
     "word_update_rest_percent": lambda trace, *spans: 100.0 - sum(
-        round(100.0 * word_update_share(trace, a, b)) for a, b in zip(spans[::2], spans[1::2])),
+        word_update_percent(trace, a, b) for a, b in zip(spans[::2], spans[1::2])),
     "head_score_baseline": lambda trace: float(trace.meta.get("head_score_baseline", 0.0)),
     "position_dim": lambda trace, n: position_dims(trace)[int(n)],
     "num_positions": lambda trace: int(trace.positions.shape[0]),

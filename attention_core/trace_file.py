@@ -21,11 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, is_json_int, short_repr
 
 __all__ = ["ALL_SHAPES", "HEADER_LIMIT", "HINT", "LIMITS", "LIMITS_TEXT",
            "MAX_DIRECTORY_BYTES", "MAX_ENTRIES", "MAX_META_CHARS", "MAX_TOKEN_CHARS",
-           "MAX_TOTAL_BYTES", "Member", "OPTIONAL_GROUPS", "OPTIONAL_SHAPES", "SHAPES", "describe_shape",
+           "MAX_TOTAL_BYTES", "Member", "OPTIONAL_GROUPS", "OPTIONAL_SHAPES", "SHAPES",
+           "check_token_lists", "describe_shape",
            "open_regular", "read_trace_arrays"]
 
 # The shape of each field, in symbols; the tokens fix T, embeddings D, q H and d_k.
@@ -271,3 +272,43 @@ def _read(zf: zipfile.ZipFile, m: Member) -> np.ndarray:
     with zf.open(m.info) as stream:
         return np.lib.format.read_array(stream, allow_pickle=False,
                                         max_header_size=HEADER_LIMIT)
+
+
+def check_token_lists(meta: dict, T: int) -> None:
+    """special, word_ids and display_tokens have one entry per token; words covers every
+    word id."""
+    kinds = {"special": (bool, "true/false"), "word_ids": (int, "integers"),
+             "display_tokens": (str, "text")}
+    for key, (kind, words) in kinds.items():
+        if key not in meta:
+            continue
+        value = meta[key]
+        if not isinstance(value, list) or len(value) != T:
+            size = len(value) if isinstance(value, list) else "not a list"
+            raise InputError(f"trace meta {key} has {size} entries; it needs one per token ({T})")
+        if not all(isinstance(v, kind) and (kind is bool or not isinstance(v, bool))
+                   for v in value):
+            raise InputError(f"trace meta {key} must hold {words}, got {short_repr(value, 60)}")
+    words = meta.get("words", [])
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise InputError(f"trace meta words {short_repr(words, 60)} is not a list of text")
+    written = meta.get("written_words", [])
+    if not isinstance(written, list) or not all(
+            isinstance(w, list) and len(w) == 3 and is_json_int(w[0]) and is_json_int(w[1])
+            and isinstance(w[2], str) and 0 <= w[0] < w[1] < T for w in written):
+        raise InputError(f"trace meta written_words {short_repr(written, 60)} is not a list of "
+                         f"[first, last, text] runs of the trace's {T} tokens")
+    unknown = meta.get("unknown_tokens", [])
+    if not isinstance(unknown, list) or not all(is_json_int(j) and 0 <= j < T for j in unknown):
+        raise InputError(f"trace meta unknown_tokens {short_repr(unknown, 60)} is not a list of "
+                         f"token positions (0 to {T - 1})")
+    read_as = meta.get("read_as", {})
+    if not isinstance(read_as, dict) or not all(
+            isinstance(k, str) and k.isdigit() and int(k) < T and isinstance(v, str)
+            for k, v in read_as.items()):
+        raise InputError(f"trace meta read_as {short_repr(read_as, 60)} is not a map of token "
+                         f"positions (0 to {T - 1}) to text")
+    count = len(words) if "words" in meta else T      # words default to the tokens
+    if any(not -1 <= i < count for i in meta.get("word_ids", [])):
+        raise InputError(f"trace meta word_ids {short_repr(meta['word_ids'], 60)} refers to words "
+                         f"that the trace's {count} words do not include")

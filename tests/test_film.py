@@ -99,11 +99,14 @@ def test_caption_numbers_are_on_screen_as_written(film):
 
 
 def next_best(trace) -> str:
-    """The word of the question's targets that the second head shown weighs most, quoted."""
-    from attention_explainer.attention_core.derived import question_targets
-    row = trace.weights[1, trace.focus_index]
-    j = max(question_targets(trace), key=lambda t: (float(row[t]), -t))
-    return f"\u2018{trace.display_tokens[j]}\u2019"
+    """The word that may answer that the second head shown weighs most (a word: the sum of
+    its pieces), quoted."""
+    from attention_explainer.attention_core.derived import answer_words
+    from attention_explainer.attention_core.word_model import WordModel
+    words = WordModel.of_trace(trace)
+    sums = words.sums(trace.weights[1, trace.focus_index])
+    w = max(answer_words(trace), key=lambda v: (sums[v], -v))
+    return f"\u2018{words.words[w].text}\u2019"
 
 
 def claims(trace):
@@ -124,8 +127,8 @@ def claims(trace):
          and (len(re.split(r", | and ", m[1])) == 1) == (" each" not in m[0])),
         (r"gives most to (.+)$", lambda m: m[1] == top[0]),
         # the next best head (the heads beat): the answering word it weighs most
-        (r"the next best at sending weight from .+ to (?:the nouns|the other).*, gives the "
-         r"most to (.+)$", lambda m: m[1] == next_best(trace)),
+        (r"the next best at sending weight from .+ to (?:the nouns|the other).*: of them it "
+         r"gives the most to (.+)$", lambda m: m[1] == next_best(trace)),
         (r"most weight to (.+)$",
          lambda m: set(re.split(r", | or ", m[1])) == per_head),
         (r"pulled toward (.+) and (.+)$", lambda m: [m[1], m[2]] == top[:2]),

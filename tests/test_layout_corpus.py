@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from attention_explainer.facts import BEAT_NAMES, FILM_BEATS
-from attention_explainer.scenes.film.claims import claim_faults
+from attention_explainer.scenes.film.claims import claim_faults, pieces_named_as_words
 from tests.layout_corpus import CORPUS, audit_film, sum_faults
 
 
@@ -54,3 +54,7 @@ def test_the_layout_holds_on_every_sentence(sentence, options, theme, tmp_path):
     # every claim in words (the most, the order, what adds up) re-derives from the trace
     claims = claim_faults(scene.trace, scene.book.claims)
     assert scene.book.claims and not claims, f"{sentence!r}: " + "; ".join(claims[:10])
+    # no caption quotes a piece of a word as if it were the word
+    said = [c.content for c in scene.renderer.file_writer.subcaptions]
+    pieces = pieces_named_as_words(scene.trace, said)
+    assert said and not pieces, f"{sentence!r}: " + "; ".join(pieces[:5])

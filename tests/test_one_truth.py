@@ -126,16 +126,15 @@ def test_the_answer_and_the_runner_up_count_words_whole(traces, tmp_path):
 
 def test_the_notes_name_pieces_with_their_words(traces):
     from attention_explainer.attention_core.notes import beat_quotes
+    from attention_explainer.scenes.film.claims import pieces_named_as_words
 
     for trace in traces:
-        words = WordModel.of_trace(trace)
-        pieces = {trace.display_tokens[j] for w in words.words if w.split for j in w.pieces}
-        for beat, lines in beat_quotes(trace).items():
-            for line in lines:
-                for quoted in re.finditer(r"\u2018([^\u2019]+)\u2019( in \u2018)?", line):
-                    if quoted.group(1) in pieces and quoted.group(1) not in \
-                            {w.text for w in words.words}:
-                        assert quoted.group(2), (beat, line)      # a piece, with its word
+        lines = [line for said in beat_quotes(trace).values() for line in said]
+        assert not pieces_named_as_words(trace, lines)
+    # the rule fails a piece named alone
+    german = traces[0]
+    assert pieces_named_as_words(german, ["weight of \u2018ster\u2019: 0.03"])
+    assert not pieces_named_as_words(german, ["\u2018ster\u2019 in \u2018gestern\u2019"])
 
 
 def test_inspect_and_json_count_words_whole(run_cli):

@@ -25,7 +25,7 @@ import numpy as np
 from ...attention_core import derived
 from ...attention_core.word_model import WordModel
 
-__all__ = ["KINDS", "claim_faults"]
+__all__ = ["KINDS", "claim_faults", "pieces_named_as_words"]
 
 KINDS = ("heaviest", "ranked", "update_ranked", "adds_up")
 
@@ -93,4 +93,21 @@ def claim_faults(trace, claims) -> list[str]:
                 faults.append(f"{where}: {' + '.join(parts)} is not {total}")
         else:
             faults.append(f"{where}: unknown kind of claim")
+    return faults
+
+
+def pieces_named_as_words(trace, texts) -> list[str]:
+    """Lines of ``texts`` (captions, notes) that quote a piece of a word in pieces as if it
+    were a word: a piece is named with its word (‘n’ in ‘gestern’), never alone."""
+    import re
+
+    words = WordModel.of_trace(trace)
+    whole = {w.text for w in words.words}
+    pieces = {trace.display_tokens[j] for w in words.words if w.split for j in w.pieces}
+    alone = pieces - whole
+    faults = []
+    for text in texts:
+        for found in re.finditer("\u2018([^\u2019]+)\u2019( in \u2018)?", text):
+            if found.group(1) in alone and not found.group(2):
+                faults.append(f"{found.group(1)!r} named as a word: {text!r}")
     return faults

@@ -24,8 +24,9 @@ from ..wording import LQ, RQ, focus_name, focus_parts, quoted
 
 
 def named(word) -> str:
-    """A word in running text: quoted; a token the model adds as the strip writes it."""
-    return word.text if word.kind == "special" else quoted(word.text)
+    """A word (or a token the model adds) in running text, quoted as the captions quote
+    every token: ‘fish’, ‘[CLS]’."""
+    return quoted(word.text)
 
 __all__ = ["BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MIX_ARROW", "line", "shared_keys"]
 

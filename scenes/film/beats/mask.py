@@ -252,11 +252,17 @@ class MaskBeat(Beat):
         x0 = min(grid.lines.get_left()[0], labels.get_left()[0] - 0.08 / zoom)
         x1 = max(grid.lines.get_right()[0], labels.get_right()[0] + 0.08 / zoom)
         height = labels.get_top()[1] - top + 0.08 / zoom
-        if self.row == 0:     # the band hides the grid's own labels, magnified, and the title
-            above = VGroup(grid.col_labels, *grid.titles)
+        # the band hides the grid's own labels, magnified, and the title, when the row is
+        # the first or its headers reach up to them (turned words are tall: [UNK], [CLS])
+        above = VGroup(grid.col_labels, *grid.titles)
+        covers = self.row == 0 or labels.get_top()[1] > above.get_bottom()[1]
+        # headers that reach the grid's own labels take their place while close: those
+        # fade (a band drawn over them would still leave two words in one place)
+        self.labels_make_way = self.row > 0 and covers
+        if covers:
             height = max(height, above.get_top()[1] - top + 0.05)
         band = Rectangle(width=x1 - x0, height=height)
-        band.set_stroke(width=0).set_fill(style.PALETTE.background, 0.92 if self.row else 1.0)
+        band.set_stroke(width=0).set_fill(style.PALETTE.background, 1.0 if covers else 0.92)
         band.move_to([(x0 + x1) / 2, top + height / 2, 0])
         return VGroup(band, labels)
 
@@ -264,6 +270,8 @@ class MaskBeat(Beat):
         """Into the close-up: the headers over the row come in and the box frames what is
         shown; out of it, the reverse."""
         anims = [FadeIn(self.headers) if close else FadeOut(self.headers)]
+        if getattr(self, "labels_make_way", False):
+            anims.append(FadeOut(self.grid.col_labels) if close else FadeIn(self.grid.col_labels))
         if self.close_box is not self.box:
             shown, gone = (self.close_box, self.box) if close else (self.box, self.close_box)
             anims += [FadeOut(gone), FadeIn(shown)]
