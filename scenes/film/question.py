@@ -241,9 +241,18 @@ def reading(trace, most: int = 3) -> str | None:
                  for w in changed[:most]]
         more = f" and {len(changed) - most} more" if len(changed) > most else ""
         said.append("it reads " + ", ".join(pairs) + more)
+    if any(w.kind == "word" and _unspaced(w.text) for w in words.words):
+        # no segmenter here ships its data for every script written without spaces
+        said.append("each character counts as a word here (no segmenter for this script)")
     if not said:
         return None
     return "What the model saw: " + "; ".join(said)
+
+
+def _unspaced(text: str) -> bool:
+    """Whether ``text`` is of a script written without spaces (ideographs, kana, hangul)."""
+    import unicodedata
+    return any(unicodedata.east_asian_width(ch) in "WF" and ch.isalpha() for ch in text)
 
 
 def quoted_(text: str) -> str:

@@ -217,7 +217,10 @@ class MaskBeat(Beat):
         # the box frames what the close-up shows: without the row's label when that is cut
         self.close_box = self.box if framed else grid.focus_box(row, include_label=False)
         self.say(f"Up close: the weights of {focus_name(trace)} that are left")
-        if zoom > 1.0 + 1e-6:
+        if zoom > 1.0 + 1e-6 and self.labels_make_way:
+            # faded where they stand, kept in the grid (a FadeOut would take them out of
+            # it), before the camera moves (what it cuts at its edge it fades itself)
+            self.play(*self._texts_away(list(grid.col_labels)), run_time=style.T_QUICK)
             # the legend would be cut by the close-up's edge: it waits off screen
             self.camera_to(view.get_center(), config.frame_width / zoom,
                            *[FadeOut(d) for d in focus_dots], FadeIn(self.w_before),
@@ -252,17 +255,14 @@ class MaskBeat(Beat):
         x0 = min(grid.lines.get_left()[0], labels.get_left()[0] - 0.08 / zoom)
         x1 = max(grid.lines.get_right()[0], labels.get_right()[0] + 0.08 / zoom)
         height = labels.get_top()[1] - top + 0.08 / zoom
-        # the band hides the grid's own labels, magnified, and the title, when the row is
-        # the first or its headers reach up to them (turned words are tall: [UNK], [CLS])
         above = VGroup(grid.col_labels, *grid.titles)
-        covers = self.row == 0 or labels.get_top()[1] > above.get_bottom()[1]
-        # headers that reach the grid's own labels take their place while close: those
-        # fade (a band drawn over them would still leave two words in one place)
-        self.labels_make_way = self.row > 0 and covers
-        if covers:
+        if self.row == 0:     # the band hides the grid's own labels, magnified, and the title
             height = max(height, above.get_top()[1] - top + 0.05)
+        # headers that reach up to the grid's own labels (turned words are tall: [UNK],
+        # [CLS]) take their place while close: those fade where they stand, and come back
+        self.labels_make_way = self.row > 0 and labels.get_top()[1] > above.get_bottom()[1]
         band = Rectangle(width=x1 - x0, height=height)
-        band.set_stroke(width=0).set_fill(style.PALETTE.background, 1.0 if covers else 0.92)
+        band.set_stroke(width=0).set_fill(style.PALETTE.background, 0.92 if self.row else 1.0)
         band.move_to([(x0 + x1) / 2, top + height / 2, 0])
         return VGroup(band, labels)
 
@@ -270,8 +270,6 @@ class MaskBeat(Beat):
         """Into the close-up: the headers over the row come in and the box frames what is
         shown; out of it, the reverse."""
         anims = [FadeIn(self.headers) if close else FadeOut(self.headers)]
-        if getattr(self, "labels_make_way", False):
-            anims.append(FadeOut(self.grid.col_labels) if close else FadeIn(self.grid.col_labels))
         if self.close_box is not self.box:
             shown, gone = (self.close_box, self.box) if close else (self.box, self.close_box)
             anims += [FadeOut(gone), FadeIn(shown)]
@@ -302,6 +300,9 @@ class MaskBeat(Beat):
                            *self.swap_headers(False),
                            *[FadeIn(d) for d in focus_after], FadeIn(self.legend),
                            FadeIn(self.red_key))
+            if self.labels_make_way:
+                self.play(*self._texts_back(list(self.grid.col_labels)),
+                          run_time=style.T_QUICK)
         note = label_text("each row renormalised: it sums to 1", style.FONT_SMALL,
                           style.PALETTE.soft)
         note.next_to(self.red_key, DOWN, buff=0.3, aligned_edge=LEFT)
