@@ -34,7 +34,8 @@ def written_words(tokens) -> list[tuple[int, int, str]]:
     sentence ("mangé" is man + gé; "didn't" is didn + ' + t), less the punctuation at its
     ends ("Moon!" is the word Moon). Tokens of scripts written without spaces touch anyway
     and are words of their own, but the byte tokens of one character (a byte-level BPE's
-    pieces of 猫) are that character."""
+    pieces of 猫) are that character, and the pieces of one of the tokenizer's own words
+    (し and ##い of しい) that word."""
     runs, start = [], None
     offsets, special, sentence = tokens.offsets, tokens.special, tokens.sentence
 
@@ -45,9 +46,16 @@ def written_words(tokens) -> list[tuple[int, int, str]]:
     def bytes_of_one(n: int) -> bool:     # byte-level BPE: two tokens of one character
         return not special[n] and not special[n - 1] and offsets[n][1] > offsets[n][0] \
             and offsets[n][0] < offsets[n - 1][1]
+
+    ids = tokens.word_ids
+
+    def one_word(n: int) -> bool:         # the tokenizer's own word, cut (し ##い of しい)
+        return not special[n] and not special[n - 1] and ids[n] >= 0 \
+            and ids[n] == ids[n - 1] and offsets[n - 1][1] == offsets[n][0]
     for n in range(len(offsets)):
         joins = start is not None and (piece(n) and piece(n - 1) and
-                                       offsets[n - 1][1] == offsets[n][0] or bytes_of_one(n))
+                                       offsets[n - 1][1] == offsets[n][0] or bytes_of_one(n)
+                                       or one_word(n))
         if not joins:
             if start is not None and n - 1 > start:
                 runs.append((start, n - 1))

@@ -242,8 +242,10 @@ def reading(trace, most: int = 3) -> str | None:
         more = f" and {len(changed) - most} more" if len(changed) > most else ""
         said.append("it reads " + ", ".join(pairs) + more)
     if any(w.kind == "word" and _unspaced(w.text) for w in words.words):
-        # no segmenter here ships its data for every script written without spaces
-        said.append("each character counts as a word here (no segmenter for this script)")
+        # no segmenter here ships its data for every script written without spaces: each
+        # ideograph is a word, a run of kana the tokenizer keeps together is one
+        said.append("its words here are as its tokenizer cuts them (no segmenter for "
+                    "this script)")
     if not said:
         return None
     return "What the model saw: " + "; ".join(said)

@@ -334,10 +334,13 @@ class UpdateBeat(Beat):
         None in a pre-norm model: the others' inputs are normed, its new vector is not."""
         if self.prenorm:
             return []
-        # a word in pieces has no one input vector to be close to: words of one token
+        # a word in pieces has no one input vector to be close to: words of one token, and
+        # none the model read as its unknown token (what it saw is not the written word)
         f = self.trace.focus_index
+        unknown = set(self.trace.meta.get("unknown_tokens", ()))
         return [tokens[0] for kind, tokens, _ in self.pieces
-                if kind == "word" and len(tokens) == 1 and tokens[0] != f][:2]
+                if kind == "word" and len(tokens) == 1 and tokens[0] != f
+                and tokens[0] not in unknown][:2]
 
     def closeness(self) -> VGroup:
         pal = style.PALETTE
