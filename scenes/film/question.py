@@ -19,7 +19,7 @@ from ...attention_core.word_model import PIECES_SUM_NOTE, WordModel
 from ..vocabulary import style
 from ..vocabulary.headers import head_name, layer_name
 from ..vocabulary.text import line_of
-from .wording import LQ, RQ, focus_whole
+from .wording import LQ, RQ, focus_whole, quoted
 
 __all__ = ["INFLUENCE_GAP", "MAX_NAMED", "answer", "influence_gap", "line",
            "lines", "plain", "reading", "runner_up", "question", "target_words", "why"]
@@ -229,15 +229,15 @@ def reading(trace, most: int = 3) -> str | None:
         # the written text of an unknown token is the sentence's, at its word's place
         written = [trace.words[trace.word_ids[w.first]] if trace.word_ids[w.first] >= 0
                    else w.text for w in unknown]
-        shown = ", ".join(quoted_(t) for t in dict.fromkeys(written[:most]))
+        shown = ", ".join(quoted(t) for t in dict.fromkeys(written[:most]))
         more = f" and {len(unknown) - most} more" if len(unknown) > most else ""
         said.append(f"{len(unknown)} token{'s' * (len(unknown) > 1)} the model cannot read, "
                     f"drawn {unknown[0].text}: "
                     f"{shown}{more}")
     changed = [w for w in words.words if w.kind == "word" and any(j in read_as for j in w.pieces)]
     if changed:
-        pairs = [f"{quoted_(w.text)} as "
-                 f"{quoted_(''.join(read_as.get(j, trace.display_tokens[j]) for j in w.pieces))}"
+        pairs = [f"{quoted(w.text)} as "
+                 f"{quoted(''.join(read_as.get(j, trace.display_tokens[j]) for j in w.pieces))}"
                  for w in changed[:most]]
         more = f" and {len(changed) - most} more" if len(changed) > most else ""
         said.append("it reads " + ", ".join(pairs) + more)
@@ -255,10 +255,6 @@ def _unspaced(text: str) -> bool:
     """Whether ``text`` is of a script written without spaces (ideographs, kana, hangul)."""
     import unicodedata
     return any(unicodedata.east_asian_width(ch) in "WF" and ch.isalpha() for ch in text)
-
-
-def quoted_(text: str) -> str:
-    return f"{LQ}{text}{RQ}"
 
 
 def plain(parts) -> str:

@@ -33,7 +33,7 @@ __all__ = [
     "HEAVY_KEYS", "LABEL_ALL_UP_TO", "MAX_CELL", "TABLE_BOTTOM", "TABLE_LOWEST", "TABLE_TOP", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
     "PLANE_H", "PLANE_W", "RIGHT_CENTER", "ROW_PITCH", "SENTENCE_GRID_BOX",
     "SENTENCE_GRID_CENTER", "drawn_indices", "drawn_words", "embedding_panel", "heaviest_word", "embedding_plane",
-    "embedding_view", "focus_row_dots", "head_rows", "heaviest_key", "input_column", "joined_pieces", "named_indices", "place_header", "place_note",
+    "embedding_view", "focus_row_dots", "head_rows", "input_column", "joined_pieces", "named_indices", "place_header", "place_note",
     "product", "qk_view", "sentence_grid", "shown_tokens_note", "strip_row", "token_row",
     "ranked_groups", "tied", "token_word", "value_view",
 ]
@@ -204,11 +204,6 @@ TABLE_TOP = 2.75          # the heads beat's table: the key labels' top
 TABLE_BOTTOM = -1.45      # ... the last head's row
 TABLE_LOWEST = -2.0       # ... the last row of many heads, whose names need the height
 MAX_CELL = 0.85
-
-
-def heaviest_key(trace, slot: int) -> int:
-    """The key head ``slot`` gives the most weight to from the focus word (any token)."""
-    return int(np.argmax(trace.weights[slot, trace.focus_index]))
 
 
 def heaviest_word(trace, slot: int):
