@@ -276,3 +276,18 @@ def test_the_claims_audit_passes_a_film_and_fails_planted_contradictions(traces,
     # the update's words out of order
     update = next(c for c in claims if c.kind == "update_ranked")
     assert planted(update, tuple(reversed(update.facts)))
+
+
+@pytest.mark.parametrize("key, value", [
+    ("unknown_tokens", [999]), ("unknown_tokens", "1"), ("unknown_tokens", [True]),
+    ("read_as", {"x": "a"}), ("read_as", {"999": "a"}), ("read_as", {"1": 2}),
+    ("read_as", ["1"]),
+])
+def test_a_trace_lying_about_what_the_model_saw_is_refused(traces, key, value):
+    import dataclasses
+
+    from attention_explainer.attention_core.errors import InputError
+
+    lying = dataclasses.replace(traces[0], meta={**traces[0].meta, key: value})
+    with pytest.raises(InputError, match=key):
+        lying.validate()
