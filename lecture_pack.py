@@ -20,6 +20,7 @@ from pathlib import Path
 from .attention_core.errors import InputError
 from .facts import BEATS
 from .outputs import OutputSet, check_place, output_path
+from .scenes.vocabulary.scripts import isolated
 
 __all__ = ["DECK", "FIXED", "LecturePack", "MIN_CUE", "clip_cues", "clip_name", "pack_outputs", "vtt",
            "vtt_time"]
@@ -83,7 +84,8 @@ def vtt(cues: list[tuple[float, float, str]], *, numbered: bool = False) -> str:
         if numbered:
             blocks.append(str(n))
         # a cue's text may not hold an empty line or "-->"; < and & are escaped
-        body = "\n".join(line for line in text.replace("-->", "→").splitlines() if line.strip())
+        body = "\n".join(isolated(line) for line in text.replace("-->", "→").splitlines()
+                         if line.strip())           # right-to-left words in isolates
         blocks += [f"{vtt_time(start)} --> {vtt_time(end)}", html.escape(body, quote=False), ""]
     return "\n".join(blocks)
 

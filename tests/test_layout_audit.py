@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Square, config, tempconfig
 
-from attention_explainer.scenes.film import audits
+from attention_explainer.scenes.film import audits, craft
 from attention_explainer.scenes.film.scene import FilmScene
 from attention_explainer.scenes.vocabulary import style
 from attention_explainer.scenes.vocabulary.text import label_text, line_of
@@ -102,8 +102,8 @@ def test_a_formula_on_screen_twice_is_found(scene):
 
 def test_a_hand_off_to_an_empty_stage_is_found():
     from attention_explainer.scenes.film.beat import Role, Stage
-    assert audits.near_empty(Stage({Role.LINE: 1, Role.MAP: 2}), Role.OVERLAY)
-    assert not audits.near_empty(Stage({Role.LINE: 1, Role.MAP: 2, Role.GRID: 3}),
+    assert craft.near_empty(Stage({Role.LINE: 1, Role.MAP: 2}), Role.OVERLAY)
+    assert not craft.near_empty(Stage({Role.LINE: 1, Role.MAP: 2, Role.GRID: 3}),
                                  Role.OVERLAY)
 
 
@@ -153,7 +153,7 @@ def test_a_backing_under_a_word_hides_what_is_beneath(scene):
 
 
 def test_a_text_gone_and_back_within_a_second_is_a_flash(scene):
-    watch = audits.FlashWatch()
+    watch = craft.FlashWatch()
     number = label_text("0.37")
     scene.add(number)
     assert watch.look(scene, 1.0) == []

@@ -61,6 +61,42 @@ def test_the_roles_are_far_from_each_other_and_the_signed_pair_apart(theme):
     assert chroma(palette.mask) >= CHROMA_OF_A_HUE     # the mask is a colour of its own
 
 
+def _signed_entries(palette) -> list[str]:
+    return [colors.signed(sign * float(share), 1.0, palette.positive, palette.negative,
+                          palette.signed_floor)
+            for share in np.linspace(0.0, 1.0, 21) for sign in (1, -1)]
+
+
+@pytest.mark.parametrize("theme", sorted(style.PALETTES))
+def test_the_heads_keep_apart_and_clear_of_the_roles_and_the_signed_entries(theme):
+    """Two heads' colours are never near-identical, and no head is taken for a role, the
+    mask or a signed entry (a head drawn brown read as a negative number): in OKLab, at
+    least style.HEAD_GAP apart and style.HEAD_CLEAR clear (docs/pick_head_colours.py)."""
+    palette = style.PALETTES[theme]
+    heads = palette.heads
+    close = [(a, b, round(colors.distance(a, b), 3)) for n, a in enumerate(heads)
+             for b in heads[n + 1:] if colors.distance(a, b) < style.HEAD_GAP]
+    assert not close, f"{theme}: heads too alike: {close}"
+    taken = {**dict(zip(("query", "key", "value", "output"), palette.roles)),
+             "mask": palette.mask,
+             **{f"signed {c}": c for c in _signed_entries(palette)}}
+    near = [(head, what, round(colors.distance(head, c), 3)) for head in heads
+            for what, c in taken.items() if colors.distance(head, c) < style.HEAD_CLEAR]
+    assert not near, f"{theme}: a head taken for another colour: {near}"
+
+
+def test_the_head_distance_check_can_fail():
+    """The complaints it answers: the old 3b1b heads held a brown and a blue that read as
+    the negative and the positive entries; two heads a shade apart are too alike."""
+    old_heads = ("#5FFF42", "#A8E2FF", "#FFA80F", "#00AFFF", "#00C53A", "#E2A8B6",
+                 "#007CC5", "#FFE2A8", "#C58316", "#8ABDE2", "#A86600", "#C5A875")
+    signed = _signed_entries(style.PALETTES["3b1b"])
+    taken = [h for h in old_heads
+             if min(colors.distance(h, c) for c in signed) < style.HEAD_CLEAR]
+    assert "#C58316" in taken and "#007CC5" in taken
+    assert colors.distance("#99BBFF", "#A0C0FF") < style.HEAD_GAP
+
+
 def test_the_check_can_fail():
     """The complaints it answers: value red as the mask, viridis ending in query yellow,
     signed entries in the key's teal."""

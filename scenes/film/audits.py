@@ -2,7 +2,7 @@
 legible, no glyph morph is played between texts that say different things, and the layout
 holds — everything visible inside the camera's frame (with a margin), no two texts over
 each other, no line or edge through a word, no formula on screen twice, no text gone and
-back within a second, and no hand-off to a stage of nothing but the line and the map."""
+back within a second (the checks of craft: ``craft``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +12,7 @@ from ..vocabulary import style
 from ..vocabulary.text import Glyphs, TextLine
 
 __all__ = [
-    "FRAME_MARGIN", "FlashWatch", "box_of", "drawn_size", "fade_transform_sources",
+    "FRAME_MARGIN", "box_of", "drawn_size", "fade_transform_sources",
     "glyph_morphs", "layout_faults", "outside_the_frame", "overlapping_texts", "small_texts",
     "texts_over_shapes", "travelling_texts", "travelling_transforms", "visible_text_units",
     "visible_texts",
@@ -275,8 +275,9 @@ def overlapping_texts(scene, in_play=frozenset(), gap: float = OVERLAP,
             if moving[i] and moving[j] or id(texts[i]) in travelling \
                     or id(texts[j]) in travelling:
                 continue
-            if (moving[i] or moving[j]) and _label(texts[i]) == _label(texts[j]):
-                continue            # a copy on its way out of its original
+            if (moving[i] or moving[j]) and _label(texts[i]) == _label(texts[j]) \
+                    or _pieces_of_one_word(texts[i], texts[j]):
+                continue            # a copy leaving its original; pieces joined as written
             a, b = boxes[i], boxes[j]
             if a[0] > b[2] + gap or b[0] > a[2] + gap or a[1] > b[3] + gap or b[1] > a[3] + gap:
                 continue
@@ -289,6 +290,20 @@ def overlapping_texts(scene, in_play=frozenset(), gap: float = OVERLAP,
                 faults.append((_label(texts[i]), _label(texts[j])))
                 _note(objects, texts[i], texts[j])
     return faults
+
+
+def _pieces_of_one_word(a, b) -> bool:
+    """Two pieces of one word drawn joined (text.Glyphs with ``word_edges``): their word's
+    edges lie in the same place, so their touching strokes are the word's own joins."""
+    ea, eb = getattr(a, "word_edges", None), getattr(b, "word_edges", None)
+    if ea is None or eb is None:
+        return False
+    spans = []
+    for g, (left, right) in ((a, ea), (b, eb)):
+        scale = g.drawn_size / g.set_size
+        spans.append(np.array([left, right]) * scale + g.get_center()[0])
+    return bool(np.allclose(spans[0], spans[1], atol=0.02)
+                and abs(a.get_center()[1] - b.get_center()[1]) < 0.5 * max(a.height, b.height))
 
 
 def _text_opacity(text) -> float:
@@ -419,47 +434,7 @@ def layout_faults(scene, in_play=frozenset(), travelling=frozenset(),
             + [("shown twice", f) for f in formulas_twice(scene, in_play, objects)])
 
 
-FLASH_GAP = 1.0      # seconds: a text gone and back at its place within this is a flash
-FLASH_PLACE = 0.2    # scene units: "its place"
-
-
-class FlashWatch:
-    """Finds texts shown, removed and shown again at the same place within
-    ``FLASH_GAP`` seconds (a column popping in whole, vanishing, born again): fed what is
-    on screen at each moment the audit looks."""
-
-    def __init__(self):
-        self.solid: list[tuple[str, np.ndarray]] = []          # at the last look
-        self.gone: list[tuple[str, np.ndarray, float]] = []    # (text, where, last seen)
-        self.last_time = 0.0
-
-    def look(self, scene, time: float, in_play=frozenset()) -> list[tuple[str, float]]:
-        """(text, when it went) for every text back at its place after a short absence.
-        Mid-play, what the play moves or fades (``in_play``) is on its way: it counts as
-        present, and is judged when it stands."""
-        present = [(_label(t), t.get_center()[:2].copy(),
-                    _text_opacity(t) >= SOLID and id(t) not in in_play)
-                   for t in _every_text(scene) if id(t) in in_play or _visible(t)]
-
-        def here(label, where, among):
-            return any(other == label and np.linalg.norm(at - where) <= FLASH_PLACE
-                       for other, at, *_ in among)
-
-        self.gone = [g for g in self.gone if time - g[2] <= FLASH_GAP]
-        self.gone += [(label, where, self.last_time) for label, where in self.solid
-                      if not here(label, where, present)]
-        flashes, still_gone = [], []
-        solid_now = [(label, where) for label, where, solid in present if solid]
-        for label, where, went in self.gone:
-            if here(label, where, solid_now):
-                flashes.append((label, round(went, 2)))
-            else:
-                still_gone.append((label, where, went))
-        self.gone, self.solid, self.last_time = still_gone, solid_now, time
-        return flashes
-
-
-SOLID = 0.6       # a text at least this opaque is read as itself (not one cross-fading)
+SOLID = 0.6           # a text at least this opaque is read as itself (not cross-fading)
 FORMULA_GLYPHS = 10   # a formula, not a symbol
 
 
@@ -492,9 +467,3 @@ def _written(code: str) -> str:
                 break
         code = code[:start] + code[comma + 1:end] + code[end + 1:]
     return "".join(code.split())
-
-
-def near_empty(stage_roles: dict, overlay) -> bool:
-    """A beat boundary through a near-empty frame: the stage handed on holds nothing but
-    the overlay (the line and the map), so the next beat draws its subject from black."""
-    return not any(role not in overlay for role in stage_roles)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from manim import ORIGIN, MovingCameraScene, config
 
-from . import audits
+from . import audits, craft
 from ..vocabulary import fastcopy, manim_fixes, style
 from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
@@ -51,7 +51,10 @@ class FilmScene(MovingCameraScene):
         self.layout_log: list[tuple] = []   # (beat, problem, (time, moment, detail))
         self._audited_middle = True          # the current play's middle (when auditing)
         self._centres_before: dict = {}      # where each text stood as the play began
-        self._flashes = audits.FlashWatch()  # texts gone and back within a second
+        self._flashes = craft.FlashWatch()  # texts gone and back within a second
+        self._group_flashes = craft.GroupFlashWatch()   # ... and the groups that hold them
+        self.findings: list[tuple] = []     # (beat, finding, detail): reasons to look
+        self._halves: list[tuple[int, int]] = []   # the frame's halves at each play's end
         self._unsettled: list = []           # the last play's end faults, with their ids
         style.register_fonts()
         fastcopy.install()
@@ -91,14 +94,19 @@ class FilmScene(MovingCameraScene):
             travelling = (audits.travelling_texts(self, self._centres_before)
                           | audits.travelling_transforms(self.animations or ()))
         objects: list = []
-        found = audits.layout_faults(self, in_play, travelling, objects)
+        found = (audits.layout_faults(self, in_play, travelling, objects)
+                 + craft.craft_faults(self, in_play, objects))
         entries = [(self.book.beat, problem, (round(self.renderer.time, 2), moment, detail))
                    for problem, detail in found]
         flashes = [(self.book.beat, "shown, gone and back",
                     (round(self.renderer.time, 2), moment, flash))
                    for flash in self._flashes.look(self, self.renderer.time, in_play)]
+        self.findings += [(self.book.beat, "group shown, gone and back",
+                           (round(self.renderer.time, 2), moment, flash))
+                          for flash in self._group_flashes.look(self, self.renderer.time)]
         if moment == "end":
             self._unsettled = list(zip(entries, objects))
+            self._halves.append(craft.half_counts(self))
         else:
             self.layout_log += entries
         self.layout_log += flashes
@@ -150,6 +158,7 @@ class FilmScene(MovingCameraScene):
                 self.stage.pop(Role.LINE, None)
             self.add(*self.stage.values())
         beat = beat_cls(self, self.stage)
+        self._halves = []
         beat.script()
         self.mark_key_frame(beat_cls.name)
         if beat.has_coda():
@@ -161,6 +170,8 @@ class FilmScene(MovingCameraScene):
         self.wait(max(hold, self.caption_free_at - self.renderer.time)
                   + self.extra_holds.get(beat_cls.name, 0.0))
         hold_captions(self, first_caption)
+        if self.audit:
+            self.findings += craft.empty_half(beat_cls.name, self._halves)
         if not last:
             self.hand_off(beat)
         separate_captions(self, first_caption)
@@ -186,7 +197,7 @@ class FilmScene(MovingCameraScene):
         self.mark_hand_off(beat.name)
         beat.hand_off()
         self.stage = type(beat).leaves(self)
-        if self.audit and audits.near_empty(self.stage, Role.OVERLAY):
+        if self.audit and craft.near_empty(self.stage, Role.OVERLAY):
             self.layout_log.append((beat.name, "near-empty hand-off",
                                     (round(self.renderer.time, 2), "end", "line and map only")))
         self.clear()

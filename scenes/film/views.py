@@ -24,7 +24,8 @@ from ..vocabulary.headers import head_name
 from ..vocabulary.labels import baseline_drop, place_arrow_labels
 from ..vocabulary.matrices import MatrixVectorProduct, WeightMatrix, entries_of
 from ..vocabulary.planes import LabelledArrow, Plane2D
-from ..vocabulary.text import label_text, line_of, wrapped
+from ..vocabulary.scripts import InWord, reads_right_to_left
+from ..vocabulary.text import has_rtl, label_text, line_of, wrapped
 from ..vocabulary.tokens import TokenRow
 from ..vocabulary.vectors import VectorColumn
 from .wording import mark_label
@@ -103,12 +104,36 @@ def legible_count(trace) -> int:
     return _LEGIBLE_COUNTS[trace]
 
 
+def drawn_tokens(trace) -> list[str]:
+    """The tokens' texts as drawn: a piece of a word of a right-to-left script knows its
+    word (``scripts.InWord``), so it is drawn in the form it takes inside it, joined."""
+    cached = trace.__dict__.get("_drawn_tokens")
+    if cached is None:
+        cached = list(trace.display_tokens)
+        for word in WordModel.of_trace(trace).words:
+            if not word.split:
+                continue
+            texts = [trace.display_tokens[j] for j in word.pieces]
+            if not has_rtl("".join(texts)):
+                continue
+            ends = np.cumsum([0] + [len(t) for t in texts])
+            spans = list(zip(ends[:-1].tolist(), ends[1:].tolist()))
+            for n, j in enumerate(word.pieces):
+                cached[j] = InWord(texts[n], "".join(texts), spans, n)
+        trace.__dict__["_drawn_tokens"] = cached
+    return cached
+
+
 def token_row(trace, indices=None, **kwargs) -> TokenRow:
     """The sentence's tokens as chips, special tokens dimmed; a long sentence shows the
-    drawn tokens (``drawn_indices``) and says so."""
-    return TokenRow(trace.display_tokens, trace.special,
+    drawn tokens (``drawn_indices``) and says so; a right-to-left sentence reads from the
+    right."""
+    return TokenRow(drawn_tokens(trace), trace.special,
                     indices=drawn_indices(trace) if indices is None else indices,
-                    joined=joined_pieces(trace), **kwargs)
+                    joined=joined_pieces(trace),
+                    right_to_left=reads_right_to_left(
+                        t for t, sp in zip(trace.display_tokens, trace.special) if not sp),
+                    **kwargs)
 
 
 def joined_pieces(trace) -> list[tuple[int, int]]:
@@ -180,7 +205,7 @@ def sentence_grid(trace):
     where the mask and the summary beats draw it: the summary fills the grid the mask
     leaves. ``grid.indices`` are the token positions of its rows and columns."""
     indices = drawn_indices(trace)
-    grid = make_grid([trace.display_tokens[i] for i in indices],
+    grid = make_grid([drawn_tokens(trace)[i] for i in indices],
                      [trace.special[i] for i in indices], max_width=SENTENCE_GRID_BOX[0],
                      max_height=SENTENCE_GRID_BOX[1], font_size=style.FONT_LABEL)
     grid.move_to(SENTENCE_GRID_CENTER)
@@ -232,7 +257,7 @@ def head_rows(book) -> HeadRows:
         notes.append(line_of([("\u2192 ", colors[s]),
                               (mark_label(word.text), ("user", colors[s])),
                               (f" {weight}", colors[s])], style.FONT_SMALL))
-    return HeadRows(names, notes, [trace.display_tokens[j] for j in keys],
+    return HeadRows(names, notes, [drawn_tokens(trace)[j] for j in keys],
                     [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,
                     boxed=trace.primary_slot, top=TABLE_TOP, bottom=TABLE_BOTTOM,
                     max_cell=MAX_CELL, lowest=TABLE_LOWEST)
@@ -267,8 +292,9 @@ def ranked_groups(texts: dict[int, str], values: dict[int, float]) -> list[list[
 
 
 def token_word(trace, index: int) -> str:
-    """The user's text for a token (for captions and labels)."""
-    return trace.display_tokens[index]
+    """The user's text for a token (for labels: a piece of a right-to-left word as drawn
+    inside its word, see :func:`drawn_tokens`)."""
+    return drawn_tokens(trace)[index]
 
 
 def embedding_plane(book, points, indices, *, width=7.0, height=3.6, focus_scale=1.0):

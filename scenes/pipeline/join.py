@@ -91,10 +91,13 @@ def write_captions(segments, starts: list[float], path: Path) -> None:
 
     import srt
 
+    from ..vocabulary.scripts import isolated
+
     def at(seconds: float) -> datetime.timedelta:
         return datetime.timedelta(seconds=round(seconds, 3))
 
-    subtitles = [srt.Subtitle(index=0, start=at(start + a), end=at(start + b), content=text)
+    subtitles = [srt.Subtitle(index=0, start=at(start + a), end=at(start + b),
+                             content=isolated(text))
                  for segment, start in zip(segments, starts)
                  for a, b, text in segment.captions]
     path.write_text(srt.compose(subtitles, reindex=True) if subtitles else "",

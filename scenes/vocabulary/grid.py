@@ -16,6 +16,7 @@ from manim import (DL, DOWN, LEFT, ORIGIN, RIGHT, UP, UR, Dot, Line, Mobject, Re
                    Square, VGroup)
 
 from . import style
+from .scripts import may_turn, reads_as_sign
 from .text import glyphs_of, label_text, line_box_height, user_text
 
 __all__ = ["AttentionGrid", "GRID_FIT", "LABEL_BUFF", "LINE_SHARE", "LabelFit", "TITLE_BUFF",
@@ -45,8 +46,10 @@ class LabelFit:
     turned_share: float | None = LINE_SHARE
 
     def plan(self, widths: Sequence[float], special: Sequence[bool], cell: float,
-             font_size: float) -> tuple[float, bool]:
-        """(scale, turned) for words of these ``widths`` (at ``font_size``) at a cell size."""
+             font_size: float, upright_only: bool = False) -> tuple[float, bool]:
+        """(scale, turned) for words of these ``widths`` (at ``font_size``) at a cell size;
+        words that must not turn (``upright_only``: ideographs, right-to-left scripts,
+        digits) stay upright, never below the legible size, in tiers (:meth:`tiers`)."""
         content = [w for w, sp in zip(widths, special) if not sp] or list(widths)
         widest = max(content, default=0.0)
         upright = min(1.0, self.share * cell / widest) if widest > 0 else 1.0
@@ -55,10 +58,20 @@ class LabelFit:
             for w, sp in zip(widths, special) if sp)
         if upright >= self.min_scale and specials_fit:
             return upright, False
+        if upright_only:
+            return legible(max(upright, self.min_scale), font_size), False
         if self.turned_share is None:
             return 1.0, True
         return legible(min(1.0, self.turned_share * cell / line_box_height(font_size)),
                        font_size), True
+
+    def tiers(self, widths: Sequence[float], special: Sequence[bool], scale: float,
+              cell: float) -> int:
+        """In how many staggered tiers upright words of these ``widths`` at ``scale`` stand
+        so that each keeps clear of the next in its tier (1: one line)."""
+        content = [w for w, sp in zip(widths, special) if not sp] or list(widths)
+        widest = max(content, default=0.0) * scale
+        return max(1, math.ceil(widest / (self.share * cell) - 1e-9))
 
     def special_scale(self, width: float, cell: float) -> float | None:
         """How an upright word ``width`` wide shrinks to fit its cell: 1.0 when it fits,
@@ -222,6 +235,19 @@ def _widths(texts: Sequence[str], special: Sequence[bool], font_size: float) -> 
     return [glyphs_of(t, font_size, s).width for t, s in zip(texts, special)]
 
 
+def _row_plan(texts, special, cell: float, font_size: float) -> tuple[float, int]:
+    """The row words' one scale and in how many staggered tiers they stand: their line box
+    ``LINE_SHARE`` of a row, and no taller than the row where their ink reaches past it (a
+    hamza over an alef, a letter's tail under the line: one row's ink must not reach the
+    next row's); where the legible size is still too tall, alternate rows step left."""
+    glyphs = [glyphs_of(t, font_size, sp) for t, sp in zip(texts, special)]
+    reach = (max((g.get_top()[1] for g in glyphs), default=0.0)
+             - min((g.get_bottom()[1] for g in glyphs), default=0.0))
+    by_ink = 0.95 * cell / reach if reach > 0 else 1.0
+    scale = legible(min(1.0, LINE_SHARE * cell / line_box_height(font_size), by_ink), font_size)
+    return scale, max(1, math.ceil(reach * scale / (0.95 * cell) - 1e-9))
+
+
 def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: float,
               max_height: float, font_size: float, titles: bool = True,
               row_labels: bool = True, col_labels: bool = True,
@@ -234,15 +260,17 @@ def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
     title = (line_box_height(style.FONT_SMALL) + TITLE_BUFF) if titles else 0.0
     longest = max(widths)
     cell = limit
+    upright_only = not all(may_turn(t) for t in tokens)
     for _ in range(8):       # the label plan depends on the cell: settle it
-        scale, turned = fit.plan(widths, special, cell, font_size)
-        col_h = (longest if turned else line_box_height(font_size)) * scale if col_labels else 0.0
+        scale, turned = fit.plan(widths, special, cell, font_size, upright_only)
+        tiers = 1 if turned else fit.tiers(widths, special, scale, cell)
+        col_h = ((longest if turned else line_box_height(font_size) * tiers) * scale
+                 if col_labels else 0.0)
         if col_labels and not turned:       # a long special token turns on its own
             alone = [w * scale for w in widths]
             col_h = max([col_h] + [w for w in alone if fit.special_scale(w, cell) is None])
-        row_scale = legible(min(1.0, LINE_SHARE * cell / line_box_height(font_size)),
-                            font_size)
-        w_used = (row_w * row_scale + LABEL_BUFF + title) if row_labels else 0.0
+        row_scale, row_tiers = _row_plan(tokens, special, cell, font_size)
+        w_used = ((row_w * row_scale + LABEL_BUFF) * row_tiers + title) if row_labels else 0.0
         h_used = (col_h + LABEL_BUFF + title) if col_labels else 0.0
         new = min((max_width - w_used) / n, (max_height - h_used) / n, limit)
         if abs(new - cell) < 1e-4:
@@ -254,23 +282,32 @@ def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
 def column_words(texts: Sequence[str], special: Sequence[bool], cell: float,
                  font_size: float, fit: LabelFit = GRID_FIT) -> list[tuple[VGroup, bool, float]]:
     """The words along a grid's top for cells ``cell`` wide, laid out by ``fit``: each as
-    (glyphs at the origin, turned, its scale), for :func:`place_column_word`."""
-    scale, turned = fit.plan(_widths(texts, special, font_size), special, cell, font_size)
+    (glyphs at the origin, turned, its scale), for :func:`place_column_word`; an upright
+    word that needs more than its column stands in a tier of its own (``g.tier``)."""
+    widths = _widths(texts, special, font_size)
+    scale, turned = fit.plan(widths, special, cell, font_size,
+                             not all(may_turn(t) for t in texts))
+    tiers = 1 if turned else fit.tiers(widths, special, scale, cell)
     words = []
-    for t, sp in zip(texts, special):
+    for c, (t, sp) in enumerate(zip(texts, special)):
         g = glyphs_of(t, font_size, sp).scale(scale, about_point=ORIGIN)
         size = scale
         shrink = None if turned else fit.special_scale(g.width, cell)
         if shrink is not None and shrink < 1.0:                     # a long special token
             size *= shrink
             g.scale(shrink, about_point=ORIGIN)
-        turn = turned or g.width > fit.special_share * cell   # ... turns only when far too long
+        # ... turns only when far too long (and in a script that reads turned); a sign
+        # (a comma, a hyphen) stands upright wherever it fits
+        turn = turned or (g.width > fit.special_share * cell * tiers and may_turn(t))
+        if turn and reads_as_sign(t) and g.width <= fit.share * cell:
+            turn = False
         if turn:
             if not turned and fit.turned_share is not None:
                 g.scale(legible(min(1.0, fit.turned_share * cell
                                     / (line_box_height(font_size) * scale)),
                                 font_size * size), about_point=ORIGIN)
             g.rotate(math.pi / 2, about_point=ORIGIN)
+        g.tier = 0 if turn else c % tiers
         words.append((g, turn, size))
     return words
 
@@ -282,7 +319,8 @@ def place_column_word(g: VGroup, turned: bool, size: float, x: float, bottom: fl
     if turned:
         g.shift([x, bottom - g.get_bottom()[1], 0])
     else:
-        g.shift([x, bottom + line_box_height(font_size) * size / 2, 0])
+        tier = getattr(g, "tier", 0)
+        g.shift([x, bottom + line_box_height(font_size) * size * (tier + 0.5), 0])
 
 
 def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence[str], *,
@@ -302,13 +340,16 @@ def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence
         new_cols.append(g)
     grid.col_labels.submobjects = new_cols
     grid.rotated_cols = turned_cols
-    # rows: one size, line boxes centred on the rows, right-aligned against the grid
-    row_scale = legible(min(1.0, LINE_SHARE * cell / line_box_height(font_size)), font_size)
+    # rows: one size, line boxes centred on the rows, right-aligned against the grid (in
+    # staggered tiers where even the legible size reaches into the next row)
+    row_scale, row_tiers = _row_plan(row_texts, row_special, cell, font_size)
+    step = max((glyphs_of(t, font_size, sp).width for t, sp in zip(row_texts, row_special)),
+               default=0.0) * row_scale + LABEL_BUFF
     new_rows = []
     for r, (t, sp) in enumerate(zip(row_texts, row_special)):
         g = glyphs_of(t, font_size, sp).scale(row_scale, about_point=ORIGIN)
         y = grid.cell_center(r, 0)[1]
-        g.shift([left - LABEL_BUFF - g.get_right()[0], y, 0])
+        g.shift([left - LABEL_BUFF - step * (r % row_tiers) - g.get_right()[0], y, 0])
         new_rows.append(g)
     grid.row_labels.submobjects = new_rows
     # titles: "keys" above the column labels, "queries" left of the row labels

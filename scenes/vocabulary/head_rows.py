@@ -10,6 +10,7 @@ from manim import DOWN, LEFT, RIGHT, Dot, Line, Rectangle, VGroup
 
 from . import stage, style
 from .grid import LabelFit, dot_radius
+from .scripts import may_turn
 from .text import glyphs_of, line_box_height
 
 __all__ = ["BAND_GAP", "HEAD_ROWS_FIT", "HeadRows", "NAME_GAP", "WORDS_BUFF"]
@@ -39,6 +40,7 @@ class HeadRows(VGroup):
         super().__init__()
         self.names, self.notes = list(names), list(notes)
         self.words = [glyphs_of(w, style.FONT_LABEL, sp) for w, sp in zip(words, special)]
+        self.texts = [str(w) for w in words]
         self.special = list(special)
         self.fit_cell(top, bottom, max_cell, bottom if lowest is None else lowest)
         name_w = max(m.width for m in self.names)
@@ -72,9 +74,14 @@ class HeadRows(VGroup):
         # as tall as the rows allow: square cells while both allow it
         cell = min(max_cell, room_w / len(self.words))
         widths = [w.width for w in self.words]
-        _, self.turned = HEAD_ROWS_FIT.plan(widths, self.special, cell, style.FONT_LABEL)
+        self.scale, self.turned = HEAD_ROWS_FIT.plan(
+            widths, self.special, cell, style.FONT_LABEL,
+            not all(may_turn(t) for t in self.texts))
+        # words of a script never turned stand upright, in tiers where they need it
+        self.tiers = 1 if self.turned else HEAD_ROWS_FIT.tiers(widths, self.special,
+                                                               self.scale, cell)
         self.band = (max(widths) if self.turned
-                     else max([line_box_height(style.FONT_LABEL)]
+                     else max([line_box_height(style.FONT_LABEL) * self.scale * self.tiers]
                               + [w for w in widths   # a long special token turns alone
                                  if HEAD_ROWS_FIT.special_scale(w, cell) is None])
                      ) + BAND_GAP
@@ -107,6 +114,11 @@ class HeadRows(VGroup):
                 fit = HEAD_ROWS_FIT.special_share * self.cell / word.width
                 word.scale(min(1.0, max(fit, HEAD_ROWS_FIT.special_min_scale)))
                 word.move_to([x, self.grid_top + WORDS_BUFF, 0], aligned_edge=DOWN)
+            elif self.tiers > 1 or self.scale < 1.0:
+                word.scale(self.scale, about_point=np.zeros(3))
+                tier = c % self.tiers
+                word.shift([x, self.grid_top + WORDS_BUFF + line_box_height(style.FONT_LABEL)
+                            * self.scale * (tier + 0.5), 0])
             elif HEAD_ROWS_FIT.special_scale(word.width, self.cell) is None:
                 # too long for its cell even shrunk (a special token among short words)
                 word.rotate(np.pi / 2).move_to([x, self.grid_top + WORDS_BUFF, 0],

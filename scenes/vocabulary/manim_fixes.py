@@ -7,10 +7,14 @@ once); inside a ``LaggedStart`` every later part waits so: the embed beat's colu
 in whole, vanished and were born again from the tokens; the softmax's weights floated
 over the empty bars. Drawn again at progress 0 once the fade is set up, a waiting part
 looks like its source, as it should.
+
+And ``Mobject.rotate`` remembers on the mobject how far it was turned (``turned_by``), so
+the layout audit can tell a word drawn on its side from one drawn upright.
 """
 from __future__ import annotations
 
-from manim import FadeTransform
+import numpy as np
+from manim import OUT, FadeTransform, Mobject
 
 __all__ = ["install"]
 
@@ -27,4 +31,13 @@ def install() -> None:
         begin(self)
         self.interpolate(0)
     FadeTransform.begin = begin_faded
+    rotate = Mobject.rotate
+
+    def rotate_remembered(self, angle, axis=OUT, *args, **kwargs):
+        # the layout audit asks which words were turned on their side (scripts.may_turn);
+        # a turn about another axis is a flip (an SVG's y), not a turn in the picture
+        if abs(abs(float(np.asarray(axis, float)[2])) - 1) < 1e-9:
+            self.turned_by = getattr(self, "turned_by", 0.0) + float(angle) * np.sign(axis[2])
+        return rotate(self, angle, axis, *args, **kwargs)
+    Mobject.rotate = rotate_remembered
     _installed = True

@@ -19,8 +19,9 @@ from ...facts import DEFAULT_THEME
 __all__ = [
     "CAP_PX_PER_POINT", "CJK", "DIM_CONTRAST", "EASE", "FAINT_ROW", "FEW", "FONT_BODY",
     "FONT_LABEL", "FONT_NUMBER", "FONT_SMALL", "FONT_TITLE", "FONT_TOKEN", "LAG_ARCS",
-    "LAG_ARCS_MANY", "LAG_FEW", "LAG_MANY", "MAX_TOKENS_DRAWN", "MIN_CAPTION", "MIN_CAP_PX",
-    "MIN_FONT", "MIN_LABEL_SCALE", "PALETTE", "PALETTES", "Palette", "READING_CPS", "ROLE_ANGLE", "ROLE_GAP",
+    "HEAD_CLEAR", "HEAD_GAP", "LAG_ARCS_MANY", "LAG_FEW", "LAG_MANY", "MAX_TOKENS_DRAWN",
+    "MIN_CAPTION", "MIN_CAP_PX", "MIN_FONT", "MIN_LABEL_SCALE", "PALETTE", "PALETTES",
+    "Palette", "READING_CPS", "ROLE_ANGLE", "ROLE_GAP",
     "SCORE_DECIMALS", "SEED", "SERIF", "T_ARC", "T_BUILD", "T_BUNDLE", "T_BUNDLE_MANY",
     "T_CAMERA", "T_COOL", "T_FLICK", "T_HANDOFF", "T_HOLD", "T_LAST_HOLD", "T_MOVE",
     "T_PAUSE", "T_POP", "T_QUICK", "T_ROW", "T_ROW_FAST", "T_SHORT", "T_SPARK", "T_STEP",
@@ -32,6 +33,11 @@ __all__ = [
 # a colour takes a role's hue within ROLE_ANGLE / 2 degrees of it, or within ROLE_ANGLE and
 # nearer than ROLE_GAP in OKLab's a-b plane (hue and chroma, lightness aside): colors.hue_clash
 ROLE_GAP = 0.12
+# the heads' colours keep HEAD_GAP from each other and HEAD_CLEAR from every role, the mask
+# and every signed entry's colour, in OKLab, in every theme: a head drawn brown would read
+# as a negative entry (measured: the greedy pick reaches 0.06 in the tightest theme)
+HEAD_GAP = 0.06
+HEAD_CLEAR = 0.06
 ROLE_ANGLE = 45.0
 
 
@@ -53,7 +59,8 @@ class Palette:
     mask: str                    # a forbidden (masked) cell or score
     mask_name: str
     heads: tuple[str, ...]       # one per head, picked greedily in OKLab (far from the
-    #                              roles, the mask, each other and every grey)
+    #                              roles, the mask, the signed entries, each other and every
+    #                              grey: docs/pick_head_colours.py; HEAD_GAP, HEAD_CLEAR)
     background: str = "#000000"  # the stage
     ink: str = "#FFFFFF"         # the most contrast without a hue: what grows as a number,
     #                              an arc or a glow grows (white on a dark stage)
@@ -89,32 +96,32 @@ PALETTES = {
     "3b1b": Palette(query="#FFFF00", key="#5CD0B3", value="#FC6255", output="#D147BD",
                     positive="#008EFF", negative="#C38E52", positive_name="blue",
                     negative_name="brown", mask="#9662F8", mask_name="violet",
-                    heads=("#5FFF42", "#A8E2FF", "#FFA80F", "#00AFFF", "#00C53A", "#E2A8B6",
-                           "#007CC5", "#FFE2A8", "#C58316", "#8ABDE2", "#A86600", "#C5A875")),
+                    heads=("#FFBBCC", "#00AA00", "#22EE00", "#99BBFF", "#FFBB55", "#44AACC",
+                           "#44CC44", "#66DDFF", "#7788CC", "#77FF77", "#FFDD99", "#EE9900")),
     # Jay Alammar's Illustrated Transformer (seed 001): query red, key blue, value green
     "illustrated": Palette(query="#F06060", key="#5B8FF9", value="#6DC56D", output="#D147BD",
                            positive="#00D2DA", negative="#FFA500", positive_name="cyan",
                            negative_name="orange", mask="#A24CF2", mask_name="violet",
-                           heads=("#FFE200", "#00E9FF", "#E99200", "#00B6C5", "#F0C599",
-                                  "#A86D00", "#E2BD00", "#A8F8F8", "#AF9200", "#BDA875",
-                                  "#83CCCC", "#FFE292")),
+                           heads=("#FFFF00", "#A5FFFF", "#FFE1A5", "#F0D200", "#D2C378",
+                                  "#2DF0FF", "#B4A569", "#D2B400", "#FFC387", "#96874B",
+                                  "#FFE169", "#87E1E1")),
     # Okabe-Ito colour-blind-safe roles; its orange sits between two roles, so grey arcs
     "colorblind": Palette(query="#F0E442", key="#56B4E9", value="#D55E00", output="#CC79A7",
                           positive="#00DA8E", negative="#8769FF", positive_name="green",
                           negative_name="violet", mask="#DA70FF", mask_name="lilac",
                           arc="#D8D8D8",
-                          heads=("#8AFF00", "#5068FF", "#FF0066", "#00B616", "#92DBD3",
-                                 "#008A49", "#00B6A0", "#00E28A", "#92FFB6", "#24DB00",
-                                 "#00F8E9", "#83C599")),
+                          heads=("#99FFEE", "#66FF00", "#FF0066", "#BBAAFF", "#8888CC",
+                                 "#55FFAA", "#1177FF", "#00DD00", "#77DDCC", "#00BB00",
+                                 "#66BBAA", "#009900")),
     # for a lit room: dark ink on white. Every colour keeps 4.5:1 on white, so a role's hue
     # is darker (the query's yellow turns gold); the roles' hues leave blues, violets and
     # greens to the heads, so the mask is brown
     "light": Palette(query="#8A7500", key="#00758F", value="#D12F2A", output="#A8329C",
                      positive="#3D4FD8", negative="#2E7D32", positive_name="blue",
                      negative_name="green", mask="#794220", mask_name="brown",
-                     heads=("#3A2A6A", "#03450A", "#0000B1", "#9445EF", "#5600AF", "#7964B7",
-                            "#5B2036", "#384E8E", "#006338", "#733BC5", "#003DB8",
-                            "#6559FF"),
+                     heads=("#0F002D", "#000096", "#002D00", "#9600FF", "#4B3C78", "#5A00B4",
+                            "#2D1E4B", "#005A3C", "#0000E1", "#965A69", "#695A96",
+                            "#0F3CA5"),
                      background="#FFFFFF", ink="#000000", text="#1A1A1A", soft="#3A3A3A",
                      dim="#666666", faint="#C4C4C4", grid="#AAAAAA", highlight="#000000",
                      special="#6E6E6E", arc="#9A9A9A", zero="#6E6E6E",

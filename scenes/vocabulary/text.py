@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections import OrderedDict
+from xml.sax.saxutils import escape
 
 import numpy as np
-from manim import ORIGIN, RIGHT, ManimColor, MathTypst, Text, VGroup
+from manim import ORIGIN, RIGHT, ManimColor, MarkupText, MathTypst, Text, VGroup
 from manim.mobject.svg.svg_mobject import SVG_HASH_TO_MOB_MAP
 
 from . import style
@@ -18,7 +19,7 @@ from .fastcopy import copy_mobject
 
 __all__ = [
     "Glyphs", "TextLine", "OUTLINE_WIDTH", "TEXT_CACHE_SIZE", "baseline_text", "dimmed", "fit_width", "font_for",
-    "glyphs_of", "keep_texts_in", "label_text", "line_box_height", "line_of", "make_math",
+    "glyphs_of", "has_rtl", "keep_texts_in", "label_text", "line_box_height", "line_of", "make_math",
     "make_text", "outlined", "plain", "typographic", "user_text", "user_text_mobject", "wrapped",
 ]
 
@@ -42,6 +43,12 @@ def make_text(text: str, **kwargs) -> Text:
     afterwards: building a Text shapes it with Pango and parses an SVG (tens of ms), a
     copy of the same glyphs is exact and far cheaper. Raises what Text raises."""
     return _made(Text, text, kwargs)
+
+
+def make_markup(markup: str, **kwargs) -> MarkupText:
+    """``manim.MarkupText(markup, **kwargs)``, built once and copied like :func:`make_text`.
+    Only for markup we write ourselves around escaped user text (scripts.pieces_in_word)."""
+    return _made(MarkupText, markup, kwargs)
 
 
 def make_math(code: str, **kwargs) -> MathTypst:
@@ -96,6 +103,11 @@ def font_for(text: str) -> str:
     return style.SERIF
 
 
+def has_rtl(text: str) -> bool:
+    """Whether ``text`` holds a letter of a right-to-left script (Arabic, Hebrew, ...)."""
+    return any(unicodedata.bidirectional(ch) in _RTL for ch in text)
+
+
 _UNDRAWABLE = ("Cc", "Cs", "Co", "Cn")   # controls, lone surrogates, private use, unassigned
 
 
@@ -106,7 +118,7 @@ def plain(text: str) -> str:
     flag."""
     cleaned = "".join("\uFFFD" if unicodedata.category(ch) in _UNDRAWABLE else ch
                       for ch in text)
-    if any(unicodedata.bidirectional(ch) in _RTL for ch in cleaned):
+    if has_rtl(cleaned):
         cleaned = "\u200E" + cleaned
     return cleaned
 
@@ -122,7 +134,7 @@ def user_text_mobject(text: str, **kwargs) -> Text:
     """
     composed = plain(unicodedata.normalize("NFC", text))
     font = kwargs.pop("font", None) or font_for(text)
-    if not any(unicodedata.bidirectional(ch) in _RTL for ch in composed):
+    if not has_rtl(composed):
         try:
             return make_text(composed, font=font, disable_ligatures=True, **kwargs)
         except ValueError:
@@ -148,6 +160,10 @@ def label_text(text: str, font_size: float = style.FONT_LABEL, color: str | None
     >>> label_text("keys", color=style.PALETTE.key).font == style.SERIF
     True
     """
+    if has_rtl(text):
+        # a user's word quoted in our wording: shaped and ordered by Pango as user text is
+        return user_text_mobject(typographic(text), font=style.SERIF, font_size=font_size,
+                                 color=color or style.PALETTE.text, **kwargs)
     return make_text(typographic(text), font=style.SERIF, font_size=font_size,
                      color=color or style.PALETTE.text, **kwargs)
 
@@ -185,6 +201,10 @@ def baseline_text(text: str, font_size: float = style.FONT_TOKEN, color: str | N
     drop the reference glyphs: what is left keeps the shared baseline. Returns the glyphs
     and the y of the line box's top and bottom (from the reference glyphs).
     """
+    if getattr(text, "spans", None) is not None:
+        drawn = _piece_in_word(text, font_size, color)
+        if drawn is not None:
+            return drawn
     font = font_for(text)
     whole = user_text_mobject(_BASELINE_REF + text, font=font, font_size=font_size,
                               color=color or style.PALETTE.text)
@@ -196,6 +216,49 @@ def baseline_text(text: str, font_size: float = style.FONT_TOKEN, color: str | N
     alone.set_color(color or style.PALETTE.text).move_to(ORIGIN)
     return Glyphs(*(alone.submobjects or [alone]), font_size=font_size, word=text), \
         alone.get_top()[1], alone.get_bottom()[1]
+
+
+_MARK = "#{:06x}"
+
+
+def _pieces_in_word(piece, font_size: float, font: str):
+    """The glyphs of ``piece`` as Pango shapes its whole word (joined, in the word's own
+    order), as (glyphs, top and bottom of the line box, the word's left and right edges),
+    all where the shaping put them; or None where the pieces cannot be told apart in the
+    drawing (a ligature across two pieces)."""
+
+    word = plain(piece.word)
+    lead = len(word) - len(piece.word)          # a left-to-right mark before RTL text
+    markup = (f'<span foreground="{_MARK.format(0)}">{_BASELINE_REF}</span>' + escape(word[:lead])
+              + "".join(f'<span foreground="{_MARK.format(n + 1)}">'
+                        f"{escape(piece.word[a:b])}</span>"
+                        for n, (a, b) in enumerate(piece.spans)))
+    whole = make_markup(markup, font=font, font_size=font_size)
+    owners = [int(m.get_fill_color().to_hex()[1:7], 16) - 1 for m in whole.submobjects]
+    if sorted(set(owners)) != list(range(-1, len(piece.spans))):
+        return None
+    reference = VGroup(*[m for m, n in zip(whole.submobjects, owners) if n < 0])
+    word_glyphs = VGroup(*[m for m, n in zip(whole.submobjects, owners) if n >= 0])
+    mine = VGroup(*[m for m, n in zip(whole.submobjects, owners) if n == piece.at])
+    return (mine, reference.get_top()[1], reference.get_bottom()[1],
+            word_glyphs.get_left()[0], word_glyphs.get_right()[0])
+
+
+def _piece_in_word(piece, font_size: float, color: str | None):
+    """A piece of a word (``scripts.InWord``) in the form it takes inside its word, its
+    line box centred at the origin, as :func:`baseline_text` returns a word; the glyphs
+    remember where the whole word's edges lie (``word_edges``, relative to their centre at
+    the size they are set in). None where the pieces cannot be told apart."""
+    found = _pieces_in_word(piece, font_size, font_for(piece.word))
+    if found is None or not len(found[0]):
+        return None
+    mine, top, bottom, left, right = found
+    glyphs = Glyphs(*mine.submobjects, font_size=font_size, word=str(piece))
+    glyphs.set_color(color or style.PALETTE.text)
+    shift = -np.array([glyphs.get_center()[0], (top + bottom) / 2, 0])
+    glyphs.shift(shift)
+    glyphs.word_edges = (left + shift[0], right + shift[0])
+    return glyphs, top + shift[1], bottom + shift[1]
 
 
 def glyphs_of(text: str, font_size: float, special: bool) -> VGroup:
@@ -314,8 +377,10 @@ def line_of(parts, font_size: float = style.FONT_BODY) -> TextLine:
             glyphs, _, _ = _our_baseline_text(text.strip(), font_size, col)
         if n and not (text[:1].isspace() or parts[n - 1][0][-1:].isspace()):
             x -= space            # spaces are written out: "ate" + "'s query" is "ate's"
-            if _wide(text[:1]) or _wide(parts[n - 1][0][-1:]):
-                x += 0.3 * space  # an ideograph fills its box: a quote beside it keeps off
+            if _wide(text[:1]) or _wide(parts[n - 1][0][-1:]) \
+                    or has_rtl(text[:1] + parts[n - 1][0][-1:]):
+                # an ideograph fills its box, an alef stands at its edge: a quote keeps off
+                x += 0.3 * space
         glyphs.shift(RIGHT * (x - glyphs.get_left()[0]))      # keep y: the baselines agree
         x = glyphs.get_right()[0] + space
         pieces.append(glyphs)

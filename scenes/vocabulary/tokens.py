@@ -4,9 +4,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from manim import DOWN, ORIGIN, RIGHT, RoundedRectangle, VGroup, VMobject, config
+from manim import DOWN, ORIGIN, RIGHT, Line, Rectangle, RoundedRectangle, VGroup, VMobject, config
 
 from . import style
+from .scripts import may_turn, reads_as_sign
 from .text import baseline_text, glyphs_of, label_text, line_box_height
 
 __all__ = ["PIECE_GAP", "TokenChip", "TokenRow", "word_row"]
@@ -47,10 +48,19 @@ class TokenChip(VGroup):
         self.box.set_fill(style.PALETTE.background, opacity=1.0)
         self.add(self.box, self.word)
 
+    @property
+    def shaped(self) -> bool:
+        """Whether this is a piece drawn in the form its whole word gives it."""
+        return getattr(self.word, "word_edges", None) is not None
+
     def set_role_color(self, color: str) -> "TokenChip":
         """Tint the box edge (e.g. the focus token in the query colour)."""
         self.box.set_stroke(color, opacity=1.0)
         return self
+
+
+def _span(unit) -> tuple[float, float]:
+    return (min(m.get_left()[0] for m in unit), max(m.get_right()[0] for m in unit))
 
 
 class TokenRow(VGroup):
@@ -71,10 +81,11 @@ class TokenRow(VGroup):
     def __init__(self, tokens: Sequence[str], special: Sequence[bool] | None = None, *,
                  indices: Sequence[int] | None = None, max_width: float | None = None,
                  font_size: float = style.FONT_TOKEN, buff: float = 0.18,
-                 joined: Sequence[tuple[int, int]] = ()):
+                 joined: Sequence[tuple[int, int]] = (), right_to_left: bool = False):
         super().__init__()
         tokens = list(tokens)
         self.joined = [(int(a), int(b)) for a, b in joined]
+        self.right_to_left = right_to_left
         special = list(special) if special is not None else [False] * len(tokens)
         self.num_tokens = len(tokens)
         self.indices = list(range(len(tokens))) if indices is None else sorted(indices)
@@ -118,28 +129,86 @@ class TokenRow(VGroup):
             items.append(dots)
         together = {(a, b) for first, last in self.joined for a, b in
                     zip(range(first, last), range(first + 1, last + 1))}
-        x, previous = 0.0, None
-        for item in items:          # pieces of one word sit closer together
-            token = self.indices[list(self.chips).index(item)] if item in self.chips else None
+        x, previous, sign = 0.0, None, -1 if self.right_to_left else 1
+        for unit in self._units(items, together):
+            token = self._token_of(unit[0])
             gap = buff * PIECE_GAP if (previous, token) in together else buff
             if previous is not None or x:
-                x += gap
-            item.shift(RIGHT * (x - item.get_left()[0]))
-            x, previous = item.get_right()[0], token
+                x += sign * gap
+            width = self._lay_unit(unit, pad * font_size / 30)
+            left, right = _span(unit)
+            # a right-to-left sentence reads from the right: each unit left of the last
+            shift = x - (right if self.right_to_left else left)
+            for item in unit:
+                item.shift(RIGHT * shift)
+            x += sign * width
+            previous = self._token_of(unit[-1])
         for dots in self.ellipses:               # on the chips' baseline, not their middle
             dots.set_y(self.chips[0].word.get_bottom()[1] + dots.height / 2)
         self.joins = VGroup()
         for first, last in self.joined:
-            a, b = self.chip(first), self.chip(last)
-            if a is None or b is None or any(self.chip(i) is None for i in range(first, last)):
+            pieces = [self.chip(i) for i in range(first, last + 1)]
+            if any(p is None for p in pieces):
                 continue
             y = self.chips.get_bottom()[1] - 0.07 * font_size / 30
             tick = 0.07 * font_size / 30
-            left, right = a.box.get_left()[0] + 0.05, b.box.get_right()[0] - 0.05
+            left = min(p.box.get_left()[0] for p in pieces) + 0.05
+            right = max(p.box.get_right()[0] for p in pieces) - 0.05
             bracket = VMobject().set_points_as_corners([[left, y + tick, 0], [left, y, 0],
                                                         [right, y, 0], [right, y + tick, 0]])
             self.joins.add(bracket.set_stroke(style.PALETTE.dim, width=2))
+            if all(p.shaped for p in pieces):    # one word drawn whole: its pieces marked
+                for cut in sorted(p.box.get_left()[0] for p in pieces)[1:]:
+                    mark = Line([cut, y, 0], [cut, y + 1.6 * tick, 0])
+                    self.joins.add(mark.set_stroke(style.PALETTE.dim, width=2))
         self.add(self.chips, self.ellipses, self.joins)
+
+    def _token_of(self, item):
+        return self.indices[list(self.chips).index(item)] if item in self.chips else None
+
+    def _units(self, items, together):
+        """The items in runs laid out as one: the pieces of a word drawn whole (each piece
+        in the form its word gives it), or one item."""
+        units = []
+        for item in items:
+            token = self._token_of(item)
+            if units and item in self.chips and getattr(item, "shaped", False) \
+                    and getattr(units[-1][-1], "shaped", False) \
+                    and (self._token_of(units[-1][-1]), token) in together \
+                    and units[-1][-1].token_text.word == item.token_text.word:
+                units[-1].append(item)
+            else:
+                units.append([item])
+        return units
+
+    def _lay_unit(self, unit, pad_x: float) -> float:
+        """Set the pieces of a word drawn whole where its shaping put them, their boxes
+        meeting between them, one outline round the word; returns the unit's width."""
+        if len(unit) == 1 and not getattr(unit[0], "shaped", False):
+            return unit[0].width
+        for chip in unit:                       # each glyph where the whole word has it
+            left_of_word = chip.word.get_center()[0] + chip.word.word_edges[0]
+            chip.shift(RIGHT * -left_of_word)
+        order = sorted(unit, key=lambda c: c.word.get_center()[0])
+        word_right = unit[0].word.word_edges[1] - unit[0].word.word_edges[0]
+        cuts = [-pad_x]
+        cuts += [(a.word.get_right()[0] + b.word.get_left()[0]) / 2
+                 for a, b in zip(order, order[1:])]
+        cuts.append(word_right + pad_x)
+        height = unit[0].box.height
+        y = unit[0].box.get_center()[1]
+        for chip, x0, x1 in zip(order, cuts, cuts[1:]):
+            box = Rectangle(width=max(x1 - x0, 1e-3), height=height).move_to([(x0 + x1) / 2, y, 0])
+            box.set_stroke(chip.box.get_stroke_color(), width=1.5, opacity=0.0)
+            box.set_fill(style.PALETTE.background, opacity=1.0)
+            chip.remove(chip.box)
+            chip.box = box
+            chip.submobjects.insert(0, box)
+        outline = RoundedRectangle(corner_radius=0.1 * height / 0.5, width=cuts[-1] - cuts[0],
+                                   height=height).move_to([(cuts[0] + cuts[-1]) / 2, y, 0])
+        outline.set_stroke(style.PALETTE.dim, width=1.5).set_fill(opacity=0)
+        order[0].add(outline)       # drawn, moved and faded with the word's first piece
+        return cuts[-1] - cuts[0]
 
     @property
     def windowed(self) -> bool:
@@ -157,8 +226,11 @@ def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float],
              ) -> tuple[VGroup, bool]:
     """Words centred on ``xs`` on one baseline, one size for all; turned (reading
     downward) when they would shrink below ``style.MIN_LABEL_SCALE`` upright, or any of
-    them (a long special token) below ``style.MIN_FONT``. Hung from ``top`` (their line
-    box top, or the turned words' tops) or stood on ``bottom``. Returns (words, turned)."""
+    them (a long special token) below ``style.MIN_FONT`` — unless a word is of a script
+    that is not read turned (``scripts.may_turn``): then all stand upright, never below the
+    legible size, in staggered tiers where they need more than their pitch. A sign (a
+    comma) stands upright wherever it fits. Hung from ``top`` (their line box top, or the
+    turned words' tops) or stood on ``bottom``. Returns (words, turned)."""
     colors = list(colors) if colors is not None else [None] * len(texts)
     glyphs = []
     for t, sp, col in zip(texts, special, colors):
@@ -174,22 +246,29 @@ def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float],
     special_scale = min(scale, 0.95 * pitch / longest) if longest > 0 else scale
     turned = (scale < style.MIN_LABEL_SCALE
               or font_size * special_scale < style.MIN_FONT - 1e-6)
+    tiers = 1
+    if turned and not all(may_turn(t) for t in texts):
+        turned = False
+        scale = max(scale, style.MIN_LABEL_SCALE, min(1.0, style.MIN_FONT / font_size))
+        tiers = max(1, math.ceil(widest * scale / (0.9 * pitch) - 1e-9))
     if turned:
         # turned, a word's ink across the row is its height: the tallest word's sets the
         # size (the line box, with room for any accent and descender, is needlessly tall)
         ink = max((g.height for g in glyphs), default=line) or line
         scale = min(1.0, 0.9 * pitch / ink)
-    for g, x in zip(glyphs, xs):
+    for n, (g, x, t) in enumerate(zip(glyphs, xs, texts)):
         g.scale(scale, about_point=ORIGIN)
-        if turned:
+        if turned and not (reads_as_sign(t) and g.width <= 0.9 * pitch):
             g.rotate(-math.pi / 2, about_point=ORIGIN)      # reads downward, hangs
             if top is not None:
                 g.shift([x, top - g.get_top()[1], 0])
             else:
                 g.shift([x, bottom - g.get_bottom()[1], 0])
         else:
-            if g.width > 0.95 * pitch:                       # a long special token
-                g.scale(0.95 * pitch / g.width, about_point=ORIGIN)
-            y = (top - line * scale / 2) if top is not None else (bottom + line * scale / 2)
+            if g.width > 0.95 * pitch * tiers:               # a long special token
+                g.scale(0.95 * pitch * tiers / g.width, about_point=ORIGIN)
+            tier = n % tiers
+            y = (top - line * scale * (tier + 0.5)) if top is not None \
+                else (bottom + line * scale * (tier + 0.5))
             g.shift([x, y, 0])
     return VGroup(*glyphs), turned

@@ -1,0 +1,182 @@
+"""Every script as it is written (issue 35): a right-to-left sentence's strip reads from
+the right, its words in pieces drawn joined as Pango shapes them whole; labels of scripts
+not read turned stand upright; captions isolate right-to-left words for a player's bidi;
+and the audit's checks of craft (scenes/film/craft.py) each fail on a planted fault."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import DOWN, LEFT, ORIGIN, RIGHT, Arrow, Line, VGroup, config
+
+from attention_explainer.scenes.film import craft
+from attention_explainer.scenes.vocabulary import manim_fixes, style
+from attention_explainer.scenes.vocabulary.scripts import (FSI, PDI, isolated, may_turn,
+                                                           reads_right_to_left)
+from attention_explainer.scenes.vocabulary.text import label_text, user_text_mobject
+from tests.test_layout_audit import scene  # noqa: F401  (the audit's small scene)
+
+ARABIC = "القط الصغير أكل السمكة"      # the small cat ate the fish: every word in pieces
+HEBREW = "החתול הקטן אכל את הדג"
+
+
+@pytest.fixture(scope="module")
+def arabic_trace():
+    from attention_explainer.attention_core import compute_trace
+    return compute_trace(ARABIC)
+
+
+def _glyph_centres(mobs) -> np.ndarray:
+    return np.array([g.get_center()[:2] for m in mobs for g in m.get_family()
+                     if g.has_points() and not g.submobjects])
+
+
+def test_an_arabic_strip_reads_from_the_right_and_its_words_are_joined(arabic_trace):
+    from attention_explainer.attention_core.word_model import WordModel
+    from attention_explainer.scenes.film.views import token_row
+
+    trace = arabic_trace
+    row = token_row(trace, indices=range(trace.num_tokens))
+    words = [w for w in WordModel.of_trace(trace).words if w.kind == "word"]
+    # read from the right, the words come in the sentence's order, each piece after the
+    # one before it (logical order runs leftward), and [CLS] stands first, at the right
+    centres = [np.mean([row.chip(j).word.get_center()[0] for j in w.pieces]) for w in words]
+    assert centres == sorted(centres, reverse=True)
+    assert row.chip(0).get_center()[0] > max(centres)
+    for w in words:
+        xs = [row.chip(j).word.get_center()[0] for j in w.pieces]
+        assert xs == sorted(xs, reverse=True), w.text
+    # joined: the pieces' glyphs are the glyphs Pango draws for the whole word, in place
+    # (the same outlines at the same offsets), not each letter's isolated form
+    drawn_text = "".join(trace.display_tokens[j] for j in words[1].pieces)
+    whole = user_text_mobject(drawn_text, font_size=row.drawn_size)
+    pieces = VGroup(*[row.chip(j).word for j in words[1].pieces])
+    a, b = _glyph_centres([whole]), _glyph_centres([pieces])
+    a, b = a[np.argsort(a[:, 0])] - a.min(0), b[np.argsort(b[:, 0])] - b.min(0)
+    assert a.shape == b.shape and np.allclose(a, b, atol=0.02)
+    alone = VGroup(*[user_text_mobject(trace.display_tokens[j], font_size=row.drawn_size)
+                     for j in words[1].pieces]).arrange(LEFT, buff=0)
+    assert not np.allclose(sorted(m.width for m in alone),
+                           sorted(row.chip(j).word.width for j in words[1].pieces), atol=0.01)
+    # its pieces are marked under it: a bracket and a mark between each two pieces
+    assert len(row.joins) >= len(words) + sum(len(w.pieces) - 1 for w in words)
+
+
+def test_the_reading_direction_is_the_first_strong_letter():
+    assert reads_right_to_left(["[CLS]"][1:] + [ARABIC])
+    assert reads_right_to_left([HEBREW, "cat"])
+    assert not reads_right_to_left(["1969", "cat", ARABIC])
+
+
+def test_labels_of_scripts_not_read_turned_stand_upright():
+    from attention_explainer.scenes.vocabulary.grid import column_words
+    from attention_explainer.scenes.vocabulary.head_rows import HeadRows  # noqa: F401
+    from attention_explainer.scenes.vocabulary.tokens import word_row
+
+    manim_fixes.install()
+    assert not may_turn("猫が") and not may_turn("الصغير") and not may_turn("הדג")
+    assert may_turn("Straßenbahnhaltestelle") and may_turn("[CLS]") and may_turn("1969")
+    narrow = 0.25
+    for texts in (["小猫", "吃了", "一条", "鱼"], ["القط", "الصغير", "أكل", "السمكة"]):
+        words = column_words(texts, [False] * 4, narrow, style.FONT_LABEL)
+        assert not any(turned or getattr(g, "turned_by", 0) for g, turned, _ in words)
+        # a word wider than its column stands in a tier of its own, clear of its neighbours
+        for (g, _, _), (h, _, _) in zip(words, words[1:]):
+            assert g.tier != h.tier
+        row, turned = word_row(texts, [False] * 4, [0, narrow, 2 * narrow, 3 * narrow],
+                               pitch=narrow, font_size=style.FONT_SMALL, bottom=0)
+        assert not turned and not any(getattr(g, "turned_by", 0) for g in row)
+    latin = column_words(["questioned", "witness", "because", "lying"], [False] * 4,
+                         narrow, style.FONT_LABEL)
+    assert all(turned for _, turned, _ in latin)        # Latin turns where nothing else fits
+
+
+def test_caption_files_isolate_right_to_left_words(tmp_path):
+    from types import SimpleNamespace
+
+    from attention_explainer.lecture_pack import vtt
+    from attention_explainer.scenes.pipeline.join import write_captions
+
+    line = "‘ي’ in ‘الصغير’ 0.10, then ‘הדג’"
+    assert isolated(line) == f"‘{FSI}ي{PDI}’ in ‘{FSI}الصغير{PDI}’ 0.10, then ‘{FSI}הדג{PDI}’"
+    assert isolated("no right-to-left word") == "no right-to-left word"
+    segment = SimpleNamespace(captions=[(0.0, 1.0, line), (1.0, 2.0, "plain")])
+    write_captions([segment], [0.0], tmp_path / "film.srt")
+    written = (tmp_path / "film.srt").read_text(encoding="utf-8")
+    for rtl in ("ي", "الصغير", "הדג"):
+        assert f"{FSI}{rtl}{PDI}" in written
+    assert f"{FSI}الصغير{PDI}" in vtt([(0.0, 1.0, line)])
+
+
+# ---- the audit's checks of craft, each on a planted fault ---------------------------------
+def test_a_turned_ideograph_is_found_and_a_turned_latin_word_is_not(scene):
+    kanji = user_text_mobject("食べた", font_size=30)
+    latin = user_text_mobject("witness", font_size=30).shift(DOWN * 2)
+    scene.add(kanji, latin)
+    assert craft.turned_texts(scene) == []
+    kanji.rotate(np.pi / 2)
+    latin.rotate(np.pi / 2)
+    assert [t for t, _ in craft.turned_texts(scene)] == ["食べた"]
+    kanji.rotate(-np.pi / 2)
+    assert craft.turned_texts(scene) == []
+
+
+def test_a_text_nearer_the_edge_than_the_margin_is_found(scene):
+    word = label_text("keys")
+    scene.add(word.move_to(RIGHT * (config.frame_width / 2 - word.width / 2 - 0.1)))
+    assert [d for d, _ in craft.texts_near_the_edge(scene)] == [("keys", "right")]
+    word.shift(LEFT * 0.2)
+    assert craft.texts_near_the_edge(scene) == []
+
+
+def test_a_rule_through_a_low_glyph_is_found(scene):
+    label = label_text("sum = 1.00")
+    equals = label.submobjects[3]                       # s u m = ...: the '=' (no spaces)
+    rule = Line(label.get_left() + LEFT * 0.2, label.get_right() + RIGHT * 0.2)
+    rule.set_stroke(style.PALETTE.text, 2).set_y(equals.get_y())
+    scene.add(label, rule)
+    assert [d[0] for d, _ in craft.rules_through_glyphs(scene)] == ["sum = 1.00"]
+    rule.set_y(label.get_bottom()[1] - 0.1)              # under the words
+    assert craft.rules_through_glyphs(scene) == []
+
+
+def test_a_text_against_the_corner_formula_is_found(scene):
+    from attention_explainer.scenes.vocabulary.formula import FormulaMap
+    corner = FormulaMap()
+    title = label_text("A long title that runs under the corner formula")
+    scene.add(corner, title.next_to(corner.formula, LEFT, buff=0.02))
+    assert [d for d, _ in craft.texts_against_the_formula(scene)] == [title.original_text]
+    title.shift(DOWN * 1.5)
+    assert craft.texts_against_the_formula(scene) == []
+
+
+def test_an_arrow_too_short_to_see_is_found(scene):
+    arrow = Arrow(ORIGIN, RIGHT * 0.05, buff=0)
+    scene.add(arrow)
+    assert len(craft.short_arrows(scene)) == 1
+    scene.remove(arrow)
+    scene.add(Arrow(ORIGIN, RIGHT * 1.0, buff=0))
+    assert craft.short_arrows(scene) == []
+
+
+def test_a_group_shown_gone_and_back_within_a_second_is_found(scene):
+    watch = craft.GroupFlashWatch()
+    block = VGroup(label_text("closeness"), label_text("0.93").shift(DOWN))
+    scene.add(block)
+    assert watch.look(scene, 1.0) == []
+    scene.remove(block)
+    assert watch.look(scene, 1.3) == []
+    scene.add(block)
+    assert [when for _, when in watch.look(scene, 1.6)] == [1.3]
+    scene.remove(block)
+    watch.look(scene, 2.0)
+    scene.add(block)
+    assert watch.look(scene, 3.5) == []                 # back after a long absence
+
+
+def test_a_beat_with_an_empty_half_is_a_finding():
+    full = craft.EMPTY_HALF_UNITS
+    assert craft.empty_half("sparks", [(full, 0), (full + 2, 0)]) == [
+        ("sparks", "empty half", "lower")]
+    assert craft.empty_half("sparks", [(full, 0), (full, 1)]) == []
+    assert craft.empty_half("sparks", [(1, 0)]) == []   # a sparse picture is not crowded
+
