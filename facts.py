@@ -78,8 +78,11 @@ class BeatFacts:
 
 BEATS: tuple[BeatFacts, ...] = (
     BeatFacts("title", "The sentence, its question and the formula",
-              "the sentence as tokens; the question its focus word poses (which noun a "
-              "pronoun stands for; who does a verb, and to what), asked, then heading the "
+              "the sentence as tokens (read from the right in Arabic or Hebrew, a word in "
+              "pieces drawn joined with its pieces marked under it); the question its focus "
+              "word poses (which noun a pronoun stands for or an adjective describes; who "
+              "does a verb, and to what; what a number counts; what is said of a noun), "
+              "asked, then heading the "
               "film; softmax(QKᵀ/√d_k)V; what a query, a key and a value are for; the model, "
               "layer and head, and why that head",
               ask="Before any number: which words should {focus} pay attention to, and why?"),
@@ -129,7 +132,8 @@ BEATS: tuple[BeatFacts, ...] = (
               "each word's share of the update and how close the word comes to them; then "
               "the film's question again and the answer the numbers give: the followed "
               "head's weights on the words that may answer, their shares of the update, and "
-              "weight that is not influence where the numbers show it",
+              "weight that is not influence where the numbers show it; the film ends on the "
+              "picture again, the answer in a line under it",
               ask="Did {focus} move toward the words it weighed most? Which number says so?"),
 )
 BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)

@@ -268,7 +268,7 @@ def _choose(setup: _Setup, captures) -> _Choice:
         allowed = torch.as_tensor(~setup.mask[f], device=setup.device)
         row = cap.weights[0, :, f].float() * allowed
         row = row / row.sum(dim=-1, keepdim=True)
-        spread = question.kind != "pronoun"
+        spread = question.kind not in grammar.ONE_ANSWER
         scores[n] = selection.head_scores(bert.to_numpy(row), f, targets, spread=spread,
                                           word_of=word_of)
         baselines[n] = float(selection.head_scores(selection.uniform_row(visible), f, targets,

@@ -1,9 +1,12 @@
 """The question a focus word poses in its sentence, and the words that answer it.
 
 For a pronoun: which noun it may stand for (the nouns before it); for a verb: who does it,
-and to what (the sentence's nouns); for another content word: what it needs from the other
-content words; with no other content word: where it looks (every other word). The head
-choice (``selection.head_scores``) looks for the answer among these ``targets``.
+and to what (the sentence's nouns); for an adjective: which noun it describes; for a
+number: what it counts (the nouns); for a noun: what is said of it (the verbs and
+adjectives); for another content word, or where no tagger knows the language: what it
+needs from the other content words; with no other content word: where it looks (every
+other word). The head choice (``selection.head_scores``) looks for the answer among these
+``targets``; one word answers a pronoun's, an adjective's and a number's (``ONE_ANSWER``).
 
 Word classes come from a part-of-speech tagger that ships its data: pattern's Brill tagger
 with its English lexicon, as textblob ships it. Other languages get the question of a
@@ -17,20 +20,28 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["QUESTION_KINDS", "Question", "TAGGER", "TARGETS_SAID", "question_for", "word_classes"]
+__all__ = ["ONE_ANSWER", "QUESTION_KINDS", "Question", "TAGGER", "TARGETS_SAID", "UNTAGGED",
+           "question_for", "word_classes"]
 
 # what the question asks, by kind (the wording is the drawing side's, scenes/film/wording)
-QUESTION_KINDS = ("pronoun", "verb", "word", "open")
+QUESTION_KINDS = ("pronoun", "verb", "adjective", "number", "noun", "word", "open")
 # the words a question of each kind looks for its answer in, said once for the screen and
 # for inspect
 TARGETS_SAID = {"pronoun": "the nouns before it", "verb": "the nouns",
+                "adjective": "the nouns", "number": "the nouns",
+                "noun": "the verbs and adjectives",
                 "word": "the other content words", "open": "the other words"}
+# said where a question is a content word's because no tagger here covers the language
+UNTAGGED = "no word classes are known for this language: a content word's question"
+# the questions one word answers (the head choice does not ask for a spread over them)
+ONE_ANSWER = ("pronoun", "adjective", "number")
 TAGGER = "pattern's Brill tagger (as textblob ships it), English"
 # Penn Treebank tags -> the classes a question needs
 _CLASSES = {"PRP": "pronoun", "PRP$": "pronoun", "WP": "pronoun", "WP$": "pronoun",
             "NN": "noun", "NNS": "noun", "NNP": "noun", "NNPS": "noun",
             "VB": "verb", "VBD": "verb", "VBG": "verb", "VBN": "verb", "VBP": "verb",
-            "VBZ": "verb"}
+            "VBZ": "verb", "JJ": "adjective", "JJR": "adjective", "JJS": "adjective",
+            "CD": "number"}
 
 
 @dataclass(frozen=True)
@@ -71,9 +82,10 @@ def _english_parser():
 
 
 def word_classes(sentence: str, offsets, special, language: str | None) -> list[str | None]:
-    """For each token: "pronoun", "noun", "verb" or None (another class, a special token,
-    or a language no tagger here covers). The tagger's own tokens are found in the sentence
-    in order, and a token takes the class of the tagger's token its first character is in."""
+    """For each token: "pronoun", "noun", "verb", "adjective", "number" or None (another
+    class, a special token, or a language no tagger here covers). The tagger's own tokens
+    are found in the sentence in order, and a token takes the class of the tagger's token
+    its first character is in."""
     if language != "en":
         return [None] * len(offsets)
     parser = _english_parser()
@@ -129,8 +141,14 @@ def question_for(focus: int, focus_span: tuple[int, int], content, classes,
         found = asked("pronoun", [j for j in nouns if j < first])
         if found:
             return found
-    if kind == "verb" and content[focus]:
-        found = asked("verb", nouns)
+    # a number may be a function word to the stop list ("three"): its question still is
+    if kind in ("verb", "adjective", "number") and (content[focus] or kind == "number"):
+        found = asked(kind, nouns)
+        if found:
+            return found
+    if kind == "noun" and content[focus]:
+        found = asked("noun", [j for j, c in enumerate(classes) if c in ("verb", "adjective")
+                               and content[j] and j not in mine])
         if found:
             return found
     found = asked("word", [j for j, c in enumerate(content) if c and j not in mine])

@@ -6,7 +6,7 @@ import json
 import numpy as np
 
 from . import derived
-from .grammar import TARGETS_SAID
+from .grammar import ONE_ANSWER, TARGETS_SAID, UNTAGGED
 from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
 from .word_model import PIECES_SUM_NOTE, WordModel
 
@@ -40,14 +40,16 @@ def summary_lines(trace: AttentionTrace) -> list[str]:
 
 # what a head's share of weight went to, by the kind of question (grammar.QUESTION_KINDS)
 # inspect says what the looked-for words are for
-TARGETS_FOR = {"pronoun": " that it may stand for", "verb": ", who or what it involves"}
+TARGETS_FOR = {"pronoun": " that it may stand for", "verb": ", who or what it involves",
+               "adjective": " that it may describe", "number": " that it may count",
+               "noun": " that may say something of it"}
 
 
 def choice_lines(trace: AttentionTrace) -> list[str]:
     """Why the explained head was chosen, and what the runner-up heads shown beside it do:
     the share of each one's weight from the focus that goes to the words that may answer
     the focus word's question (``grammar.Question``; ``selection.head_scores`` also asks that
-    it be spread over them, but for a pronoun's), a word weighing the sum of its pieces,
+    it be spread over them, but where one word answers), a word weighing the sum of its pieces,
     beside what a head spreading its weight evenly gives them (the chance level), and the
     two words it goes to most."""
     f = trace.focus_index
@@ -61,6 +63,8 @@ def choice_lines(trace: AttentionTrace) -> list[str]:
     compared = int(derived.lookup(trace, "heads_compared"))
     lines = [f"question  {asked['kind']}: the answer is looked for in {said}: "
              + ", ".join(repr(words.words[w].text) for w in answering)]
+    if asked["kind"] == "word" and not asked.get("tagger"):
+        lines.append(f"          {UNTAGGED}")
     hidden = asked.get("hidden")
     if hidden:
         lines.append(f"          the mask hides {TARGETS_SAID[hidden]} from "
@@ -76,7 +80,7 @@ def choice_lines(trace: AttentionTrace) -> list[str]:
         first = "chosen by --heads:" if given else f"chosen, the best of {compared} heads:"
         what = first if s == 0 else "next:".ljust(len(first))
         lead = "why       head" if s == 0 else "          head"
-        spread = ", spread over them" if asked["kind"] != "pronoun" and len(answering) > 1 \
+        spread = ", spread over them" if asked["kind"] not in ONE_ANSWER and len(answering) > 1 \
             else ""
         lines.append(f"{lead} {h:<3} {what} {derived.target_weight(trace, s):.2f} of the "
                      f"weight of {trace.display_tokens[f]!r} goes to {said} ({where}){spread}"

@@ -2,7 +2,8 @@
 inside it (a quarter, half and three quarters of the way through) and its key frame, for
 the sentences the film is judged on (issue 20's acceptance: the default, a relative
 clause, Chinese, French in word pieces, two pronouns; issue 34's: German in pieces past the
-window, numbers with hyphens, two Japanese), to see at a glance what each beat
+window, numbers with hyphens, two Japanese; issue 35's: Arabic and Hebrew read from the
+right, Japanese under a window), to see at a glance what each beat
 looks like mid-way and where it rests.
 
     .venv/bin/python docs/make_film_sheets.py            # all of them (several minutes)
@@ -37,6 +38,11 @@ SENTENCES = {       # name: (sentence, options)
     "hyphens": ("Between 1999-2004 the 3-person team shipped 12 well-tested releases", {}),
     "japanese-unk": ("彼は図書館で珍しい本を読んだ", {}),
     "japanese": ("犬が水を飲んだ", {}),
+    # issue 35: right to left, joined and read from the right; a Japanese sentence long
+    # enough for a window
+    "arabic": ("القط الصغير أكل السمكة", {}),
+    "hebrew": ("החתול הקטן אכל את הדג", {}),
+    "japanese-window": ("私たちは駅の近くの店でラーメンを食べました", {}),
 }
 SHARES = (0.25, 0.5, 0.75)    # and the key frame
 SIZE = (640, 360)             # each frame is drawn at this size: what a small screen shows

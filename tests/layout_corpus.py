@@ -1,9 +1,10 @@
-"""Sentences chosen to stress the film's layout (3 to 20 tokens, a relative clause,
+"""Sentences chosen to stress the film's layout (3 to 23 tokens, a relative clause,
 pronouns, Chinese, Japanese, accents and word pieces, an apostrophe, numbers, punctuation,
-a very long word; [UNK]s; a window over words in pieces; numbers with hyphens; minilm and
-scratch; a causal mask; every head; each theme), and the layout audit of a whole film of
-one, drawn on the scene graph without frames. Fourteen sentences, each carrying several of
-the stresses: every one costs half a minute of the suite."""
+a very long word; [UNK]s; a window over words in pieces; numbers with hyphens; Arabic and
+Hebrew, right to left; minilm and scratch; a causal mask; every head; each theme), and the
+layout audit of a whole film of one, drawn on the scene graph without frames. Seventeen
+sentences, each carrying several of the stresses: every one costs half a minute of the
+suite."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,6 +29,11 @@ CORPUS = [
     ("Die Katze sah gestern den warmen Ofen, weil sie müde war und schlafen wollte.", {},
      "3b1b"),
     ("Between 1999-2004 the 3-person team shipped 12 well-tested releases", {}, "colorblind"),
+    # right to left (issue 35): Arabic joined in pieces, Hebrew on the light stage; and a
+    # 23-token Japanese sentence that needs a window, kana in pieces and [UNK]s
+    ("القط الصغير أكل السمكة", {}, "3b1b"),
+    ("החתול הקטן אכל את הדג", {}, "light"),
+    ("私たちは駅の近くの店でラーメンを食べました", {}, "3b1b"),
 ]
 
 

@@ -176,3 +176,21 @@ def test_a_dimmed_word_still_reads(theme):
             assert alpha < 1.0, f"{colour} is not dimmed at all"
     finally:
         style.set_theme("3b1b")
+
+
+@pytest.mark.parametrize("theme", sorted(style.PALETTES))
+def test_the_update_pictures_faint_words_still_read(theme):
+    """The update picture draws its lesser pieces' words fainter (E + ΔE, the other N): no
+    fainter than 4.5:1 on the stage (pale pink on white read at 2.8:1)."""
+    from attention_explainer.scenes.film.beats.update import _label
+    palette = style.set_theme(theme)
+    try:
+        for opacity in (0.55, 0.6, 0.8):
+            word = _label("E + \u0394E", palette.output, opacity)
+            glyphs = [p for p in word.get_family() if len(p.points)]
+            alpha = min(p.get_fill_opacity() for p in glyphs)
+            seen = colors.rgb_to_hex(alpha * colors.hex_to_rgb(palette.output)
+                                     + (1 - alpha) * colors.hex_to_rgb(palette.background))
+            assert colors.contrast(seen, palette.background) >= AA - 0.01, (opacity, alpha)
+    finally:
+        style.set_theme("3b1b")

@@ -68,32 +68,56 @@ def test_a_pronoun_is_explained_by_the_head_that_looks_at_the_nouns(sentence, ru
     # so the question is where the word looks among those it reads
     ("小猫吃了一条鱼", None, "open"),
     ("We saw her duck", "We", "word"),           # a pronoun with no noun before it
-    ("The chef who trained in Paris cooked a wonderful meal", "meal", "word"),
+    # a noun asks what is said of it; an adjective which noun it describes; a number what
+    # it counts (issue 35: a question for every word class the tagger knows)
+    ("The chef who trained in Paris cooked a wonderful meal", "meal", "noun"),
+    ("The small cat ate three fish", "small", "adjective"),
+    ("The small cat ate three fish", "three", "number"),
+    ("Le chat a mangé le poisson", "chat", "word"),   # no tagger for French: said so
 ])
 def test_the_question_follows_the_focus_word(sentence, focus, kind):
     trace = compute_trace(sentence, focus=focus)
     asked = derived.question(trace)
     assert asked["kind"] == kind
+    targets = {trace.tokens[j] for j in asked["targets"]}
     if kind == "verb":
-        assert {trace.tokens[j] for j in asked["targets"]} == {"cat", "fish"}
+        assert targets == {"cat", "fish"}
+    if kind in ("adjective", "number"):
+        assert targets == {"cat", "fish"}
+    if kind == "noun":
+        assert targets == {"trained", "cooked", "wonderful"}
     assert trace.focus_index not in derived.question_targets(trace)
+    from attention_explainer.scenes.film import question
+    from attention_explainer.scenes.film.readouts import NumberBook
+    said = question.plain(question.question(trace))
+    opening = {"adjective": "Which noun does ‘small’ describe: ‘cat’ or ‘fish’?",
+               "number": "What does ‘three’ count: ‘cat’ or ‘fish’?",
+               "noun": "What does the sentence say of ‘meal’?"}
+    if kind in opening:
+        assert said == opening[kind]
+    assert (question.UNTAGGED in question.untagged_note(trace)) == (
+        kind == "word" and not asked["tagger"])
+    assert question.plain(question.why(NumberBook(trace), trace))      # the why line is drawn
 
 
 def test_the_update_beat_closes_on_the_answer(tmp_path):
     """The answer card after the update's picture: the question again, the followed head's
     weights on the words that may answer, their shares of the update; and weight is not
-    influence where a token takes much weight and adds little."""
+    influence where a token takes much weight and adds little. Then the picture again."""
     from attention_explainer.scenes.film import question
 
     trace = compute_trace("The lawyer questioned the witness because she was lying",
                           focus="she")
     scene = render_tiny(["update"], trace, tmp_path)
-    lines = drawn_lines(scene)
-    assert lines[-1].startswith("[CLS] takes") and lines[-1].endswith("weight is not influence")
-    assert any(t.startswith(f"The answer of layer {trace.layer}, head {trace.primary_head}:")
-               for t in lines)
-    assert any(t.startswith("Of what the layer adds to it") for t in lines)
+    said = [c.content for c in scene.renderer.file_writer.subcaptions]
+    answer = f"The answer of layer {trace.layer}, head {trace.primary_head}:"
+    assert any(t.startswith(answer) for t in said)
+    assert any(t.startswith("Of what the layer adds to it") for t in said)
+    assert said[-1].startswith("[CLS] takes") and said[-1].endswith("weight is not influence")
     assert scene.key_times["update"] < scene.beat_times["update"][1] - 4.0   # the card follows
+    # ... and the film ends on its picture, the answer's first line under it (issue 35)
+    lines = drawn_lines(scene)
+    assert len(lines) <= 2 and lines[0].startswith(answer), lines
     assert_numbers_rederive(trace, scene.shown_numbers)
     # the rule, not the sentence: [CLS]'s mean weight over all heads and its share of ΔE
     cls = trace.tokens.index("[CLS]")

@@ -180,3 +180,47 @@ def test_a_beat_with_an_empty_half_is_a_finding():
     assert craft.empty_half("sparks", [(full, 0), (full, 1)]) == []
     assert craft.empty_half("sparks", [(1, 0)]) == []   # a sparse picture is not crowded
 
+
+
+# ---- the film ends on a picture ------------------------------------------------------------
+@pytest.mark.parametrize("sentence, options, theme", [
+    ("The cat ate the fish", {}, "3b1b"),                                  # the default
+    ("The lawyer questioned the witness because she was lying", {"focus": "she"}, "3b1b"),
+    ("Le chat a mangé le poisson", {}, "colorblind"),
+])
+def test_the_film_ends_on_a_picture_with_at_most_two_lines_to_read(sentence, options, theme,
+                                                                    tmp_path):
+    """Its last second (the last beat's end, held) shows the word's new vector among the
+    vectors it was made of, and no more than two lines of prose: 3Blue1Brown ends on the
+    updated vector, not on a card of text."""
+    from manim import Arrow as ManimArrow
+
+    from tests.layout_corpus import audit_film
+
+    scene = audit_film(sentence, options, theme, tmp_path, beats=["update"],
+                       width=320, height=180)
+    prose = craft.prose_lines(scene)
+    assert len(prose) <= 2, prose
+    arrows = [m for top in scene.mobjects for m in top.get_family()
+              if isinstance(m, ManimArrow) and m.get_stroke_opacity() > 0.3]
+    assert len(arrows) >= 3, "the picture: E, E + ΔE and the new vector"
+    assert not scene.layout_log, scene.layout_log[:3]
+
+
+def test_prose_is_counted_and_a_pictures_labels_are_not(scene):
+    scene.add(label_text("E + \u0394E"), label_text("The answer of layer 5, head 11: it "
+                                                     "gives\nmost to the fish").shift(DOWN))
+    assert craft.prose_lines(scene) == ["The answer of layer 5, head 11: it gives",
+                                        "most to the fish"]
+
+
+def test_a_fade_in_of_what_is_already_shown_is_a_flash(scene):
+    """The closeness block stood whole (made part of a shown list) before its own fade-in
+    began: it vanished and came back."""
+    from manim import FadeIn
+    block = VGroup(label_text("closeness"), label_text("0.93").shift(DOWN))
+    shown = VGroup(label_text("share of \u0394E").shift(DOWN * 2))
+    scene.add(shown)
+    assert craft.faded_in_while_shown(scene, [FadeIn(block)]) == []     # arriving: fine
+    shown.add(block)                                                  # shown at once ...
+    assert craft.faded_in_while_shown(scene, [FadeIn(block)]) == ["a VGroup (closeness, 0.93)"]

@@ -12,20 +12,35 @@ import math
 import numpy as np
 from manim import Arrow, Line, config
 
+from ..vocabulary import style
 from ..vocabulary.formula import FormulaMap
 from ..vocabulary.scripts import may_turn
 from . import audits
 
 __all__ = ["EMPTY_HALF_UNITS", "FLASH_GAP", "FORMULA_CLEAR", "FlashWatch", "GroupFlashWatch",
-           "MIN_ARROW", "TEXT_MARGIN", "craft_faults", "empty_half", "half_counts",
-           "near_empty", "rules_through_glyphs", "short_arrows", "texts_against_the_formula",
-           "texts_near_the_edge", "turned_texts"]
+           "PROSE_WORDS", "TEXT_MARGIN", "animated_ids", "craft_faults", "empty_half",
+           "faded_in_while_shown", "half_counts",
+           "near_empty", "prose_lines", "rules_through_glyphs", "short_arrows",
+           "texts_against_the_formula", "texts_near_the_edge", "turned_texts"]
 
 TEXT_MARGIN = 0.15     # scene units (20 px at 1080p): no text nearer the frame's edge
 FORMULA_CLEAR = 0.12   # scene units (16 px): no text nearer the corner formula's ink
-MIN_ARROW = 0.12       # scene units (16 px): a shorter arrow reads as a dot, not a step
 RULE_INSET = 0.02      # of a glyph's height: only a line grazing its very rim passes
 EMPTY_HALF_UNITS = 6   # the full half holds at least this many things (measured: see below)
+
+
+def animated_ids(animations) -> set[int]:
+    """The ids of everything the animations move or fade, into groups of animations (a
+    LaggedStart's own mobject is a bare group: its parts' mobjects are what play)."""
+    found: set[int] = set()
+    for anim in animations:
+        inner = getattr(anim, "animations", None)
+        if inner:
+            found |= animated_ids(inner)
+        mob = getattr(anim, "mobject", None)
+        if mob is not None:
+            found |= {id(m) for m in mob.get_family()}
+    return found
 
 
 def _turned(mob) -> bool:
@@ -73,6 +88,9 @@ def rules_through_glyphs(scene, in_play=frozenset()) -> list[tuple[str, str]]:
     words that strikes a low glyph (the bar of '=') is found where the inset of
     ``texts_over_shapes`` lets it pass."""
     units = list(audits._units(scene))
+    order = {id(m): n for n, (m, _) in enumerate(units)}
+    backings = [(order[id(m)], audits.box_of(m)) for m, kind in units if kind == "shape"
+                and m.get_fill_opacity() >= audits.BACKING and len(m.points) >= 4]
     lines = [m for m, kind in units if kind == "shape" and isinstance(m, Line)
              and audits._opacity(m) >= audits.SHAPE_SEEN and id(m) not in in_play
              and not audits._in_the_background_colour(m)]
@@ -86,6 +104,9 @@ def rules_through_glyphs(scene, in_play=frozenset()) -> list[tuple[str, str]]:
             t = audits.box_of(text)
             if box[0] > t[2] or t[0] > box[2] or box[1] > t[3] or t[1] > box[3]:
                 continue
+            if any(order[id(line)] < at < order[id(text)] and b[0] <= t[0] and b[1] <= t[1]
+                   and b[2] >= t[2] and b[3] >= t[3] for at, b in backings):
+                continue                 # hidden under the text's backing
             ink = audits._glyph_boxes(text)
             inset = RULE_INSET * (ink[:, 3] - ink[:, 1])[:, None] * np.array([-1, -1, 1, 1])
             if audits._segments_cross_boxes(segments, ink - inset):
@@ -118,17 +139,35 @@ def texts_against_the_formula(scene, in_play=frozenset()) -> list[str]:
 
 
 def short_arrows(scene, in_play=frozenset()) -> list[str]:
-    """Every visible arrow, standing still, shorter than ``MIN_ARROW``: a step of a few
-    pixels is not seen as a step."""
+    """Every visible arrow, standing still, shorter than ``style.MIN_ARROW``: a step of a
+    few pixels is not seen as a step."""
     found = []
     for top in scene.mobjects:
         for mob in top.get_family():
             if isinstance(mob, Arrow) and id(mob) not in in_play \
                     and audits._opacity(mob) >= audits.SHAPE_SEEN:
                 length = float(np.linalg.norm(mob.get_end() - mob.get_start()))
-                if 0 < length < MIN_ARROW:
+                if 0 < length < style.MIN_ARROW:
                     found.append((f"an arrow {length:.3f} long", [mob]))
     return found
+
+
+PROSE_WORDS = 3        # a text of this many words or more is read as prose, not a label
+
+
+def prose_lines(scene) -> list[str]:
+    """The lines of prose on screen now (a text of ``PROSE_WORDS`` words or more; a text
+    broken over lines counts each): what a viewer must read rather than look at. The
+    labels of a picture (E + ΔE, a word at an arrow's tip) are not prose."""
+    lines = []
+    for text in audits.visible_text_units(scene):
+        if audits._text_opacity(text) < audits.SOLID:
+            continue
+        for line in str(audits._label(text)).split("\n"):
+            words = [w for w in line.split() if any(ch.isalpha() for ch in w)]
+            if len(words) >= PROSE_WORDS:
+                lines.append(line)
+    return lines
 
 
 def half_counts(scene) -> tuple[int, int]:
@@ -154,22 +193,16 @@ def empty_half(beat: str, halves: list[tuple[int, int]]) -> list[tuple]:
     return found
 
 
-ENFORCED = ("turned",)
-"""The checks the film's layout audit runs today; the others are run by their own tests and
-by ``craft_faults(..., every=True)`` until the corpus passes them (issue 35's note)."""
-
-
-def craft_faults(scene, in_play=frozenset(), objects: list | None = None,
-                 every: bool = False) -> list[tuple[str, object]]:
-    """(problem, detail) for every fault of craft on screen now (the ``ENFORCED`` checks,
-    or ``every`` one); ``objects``, when given, gets the ids of each fault's objects (as
-    ``audits.layout_faults``)."""
+def craft_faults(scene, in_play=frozenset(), objects: list | None = None
+                 ) -> list[tuple[str, object]]:
+    """(problem, detail) for every fault of craft on screen now; ``objects``, when given,
+    gets the ids of each fault's objects (as ``audits.layout_faults``)."""
     checks = {"turned": lambda: turned_texts(scene),
               "near the edge": lambda: texts_near_the_edge(scene, in_play),
               "rule through a glyph": lambda: rules_through_glyphs(scene, in_play),
               "against the formula": lambda: texts_against_the_formula(scene, in_play),
               "short arrow": lambda: short_arrows(scene, in_play)}
-    checks = [(name, check()) for name, check in checks.items() if every or name in ENFORCED]
+    checks = [(name, check()) for name, check in checks.items()]
     faults = []
     for problem, found in checks:
         for detail, mobs in found:
@@ -222,6 +255,27 @@ class FlashWatch:
                 still_gone.append((label, where, went))
         self.gone, self.solid, self.last_time = still_gone, solid_now, time
         return flashes
+
+
+def faded_in_while_shown(scene, animations) -> list[str]:
+    """What a play fades in that already stands on screen, solid: it vanishes when the fade
+    begins and comes back (a block made part of a shown group before its own fade)."""
+    from manim import AnimationGroup, FadeIn
+
+    def fades(anims):
+        for anim in anims:
+            if isinstance(anim, AnimationGroup):
+                yield from fades(anim.animations)
+            elif isinstance(anim, FadeIn):
+                yield anim.mobject
+    shown = {id(m) for top in scene.mobjects for m in top.get_family()}
+    found = []
+    for mob in fades(animations):
+        parts = [m for m in mob.get_family() if m.has_points()]
+        if parts and all(id(m) in shown for m in parts) \
+                and max(audits._opacity(m) for m in parts) >= audits.SOLID:
+            found.append(_group_name(mob))
+    return found
 
 
 class GroupFlashWatch:

@@ -1,10 +1,11 @@
 """The question the film opens on, why its head was chosen, and the answer it closes on.
 
 The question is the focus word's (``attention_core.grammar``: for a pronoun, which noun it
-stands for; for a verb, who does it and to what; otherwise what it needs from the other
-words); the answer is the model's, stated plainly even when it surprises: the followed
-head's weights on the words that may answer, and their share of the word's update. Every
-number is recorded in the film's book, so the tests re-derive it.
+stands for; for a verb, who does it and to what; for an adjective, which noun it describes;
+for a number, what it counts; for a noun, what the sentence says of it; otherwise what it
+needs from the other words); the answer is the model's, stated plainly even when it
+surprises: the followed head's weights on the words that may answer, and their share of
+the word's update. Every number is recorded in the film's book, so the tests re-derive it.
 
 Parts are (text, role) pairs, role "ours" (our wording), "focus" (the focus word, in the
 query colour) or "word" (another word of the user's); :func:`line` draws them.
@@ -14,17 +15,18 @@ from __future__ import annotations
 import re
 
 from ...attention_core import derived
-from ...attention_core.grammar import TARGETS_SAID
+from ...attention_core.grammar import ONE_ANSWER, TARGETS_SAID, UNTAGGED
 from ...attention_core.word_model import PIECES_SUM_NOTE, WordModel
 from ..vocabulary import style
 from ..vocabulary.headers import head_name, layer_name
 from ..vocabulary.text import line_of
 from .wording import LQ, RQ, focus_whole, quoted
 
-__all__ = ["INFLUENCE_GAP", "MAX_NAMED", "answer", "influence_gap", "line",
-           "lines", "plain", "reading", "runner_up", "question", "target_words", "why"]
+__all__ = ["INFLUENCE_GAP", "MAX_NAMED", "UNTAGGED", "answer", "influence_gap", "line",
+           "lines", "plain", "reading", "runner_up", "question", "target_words",
+           "untagged_note", "why"]
 
-MAX_NAMED = 3             # a pronoun's question names its nouns when there are this few
+MAX_NAMED = 3             # a question names the words that may answer when this few
 INFLUENCE_GAP = 0.15      # a word whose mean weight is this much above its share of ΔE ...
 
 
@@ -66,21 +68,39 @@ def _listed(names: list[str], last: str) -> list:
 
 
 def question(trace) -> list:
-    """The question the focus word poses in its sentence, as parts."""
+    """The question the focus word poses in its sentence, as parts: by its word class
+    (a pronoun, a verb, an adjective, a number, a noun), a content word's where the class
+    is not known (no tagger here covers the language: the why line says so)."""
     kind = derived.question(trace)["kind"]
+    names = [name for _, name in target_words(trace)]
+    few = len(names) <= MAX_NAMED
     if kind == "pronoun":
-        names = [name for _, name in target_words(trace)]
-        if len(names) <= MAX_NAMED:
+        if few:
             return [("Which noun does ", "ours"), *_focus(trace), (" stand for: ", "ours"),
                     *_listed(names, "or"), ("?", "ours")]
         return [("Which noun before it does ", "ours"), *_focus(trace),
                 (" stand for?", "ours")]
+    if kind == "adjective":
+        return [("Which noun does ", "ours"), *_focus(trace), (" describe", "ours"),
+                *([(": ", "ours"), *_listed(names, "or")] if few else []), ("?", "ours")]
+    if kind == "number":
+        return [("What does ", "ours"), *_focus(trace), (" count", "ours"),
+                *([(": ", "ours"), *_listed(names, "or")] if few else []), ("?", "ours")]
     if kind == "verb":
         return [*_focus(trace), (": who does it, and to what?", "ours")]
+    if kind == "noun":
+        return [("What does the sentence say of ", "ours"), *_focus(trace), ("?", "ours")]
     if kind == "word":
         return [("What does ", "ours"), *_focus(trace),
                 (" need from the other words?", "ours")]
     return [("Where does ", "ours"), *_focus(trace), (" look in its sentence?", "ours")]
+
+
+def untagged_note(trace) -> str:
+    """" (no word classes …)" where the question is a content word's because no tagger here
+    covers the sentence's language; else nothing (said with the question)."""
+    asked = derived.question(trace)
+    return f" ({UNTAGGED})" if asked["kind"] == "word" and not asked.get("tagger") else ""
 
 
 def why(book, trace) -> list:
@@ -93,9 +113,9 @@ def why(book, trace) -> list:
     weight = book.text("target_weight", (slot,), 2)
     even = book.text("uniform_target_weight", (), 2)
     head = head_name(book, slot)
-    # the measure (selection.head_scores): weight on the targets, spread over them but for
-    # a pronoun's (one noun answers it)
-    spread = asked["kind"] != "pronoun" and len(target_words(trace)) > 1
+    # the measure (selection.head_scores): weight on the targets, spread over them but
+    # where one word answers (a pronoun's noun, an adjective's)
+    spread = asked["kind"] not in ONE_ANSWER and len(target_words(trace)) > 1
     doing = f"spreading weight from {{}} over {said}" if spread else \
         f"sending weight from {{}} to {said}"
     before, after = doing.split("{}")

@@ -71,6 +71,9 @@ class FilmScene(MovingCameraScene):
             for pair in audits.glyph_morphs([a for a in animations if hasattr(a, "mobject")]):
                 self.audit_log.append((self.book.beat, "glyph morph", pair))
             self._audited_middle = False
+            self.layout_log += [(self.book.beat, "shown, gone and back",
+                                 (round(self.renderer.time, 2), "start", f"{what} faded in again"))
+                                for what in craft.faded_in_while_shown(self, animations)]
             self._centres_before = {id(t): t.get_center().copy()
                                     for t in audits.visible_text_units(self)}
         super().play(*animations, **kwargs)
@@ -90,7 +93,7 @@ class FilmScene(MovingCameraScene):
         the fault is made of at once, the picture never stood still, and it is dropped."""
         in_play, travelling = set(), set()
         if moment == "middle":
-            in_play = {id(m) for a in self.animations or () for m in a.mobject.get_family()}
+            in_play = craft.animated_ids(self.animations or ())
             travelling = (audits.travelling_texts(self, self._centres_before)
                           | audits.travelling_transforms(self.animations or ()))
         objects: list = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 
 import numpy as np
-from manim import DOWN, UP, VGroup
+from manim import DOWN, LEFT, UP, VGroup
 
 from ...attention_core.projection import Projection2D, fit_pca
 from ...attention_core.trace import (POSITIONS_ROTARY, drawn_projection_rows,
@@ -96,7 +96,8 @@ def legible_count(trace) -> int:
         style.register_fonts()      # measured in the film's own fonts, wherever asked first
         count = min(style.MAX_TOKENS_DRAWN, trace.num_tokens)
         while count > 3:
-            row = token_row(trace, drawn_indices(trace, count), max_width=stage.TEXT_WIDTH)
+            row = token_row(trace, drawn_indices(trace, count),
+                            max_width=strip_width(count < trace.num_tokens))
             if row.drawn_size >= style.MIN_FONT - 1e-6:
                 break
             count -= 1
@@ -146,12 +147,39 @@ def joined_pieces(trace) -> list[tuple[int, int]]:
     return sorted(runs)
 
 
+def strip_width(windowed: bool) -> float:
+    """How wide the strip may be: the text width, or — where a window's note under it
+    lifts it to the corner formula's height — from the text's left edge to the formula's
+    (a long strip ran under the formula and hid √d_k; :func:`strip_row` moves it left)."""
+    if not windowed:
+        return stage.TEXT_WIDTH
+    return min(stage.TEXT_WIDTH, strip_right_end() + stage.TEXT_WIDTH / 2)
+
+
+def strip_right_end() -> float:
+    """The farthest right a lifted strip may reach: short of the corner formula."""
+    if "map_left" not in _MAP:
+        from ..vocabulary.formula import FormulaMap
+        _MAP["map_left"] = float(FormulaMap(None).formula.get_left()[0])
+    return _MAP["map_left"] - STRIP_CLEAR
+
+
+_MAP: dict[str, float] = {}
+STRIP_CLEAR = 0.2       # between the strip's end and the corner formula
+
+
 def strip_row(trace) -> TokenRow:
     """The token strip: the sentence at the top of the stage, where it lives between beats."""
-    row = token_row(trace, max_width=stage.TEXT_WIDTH)
+    windowed = legible_count(trace) < trace.num_tokens
+    row = token_row(trace, max_width=strip_width(windowed))
     row.shift([-row.chips.get_x(), stage.STRIP_Y - row.chips.get_y(), 0])
-    # a window's note under the chips must not reach into the body: the strip rises
-    return row.shift(UP * max(0.0, stage.BODY_TOP + 0.05 - row.get_bottom()[1]))
+    # a window's note under the chips must not reach into the body: the strip rises, and
+    # keeps left of the corner formula at that height
+    rise = max(0.0, stage.BODY_TOP + 0.05 - row.get_bottom()[1])
+    row.shift(UP * rise)
+    if rise > 0:
+        row.shift(LEFT * max(0.0, row.chips.get_right()[0] - strip_right_end()))
+    return row
 
 
 LABEL_ALL_UP_TO = 10    # drawn tokens; beyond this a crowded view names the words that matter
@@ -209,6 +237,7 @@ def sentence_grid(trace):
                      [trace.special[i] for i in indices], max_width=SENTENCE_GRID_BOX[0],
                      max_height=SENTENCE_GRID_BOX[1], font_size=style.FONT_LABEL)
     grid.move_to(SENTENCE_GRID_CENTER)
+    stage.keep_on_stage(grid)           # its titles too: nothing nearer the frame's edge
     grid.indices = indices
     return grid
 
@@ -409,7 +438,7 @@ def place_note(note, plane: Plane2D, arrows=()):
                               style.PALETTE.dim)
     note.next_to(VGroup(plane.plane, *arrows), DOWN, buff=0.1)
     note.set_x(plane.plane.get_center()[0])
-    return note
+    return stage.keep_on_stage(note)
 
 
 def place_header(header, plane: Plane2D) -> None:

@@ -19,9 +19,9 @@ from . import style
 from .scripts import may_turn, reads_as_sign
 from .text import glyphs_of, label_text, line_box_height, user_text
 
-__all__ = ["AttentionGrid", "GRID_FIT", "LABEL_BUFF", "LINE_SHARE", "LabelFit", "TITLE_BUFF",
-           "column_words", "dot_radius", "grid_cell", "make_grid", "place_column_word",
-           "tidy_grid"]
+__all__ = ["AttentionGrid", "GRID_FIT", "LABEL_BUFF", "LINE_SHARE", "LabelFit", "TIER_PITCH",
+           "TITLE_BUFF", "column_words", "dot_radius", "grid_cell", "make_grid",
+           "place_column_word", "tidy_grid", "tier_centre", "tiers_height"]
 
 LABEL_BUFF = 0.12      # between a grid and its labels
 TITLE_BUFF = 0.12      # between the labels and "keys" / "queries"
@@ -69,8 +69,7 @@ class LabelFit:
               cell: float) -> int:
         """In how many staggered tiers upright words of these ``widths`` at ``scale`` stand
         so that each keeps clear of the next in its tier (1: one line)."""
-        content = [w for w, sp in zip(widths, special) if not sp] or list(widths)
-        widest = max(content, default=0.0) * scale
+        widest = max(widths, default=0.0) * scale     # a special token too: none turns here
         return max(1, math.ceil(widest / (self.share * cell) - 1e-9))
 
     def special_scale(self, width: float, cell: float) -> float | None:
@@ -83,6 +82,19 @@ class LabelFit:
 
 
 GRID_FIT = LabelFit()      # the attention grids: QKᵀ, the mask's and the summary's
+TIER_PITCH = 1.15          # line boxes from one tier of upright words to the next (a
+#                            bracket's ink reaches past the line box)
+
+
+def tier_centre(tier: int, line: float) -> float:
+    """How far above the words' baseline band tier ``tier``'s line box centre stands, for
+    line boxes ``line`` tall."""
+    return line * (0.5 + TIER_PITCH * tier)
+
+
+def tiers_height(tiers: int, line: float) -> float:
+    """The height of ``tiers`` tiers of line boxes ``line`` tall."""
+    return line * (1 + TIER_PITCH * (tiers - 1))
 
 
 def legible(scale: float, font_size: float) -> float:
@@ -237,12 +249,24 @@ def _widths(texts: Sequence[str], special: Sequence[bool], font_size: float) -> 
 
 def _row_plan(texts, special, cell: float, font_size: float) -> tuple[float, int]:
     """The row words' one scale and in how many staggered tiers they stand: their line box
-    ``LINE_SHARE`` of a row, and no taller than the row where their ink reaches past it (a
-    hamza over an alef, a letter's tail under the line: one row's ink must not reach the
-    next row's); where the legible size is still too tall, alternate rows step left."""
-    glyphs = [glyphs_of(t, font_size, sp) for t, sp in zip(texts, special)]
-    reach = (max((g.get_top()[1] for g in glyphs), default=0.0)
-             - min((g.get_bottom()[1] for g in glyphs), default=0.0))
+    ``LINE_SHARE`` of a row, and no taller than the row where one row's ink would reach the
+    next's above or below it (a hamza over an alef under a letter's tail: judged glyph by
+    glyph, where the right-aligned words overlap across); where the legible size is still
+    too tall, alternate rows step left."""
+    boxes = []
+    for t, sp in zip(texts, special):
+        g = glyphs_of(t, font_size, sp)            # its line box centred at the origin
+        g.shift([-g.get_right()[0], 0, 0])          # right-aligned, as drawn
+        boxes.append(np.array([[*m.get_corner(DL)[:2], *m.get_corner(UR)[:2]]
+                               for m in g.get_family() if m.has_points() and not m.submobjects]
+                              ).reshape(-1, 4))
+    reach = 0.0
+    for upper, lower in zip(boxes, boxes[1:]):
+        if not len(upper) or not len(lower):
+            continue
+        across = ((upper[:, None, 0] < lower[None, :, 2]) & (lower[None, :, 0] < upper[:, None, 2]))
+        if across.any():          # the lower word's top over the upper word's bottom
+            reach = max(reach, float((lower[None, :, 3] - upper[:, None, 1])[across].max()))
     by_ink = 0.95 * cell / reach if reach > 0 else 1.0
     scale = legible(min(1.0, LINE_SHARE * cell / line_box_height(font_size), by_ink), font_size)
     return scale, max(1, math.ceil(reach * scale / (0.95 * cell) - 1e-9))
@@ -263,9 +287,9 @@ def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
     upright_only = not all(may_turn(t) for t in tokens)
     for _ in range(8):       # the label plan depends on the cell: settle it
         scale, turned = fit.plan(widths, special, cell, font_size, upright_only)
-        tiers = 1 if turned else fit.tiers(widths, special, scale, cell)
-        col_h = ((longest if turned else line_box_height(font_size) * tiers) * scale
-                 if col_labels else 0.0)
+        tiers = fit.tiers(widths, special, scale, cell) if upright_only else 1
+        col_h = ((longest if turned else tiers_height(tiers, line_box_height(font_size)))
+                 * scale if col_labels else 0.0)
         if col_labels and not turned:       # a long special token turns on its own
             alone = [w * scale for w in widths]
             col_h = max([col_h] + [w for w in alone if fit.special_scale(w, cell) is None])
@@ -285,14 +309,16 @@ def column_words(texts: Sequence[str], special: Sequence[bool], cell: float,
     (glyphs at the origin, turned, its scale), for :func:`place_column_word`; an upright
     word that needs more than its column stands in a tier of its own (``g.tier``)."""
     widths = _widths(texts, special, font_size)
-    scale, turned = fit.plan(widths, special, cell, font_size,
-                             not all(may_turn(t) for t in texts))
-    tiers = 1 if turned else fit.tiers(widths, special, scale, cell)
+    upright_only = not all(may_turn(t) for t in texts)
+    scale, turned = fit.plan(widths, special, cell, font_size, upright_only)
+    # tiers only for words that may not turn (Latin turns, or a long special token does)
+    tiers = fit.tiers(widths, special, scale, cell) if upright_only else 1
     words = []
     for c, (t, sp) in enumerate(zip(texts, special)):
         g = glyphs_of(t, font_size, sp).scale(scale, about_point=ORIGIN)
         size = scale
-        shrink = None if turned else fit.special_scale(g.width, cell)
+        # in tiers, a long special token has its tier's room, as every word has
+        shrink = None if turned or upright_only else fit.special_scale(g.width, cell)
         if shrink is not None and shrink < 1.0:                     # a long special token
             size *= shrink
             g.scale(shrink, about_point=ORIGIN)
@@ -320,7 +346,7 @@ def place_column_word(g: VGroup, turned: bool, size: float, x: float, bottom: fl
         g.shift([x, bottom - g.get_bottom()[1], 0])
     else:
         tier = getattr(g, "tier", 0)
-        g.shift([x, bottom + line_box_height(font_size) * size * (tier + 0.5), 0])
+        g.shift([x, bottom + tier_centre(tier, line_box_height(font_size) * size), 0])
 
 
 def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence[str], *,

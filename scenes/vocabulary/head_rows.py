@@ -9,7 +9,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, Dot, Line, Rectangle, VGroup
 
 from . import stage, style
-from .grid import LabelFit, dot_radius
+from .grid import LabelFit, dot_radius, tier_centre, tiers_height
 from .scripts import may_turn
 from .text import glyphs_of, line_box_height
 
@@ -74,14 +74,15 @@ class HeadRows(VGroup):
         # as tall as the rows allow: square cells while both allow it
         cell = min(max_cell, room_w / len(self.words))
         widths = [w.width for w in self.words]
+        upright_only = not all(may_turn(t) for t in self.texts)
         self.scale, self.turned = HEAD_ROWS_FIT.plan(
-            widths, self.special, cell, style.FONT_LABEL,
-            not all(may_turn(t) for t in self.texts))
+            widths, self.special, cell, style.FONT_LABEL, upright_only)
         # words of a script never turned stand upright, in tiers where they need it
-        self.tiers = 1 if self.turned else HEAD_ROWS_FIT.tiers(widths, self.special,
-                                                               self.scale, cell)
+        self.tiers = HEAD_ROWS_FIT.tiers(widths, self.special, self.scale, cell) \
+            if upright_only else 1
         self.band = (max(widths) if self.turned
-                     else max([line_box_height(style.FONT_LABEL) * self.scale * self.tiers]
+                     else max([tiers_height(self.tiers, line_box_height(style.FONT_LABEL)
+                                            * self.scale)]
                               + [w for w in widths   # a long special token turns alone
                                  if HEAD_ROWS_FIT.special_scale(w, cell) is None])
                      ) + BAND_GAP
@@ -116,9 +117,8 @@ class HeadRows(VGroup):
                 word.move_to([x, self.grid_top + WORDS_BUFF, 0], aligned_edge=DOWN)
             elif self.tiers > 1 or self.scale < 1.0:
                 word.scale(self.scale, about_point=np.zeros(3))
-                tier = c % self.tiers
-                word.shift([x, self.grid_top + WORDS_BUFF + line_box_height(style.FONT_LABEL)
-                            * self.scale * (tier + 0.5), 0])
+                word.shift([x, self.grid_top + WORDS_BUFF + tier_centre(
+                    c % self.tiers, line_box_height(style.FONT_LABEL) * self.scale), 0])
             elif HEAD_ROWS_FIT.special_scale(word.width, self.cell) is None:
                 # too long for its cell even shrunk (a special token among short words)
                 word.rotate(np.pi / 2).move_to([x, self.grid_top + WORDS_BUFF, 0],

@@ -10,7 +10,8 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Animation, Arrow, Mobject, NumberPlane, VGroup, VMobject
+from manim import (DOWN, LEFT, RIGHT, UP, Animation, Arrow, Dot, Mobject, NumberPlane, VGroup,
+                   VMobject)
 
 from . import stage, style
 from .text import dimmed, label_text, outlined, user_text, wrapped
@@ -153,6 +154,26 @@ def place_label_at_tip(label: Mobject, tail: np.ndarray, tip: np.ndarray,
     return label
 
 
+class ShortVector(Dot):
+    """A vector shorter than ``style.MIN_ARROW``: an arrow of a few pixels reads as
+    nothing, so its tip is drawn as a dot. Its start and end are where the vector's are
+    (``get_start``, ``get_end``), so it is placed, labelled and grown as an arrow is."""
+
+    def __init__(self, start, end, color: str):
+        super().__init__(np.asarray(end, float), radius=0.06, color=color)
+        self.reach = np.asarray(end, float) - np.asarray(start, float)
+
+    def get_end(self) -> np.ndarray:
+        return self.get_center()
+
+    def scale(self, scale_factor: float, scale_tips: bool = False, **kwargs):
+        # grown as an arrow is (GrowArrow scales its tip too): a dot has only its tip
+        return super().scale(scale_factor, **kwargs)
+
+    def get_start(self) -> np.ndarray:
+        return self.get_center() - self.reach
+
+
 class LabelledArrow(VGroup):
     """An arrow from a plane's origin to a 2-D point, with the word at its tip.
 
@@ -184,10 +205,12 @@ class LabelledArrow(VGroup):
         self.add(self.arrow, self.word, self.extras)
 
     def arrow_between(self, start, end) -> Arrow:
-        """A fresh arrow in this one's style (for motion that must not distort its head)."""
+        """A fresh arrow in this one's style (for motion that must not distort its head); a
+        vector too short to be seen as an arrow is a dot at its tip (``ShortVector``)."""
         start, end = np.asarray(start, float), np.asarray(end, float)
-        if np.linalg.norm(end - start) < 0.02:
-            end = start + RIGHT * 0.02
+        if np.linalg.norm(end - start) < style.MIN_ARROW:
+            dot = ShortVector(start, end, self._arrow_color)
+            return dot.set_opacity(0.4) if self.special else dot
         arrow = Arrow(start, end, buff=0, stroke_width=self._arrow_width, color=self._arrow_color,
                       max_tip_length_to_length_ratio=0.2, max_stroke_width_to_length_ratio=8,
                       tip_length=0.2)

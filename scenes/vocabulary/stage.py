@@ -8,7 +8,7 @@ import numpy as np
 
 __all__ = [
     "BODY_TOP", "BOTTOM_EDGE", "HEIGHT", "LEFT_EDGE", "LINE_LEFT", "LINE_WIDTH",
-    "MAP_CORNER", "RIGHT_EDGE", "STRIP_Y", "TEXT_WIDTH", "WIDTH", "frame_size",
+    "MAP_CORNER", "RIGHT_EDGE", "STRIP_Y", "TEXT_WIDTH", "WIDTH", "frame_size", "keep_on_stage",
     "keep_right_of",
 ]
 
@@ -26,7 +26,7 @@ TEXT_WIDTH = 13.4          # widest a row of tokens, a note or a formula may be
 # the body below that
 LINE_LEFT = np.array([-6.75, 3.5, 0.0])      # the beat line's left end, at mid-height
 LINE_WIDTH = 9.2                             # widest the beat line may be (the map is right)
-MAP_CORNER = np.array([6.8, 3.88, 0.0])      # the formula map's top-right corner
+MAP_CORNER = np.array([6.8, 3.84, 0.0])      # the formula map's top-right corner
 STRIP_Y = 2.5                                # the token strip's centre
 BODY_TOP = 1.95                              # the body of a beat: below the strip
 
@@ -41,6 +41,14 @@ def frame_size(width: int, height: int) -> dict:
     if width / height >= 16 / 9:
         return {"frame_height": HEIGHT, "frame_width": HEIGHT * width / height}
     return {"frame_width": WIDTH, "frame_height": WIDTH * height / width}
+
+
+def keep_on_stage(mob):
+    """Shift a mobject sideways so it lies between the stage's left and right edges (as
+    far as its width allows)."""
+    if mob.get_left()[0] < LEFT_EDGE:
+        mob.shift(np.array([LEFT_EDGE - mob.get_left()[0], 0.0, 0.0]))
+    return keep_right_of(mob)
 
 
 def keep_right_of(mob, limit: float = RIGHT_EDGE):

@@ -20,7 +20,7 @@ __all__ = [
     "CAP_PX_PER_POINT", "CJK", "DIM_CONTRAST", "EASE", "FAINT_ROW", "FEW", "FONT_BODY",
     "FONT_LABEL", "FONT_NUMBER", "FONT_SMALL", "FONT_TITLE", "FONT_TOKEN", "LAG_ARCS",
     "HEAD_CLEAR", "HEAD_GAP", "LAG_ARCS_MANY", "LAG_FEW", "LAG_MANY", "MAX_TOKENS_DRAWN",
-    "MIN_CAPTION", "MIN_CAP_PX", "MIN_FONT", "MIN_LABEL_SCALE", "PALETTE", "PALETTES",
+    "MIN_ARROW", "MIN_CAPTION", "MIN_CAP_PX", "MIN_FONT", "MIN_LABEL_SCALE", "PALETTE", "PALETTES",
     "Palette", "READING_CPS", "ROLE_ANGLE", "ROLE_GAP",
     "SCORE_DECIMALS", "SEED", "SERIF", "T_ARC", "T_BUILD", "T_BUNDLE", "T_BUNDLE_MANY",
     "T_CAMERA", "T_COOL", "T_FLICK", "T_HANDOFF", "T_HOLD", "T_LAST_HOLD", "T_MOVE",
@@ -38,6 +38,7 @@ ROLE_GAP = 0.12
 # as a negative entry (measured: the greedy pick reaches 0.06 in the tightest theme)
 HEAD_GAP = 0.06
 HEAD_CLEAR = 0.06
+MIN_ARROW = 0.12   # scene units (16 px at 1080p): a shorter vector is a dot, not an arrow
 ROLE_ANGLE = 45.0
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from manim import DOWN, ORIGIN, RIGHT, Line, Rectangle, RoundedRectangle, VGroup, VMobject, config
 
 from . import style
+from .grid import tier_centre
 from .scripts import may_turn, reads_as_sign
 from .text import baseline_text, glyphs_of, label_text, line_box_height
 
@@ -250,7 +251,7 @@ def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float],
     if turned and not all(may_turn(t) for t in texts):
         turned = False
         scale = max(scale, style.MIN_LABEL_SCALE, min(1.0, style.MIN_FONT / font_size))
-        tiers = max(1, math.ceil(widest * scale / (0.9 * pitch) - 1e-9))
+        tiers = max(1, math.ceil(longest * scale / (0.9 * pitch) - 1e-9))
     if turned:
         # turned, a word's ink across the row is its height: the tallest word's sets the
         # size (the line box, with room for any accent and descender, is needlessly tall)
@@ -267,8 +268,7 @@ def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float],
         else:
             if g.width > 0.95 * pitch * tiers:               # a long special token
                 g.scale(0.95 * pitch * tiers / g.width, about_point=ORIGIN)
-            tier = n % tiers
-            y = (top - line * scale * (tier + 0.5)) if top is not None \
-                else (bottom + line * scale * (tier + 0.5))
+            lift = tier_centre(n % tiers, line * scale)
+            y = (top - lift) if top is not None else (bottom + lift)
             g.shift([x, y, 0])
     return VGroup(*glyphs), turned

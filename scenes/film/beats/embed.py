@@ -22,6 +22,7 @@ __all__ = ["CELL", "EmbedBeat", "FOCUS_SCALE", "VIEW_SIZE", "line"]
 FOCUS_SCALE = 1.25  # the focus word grows by this when it is singled out
 VIEW_SIZE = (7.4, 3.1)
 CELL = 0.26         # a number drawn as a cell (long sentences)
+ATTEMPTS = 6        # drawings of the view, each smaller, until it fits above the edge
 
 
 def line(book):
@@ -104,7 +105,7 @@ class EmbedBeat(Beat):
         indices = drawn_indices(self.trace)
         _, points = embedding_view(self.trace)
         size = np.array(VIEW_SIZE, dtype=float)
-        for attempt in range(4):
+        for attempt in range(ATTEMPTS):
             plane, arrows = embedding_plane(self.book, points, indices, width=size[0],
                                             height=size[1], focus_scale=FOCUS_SCALE)
             view = VGroup(plane, *arrows)
@@ -116,11 +117,11 @@ class EmbedBeat(Beat):
             note = plane.wrap_note(stage.TEXT_WIDTH)
             plane.remove(note)
             room = view.get_top()[1] - stage.BOTTOM_EDGE - note.height - 0.15
-            if view.height <= room + 1e-3 or attempt == 3:
+            if view.height <= room or attempt == ATTEMPTS - 1:
                 note.next_to(view, DOWN, buff=0.15)
                 plane.add(note)
                 break
-            size *= room / view.height
+            size *= room / view.height * 0.98    # its words reach past the plane's box
         self.arrows = arrows
         self.say(f"The same vectors as arrows: a 2-D view of "
                  f"{self.record('d_model', (), 0)}-D space")

@@ -222,8 +222,7 @@ class ProjectBeat(Beat):
         self.play(LaggedStart(*[FadeTransform(a, b) for a, b in zip(old.matrix.cells,
                                                                     new.matrix.cells)],
                               lag_ratio=style.LAG_MANY),
-                  FadeTransform(self.w_symbol, new_symbol), FadeIn(self.braces[1]),
-                  run_time=style.T_STEP)
+                  FadeTransform(self.w_symbol, new_symbol), run_time=style.T_STEP)
         self.out_symbol = vector_symbol(LETTERS[p], word, color=color, font_size=style.FONT_LABEL)
         self.out_symbol.next_to(new.output, UP, buff=0.18)
         self.prod, self.w_symbol = new, new_symbol
@@ -235,7 +234,8 @@ class ProjectBeat(Beat):
                  "W_K does the same: every word gets a key, in the same view")
         self.swap_matrix(1)
         self.prod.play_sweep(self, time_per_row=style.T_ROW_FAST)
-        self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15),
+        # the brace comes back with the column it measures (not before: it would blink)
+        self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15), FadeIn(self.braces[1]),
                   LaggedStart(*[GrowArrow(a.arrow) for a in self.k_arrows], lag_ratio=style.LAG_FEW),
                   LaggedStart(*[FadeIn(VGroup(a.word, a.extras)) for a in self.k_arrows],
                               lag_ratio=style.LAG_FEW),
@@ -246,7 +246,8 @@ class ProjectBeat(Beat):
         self.say("W_V gives every word a value: what it hands on when attended to")
         self.swap_matrix(2)
         self.prod.play_sweep(self, time_per_row=style.T_ROW_FAST)
-        self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15), run_time=style.T_QUICK)
+        self.play(FadeIn(self.out_symbol, shift=DOWN * 0.15), FadeIn(self.braces[1]),
+                  run_time=style.T_QUICK)
         pal = style.PALETTE
         names = line_of([("The query and key of ", pal.soft),
                          *[(part, pal.soft) if isinstance(part, str) else

@@ -310,7 +310,10 @@ class PullBeat(Beat):
             anchors.append(view.anchors[n])
         # every dot as large as the sweep ever draws it (a light one is at its largest
         # when hot, a heavy one cooled): a label stays off it all through
-        hot = [d.width for d in view.set_temperature(self.hot).dots]
+        hot_view = view.set_temperature(self.hot)
+        hot = [d.width for d in hot_view.dots]
+        # the springs where the picture holds still: hot (an even pull) and at T = 1
+        held = [(s.get_start().copy(), s.get_end().copy()) for s in hot_view.springs]
         final = view.set_temperature(1.0)
         boxes = [[*(d.get_center()[:2] - r / 2 - 0.04), *(d.get_center()[:2] + r / 2 + 0.04)]
                  for d, r in zip(final.dots, np.maximum(hot, [d.width for d in final.dots]))]
@@ -318,7 +321,7 @@ class PullBeat(Beat):
         layout = place_labels(labels, anchors, directions=[a - final.centre.get_center()
                                                            for a in anchors],
                               segments=[(s.get_start(), s.get_end()) for s in final.springs]
-                              + view.plane.axes,
+                              + held + view.plane.axes,
                               keep_clear=boxes, bounds=view.plane.plane,
                               solo=range(len(labels)))
         return VGroup(*[VGroup(label, layout.extras[n]) for n, label in enumerate(labels)])

@@ -81,7 +81,8 @@ class TitleBeat(Beat):
         parts = asking.question(self.trace)
         asked = asking.lines(parts, stage.TEXT_WIDTH, QUESTION_SIZE)
         asked.move_to([0, (self.notes_bottom + stage.BOTTOM_EDGE) / 2 + 0.4, 0])
-        self.say(asking.plain(parts))
+        # a content word's question where no tagger knows the language: said so
+        self.say(asking.plain(parts) + asking.untagged_note(self.trace))
         self.play(FadeIn(asked, shift=UP * 0.2), run_time=style.T_STEP)
         self.wait(style.T_HOLD)
         at_top = asking.lines(parts, stage.TEXT_WIDTH, TOP_SIZE)

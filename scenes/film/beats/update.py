@@ -20,6 +20,7 @@ from ....attention_core.projection import fit_pca
 from ....attention_core.trace import UPDATE_NORMED, UPDATE_PRENORM
 from ....attention_core.word_model import WordModel
 from ...vocabulary import stage, style
+from ...vocabulary.colors import legible_opacity
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, layer_name
 from ...vocabulary.labels import place_labels
@@ -36,7 +37,7 @@ PLANE_W, PLANE_H = 7.4, 4.6
 PLANE_LEFT = stage.LEFT_EDGE + 0.1
 PLANE_TOP = 2.2
 LIST_LEFT = 1.6           # the list of what ΔE is made of, right of the view
-SHOWN_AT_LEAST = 0.04     # a piece shorter than this (scene units) is listed, not drawn
+SHOWN_AT_LEAST = style.MIN_ARROW   # a shorter piece is listed, not drawn (not seen)
 NAMED_AT_LEAST = 0.45     # ... and one shorter than this is drawn unnamed (the list names it)
 
 
@@ -286,10 +287,12 @@ class UpdateBeat(Beat):
         trace = self.trace
         # a pre-norm model's new vector and the other words' inputs are not in one space
         closeness = [] if self.prenorm else [self.closeness()]
-        self.made_of.add(*closeness)
         closer = self.closeness_words()
         if self.normed:
-            self.say(f"Then the layer norm: E\u2032, the new {focus_name(trace)}{closer}")
+            # why E′ points elsewhere than E + ΔE: the norm is not a mere rescaling
+            self.say(f"Then the layer norm, which centres the numbers and scales each by a "
+                     f"learned gain, so it turns the vector too: E\u2032, the new "
+                     f"{focus_name(trace)}{closer}")
         elif self.prenorm:
             self.say(f"No norm here: x + \u0394E, the new {focus_name(trace)}, goes on to the "
                      "next part of the layer, which norms what it reads")
@@ -300,13 +303,18 @@ class UpdateBeat(Beat):
                  *[FadeIn(c, shift=UP * 0.1) for c in closeness]]
         if shown:
             self.play(*shown, run_time=style.T_STEP)
+            # one with the list only once it has faded in (a part of a group on screen is
+            # on screen at once: it stood whole before its fade began)
+            self.made_of.add(*closeness)
         else:       # a pre-norm model: x + ΔE is drawn already; its caption is read
             self.wait(style.T_STEP)
 
     # ---- the answer to the film's question ------------------------------------------------
     def the_answer(self):
         """The film closes where it opened: the question again, and the answer the numbers
-        give, in plain words (the view and its lists make way for it)."""
+        give, in plain words (the view and its lists make way for it); then it ends on its
+        last picture, the word's new vector among the words it drew on, with the answer in
+        a line under it (3Blue1Brown ends on the updated vector, not on a card)."""
         pal = style.PALETTE
         lines = asking.answer(self.book, self.trace)
         if not lines:
@@ -328,6 +336,26 @@ class UpdateBeat(Beat):
             self.say(asking.plain(parts))
             self.play(*([FadeIn(asked, shift=UP * 0.2)] if n == 0 else []),
                       FadeIn(row, shift=UP * 0.15), run_time=style.T_STEP)
+        self.wait(max(style.T_HOLD, self.film.caption_free_at - self.film.renderer.time))
+        self.the_last_picture(card, lines[0])
+
+    def the_last_picture(self, card, answer_parts):
+        """The picture again, without its note and lists: E, the pieces of ΔE that are
+        drawn, E + ΔE and E′, their words; under it the answer's first line (one line, two
+        where the stage is too narrow), and nothing else to read (the heading goes)."""
+        plane = self.plane
+        plane.remove(plane.note)
+        answer = asking.lines(answer_parts, stage.TEXT_WIDTH, style.FONT_LABEL)
+        answer.move_to([0, stage.BOTTOM_EDGE + answer.height / 2 + 0.1, 0])
+        heading = self.roles.get(Role.LINE)
+        picture = [plane, self.e_arrow, self.e_label, self.chain, self.chain_labels,
+                   self.sum_arrow, self.sum_label, self.new_arrows, self.new_labels]
+        whole = VGroup(*picture)          # alone on the stage now: in its middle
+        whole.shift(RIGHT * -whole.get_center()[0])
+        self.play(FadeOut(card), *([FadeOut(heading)] if heading is not None else []),
+                  run_time=style.T_SHORT)
+        self.play(*[FadeIn(m) for m in picture], FadeIn(answer, shift=UP * 0.15),
+                  run_time=style.T_STEP)
 
     def others(self) -> list[int]:
         """The words whose closeness is told: the two adding the most, not the word itself.
@@ -377,10 +405,16 @@ def _arrow(start, end, color: str, width: float, opacity: float = 1.0) -> Arrow:
     return arrow.set_opacity(opacity)
 
 
+READ_CONTRAST = 4.5   # WCAG AA: a word of the picture, however faint, still reads
+
+
 def _label(text: str, color: str, opacity: float = 1.0):
+    """A word of the picture in ``color``, fainter for a lesser piece (``opacity``), never
+    below ``READ_CONTRAST`` on the stage (pale pink on white read at 2.8:1)."""
     label = label_text(text, style.FONT_LABEL, color)
     if opacity < 1.0:
-        label.set_opacity(opacity)
+        label.set_opacity(legible_opacity(color, style.PALETTE.background, opacity,
+                                          READ_CONTRAST))
     return outlined(label)
 
 

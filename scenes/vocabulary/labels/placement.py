@@ -36,6 +36,7 @@ class LabelLayout:
         self.clusters: list[list[int]] = []
         self.extras = [VGroup() for _ in range(n)]
         self.leaders: list[Line | None] = [None] * n
+        self.crossed: list[int] = []     # labels left with a line through them (not solo)
 
 
 def _unit_directions(directions, n: int) -> np.ndarray:
@@ -107,6 +108,8 @@ def place_labels(labels: Sequence[Mobject], anchors, *, directions=None,
         if sum(_crossed(u, obstacles) for u in split) < len(crossed):
             units = split
     layout.clusters = [u.members for u in units if len(u.members) > 1]
+    layout.crossed = sorted(m for u in units if _crossed(u, obstacles) for m in u.members
+                            if m not in alone)
     for u, unit in enumerate(units):
         _settle(unit, labels, layout, leader_from=leader_from, leader_opacity=leader_opacity)
     return layout
@@ -223,4 +226,9 @@ def place_arrow_labels(arrows: Sequence, *, bounds=None, solo: Sequence[int] = (
     for k, n in enumerate(worded):
         arrows[n].extras.remove(*arrows[n].extras.submobjects)
         arrows[n].extras.add(*layout.extras[k].submobjects)
+    # a word no spot keeps clear of every line stays unnamed: a crowded view names the words
+    # it can (a word over an arrow it does not label reads as that arrow's)
+    for k in layout.crossed:
+        arrows[worded[k]].drop_word()
+        arrows[worded[k]].extras.remove(*arrows[worded[k]].extras.submobjects)
     return layout
