@@ -175,7 +175,7 @@ def test_head_colours_are_far_apart_and_never_grey():
         others = [palette.special, palette.dim, palette.faint, palette.grid,
                   palette.background]
         for a, b in itertools.combinations(heads, 2):
-            assert colors.distance(a, b) >= 0.08, (name, a, b)     # 4x just noticeable
+            assert colors.distance(a, b) >= style.HEAD_GAP, (name, a, b)   # 3x noticeable
         for a in heads:
             for b in others:
                 assert colors.distance(a, b) >= 0.12, (name, a, b)

@@ -55,7 +55,7 @@ def test_two_different_cjk_characters_differ(raster):
 # the focus near the quotes: a long sentence is drawn as a window around it
 @pytest.mark.parametrize("sentence, focus, fragments",
                          [(MARKUP, "red", ("<", ">", "&", '"', "span")),
-                          (TEX, None, ("\\", "}", "$", "%", "write"))],
+                          (TEX, "input", ("\\", "}", "$", "%", "write"))],
                          ids=["pango-markup", "tex"])
 def test_markup_is_drawn_literally(sentence, focus, fragments, monkeypatch):
     from attention_explainer.attention_core import compute_trace

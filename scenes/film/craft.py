@@ -56,13 +56,13 @@ def turned_texts(scene) -> list[str]:
 
 
 def texts_near_the_edge(scene, in_play=frozenset()) -> list[tuple[str, str]]:
-    """(text, edge) for every solid text nearer the camera frame's edge than
-    ``TEXT_MARGIN`` (shapes may come to ``audits.FRAME_MARGIN``); a moving camera's edge
-    sweeps over what it passes."""
+    """(text, edge) for every solid text nearer the frame's edge than ``TEXT_MARGIN``
+    (shapes may come to ``audits.FRAME_MARGIN``), when the camera shows the whole stage: a
+    moving camera's edge sweeps over what it passes, a close-up crops what it shows."""
     frame = scene.camera.frame
-    if id(frame) in in_play:
-        return []
     zoom = frame.width / config.frame_width
+    if id(frame) in in_play or zoom < 1 - 1e-3:
+        return []       # a close-up crops the stage: what it cuts is outside_the_frame's
     cx, cy = frame.get_center()[:2]
     half_w = frame.width / 2 - TEXT_MARGIN * zoom
     half_h = frame.height / 2 - TEXT_MARGIN * zoom
@@ -96,12 +96,14 @@ def rules_through_glyphs(scene, in_play=frozenset()) -> list[tuple[str, str]]:
              and not audits._in_the_background_colour(m)]
     texts = [t for t, kind in units if kind == "text" and id(t) not in in_play
              and audits._text_opacity(t) >= audits.SOLID]
+    if not lines or not texts:
+        return []
+    text_boxes = [audits.box_of(t) for t in texts]
     found = []
     for line in lines:
         box = audits.box_of(line)
         segments = np.array([[line.get_start()[:2], line.get_end()[:2]]])
-        for text in texts:
-            t = audits.box_of(text)
+        for text, t in zip(texts, text_boxes):
             if box[0] > t[2] or t[0] > box[2] or box[1] > t[3] or t[1] > box[3]:
                 continue
             if any(order[id(line)] < at < order[id(text)] and b[0] <= t[0] and b[1] <= t[1]

@@ -253,6 +253,24 @@ def _row_plan(texts, special, cell: float, font_size: float) -> tuple[float, int
     next's above or below it (a hamza over an alef under a letter's tail: judged glyph by
     glyph, where the right-aligned words overlap across); where the legible size is still
     too tall, alternate rows step left."""
+    reach = _row_reach(tuple(texts), tuple(special), font_size)
+    by_ink = 0.95 * cell / reach if reach > 0 else 1.0
+    scale = legible(min(1.0, LINE_SHARE * cell / line_box_height(font_size), by_ink), font_size)
+    return scale, max(1, math.ceil(reach * scale / (0.95 * cell) - 1e-9))
+
+
+_REACH: dict = {}
+
+
+def _row_reach(texts, special, font_size: float) -> float:
+    """How far (at full size) one row's ink reaches toward the next row's, at most: the
+    lower word's top above the upper word's bottom, glyph by glyph where they overlap
+    across. Kept per row of words: a grid's cell is settled in rounds over the same words."""
+    # a piece of a right-to-left word is drawn as its word shapes it: the word is its key too
+    key = (tuple((str(t), getattr(t, "word", None), getattr(t, "at", None)) for t in texts),
+           special, font_size)
+    if key in _REACH:
+        return _REACH[key]
     boxes = []
     for t, sp in zip(texts, special):
         g = glyphs_of(t, font_size, sp)            # its line box centred at the origin
@@ -267,9 +285,10 @@ def _row_plan(texts, special, cell: float, font_size: float) -> tuple[float, int
         across = ((upper[:, None, 0] < lower[None, :, 2]) & (lower[None, :, 0] < upper[:, None, 2]))
         if across.any():          # the lower word's top over the upper word's bottom
             reach = max(reach, float((lower[None, :, 3] - upper[:, None, 1])[across].max()))
-    by_ink = 0.95 * cell / reach if reach > 0 else 1.0
-    scale = legible(min(1.0, LINE_SHARE * cell / line_box_height(font_size), by_ink), font_size)
-    return scale, max(1, math.ceil(reach * scale / (0.95 * cell) - 1e-9))
+    if len(_REACH) > 256:
+        _REACH.clear()
+    _REACH[key] = reach
+    return reach
 
 
 def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: float,

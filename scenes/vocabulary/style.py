@@ -35,7 +35,9 @@ __all__ = [
 ROLE_GAP = 0.12
 # the heads' colours keep HEAD_GAP from each other and HEAD_CLEAR from every role, the mask
 # and every signed entry's colour, in OKLab, in every theme: a head drawn brown would read
-# as a negative entry (measured: the greedy pick reaches 0.06 in the tightest theme)
+# as a negative entry, and 0.12 from every grey (measured: docs/pick_head_colours.py
+# reaches 0.065 apart and 0.063 clear in the tightest theme, illustrated, whose signed
+# cyan and orange take the hues its roles leave; 0.08 and more in the others)
 HEAD_GAP = 0.06
 HEAD_CLEAR = 0.06
 MIN_ARROW = 0.12   # scene units (16 px at 1080p): a shorter vector is a dot, not an arrow
@@ -97,32 +99,32 @@ PALETTES = {
     "3b1b": Palette(query="#FFFF00", key="#5CD0B3", value="#FC6255", output="#D147BD",
                     positive="#008EFF", negative="#C38E52", positive_name="blue",
                     negative_name="brown", mask="#9662F8", mask_name="violet",
-                    heads=("#FFBBCC", "#00AA00", "#22EE00", "#99BBFF", "#FFBB55", "#44AACC",
-                           "#44CC44", "#66DDFF", "#7788CC", "#77FF77", "#FFDD99", "#EE9900")),
+                    heads=("#00A800", "#FCB4CC", "#78FC78", "#0CB4E4", "#F09C00", "#90D8FC",
+                           "#FCD890", "#00D800", "#90B4FC", "#F0B484", "#00FC00", "#6C9CF0")),
     # Jay Alammar's Illustrated Transformer (seed 001): query red, key blue, value green
     "illustrated": Palette(query="#F06060", key="#5B8FF9", value="#6DC56D", output="#D147BD",
                            positive="#00D2DA", negative="#FFA500", positive_name="cyan",
                            negative_name="orange", mask="#A24CF2", mask_name="violet",
-                           heads=("#FFFF00", "#A5FFFF", "#FFE1A5", "#F0D200", "#D2C378",
-                                  "#2DF0FF", "#B4A569", "#D2B400", "#FFC387", "#96874B",
-                                  "#FFE169", "#87E1E1")),
+                           heads=("#FAF000", "#5AFAFA", "#C8B478", "#A08C0A", "#FADCA0",
+                                  "#E6C80A", "#82D2E6", "#C8AA00", "#FABE6E", "#FADC5A",
+                                  "#B4A05A", "#00E6FA")),
     # Okabe-Ito colour-blind-safe roles; its orange sits between two roles, so grey arcs
     "colorblind": Palette(query="#F0E442", key="#56B4E9", value="#D55E00", output="#CC79A7",
                           positive="#00DA8E", negative="#8769FF", positive_name="green",
                           negative_name="violet", mask="#DA70FF", mask_name="lilac",
                           arc="#D8D8D8",
-                          heads=("#99FFEE", "#66FF00", "#FF0066", "#BBAAFF", "#8888CC",
-                                 "#55FFAA", "#1177FF", "#00DD00", "#77DDCC", "#00BB00",
-                                 "#66BBAA", "#009900")),
+                          heads=("#78FFF0", "#FF0069", "#00F000", "#9696FF", "#1E69FF",
+                                 "#00A500", "#5AB4A5", "#78FF96", "#00E1D2", "#4BC300",
+                                 "#96E1A5", "#96FF00")),
     # for a lit room: dark ink on white. Every colour keeps 4.5:1 on white, so a role's hue
     # is darker (the query's yellow turns gold); the roles' hues leave blues, violets and
     # greens to the heads, so the mask is brown
     "light": Palette(query="#8A7500", key="#00758F", value="#D12F2A", output="#A8329C",
                      positive="#3D4FD8", negative="#2E7D32", positive_name="blue",
                      negative_name="green", mask="#794220", mask_name="brown",
-                     heads=("#0F002D", "#000096", "#002D00", "#9600FF", "#4B3C78", "#5A00B4",
-                            "#2D1E4B", "#005A3C", "#0000E1", "#965A69", "#695A96",
-                            "#0F3CA5"),
+                     heads=("#110055", "#9900FF", "#005500", "#0000DD", "#554488", "#330099",
+                            "#6600CC", "#4422FF", "#7755FF", "#2244AA", "#222266",
+                            "#7744CC"),
                      background="#FFFFFF", ink="#000000", text="#1A1A1A", soft="#3A3A3A",
                      dim="#666666", faint="#C4C4C4", grid="#AAAAAA", highlight="#000000",
                      special="#6E6E6E", arc="#9A9A9A", zero="#6E6E6E",

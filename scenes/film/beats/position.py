@@ -23,7 +23,8 @@ from ..wording import focus_name
 
 __all__ = ["PLOT_LEFT", "PLOT_RIGHT", "PositionBeat", "STRIP_GAP", "STRIP_H", "line"]
 
-PLOT_LEFT, PLOT_RIGHT = -4.9, 5.3     # the waves' x range (labels left, values right)
+# the waves' x range (labels left, values right): "dimension 1023" keeps 20 px off the edge
+PLOT_LEFT, PLOT_RIGHT = -4.6, 5.3
 PLOT_TOP = 1.55
 STRIP_H = 0.85                        # one dimension's strip
 STRIP_GAP = 0.22

@@ -336,7 +336,6 @@ class UpdateBeat(Beat):
             self.say(asking.plain(parts))
             self.play(*([FadeIn(asked, shift=UP * 0.2)] if n == 0 else []),
                       FadeIn(row, shift=UP * 0.15), run_time=style.T_STEP)
-        self.wait(max(style.T_HOLD, self.film.caption_free_at - self.film.renderer.time))
         self.the_last_picture(card, lines[0])
 
     def the_last_picture(self, card, answer_parts):
@@ -352,9 +351,11 @@ class UpdateBeat(Beat):
                    self.sum_arrow, self.sum_label, self.new_arrows, self.new_labels]
         whole = VGroup(*picture)          # alone on the stage now: in its middle
         whole.shift(RIGHT * -whole.get_center()[0])
+        # once the card is read: the card and the heading give way as the picture comes
+        # back (in one cross-fade: two fades in turn pass through a black frame)
+        self.wait(max(0.0, self.film.caption_free_at - self.film.renderer.time))
         self.play(FadeOut(card), *([FadeOut(heading)] if heading is not None else []),
-                  run_time=style.T_SHORT)
-        self.play(*[FadeIn(m) for m in picture], FadeIn(answer, shift=UP * 0.15),
+                  *[FadeIn(m) for m in picture], FadeIn(answer, shift=UP * 0.15),
                   run_time=style.T_STEP)
 
     def others(self) -> list[int]:
