@@ -61,6 +61,42 @@ def test_an_arabic_strip_reads_from_the_right_and_its_words_are_joined(arabic_tr
     assert len(row.joins) >= len(words) + sum(len(w.pieces) - 1 for w in words)
 
 
+def test_an_arabic_sentence_s_labels_read_from_the_right_in_every_view(arabic_trace):
+    """The grids' keys, the softmax bars, the heads' table and the columns of numbers run
+    in the strip's order: from the right, so read right to left they spell the sentence;
+    each mark (a cell, a dot, a bar) stands under its own word; no Arabic word turns."""
+    from attention_explainer.scenes.film.readouts import NumberBook
+    from attention_explainer.scenes.film.views import head_rows, sentence_grid, strip_row
+    from attention_explainer.scenes.vocabulary.bars import SoftmaxBars
+
+    manim_fixes.install()
+    trace = arabic_trace
+    strip = strip_row(trace)
+    grid = sentence_grid(trace)
+    drawn = grid.indices
+    # the strip's chips, the grid's keys and its cells all run from the right
+    chips = [strip.chip(j).word.get_x() for j in drawn]
+    keys = [grid.col_labels[c].get_x() for c in range(len(drawn))]
+    cells = [grid.cell_center(0, c)[0] for c in range(len(drawn))]
+    for xs in (chips, keys, cells):
+        assert all(a > b for a, b in zip(xs, xs[1:]))
+    assert np.all(np.abs(np.subtract(keys, cells)) < grid.cell / 2)    # over its own column
+    assert not any(getattr(m, "turned_by", 0) for c, m in enumerate(grid.col_labels)
+                   if not trace.special[drawn[c]])
+    # the heads' table: its keys and every row's dots
+    table = head_rows(NumberBook(trace))
+    keys = [m.get_x() for m in table.labels]
+    assert all(a > b for a, b in zip(keys, keys[1:]))
+    for dots in table.dots:
+        assert np.all(np.abs(np.subtract([d.get_x() for d in dots], keys)) < table.cell / 2)
+    # the bars: the first value's bar at the right
+    bars = SoftmaxBars([0.5, 0.3, 0.2], [], right_to_left=True)
+    xs = [b.get_x() for b in bars.bars]
+    assert xs[0] > xs[1] > xs[2]
+    # at most two tiers of upright words over any of these grids
+    assert max(getattr(m, "tier", 0) for m in grid.col_labels) <= 1 and table.tiers <= 2
+
+
 def test_the_reading_direction_is_the_first_strong_letter():
     assert reads_right_to_left(["[CLS]"][1:] + [ARABIC])
     assert reads_right_to_left([HEBREW, "cat"])

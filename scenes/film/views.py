@@ -131,10 +131,16 @@ def token_row(trace, indices=None, **kwargs) -> TokenRow:
     right."""
     return TokenRow(drawn_tokens(trace), trace.special,
                     indices=drawn_indices(trace) if indices is None else indices,
-                    joined=joined_pieces(trace),
-                    right_to_left=reads_right_to_left(
-                        t for t, sp in zip(trace.display_tokens, trace.special) if not sp),
+                    joined=joined_pieces(trace), right_to_left=reads_from_right(trace),
                     **kwargs)
+
+
+def reads_from_right(trace) -> bool:
+    """Whether the sentence reads right to left (its first strong letter, special tokens
+    aside): the strip, the grids' keys, the bars, the head rows and the columns of numbers
+    all run from the right then."""
+    return reads_right_to_left(t for t, sp in zip(trace.display_tokens, trace.special)
+                               if not sp)
 
 
 def joined_pieces(trace) -> list[tuple[int, int]]:
@@ -235,7 +241,8 @@ def sentence_grid(trace):
     indices = drawn_indices(trace)
     grid = make_grid([drawn_tokens(trace)[i] for i in indices],
                      [trace.special[i] for i in indices], max_width=SENTENCE_GRID_BOX[0],
-                     max_height=SENTENCE_GRID_BOX[1], font_size=style.FONT_LABEL)
+                     max_height=SENTENCE_GRID_BOX[1], font_size=style.FONT_LABEL,
+                     right_to_left=reads_from_right(trace))
     grid.move_to(SENTENCE_GRID_CENTER)
     stage.keep_on_stage(grid)           # its titles too: nothing nearer the frame's edge
     grid.indices = indices
@@ -289,7 +296,8 @@ def head_rows(book) -> HeadRows:
     return HeadRows(names, notes, [drawn_tokens(trace)[j] for j in keys],
                     [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,
                     boxed=trace.primary_slot, top=TABLE_TOP, bottom=TABLE_BOTTOM,
-                    max_cell=MAX_CELL, lowest=TABLE_LOWEST)
+                    max_cell=MAX_CELL, lowest=TABLE_LOWEST,
+                    right_to_left=reads_from_right(trace))
 
 
 def shown_tokens_note(trace):

@@ -12,7 +12,8 @@ __all__ = ["SoftmaxBars"]
 
 
 class SoftmaxBars(VGroup):
-    """Bars for a row of numbers over a baseline, one label under each.
+    """Bars for a row of numbers over a baseline, one label under each, in reading order
+    (from the right where ``right_to_left``).
 
     Negative values hang below the baseline. ``value_labels`` (Text made by
     the number book) sit above each bar. :meth:`bars_for` gives bars of other values at
@@ -24,13 +25,14 @@ class SoftmaxBars(VGroup):
     def __init__(self, values: Sequence[float], labels: Sequence[Mobject], *,
                  unit_height: float = 1.0, bar_width: float = 0.45, spacing: float = 0.9,
                  colors: Sequence[str] | str | None = None,
-                 value_labels: Sequence[Mobject] | None = None):
+                 value_labels: Sequence[Mobject] | None = None, right_to_left: bool = False):
         super().__init__()
         self.values = np.asarray(values, dtype=float)
         self.unit_height = unit_height
         self.bar_width = bar_width
         n = len(self.values)
-        self.xs = (np.arange(n) - (n - 1) / 2) * spacing
+        # a sentence read from the right has its first bar at the right
+        self.xs = (np.arange(n) - (n - 1) / 2) * spacing * (-1 if right_to_left else 1)
         if colors is None or isinstance(colors, str):
             colors = [colors or style.PALETTE.soft] * n
         self.colors = list(colors)

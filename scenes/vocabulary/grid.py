@@ -68,8 +68,11 @@ class LabelFit:
     def tiers(self, widths: Sequence[float], special: Sequence[bool], scale: float,
               cell: float) -> int:
         """In how many staggered tiers upright words of these ``widths`` at ``scale`` stand
-        so that each keeps clear of the next in its tier (1: one line)."""
-        widest = max(widths, default=0.0) * scale     # a special token too: none turns here
+        so that each keeps clear of the next in its tier (1: one line). The content words
+        decide: a special token too long for its tier turns on its own (it is Latin), as
+        one [CLS] stacked the letters of a whole Arabic sentence three tiers high."""
+        content = [w for w, sp in zip(widths, special) if not sp] or list(widths)
+        widest = max(content, default=0.0) * scale
         return max(1, math.ceil(widest / (self.share * cell) - 1e-9))
 
     def special_scale(self, width: float, cell: float) -> float | None:
@@ -125,8 +128,9 @@ class AttentionGrid(VGroup):
                  cell_size: float | None = None, max_width: float = 8.0,
                  max_height: float = 6.0, font_size: float = style.FONT_LABEL,
                  row_title: str | None = "queries", col_title: str | None = "keys",
-                 fit: LabelFit = GRID_FIT):
+                 fit: LabelFit = GRID_FIT, right_to_left: bool = False):
         super().__init__()
+        self.right_to_left = right_to_left      # the keys run from the right
         col_tokens = list(row_tokens if col_tokens is None else col_tokens)
         row_tokens = list(row_tokens)
         row_special = list(row_special) if row_special is not None else [False] * len(row_tokens)
@@ -166,8 +170,11 @@ class AttentionGrid(VGroup):
         return float(np.linalg.norm(self.lines[0].get_end() - self.lines[0].get_start())) / self.n_rows
 
     def cell_center(self, row: int, col: int) -> np.ndarray:
-        # measured from the first vertical line, so it follows moves and scaling
+        # measured from the first vertical line, so it follows moves and scaling; the keys
+        # of a sentence read from the right run from the right
         s = self.cell
+        if self.right_to_left:
+            col = self.n_cols - 1 - col
         return self.lines[0].get_start() + np.array([(col + 0.5) * s, -(row + 0.5) * s, 0])
 
     def cell_square(self, row: int, col: int) -> Square:
@@ -311,7 +318,9 @@ def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
                  * scale if col_labels else 0.0)
         if col_labels and not turned:       # a long special token turns on its own
             alone = [w * scale for w in widths]
-            col_h = max([col_h] + [w for w in alone if fit.special_scale(w, cell) is None])
+            col_h = max([col_h] + [w for w in alone if (
+                w > fit.special_share * cell * tiers if upright_only
+                else fit.special_scale(w, cell) is None)])
         row_scale, row_tiers = _row_plan(tokens, special, cell, font_size)
         w_used = ((row_w * row_scale + LABEL_BUFF) * row_tiers + title) if row_labels else 0.0
         h_used = (col_h + LABEL_BUFF + title) if col_labels else 0.0
@@ -414,7 +423,7 @@ def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence
 
 def make_grid(tokens: Sequence[str], special: Sequence[bool], *, max_width: float,
               max_height: float, font_size: float = style.FONT_SMALL, titles: bool = True,
-              limit: float = 1.0) -> AttentionGrid:
+              limit: float = 1.0, right_to_left: bool = False) -> AttentionGrid:
     """A square attention grid over ``tokens`` fitted to the space, labels tidied: the
     grid as drawn, labels and titles included, fits max_width x max_height (the estimate
     of :func:`grid_cell` is checked against the drawing, and the cells shrink until it
@@ -425,7 +434,8 @@ def make_grid(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
         grid = AttentionGrid(list(tokens), row_special=list(special),
                              col_special=list(special), cell_size=cell, font_size=font_size,
                              row_title="queries" if titles else None,
-                             col_title="keys" if titles else None)
+                             col_title="keys" if titles else None,
+                             right_to_left=right_to_left)
         over = max(grid.width - max_width, grid.height - max_height)
         if over <= 1e-3:
             break

@@ -36,8 +36,10 @@ class HeadRows(VGroup):
 
     def __init__(self, names: Sequence, notes: Sequence, words: Sequence[str],
                  special: Sequence[bool], weights, colors: Sequence[str], *, boxed: int,
-                 top: float, bottom: float, max_cell: float, lowest: float | None = None):
+                 top: float, bottom: float, max_cell: float, lowest: float | None = None,
+                 right_to_left: bool = False):
         super().__init__()
+        self.right_to_left = right_to_left       # the keys run from the right
         self.names, self.notes = list(names), list(notes)
         self.words = [glyphs_of(w, style.FONT_LABEL, sp) for w, sp in zip(words, special)]
         self.texts = [str(w) for w in words]
@@ -84,7 +86,8 @@ class HeadRows(VGroup):
                      else max([tiers_height(self.tiers, line_box_height(style.FONT_LABEL)
                                             * self.scale)]
                               + [w for w in widths   # a long special token turns alone
-                                 if HEAD_ROWS_FIT.special_scale(w, cell) is None])
+                                 if HEAD_ROWS_FIT.special_scale(
+                                     w * self.scale, cell * self.tiers) is None])
                      ) + BAND_GAP
         self.cell = cell
         rows = len(self.names)
@@ -93,6 +96,13 @@ class HeadRows(VGroup):
         need = max(m.height for m in self.names + self.notes) + ROW_GAP
         room = (top - self.band - bottom) / rows
         self.row_height = max(min(cell, room), min(need, (top - self.band - lowest) / rows))
+
+    def column_x(self, c: int) -> float:
+        """The centre of key ``c``'s column (in reading order: from the right for a
+        sentence read from the right)."""
+        if self.right_to_left:
+            c = len(self.words) - 1 - c
+        return self.left + (c + 0.5) * self.cell
 
     def draw_lines(self, n_rows: int) -> VGroup:
         left, top, cell, width = self.left, self.grid_top, self.cell, self.width_drawn
@@ -108,19 +118,25 @@ class HeadRows(VGroup):
         special token shrunk to its cell, or turned on its own if it cannot shrink so)."""
         labels = VGroup()
         for c, word in enumerate(self.words):
-            x = self.left + (c + 0.5) * self.cell
+            x = self.column_x(c)
             if self.turned:
                 word.rotate(np.pi / 2)
                 # its line as wide as its column at most, never below the legible size
                 fit = HEAD_ROWS_FIT.special_share * self.cell / word.width
                 word.scale(min(1.0, max(fit, HEAD_ROWS_FIT.special_min_scale)))
                 word.move_to([x, self.grid_top + WORDS_BUFF, 0], aligned_edge=DOWN)
-            elif self.tiers > 1 or self.scale < 1.0:
-                word.scale(self.scale, about_point=np.zeros(3))
+            elif (self.tiers > 1 or self.scale < 1.0) and HEAD_ROWS_FIT.special_scale(
+                    word.width * self.scale, self.cell * self.tiers) is not None:
+                # in its tier, a long special token shrinks to its tier's room
+                word.scale(self.scale * HEAD_ROWS_FIT.special_scale(
+                    word.width * self.scale, self.cell * self.tiers), about_point=np.zeros(3))
                 word.shift([x, self.grid_top + WORDS_BUFF + tier_centre(
                     c % self.tiers, line_box_height(style.FONT_LABEL) * self.scale), 0])
-            elif HEAD_ROWS_FIT.special_scale(word.width, self.cell) is None:
-                # too long for its cell even shrunk (a special token among short words)
+            elif HEAD_ROWS_FIT.special_scale(word.width * self.scale,
+                                             self.cell * self.tiers) is None:
+                # too long for its cell (its tier) even shrunk: a special token among short
+                # words, Latin, so it may turn
+                word.scale(self.scale, about_point=np.zeros(3))
                 word.rotate(np.pi / 2).move_to([x, self.grid_top + WORDS_BUFF, 0],
                                                aligned_edge=DOWN)
             else:
@@ -141,7 +157,7 @@ class HeadRows(VGroup):
             y = self.grid_top - (n + 0.5) * self.row_height
             self.names[n].move_to([left - NAME_GAP, y, 0], aligned_edge=RIGHT)
             self.notes[n].move_to([left + width + NAME_GAP, y, 0], aligned_edge=LEFT)
-            dots.add(VGroup(*[Dot([left + (c + 0.5) * cell, y, 0], color=color,
+            dots.add(VGroup(*[Dot([self.column_x(c), y, 0], color=color,
                                   radius=max(dot_radius(float(w), 0.46 * min(
                                       cell, self.row_height)), 1e-4))
                               for c, w in enumerate(weights[n])]))

@@ -14,7 +14,7 @@ from ...vocabulary.headers import beat_line, layer_name
 from ...vocabulary.text import dimmed, fit_width, line_of
 from ...vocabulary.vectors import VectorColumn, shown_components
 from ..views import (drawn_indices, embedding_panel, embedding_plane, embedding_view,
-                     input_column, strip_row)
+                     input_column, reads_from_right, strip_row)
 from ..wording import focus_name
 
 __all__ = ["CELL", "EmbedBeat", "FOCUS_SCALE", "VIEW_SIZE", "line"]
@@ -66,8 +66,9 @@ class EmbedBeat(Beat):
                 col.brackets.set_stroke(opacity=0.45)
             columns.add(col)
         fit_width(columns, 0.86 * pitch)
+        sign = -1 if reads_from_right(trace) else 1       # in the strip's order
         for n, col in enumerate(columns):
-            col.move_to([(n - (len(indices) - 1) / 2) * pitch, 0, 0])
+            col.move_to([sign * (n - (len(indices) - 1) / 2) * pitch, 0, 0])
         top = min(stage.BODY_TOP, row.get_bottom()[1] - 0.15) - 0.1     # under the strip's note
         columns.shift(DOWN * (columns.get_top()[1] - top))
         self.columns = columns

@@ -22,7 +22,7 @@ from ...vocabulary.labels.geometry import box_of, overlap_areas
 from ..readouts import magnitude_decimals
 from ...vocabulary.text import fit_width, label_text, line_of, make_math
 from ...vocabulary.tokens import word_row
-from ..views import drawn_indices, ranked_groups, tied, token_word
+from ..views import drawn_indices, ranked_groups, reads_from_right, tied, token_word
 from ..wording import focus_name, focus_parts, mark_label, words_named
 
 __all__ = [
@@ -140,7 +140,9 @@ class SoftmaxBeat(Beat):
         room = NUMBERS_RIGHT - LEFT_EDGE - (LABEL_ROOM if beside else 0.0)
         self.spacing = min(1.3, room / max(slots, 1))
         centre = 0.3 if beside else (LEFT_EDGE + NUMBERS_RIGHT) / 2
-        self.xs = centre + (np.arange(slots) - (slots - 1) / 2) * self.spacing
+        # in reading order: from the right for a sentence read from the right
+        self.xs = centre + (np.arange(slots) - (slots - 1) / 2) * self.spacing * (
+            -1 if reads_from_right(self.trace) else 1)
         self.keys, _ = word_row([token_word(self.trace, j) for j in self.indices],
                                 [self.trace.special[j] for j in self.indices], self.xs,
                                 pitch=self.spacing, font_size=style.FONT_SMALL,
@@ -152,7 +154,7 @@ class SoftmaxBeat(Beat):
                 "qk_dot", [(self.slot, self.f, j) for j in self.indices], 1, 0.86 * self.spacing)
         self.raw = self.row_of_numbers("qk_dot", decimals)
         if beside:
-            self.label.next_to([self.xs[0] - self.spacing / 2, ROW_Y, 0], LEFT, buff=0.2)
+            self.label.next_to([self.xs.min() - self.spacing / 2, ROW_Y, 0], LEFT, buff=0.2)
         else:
             self.label.move_to([LEFT_EDGE, ROW_Y - 0.8, 0], aligned_edge=LEFT)
         self.say(f"Lift the row of {focus_name(self.trace)} out of QK\u1d40: its raw dot products")
@@ -234,7 +236,8 @@ class SoftmaxBeat(Beat):
         bar_h = (ROW_Y - 2.4) - BASELINE_Y - 0.45
         self.bars = SoftmaxBars(weights, [], unit_height=bar_h / scale,
                                 bar_width=min(0.5, self.spacing * 0.5), spacing=self.spacing,
-                                colors=colours, value_labels=list(w_labels))
+                                colors=colours, value_labels=list(w_labels),
+                                right_to_left=reads_from_right(self.trace))
         bars = self.bars
         bars.shift([mid - bars.baseline.get_center()[0], BASELINE_Y - bars.baseline.get_y(), 0])
         SoftmaxBars.place_value_labels(bars.value_labels, bars.bars, weights)

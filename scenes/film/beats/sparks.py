@@ -18,7 +18,8 @@ from ...vocabulary.headers import beat_line, head_name
 from ..readouts import format_number, magnitude_decimals
 from ...vocabulary.sparks import Spark, SparkTravel, strength_arc
 from ...vocabulary.text import dimmed, fit_width, label_text, line_of, make_math, make_text
-from ..views import drawn_indices, ranked_groups, strip_row, tied, token_word
+from ..views import (drawn_indices, ranked_groups, reads_from_right, strip_row, tied,
+                     token_word)
 from ..wording import focus_name, focus_parts, word_name, words_named
 
 __all__ = [
@@ -42,7 +43,7 @@ def qk_grid(trace, indices, *, max_width: float, max_height: float) -> Attention
     words = [token_word(trace, i) for i in indices]
     special = [trace.special[i] for i in indices]
     return make_grid(words, special, max_width=max_width, max_height=max_height,
-                     font_size=style.FONT_LABEL)
+                     font_size=style.FONT_LABEL, right_to_left=reads_from_right(trace))
 
 
 def grid_decimals(book, kind, slot, indices, cell: float) -> int | None:
@@ -53,12 +54,18 @@ def grid_decimals(book, kind, slot, indices, cell: float) -> int | None:
     wanted = 0 if max(finite, default=0.0) >= 99.95 else magnitude_decimals(finite, 1)
     cells = [(slot, i, j) for i in indices for j in indices]
     decimals = book.legible_decimals(kind, cells, wanted, 0.84 * cell)
-    # the widest number decides: the one written with the most characters
-    widest = max(cells, key=lambda c: len(format_number(book.value(kind, c), decimals, True)))
-    probe = book.text_mobject(kind, widest, decimals=decimals, signed=True,
-                              font_size=style.MIN_FONT)
-    book.shown.pop()                                    # a probe, not drawn
-    return decimals if probe.width <= 0.84 * cell else None
+    # the widest number decides, measured: of those written with the most characters, each
+    # text once (the serif's digits are not all as wide: "+13" is wider than "+31")
+    written = {format_number(book.value(kind, c), decimals, True): c for c in cells}
+    most = max(len(t) for t in written)
+    widest = 0.0
+    for text, c in written.items():
+        if len(text) == most:
+            probe = book.text_mobject(kind, c, decimals=decimals, signed=True,
+                                      font_size=style.MIN_FONT)
+            book.shown.pop()                            # a probe, not drawn
+            widest = max(widest, probe.width)
+    return decimals if widest <= 0.84 * cell else None
 
 
 class QKGrid(VGroup):
