@@ -10,12 +10,13 @@ from pathlib import Path
 __all__ = ["try_lock"]
 
 
-def try_lock(path: Path) -> int | None:
+def try_lock(path: Path, create: bool = True) -> int | None:
     """An open descriptor holding an exclusive lock (``flock``) on ``path``, created if
-    missing, or None when another process holds it. Closing the descriptor (or the
-    holder's death) frees it; a lock file removed and made again while we waited is
-    locked afresh, so the lock held is always on the file at ``path``."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    missing (else FileNotFoundError where not ``create``), or None when another process
+    holds it. Closing the descriptor (or the holder's death) frees it; a lock file removed
+    and made again while we waited is locked afresh, so the lock held is always on the
+    file at ``path``."""
+    fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -23,5 +24,5 @@ def try_lock(path: Path) -> int | None:
         return None
     if not path.exists() or os.stat(path).st_ino != os.fstat(fd).st_ino:
         os.close(fd)
-        return try_lock(path)
+        return try_lock(path, create)
     return fd

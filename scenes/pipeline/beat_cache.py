@@ -51,6 +51,8 @@ SCHEMA = 2                        # bump when an entry's layout changes
 DEFAULT_CAP_BYTES = 2 * 1024**3   # 2 GiB: a few dozen 1080p films
 BUILDING = ".building-"           # private folders of entries being written
 DISCARDED = ".discarded-"        # damaged entries moved aside, being removed
+SETTLED_S = 60                   # a private folder without a lock this long is a dead build's
+LOCK_TRIES = 8                   # new private folders tried while sweeps take their locks
 # what is ours in the cache folder, by name: an entry (a key, or a key and the uid of the
 # user it was built for) and a kept text (text.py's names); nothing else is ever removed
 ENTRY_NAME = re.compile(r"[0-9a-f]{40}(~[0-9]+)?")
@@ -209,10 +211,7 @@ class BeatCache:
         first), and ``placed[key]`` says where. When other users' entries hold both of
         its names, it moves to ``fallback`` to be served from there, this render only.
         On an error it is removed. Killed outright, it stays private until swept."""
-        beats = self.folder / "beats"
-        beats.mkdir(parents=True, exist_ok=True)
-        private = Path(tempfile.mkdtemp(prefix=f"{BUILDING}{key[:12]}-", dir=beats))
-        lock = try_lock(private / ".lock")
+        private, lock = self._private_folder(key)
         try:
             try:
                 yield private
@@ -235,6 +234,24 @@ class BeatCache:
             if lock is not None:
                 os.close(lock)
         self.trim()
+
+    def _private_folder(self, key: str) -> tuple[Path, int]:
+        """A new private folder and the lock on it, held. Between the folder's making and
+        its lock another render's :meth:`sweep` may take the lock and remove the folder
+        (a render drew into a folder swept from under it: "manim wrote no video"): a
+        folder whose lock we did not get is left to that sweep, and we make another."""
+        beats = self.folder / "beats"
+        for _ in range(LOCK_TRIES):
+            beats.mkdir(parents=True, exist_ok=True)
+            private = Path(tempfile.mkdtemp(prefix=f"{BUILDING}{key[:12]}-", dir=beats))
+            try:
+                lock = try_lock(private / ".lock")
+            except FileNotFoundError:           # swept already
+                lock = None
+            if lock is not None:
+                return private, lock
+        raise RuntimeError(f"could not lock a private folder in {beats}; render without the "
+                           f"beat cache ({CAP_ENV}=0)")
 
     def _place(self, private: Path, key: str) -> Path | None:
         """Rename the complete build ``private`` to the key's name, or to our own name
@@ -326,7 +343,13 @@ class BeatCache:
                 continue
             if not _owned(path) or os.path.islink(path / ".lock"):
                 continue                      # another user's, to sweep; or not a lock
-            fd = try_lock(path / ".lock")
+            try:        # never a lock file of our own making: its render may be about to
+                fd = try_lock(path / ".lock", create=False)     # lock it, or has unlinked
+            except FileNotFoundError:                       # it to rename the folder
+                if _settled(path):            # ... unless it died doing so
+                    shutil.rmtree(path, ignore_errors=True)
+                    removed += 1
+                continue
             if fd is None:
                 continue
             shutil.rmtree(path, ignore_errors=True)
@@ -377,6 +400,15 @@ def _is_folder(path: Path) -> bool:
     """A real folder: not a symlink to one."""
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _settled(path: Path) -> bool:
+    """Whether a folder has not changed for ``SETTLED_S`` (a build killed between making
+    its folder and locking it, or between unlocking it and its rename)."""
+    try:
+        return time.time() - os.lstat(path).st_ctime > SETTLED_S
     except OSError:
         return False
 
