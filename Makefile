@@ -25,7 +25,7 @@ install_optional = $(call installed,$(1)) || { \
 	    $(1) >/dev/null || echo "could not install $(1): $(2)"; }
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages voice-packages test-packages demo test golden bench soak gpu-check pixman-check clean-cache
+.PHONY: setup system-packages voice-packages test-packages demo test check slow-tests golden bench soak gpu-check pixman-check clean-cache
 
 setup: system-packages voice-packages $(STAMP)
 
@@ -57,9 +57,28 @@ demo: setup
 # out in the order tests/conftest.py sorts them, longest first (xdist would reorder them by
 # their number of tests, and hand one worker the two longest). -rs prints why any test
 # skipped (a missing browser is said, never silent)
+# --durations=20: the run ends with where its time went (bench/slow_tests.py keeps it)
 test: setup test-packages
 	$(VENV)/bin/python -m pytest -q -rs -n auto --dist loadfile --no-loadscope-reorder \
+	  --durations=20 $(PYTEST_ARGS)
+
+# the check for every edit (about 2 minutes on 2 cores): the numbers against the oracle,
+# the import and layout rules, the bad-input table, the audit's can-fail checks, and every
+# beat's key frame against its golden; what renders films or runs many processes
+# (@pytest.mark.slow) is left to `make test`
+CHECK_TESTS := tests/test_architecture.py tests/test_code_layout.py tests/test_readme_layout.py \
+	tests/test_single_source.py tests/test_model_matches_oracle.py tests/test_displayed_sums.py \
+	tests/test_update_numbers.py tests/test_bad_input.py tests/test_layout_audit.py \
+	tests/test_scripts_as_written.py tests/test_palette.py tests/test_vocabulary.py \
+	tests/test_question.py tests/test_focus_choice.py tests/test_inspect.py \
+	tests/test_cache_races.py tests/test_frames_and_goldens.py
+check: setup
+	$(VENV)/bin/python -m pytest -q -rs -n auto --dist loadfile -m "not slow" $(CHECK_TESTS) \
 	  $(PYTEST_ARGS)
+
+# the 20 slowest tests of a suite run, into bench/RESULTS.md
+slow-tests: setup test-packages
+	$(VENV)/bin/python bench/slow_tests.py
 
 golden: setup
 	$(VENV)/bin/python -m tests.make_golden

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 from tests.make_golden import TRACE
 
@@ -95,6 +97,7 @@ def readme_frame_test() -> str:
     return tests[0]
 
 
+@pytest.mark.slow
 def test_readme_frame_test_passes_in_a_lecture_repo_with_its_own_scenes_and_cli(tmp_path):
     repo = tmp_path / "lecture"
     (repo / "scenes").mkdir(parents=True)

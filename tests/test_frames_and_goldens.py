@@ -21,6 +21,7 @@ def frames(*args):
     return run_process("frames", *args)
 
 
+@pytest.mark.slow
 def test_same_arguments_give_byte_identical_pngs(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     for out in (a, b):
@@ -33,6 +34,7 @@ def test_same_arguments_give_byte_identical_pngs(tmp_path):
     assert Image.open(a / names[0]).size == (320, 180)
 
 
+@pytest.mark.slow
 def test_saved_trace_draws_the_same_stills(tmp_path, run_cli):
     npz = tmp_path / "t.npz"
     code, _, err = run_cli("inspect", DEFAULT, "--focus", "fish", "--npz", npz)
@@ -46,6 +48,7 @@ def test_saved_trace_draws_the_same_stills(tmp_path, run_cli):
         assert (model / name).read_bytes() == (saved / name).read_bytes()
 
 
+@pytest.mark.slow
 def test_contact_sheet_of_every_beat(tmp_path):
     sheet = tmp_path / "sheet.png"
     proc = frames(DEFAULT, "--beat", "all", "--at", "key", *SMALL, "--out", tmp_path / "f",
@@ -65,6 +68,7 @@ def test_bad_frames_arguments(run_cli, tmp_path):
         assert needle in err
 
 
+@pytest.mark.slow
 def test_stills_are_bit_identical_across_runs(default_trace):
     from attention_explainer.scenes.pipeline.render import render_stills
     times = [0.0, 2.5, "key", "end"]

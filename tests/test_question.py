@@ -100,6 +100,7 @@ def test_the_question_follows_the_focus_word(sentence, focus, kind):
     assert question.plain(question.why(NumberBook(trace), trace))      # the why line is drawn
 
 
+@pytest.mark.slow
 def test_the_update_beat_closes_on_the_answer(tmp_path):
     """The answer card after the update's picture: the question again, the followed head's
     weights on the words that may answer, their shares of the update; and weight is not

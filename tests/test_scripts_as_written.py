@@ -219,6 +219,7 @@ def test_a_beat_with_an_empty_half_is_a_finding():
 
 
 # ---- the film ends on a picture ------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("sentence, options, theme", [
     ("The cat ate the fish", {}, "3b1b"),                                  # the default
     ("The lawyer questioned the witness because she was lying", {"focus": "she"}, "3b1b"),
