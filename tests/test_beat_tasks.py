@@ -99,11 +99,13 @@ def test_a_failed_build_leaves_no_entry_and_killed_builds_are_swept(tmp_path):
             (private / "segment.mp4").write_bytes(b"half")
             raise RuntimeError("killed half-way")
     assert cache.get("k" * 40) is None and cache.entries() == []
-    # a build whose process died: its folder stays private (no key name), then is swept
+    # a build whose process died: its folder stays private (no key name), its lock file
+    # free, then is swept (one without a lock file waits a minute: tests/test_cache_races.py)
     beats = tmp_path / "beats"
     leftover = beats / ".building-kkkk-x"
     leftover.mkdir(parents=True)
     (leftover / MANIFEST).write_text("{}")
+    (leftover / ".lock").touch()
     assert cache.get("kkkk") is None
     assert cache.sweep() == 1 and not leftover.exists()
 
