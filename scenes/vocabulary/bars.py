@@ -7,6 +7,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Line, Mobject, Rectangle, VGroup
 
 from . import style
+from .scripts import reading_slot
 
 __all__ = ["SoftmaxBars"]
 
@@ -32,7 +33,8 @@ class SoftmaxBars(VGroup):
         self.bar_width = bar_width
         n = len(self.values)
         # a sentence read from the right has its first bar at the right
-        self.xs = (np.arange(n) - (n - 1) / 2) * spacing * (-1 if right_to_left else 1)
+        self.xs = (np.array([reading_slot(i, n, right_to_left) for i in range(n)])
+                   - (n - 1) / 2) * spacing
         if colors is None or isinstance(colors, str):
             colors = [colors or style.PALETTE.soft] * n
         self.colors = list(colors)

@@ -16,7 +16,7 @@ from manim import (DL, DOWN, LEFT, ORIGIN, RIGHT, UP, UR, Dot, Line, Mobject, Re
                    Square, VGroup)
 
 from . import style
-from .scripts import may_turn, reads_as_sign
+from .scripts import may_turn, reading_slot, reads_as_sign
 from .text import glyphs_of, label_text, line_box_height, user_text
 
 __all__ = ["AttentionGrid", "GRID_FIT", "LABEL_BUFF", "LINE_SHARE", "LabelFit", "TIER_PITCH",
@@ -173,8 +173,7 @@ class AttentionGrid(VGroup):
         # measured from the first vertical line, so it follows moves and scaling; the keys
         # of a sentence read from the right run from the right
         s = self.cell
-        if self.right_to_left:
-            col = self.n_cols - 1 - col
+        col = reading_slot(col, self.n_cols, self.right_to_left)
         return self.lines[0].get_start() + np.array([(col + 0.5) * s, -(row + 0.5) * s, 0])
 
     def cell_square(self, row: int, col: int) -> Square:

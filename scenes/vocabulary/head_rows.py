@@ -10,7 +10,7 @@ from manim import DOWN, LEFT, RIGHT, Dot, Line, Rectangle, VGroup
 
 from . import stage, style
 from .grid import LabelFit, dot_radius, tier_centre, tiers_height
-from .scripts import may_turn
+from .scripts import may_turn, reading_slot
 from .text import glyphs_of, line_box_height
 
 __all__ = ["BAND_GAP", "HEAD_ROWS_FIT", "HeadRows", "NAME_GAP", "WORDS_BUFF"]
@@ -100,9 +100,7 @@ class HeadRows(VGroup):
     def column_x(self, c: int) -> float:
         """The centre of key ``c``'s column (in reading order: from the right for a
         sentence read from the right)."""
-        if self.right_to_left:
-            c = len(self.words) - 1 - c
-        return self.left + (c + 0.5) * self.cell
+        return self.left + (reading_slot(c, len(self.words), self.right_to_left) + 0.5) * self.cell
 
     def draw_lines(self, n_rows: int) -> VGroup:
         left, top, cell, width = self.left, self.grid_top, self.cell, self.width_drawn

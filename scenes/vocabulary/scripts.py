@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 
 
-__all__ = ["FSI", "InWord", "PDI", "isolated", "may_turn", "reads_as_sign",
+__all__ = ["FSI", "InWord", "PDI", "isolated", "may_turn", "reading_slot", "reads_as_sign",
            "reads_right_to_left"]
 
 _STRONG_RTL = ("R", "AL")
@@ -30,6 +30,13 @@ def reads_right_to_left(texts) -> bool:
             if kind == "L":
                 return False
     return False
+
+
+def reading_slot(index: int, count: int, right_to_left: bool) -> int:
+    """Where item ``index`` of ``count`` stands, counted from the left: its place in
+    reading order, from the right for a sentence read from the right (the grids' keys,
+    the bars, the heads' table and the columns of numbers all place their items so)."""
+    return count - 1 - index if right_to_left else index
 
 
 def may_turn(text: str) -> bool:

@@ -11,6 +11,7 @@ from ...vocabulary import colors, stage, style
 from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, layer_name
+from ...vocabulary.scripts import reading_slot
 from ...vocabulary.text import dimmed, fit_width, line_of
 from ...vocabulary.vectors import VectorColumn, shown_components
 from ..views import (drawn_indices, embedding_panel, embedding_plane, embedding_view,
@@ -66,9 +67,9 @@ class EmbedBeat(Beat):
                 col.brackets.set_stroke(opacity=0.45)
             columns.add(col)
         fit_width(columns, 0.86 * pitch)
-        sign = -1 if reads_from_right(trace) else 1       # in the strip's order
+        rtl, count = reads_from_right(trace), len(indices)      # in the strip's order
         for n, col in enumerate(columns):
-            col.move_to([sign * (n - (len(indices) - 1) / 2) * pitch, 0, 0])
+            col.move_to([(reading_slot(n, count, rtl) - (count - 1) / 2) * pitch, 0, 0])
         top = min(stage.BODY_TOP, row.get_bottom()[1] - 0.15) - 0.1     # under the strip's note
         columns.shift(DOWN * (columns.get_top()[1] - top))
         self.columns = columns

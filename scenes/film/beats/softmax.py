@@ -20,6 +20,7 @@ from ...vocabulary.formula import FormulaMap, role_colored
 from ...vocabulary.headers import beat_line
 from ...vocabulary.labels.geometry import box_of, overlap_areas
 from ..readouts import magnitude_decimals
+from ...vocabulary.scripts import reading_slot
 from ...vocabulary.text import fit_width, label_text, line_of, make_math
 from ...vocabulary.tokens import word_row
 from ..views import drawn_indices, ranked_groups, reads_from_right, tied, token_word
@@ -141,8 +142,9 @@ class SoftmaxBeat(Beat):
         self.spacing = min(1.3, room / max(slots, 1))
         centre = 0.3 if beside else (LEFT_EDGE + NUMBERS_RIGHT) / 2
         # in reading order: from the right for a sentence read from the right
-        self.xs = centre + (np.arange(slots) - (slots - 1) / 2) * self.spacing * (
-            -1 if reads_from_right(self.trace) else 1)
+        rtl = reads_from_right(self.trace)
+        self.xs = centre + (np.array([reading_slot(i, slots, rtl) for i in range(slots)])
+                            - (slots - 1) / 2) * self.spacing
         self.keys, _ = word_row([token_word(self.trace, j) for j in self.indices],
                                 [self.trace.special[j] for j in self.indices], self.xs,
                                 pitch=self.spacing, font_size=style.FONT_SMALL,
