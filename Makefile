@@ -71,7 +71,7 @@ CHECK_TESTS := tests/test_architecture.py tests/test_code_layout.py tests/test_r
 	tests/test_update_numbers.py tests/test_bad_input.py tests/test_layout_audit.py \
 	tests/test_scripts_as_written.py tests/test_palette.py tests/test_vocabulary.py \
 	tests/test_question.py tests/test_focus_choice.py tests/test_inspect.py \
-	tests/test_cache_races.py tests/test_frames_and_goldens.py
+	tests/test_cache_races.py tests/test_frames_and_goldens.py tests/test_glyph_svg.py
 check: setup
 	$(VENV)/bin/python -m pytest -q -rs -n auto --dist loadfile -m "not slow" $(CHECK_TESTS) \
 	  $(PYTEST_ARGS)

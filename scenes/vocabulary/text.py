@@ -16,6 +16,7 @@ from manim.mobject.svg.svg_mobject import SVG_HASH_TO_MOB_MAP
 
 from . import style
 from .fastcopy import copy_mobject
+from .glyph_svg import QuickMarkupText, QuickText
 
 __all__ = [
     "Glyphs", "TextLine", "OUTLINE_WIDTH", "TEXT_CACHE_SIZE", "baseline_text", "dimmed", "fit_width", "font_for",
@@ -42,13 +43,13 @@ def make_text(text: str, **kwargs) -> Text:
     """``manim.Text(text, **kwargs)``, built once per distinct text and style and copied
     afterwards: building a Text shapes it with Pango and parses an SVG (tens of ms), a
     copy of the same glyphs is exact and far cheaper. Raises what Text raises."""
-    return _made(Text, text, kwargs)
+    return _made(QuickText, text, kwargs)
 
 
 def make_markup(markup: str, **kwargs) -> MarkupText:
     """``manim.MarkupText(markup, **kwargs)``, built once and copied like :func:`make_text`.
     Only for markup we write ourselves around escaped user text (scripts.pieces_in_word)."""
-    return _made(MarkupText, markup, kwargs)
+    return _made(QuickMarkupText, markup, kwargs)
 
 
 def make_math(code: str, **kwargs) -> MathTypst:

@@ -1,0 +1,182 @@
+"""Text drawn from Cairo's SVG a glyph at a time: manim's Text reads its SVG with
+svgelements, which parses every glyph's outline again at each place the glyph is used (a
+text of 17 letters is 17 parses, and every number on screen is its own text); half of a
+film's scene graph time went there. Cairo writes a text's SVG in one plain form — each
+glyph's outline once, as a symbol, then groups of a colour that place the symbols — so a
+glyph is converted once, by manim and svgelements themselves (from a one-glyph SVG of the
+same form), and each use is a copy moved to its place. An SVG in any other form (a
+transform, a nested group, a shape of its own) is read by manim as before.
+
+The points agree with manim's own reading to the last bits of a float (a straight line's
+control points are interpolated before, not after, the move), far below a pixel; the tests
+compare both on every script the film draws.
+"""
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+from collections import OrderedDict
+
+import numpy as np
+from manim import RIGHT, MarkupText, Text, VGroup
+
+from .fastcopy import copy_mobject
+
+__all__ = ["QuickMarkupText", "QuickText", "glyph_mobjects"]
+
+_SVG = "{http://www.w3.org/2000/svg}"
+_XLINK = "{http://www.w3.org/1999/xlink}href"
+_ROOT_KEYS = {"width", "height", "viewBox", "version"}
+_GLYPHS: OrderedDict = OrderedDict()     # one converted glyph per outline, style and size
+GLYPH_CACHE_SIZE = 8192
+
+
+def glyph_mobjects(svg_mobject, file_path) -> list | None:
+    """The mobjects manim would make from ``file_path`` (a Cairo text SVG) for
+    ``svg_mobject``, in order, or None where the file is not in Cairo's plain form."""
+    try:
+        root = ET.parse(file_path).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    if root.tag != _SVG + "svg" or not set(root.attrib) <= _ROOT_KEYS:
+        return None
+    symbols: dict[str, tuple[str, str]] = {}
+    placed: list[tuple[str, tuple, float, float]] = []
+    for child in root:
+        if child.tag == _SVG + "defs":
+            if not _read_defs(child, symbols):
+                return None
+        elif not _read_uses(child, (), symbols, placed):
+            return None
+    root_attrs = tuple(sorted(root.attrib.items()))
+    common = (type(svg_mobject).__name__, root_attrs,
+              tuple(sorted(svg_mobject.generate_config_style_dict().items())),
+              tuple(sorted(svg_mobject.path_string_config.items())))
+    keys = [common + (symbols[name], styles) for name, styles, _, _ in placed]
+    _convert(svg_mobject, root_attrs, [k for k in dict.fromkeys(keys) if k not in _GLYPHS])
+    made = []
+    for key, (_, _, x, y) in zip(keys, placed):
+        glyph = _GLYPHS.get(key)
+        if glyph is None:
+            return None
+        _GLYPHS.move_to_end(key)
+        prototype, scale = glyph
+        if prototype is False:
+            continue                        # a space: manim makes nothing of an empty path
+        mob = copy_mobject(prototype)
+        mob.points = mob.points + np.array([x * scale[0], y * scale[1], 0.0])
+        made.append(mob)
+    return made
+
+
+def _read_uses(element, styles: tuple, symbols: dict, placed: list) -> bool:
+    """The ``<use>`` of ``element`` (a group of groups of a style) into ``placed``: (symbol,
+    the styles of the groups around it, x, y); False for anything but groups and uses."""
+    if element.tag == _SVG + "g" and set(element.attrib) <= {"id", "style"}:
+        inner = styles + (element.get("style", ""),)
+        return all(_read_uses(child, inner, symbols, placed) for child in element)
+    if element.tag != _SVG + "use" or not set(element.attrib) <= {_XLINK, "x", "y"} \
+            or len(element):
+        return False
+    ref = element.get(_XLINK, "")
+    if not ref.startswith("#") or ref[1:] not in symbols:
+        return False
+    try:
+        placed.append((ref[1:], styles, float(element.get("x", 0)),
+                       float(element.get("y", 0))))
+    except ValueError:
+        return False
+    return True
+
+
+def _read_defs(defs, symbols: dict) -> bool:
+    """Cairo's ``<defs><g><symbol id=..><path style=.. d=../></symbol>...</g></defs>``
+    into ``symbols`` (id: (path style, path data)); False for anything else."""
+    for group in defs:
+        if group.tag != _SVG + "g" or group.attrib:
+            return False
+        for symbol in group:
+            if symbol.tag != _SVG + "symbol" or not set(symbol.attrib) <= {"overflow", "id"}:
+                return False
+            paths = list(symbol)
+            if len(paths) != 1 or paths[0].tag != _SVG + "path" or len(paths[0]) \
+                    or not set(paths[0].attrib) <= {"style", "d"}:
+                return False
+            symbols[symbol.get("id", "")] = (paths[0].get("style", ""), paths[0].get("d", ""))
+    return True
+
+
+def _convert(svg_mobject, root_attrs, keys: list) -> None:
+    """Convert the glyphs of ``keys`` (not yet kept) by manim's own reading: one SVG of
+    Cairo's form holding each glyph in its groups, used twice (at the origin and one unit
+    on, which gives the scale a use's place is multiplied by), read as
+    SVGMobject.generate_mobject reads a file. Each is kept as (prototype at the origin, or
+    False where manim makes no shape of it, (x scale, y scale)), or None where manim's
+    reading is not one shape per use moved by a plain scale (then the text is read whole)."""
+    if not keys:
+        return
+    import svgelements as se
+
+    svg = ET.Element(_SVG + "svg", dict(root_attrs))
+    defs = ET.SubElement(ET.SubElement(svg, _SVG + "defs"), _SVG + "g")
+    for n, key in enumerate(keys):
+        (path_style, data), group_styles = key[-2:]
+        symbol = ET.SubElement(defs, _SVG + "symbol", {"overflow": "visible", "id": f"g{n}"})
+        ET.SubElement(symbol, _SVG + "path", {"style": path_style, "d": data})
+        group = svg
+        for style in group_styles:
+            group = ET.SubElement(group, _SVG + "g", {"style": style} if style else {})
+        for at in ("0", "1"):
+            ET.SubElement(group, _SVG + "use", {_XLINK: f"#g{n}", "x": at, "y": at})
+    out = io.BytesIO()
+    svg_mobject.modify_xml_tree(ET.ElementTree(svg)).write(out)
+    out.seek(0)
+    mobs, _ = svg_mobject.get_mobjects_from(se.SVG.parse(out))
+    drawn = [key for key in keys if key[-2][1].strip()]     # an empty outline draws nothing
+    if len(mobs) != 2 * len(drawn):
+        if len(keys) > 1:                  # which glyph misread is not known: one at a time
+            for key in keys:
+                _convert(svg_mobject, root_attrs, [key])
+        else:
+            _keep(keys[0], None)
+        return
+    for key in keys:
+        if key not in drawn:
+            _keep(key, (False, (1.0, 1.0)))
+    for n, key in enumerate(drawn):
+        at_origin, moved = mobs[2 * n], mobs[2 * n + 1]
+        if len(at_origin.points) != len(moved.points) or not len(at_origin.points):
+            _keep(key, None)
+            continue
+        shift = (moved.points - at_origin.points)[:, :2]
+        scale = shift.mean(0)
+        # a plain scale (no turn, no skew) moves every point alike
+        _keep(key, (at_origin, tuple(float(v) for v in scale))
+              if np.allclose(shift, scale, rtol=0, atol=1e-9) else None)
+
+
+def _keep(key, glyph) -> None:
+    _GLYPHS[key] = glyph
+    if len(_GLYPHS) > GLYPH_CACHE_SIZE:
+        _GLYPHS.popitem(last=False)
+
+
+class _GlyphByGlyph:
+    """The reading of a Text's SVG that converts each glyph once (see the module)."""
+
+    def generate_mobject(self):
+        mobjects = glyph_mobjects(self, self.get_file_path())
+        if mobjects is None:
+            return super().generate_mobject()
+        self.add(*mobjects)
+        self.id_to_vgroup_dict = {"root": VGroup(*mobjects)}
+        self.flip(RIGHT)  # as manim: SVG's y runs down
+        return self
+
+
+class QuickText(_GlyphByGlyph, Text):
+    """manim's Text, read glyph by glyph."""
+
+
+class QuickMarkupText(_GlyphByGlyph, MarkupText):
+    """manim's MarkupText, read glyph by glyph."""
