@@ -10,6 +10,7 @@ from manim import ManimColor, MathTypst, Text, VMobject, config
 
 from ..vocabulary import style
 from ..vocabulary.text import Glyphs, TextLine
+from .looking import once, units_once
 
 __all__ = [
     "FRAME_MARGIN", "box_of", "drawn_size", "fade_transform_sources",
@@ -148,6 +149,10 @@ def _walk(scene):
 def _units(scene):
     """(unit, kind) for every visible thing on screen: a text (its glyphs as one unit) or
     a shape; texts are not looked into, and nothing is counted twice."""
+    return units_once(scene, _each_unit)
+
+
+def _each_unit(scene):
     for mob, is_text in _walk(scene):
         if is_text and _visible(mob):
             yield mob, "text"
@@ -162,6 +167,10 @@ def _every_text(scene):
 
 def _box(mob) -> np.ndarray:
     """(x0, y0, x1, y1) of the points ``mob`` and its family draw."""
+    return once("box", mob, _read_box)
+
+
+def _read_box(mob) -> np.ndarray:
     points = np.concatenate([m.points[:, :2] for m in mob.get_family() if m.has_points()])
     return np.concatenate([points.min(0), points.max(0)])
 
@@ -217,6 +226,10 @@ def _fills_the_frame(mob, frame) -> bool:
 
 
 def _glyph_boxes(text) -> np.ndarray:
+    return once("glyphs", text, _read_glyph_boxes)
+
+
+def _read_glyph_boxes(text) -> np.ndarray:
     parts = [m for m in text.get_family() if m.has_points() and not m.submobjects] or [text]
     return np.array([_box(m) for m in parts])
 
@@ -307,6 +320,10 @@ def _pieces_of_one_word(a, b) -> bool:
 
 
 def _text_opacity(text) -> float:
+    return once("opacity", text, _read_text_opacity)
+
+
+def _read_text_opacity(text) -> float:
     return max((_opacity(m) for m in text.get_family() if m.has_points()), default=0.0)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from manim import ORIGIN, MovingCameraScene, config
 
 from . import audits, craft
+from .looking import looking
 from ..vocabulary import fastcopy, manim_fixes, style
 from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
@@ -67,25 +68,36 @@ class FilmScene(MovingCameraScene):
 
     def play(self, *animations, **kwargs) -> None:
         if self.audit:
-            self.settle_faults(animations)
-            for pair in audits.glyph_morphs([a for a in animations if hasattr(a, "mobject")]):
-                self.audit_log.append((self.book.beat, "glyph morph", pair))
-            self._audited_middle = False
-            self.layout_log += [(self.book.beat, "shown, gone and back",
-                                 (round(self.renderer.time, 2), "start", f"{what} faded in again"))
-                                for what in craft.faded_in_while_shown(self, animations)]
-            self._centres_before = {id(t): t.get_center().copy()
-                                    for t in audits.visible_text_units(self)}
+            with looking(self):
+                self._look_before(animations)
         super().play(*animations, **kwargs)
         # a FadeTransform's source may still stand on stage, restored to how it started
         # (manim restores it when it was also on stage on its own): it is replaced, so go
         self.remove(*audits.fade_transform_sources(animations))
         if self.audit:
-            self.audit_layout("end")
-            for text, size in audits.small_texts(self):
-                self.audit_log.append((self.book.beat, "small text", (text, size)))
-            self.screen_texts.setdefault(self.book.beat, set()).update(
-                audits.visible_texts(self))
+            with looking(self):
+                self._look_after()
+
+    def _look_before(self, animations) -> None:
+        """What the audit reads before a play: the last play's faults it does not move,
+        morphs and fades it would play wrong, where each text stands."""
+        self.settle_faults(animations)
+        for pair in audits.glyph_morphs([a for a in animations if hasattr(a, "mobject")]):
+            self.audit_log.append((self.book.beat, "glyph morph", pair))
+        self._audited_middle = False
+        self.layout_log += [(self.book.beat, "shown, gone and back",
+                             (round(self.renderer.time, 2), "start", f"{what} faded in again"))
+                            for what in craft.faded_in_while_shown(self, animations)]
+        self._centres_before = {id(t): t.get_center().copy()
+                                for t in audits.visible_text_units(self)}
+
+    def _look_after(self) -> None:
+        """What the audit reads at a play's end: the layout, small texts, what is said."""
+        self.audit_layout("end")
+        for text, size in audits.small_texts(self):
+            self.audit_log.append((self.book.beat, "small text", (text, size)))
+        self.screen_texts.setdefault(self.book.beat, set()).update(
+            audits.visible_texts(self))
 
     def audit_layout(self, moment: str) -> None:
         """Log every layout fault on screen now (at ``moment`` of the current play). A
@@ -134,7 +146,8 @@ class FilmScene(MovingCameraScene):
         super().update_to_time(t)
         if self.audit and not self._audited_middle and t >= self.duration / 2 - 1e-9:
             self._audited_middle = True
-            self.audit_layout("middle")
+            with looking(self):
+                self.audit_layout("middle")
 
     def construct(self) -> None:
         for n, beat_cls in enumerate(self.beat_classes):
