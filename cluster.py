@@ -76,6 +76,25 @@ def _quiet(dask) -> None:
     dask.config.set({"logging": {"distributed": "critical"}})
     for name in ("distributed", "bokeh", "tornado"):
         logging.getLogger(name).setLevel(logging.ERROR)
+    for name in ("asyncio", "tornado.application"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _CutOffByAnInterrupt) for f in logger.filters):
+            logger.addFilter(_CutOffByAnInterrupt())
+
+
+class _CutOffByAnInterrupt(logging.Filter):
+    """Drops the event loop's report of a Dask task it cut off: a Ctrl-C while this process
+    waits on the cluster cancels the wait on Dask's loop (distributed.utils.sync), and the
+    cancelled or abandoned task ("Task exception was never retrieved": CancelledError,
+    AllExit) was printed by asyncio's logger as a traceback before the command's one line.
+    Any other report of the loop still reaches the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import asyncio
+
+        exc = record.exc_info[1] if record.exc_info else None
+        return exc is None or not (isinstance(exc, asyncio.CancelledError)
+                    or type(exc).__module__.startswith("distributed."))
 
 
 def _connect(client_class, address: str):

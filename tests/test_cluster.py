@@ -120,3 +120,46 @@ def test_the_dashboard_is_the_local_clusters(tmp_path):
     proc = run_process("batch", COURSE, "--scheduler", "tcp://127.0.0.1:8786", "--dashboard",
                        "--out", tmp_path / "out")
     assert "--dashboard is the local cluster's" in one_line(proc)
+
+
+WAIT_CUT_OFF = textwrap.dedent('''
+    import signal, sys, time
+
+    from attention_explainer.cluster import course_client
+
+
+    def slow(seconds):
+        import time
+        time.sleep(seconds)
+        return seconds
+
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+
+    if __name__ == "__main__":
+        try:
+            with course_client(1) as client:
+                future = client.submit(slow, 30, pure=False)
+                while future.status == "pending" and not client.scheduler_info()["workers"]:
+                    time.sleep(0.1)
+                signal.signal(signal.SIGALRM, interrupt)
+                signal.setitimer(signal.ITIMER_REAL, 1.0)     # while gather waits on Dask
+                client.gather(future)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+        time.sleep(0.5)          # the loop's abandoned tasks are reported as they are freed
+''')
+
+
+def test_an_interrupt_while_waiting_on_dask_prints_no_traceback_of_its_loop(tmp_path):
+    """Ctrl-C while the main thread waits on the cluster cancels the wait on Dask's event
+    loop; the task it cut off was printed by asyncio's logger as a traceback ("Task exception
+    was never retrieved ... AllExit", or a CancelledError) before the command's one line."""
+    script = tmp_path / "wait_cut_off.py"
+    script.write_text(WAIT_CUT_OFF, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.stderr.strip().splitlines()[-1:] == ["interrupted"], proc.stderr
+    assert "Traceback" not in proc.stderr and "never retrieved" not in proc.stderr, proc.stderr
