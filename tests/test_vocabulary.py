@@ -253,7 +253,9 @@ def test_label_placer_separates_coincident_tips_inside_bounds_deterministically(
     assert any(len(c) >= 4 for c in layout.clusters)
     assert all(5 not in c for c in layout.clusters)
     # the shared label's separators come back as extras; a punctuation token makes them dots
-    seps = [m for e in layout.extras for m in e if m.__class__.__name__ == "Text"]
+    from manim import Text
+
+    seps = [m for e in layout.extras for m in e if isinstance(m, Text)]
     assert seps and all(t.original_text in (",", "\u00b7") for t in seps)
     # deterministic: the same input gives the same layout
     labels2, layout2 = run()
