@@ -27,8 +27,14 @@ __all__ = ["QuickMarkupText", "QuickText", "glyph_mobjects"]
 _SVG = "{http://www.w3.org/2000/svg}"
 _XLINK = "{http://www.w3.org/1999/xlink}href"
 _ROOT_KEYS = {"width", "height", "viewBox", "version"}
-_GLYPHS: OrderedDict = OrderedDict()     # one converted glyph per outline, style and size
-GLYPH_CACHE_SIZE = 8192
+_OUTLINES: OrderedDict = OrderedDict()   # (prototype at the origin, scale) per outline
+_STYLES: OrderedDict = OrderedDict()     # a shape carrying the style, per style of a use
+KEPT = 8192                              # of each
+# what of a shape manim's reading sets from the SVG's styles (the rest is the outline's)
+STYLE_ATTRIBUTES = ("fill_rgbas", "fill_opacity", "stroke_rgbas", "stroke_opacity",
+                    "stroke_width", "background_stroke_color", "background_stroke_opacity",
+                    "background_stroke_rgbas", "background_stroke_width")
+_SQUARE = "M 0 0 L 1 0 L 1 1 L 0 1 Z"      # an outline to carry a style
 
 
 def glyph_mobjects(svg_mobject, file_path) -> list | None:
@@ -48,23 +54,31 @@ def glyph_mobjects(svg_mobject, file_path) -> list | None:
                 return None
         elif not _read_uses(child, (), symbols, placed):
             return None
-    root_attrs = tuple(sorted(root.attrib.items()))
-    common = (type(svg_mobject).__name__, root_attrs,
-              tuple(sorted(svg_mobject.generate_config_style_dict().items())),
+    common = (type(svg_mobject).__name__, tuple(sorted(root.attrib.items())),
               tuple(sorted(svg_mobject.path_string_config.items())))
-    keys = [common + (symbols[name], styles) for name, styles, _, _ in placed]
-    _convert(svg_mobject, root_attrs, [k for k in dict.fromkeys(keys) if k not in _GLYPHS])
+    config_style = tuple(sorted(svg_mobject.generate_config_style_dict().items()))
+    # an outline is converted once whatever its colour; a colour once whatever the outline
+    outlines = [common + (symbols[name],) for name, _, _, _ in placed]
+    styles = [common + (config_style, symbols[name][0], chain)
+              for name, chain, _, _ in placed]
+    _read_outlines(svg_mobject, [k for k in dict.fromkeys(outlines) if k not in _OUTLINES])
+    _read_styles(svg_mobject, [k for k in dict.fromkeys(styles) if k not in _STYLES])
     made = []
-    for key, (_, _, x, y) in zip(keys, placed):
-        glyph = _GLYPHS.get(key)
-        if glyph is None:
+    for outline, style, (_, _, x, y) in zip(outlines, styles, placed):
+        glyph, carrier = _OUTLINES.get(outline), _STYLES.get(style)
+        if glyph is None or carrier is None:
             return None
-        _GLYPHS.move_to_end(key)
+        _OUTLINES.move_to_end(outline)
+        _STYLES.move_to_end(style)
         prototype, scale = glyph
         if prototype is False:
             continue                        # a space: manim makes nothing of an empty path
         mob = copy_mobject(prototype)
+        del mob.original_id                 # a shape of its own, as manim's reading makes
         mob.points = mob.points + np.array([x * scale[0], y * scale[1], 0.0])
+        for name in STYLE_ATTRIBUTES:
+            value = carrier.__dict__[name]
+            setattr(mob, name, value.copy() if isinstance(value, np.ndarray) else value)
         made.append(mob)
     return made
 
@@ -106,59 +120,86 @@ def _read_defs(defs, symbols: dict) -> bool:
     return True
 
 
-def _convert(svg_mobject, root_attrs, keys: list) -> None:
-    """Convert the glyphs of ``keys`` (not yet kept) by manim's own reading: one SVG of
-    Cairo's form holding each glyph in its groups, used twice (at the origin and one unit
-    on, which gives the scale a use's place is multiplied by), read as
-    SVGMobject.generate_mobject reads a file. Each is kept as (prototype at the origin, or
-    False where manim makes no shape of it, (x scale, y scale)), or None where manim's
-    reading is not one shape per use moved by a plain scale (then the text is read whole)."""
-    if not keys:
-        return
+def _manim_reads(svg_mobject, root_attrs, symbols: list[tuple[str, str]],
+                 uses: list[tuple[tuple, int, str]]) -> list:
+    """What manim's reading (SVGMobject.generate_mobject's steps) makes of an SVG of
+    Cairo's form: ``symbols`` (path style, path data) in its defs, then ``uses``
+    (the styles of the groups around it, which symbol, at x = y =)."""
     import svgelements as se
 
     svg = ET.Element(_SVG + "svg", dict(root_attrs))
     defs = ET.SubElement(ET.SubElement(svg, _SVG + "defs"), _SVG + "g")
-    for n, key in enumerate(keys):
-        (path_style, data), group_styles = key[-2:]
+    for n, (path_style, data) in enumerate(symbols):
         symbol = ET.SubElement(defs, _SVG + "symbol", {"overflow": "visible", "id": f"g{n}"})
         ET.SubElement(symbol, _SVG + "path", {"style": path_style, "d": data})
+    for chain, n, at in uses:
         group = svg
-        for style in group_styles:
+        for style in chain:
             group = ET.SubElement(group, _SVG + "g", {"style": style} if style else {})
-        for at in ("0", "1"):
-            ET.SubElement(group, _SVG + "use", {_XLINK: f"#g{n}", "x": at, "y": at})
+        ET.SubElement(group, _SVG + "use", {_XLINK: f"#g{n}", "x": at, "y": at})
     out = io.BytesIO()
     svg_mobject.modify_xml_tree(ET.ElementTree(svg)).write(out)
     out.seek(0)
-    mobs, _ = svg_mobject.get_mobjects_from(se.SVG.parse(out))
-    drawn = [key for key in keys if key[-2][1].strip()]     # an empty outline draws nothing
+    return svg_mobject.get_mobjects_from(se.SVG.parse(out))[0]
+
+
+def _read_outlines(svg_mobject, keys: list) -> None:
+    """Convert the outlines of ``keys`` (not yet kept), all in one reading, each used
+    twice: at the origin and one unit on, which gives the scale a use's place is
+    multiplied by. Each is kept as (prototype at the origin, or False where manim makes no
+    shape of it, (x scale, y scale)), or None where manim's reading is not one shape per
+    use moved by a plain scale (then a text using it is read whole)."""
+    if not keys:
+        return
+    uses = [((), n, at) for n in range(len(keys)) for at in ("0", "1")]
+    mobs = _manim_reads(svg_mobject, keys[0][1], [k[-1] for k in keys], uses)
+    drawn = [key for key in keys if key[-1][1].strip()]     # an empty outline draws nothing
     if len(mobs) != 2 * len(drawn):
-        if len(keys) > 1:                  # which glyph misread is not known: one at a time
+        if len(keys) > 1:                  # which outline misread is not known: one by one
             for key in keys:
-                _convert(svg_mobject, root_attrs, [key])
+                _read_outlines(svg_mobject, [key])
         else:
-            _keep(keys[0], None)
+            _keep(_OUTLINES, keys[0], None)
         return
     for key in keys:
         if key not in drawn:
-            _keep(key, (False, (1.0, 1.0)))
+            _keep(_OUTLINES, key, (False, (1.0, 1.0)))
     for n, key in enumerate(drawn):
         at_origin, moved = mobs[2 * n], mobs[2 * n + 1]
         if len(at_origin.points) != len(moved.points) or not len(at_origin.points):
-            _keep(key, None)
+            _keep(_OUTLINES, key, None)
             continue
         shift = (moved.points - at_origin.points)[:, :2]
         scale = shift.mean(0)
         # a plain scale (no turn, no skew) moves every point alike
-        _keep(key, (at_origin, tuple(float(v) for v in scale))
+        _keep(_OUTLINES, key, (at_origin, tuple(float(v) for v in scale))
               if np.allclose(shift, scale, rtol=0, atol=1e-9) else None)
 
 
-def _keep(key, glyph) -> None:
-    _GLYPHS[key] = glyph
-    if len(_GLYPHS) > GLYPH_CACHE_SIZE:
-        _GLYPHS.popitem(last=False)
+def _read_styles(svg_mobject, keys: list) -> None:
+    """The shape manim's reading makes of a square drawn in each style of ``keys``
+    (the path's own style under its groups' styles), all in one reading: what a glyph
+    in that style takes its colours and strokes from."""
+    if not keys:
+        return
+    symbols = [(key[-2], _SQUARE) for key in keys]
+    mobs = _manim_reads(svg_mobject, keys[0][1], symbols,
+                        [(key[-1], n, "0") for n, key in enumerate(keys)])
+    if len(mobs) != len(keys):
+        if len(keys) > 1:
+            for key in keys:
+                _read_styles(svg_mobject, [key])
+        else:
+            _keep(_STYLES, keys[0], None)
+        return
+    for key, mob in zip(keys, mobs):
+        _keep(_STYLES, key, mob)
+
+
+def _keep(kept: OrderedDict, key, value) -> None:
+    kept[key] = value
+    if len(kept) > KEPT:
+        kept.popitem(last=False)
 
 
 class _GlyphByGlyph:
