@@ -9,7 +9,7 @@ import shlex
 from tests.conftest import ROOT, run_process
 
 TINY = {"--resolution": "64x36", "--fps": "2"}
-DRAWING = ("render", "frames", "pack", "batch")
+DRAWING = ("render", "frames", "pack", "batch", "narration-script")
 
 
 def readme_commands() -> list[list[str]]:
