@@ -53,8 +53,9 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(VENV)/bin/attention-explainer render "The cat ate the fish" --resolution 1080p --fps 30 --force
 
-# one test file per worker, a worker per core: renders dominate the suite's time. Files go
-# out in the order tests/conftest.py sorts them, longest first (xdist would reorder them by
+# a worker per core, each test file whole on one worker (the layout corpus's films go out
+# one by one: tests/conftest.py): renders dominate the suite's time. Files go out in the
+# order tests/conftest.py sorts them, longest first (xdist would reorder them by
 # their number of tests, and hand one worker the two longest). -rs prints why any test
 # skipped (a missing browser is said, never silent)
 # --durations=20: the run ends with where its time went (bench/slow_tests.py keeps it)

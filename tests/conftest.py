@@ -104,15 +104,32 @@ def assert_refused(proc: subprocess.CompletedProcess, *fragments: str) -> str:
 # The files that take minutes, longest first (measured on 2 cores with --durations): `make
 # test` gives each worker whole files in the order collected (--no-loadscope-reorder), so
 # these start first and the short ones fill in around them, rather than one long file
-# starting last and running on alone.
-LONGEST_FILES = ("test_layout_corpus.py", "test_readme_examples.py", "test_course.py",
+# starting last and running on alone. The corpus's films are independent and long: each
+# goes out on its own, so the workers share them.
+LONGEST_FILES = ("test_readme_examples.py", "test_course.py", "test_layout_corpus.py",
                  "test_course_rerun.py", "test_beat_tasks.py", "test_sacred_files.py",
                  "test_interrupts.py", "test_video.py", "test_film.py", "test_full_disk.py",
                  "test_frames_and_goldens.py", "test_beats.py", "test_lecture_pack.py",
                  "test_beat_cache_integrity.py", "test_cache_location.py",
                  "test_code_layout.py")
+SPREAD_FILES = {"test_layout_corpus.py"}
 
 
 def pytest_collection_modifyitems(config, items):
     rank = {name: n for n, name in enumerate(LONGEST_FILES)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))     # stable
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, but each test of SPREAD_FILES on its own (xdist's loadgroup would
+    do it by marks, but with pytest 9 its groups never reach the scheduler)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FilesAndSpreadTests(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return nodeid if Path(path).name in SPREAD_FILES else path
+
+    return FilesAndSpreadTests(config, log)
