@@ -2,14 +2,17 @@
 svgelements, which parses every glyph's outline again at each place the glyph is used (a
 text of 17 letters is 17 parses, and every number on screen is its own text); half of a
 film's scene graph time went there. Cairo writes a text's SVG in one plain form — each
-glyph's outline once, as a symbol, then groups of a colour that place the symbols — so a
-glyph is converted once, by manim and svgelements themselves (from a one-glyph SVG of the
-same form), and each use is a copy moved to its place. An SVG in any other form (a
-transform, a nested group, a shape of its own) is read by manim as before.
+glyph's outline once, as a symbol, then groups of a style (a colour) that place the
+symbols — so each outline is converted once whatever its colour, and each style once
+whatever the outline, both by manim and svgelements themselves reading a small SVG of the
+same form; each use is a copy of its outline moved to its place, in its style. An SVG in
+any other form (a transform, an attribute we do not know, a shape of its own) is read by
+manim as before.
 
 The points agree with manim's own reading to the last bits of a float (a straight line's
-control points are interpolated before, not after, the move), far below a pixel; the tests
-compare both on every script the film draws.
+control points are interpolated before, not after, the move), far below a pixel, and every
+other attribute is the same; tests/test_glyph_svg.py compares both on every script the
+film draws.
 """
 from __future__ import annotations
 
