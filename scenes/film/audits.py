@@ -37,6 +37,10 @@ def drawn_size(mob) -> float | None:
 
 
 def _visible(mob) -> bool:
+    return once("visible", mob, _read_visible)
+
+
+def _read_visible(mob) -> bool:
     parts = [m for m in mob.get_family() if m.has_points()]
     return bool(parts) and max(float(m.get_fill_opacity()) for m in parts) > 0.05
 
@@ -162,6 +166,10 @@ def _each_unit(scene):
 
 def _every_text(scene):
     """Every text in the scene, seen or not, each as one unit."""
+    return units_once(scene, _each_text)
+
+
+def _each_text(scene):
     return (mob for mob, is_text in _walk(scene) if is_text)
 
 

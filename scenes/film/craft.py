@@ -240,18 +240,21 @@ class FlashWatch:
         present = [(audits._label(t), t.get_center()[:2].copy(),
                     audits._text_opacity(t) >= audits.SOLID and id(t) not in in_play)
                    for t in audits._every_text(scene) if id(t) in in_play or audits._visible(t)]
+        places: dict[str, list] = {}        # label: [(where, solid)]: looked up, not scanned
+        for label, where, solid in present:
+            places.setdefault(label, []).append((where, solid))
 
-        def here(label, where, among):
-            return any(other == label and np.linalg.norm(at - where) <= FLASH_PLACE
-                       for other, at, *_ in among)
+        def here(label, where, solid_only=False):
+            return any(math.hypot(*(at - where)) <= FLASH_PLACE
+                       for at, solid in places.get(label, ()) if solid or not solid_only)
 
         self.gone = [g for g in self.gone if time - g[2] <= FLASH_GAP]
         self.gone += [(label, where, self.last_time) for label, where in self.solid
-                      if not here(label, where, present)]
+                      if not here(label, where)]
         flashes, still_gone = [], []
         solid_now = [(label, where) for label, where, solid in present if solid]
         for label, where, went in self.gone:
-            if here(label, where, solid_now):
+            if here(label, where, solid_only=True):
                 flashes.append((label, round(went, 2)))
             else:
                 still_gone.append((label, where, went))

@@ -9,14 +9,17 @@ import contextlib
 
 __all__ = ["looking", "once", "units_once"]
 
-_picture: list | None = None     # [scene, its units or None, {(kind, id): (value, mob)}]
+_picture: list | None = None     # [scene, {read: its list}, {(kind, id): (value, mob)}]
 
 
 @contextlib.contextmanager
 def looking(scene):
     """Within: ``scene`` stands still, and what the checks read of it is read once."""
     global _picture
-    outer, _picture = _picture, [scene, None, {}]
+    if _picture is not None and _picture[0] is scene:
+        yield                    # already looking at it: the same picture
+        return
+    outer, _picture = _picture, [scene, {}, {}]
     try:
         yield
     finally:
@@ -24,12 +27,13 @@ def looking(scene):
 
 
 def units_once(scene, read):
-    """``read(scene)``'s units, read once while looking at ``scene`` (else each time)."""
+    """``read(scene)`` (what is on it: units, texts), read once while looking at ``scene``
+    (else each time)."""
     if _picture is None or _picture[0] is not scene:
         return read(scene)
-    if _picture[1] is None:
-        _picture[1] = list(read(scene))
-    return _picture[1]
+    if read not in _picture[1]:
+        _picture[1][read] = list(read(scene))
+    return _picture[1][read]
 
 
 def once(kind: str, mob, read):
