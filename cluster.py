@@ -93,8 +93,9 @@ class _CutOffByAnInterrupt(logging.Filter):
         import asyncio
 
         exc = record.exc_info[1] if record.exc_info else None
-        return exc is None or not (isinstance(exc, asyncio.CancelledError)
-                    or type(exc).__module__.startswith("distributed."))
+        cut_off = isinstance(exc, asyncio.CancelledError) \
+            or type(exc).__module__.startswith("distributed.")
+        return exc is None or not cut_off
 
 
 def _connect(client_class, address: str):
