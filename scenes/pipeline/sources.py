@@ -110,7 +110,7 @@ def _imports(root: Path, name: str, path: Path) -> set[str]:
     names: set[str] = set()
     # the package root's functions are its lazy API (explainer, the CLI): they never run
     # when the drawing imports its modules, so only its module-level imports count
-    nodes = tree.body if name == PACKAGE else ast.walk(tree)
+    nodes = tree.body if name == PACKAGE else _statements(tree.body)
     for node in nodes:
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
@@ -125,3 +125,17 @@ def _imports(root: Path, name: str, path: Path) -> set[str]:
             names.add(prefix)
             names |= {f"{prefix}.{alias.name}" for alias in node.names if alias.name != "*"}
     return names
+
+
+def _statements(body: list):
+    """Every statement in ``body``, nested ones too (an import is a statement, never part
+    of an expression: walking the statements alone finds them all, several times faster
+    than walking every node)."""
+    for node in body:
+        yield node
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+        for part in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+            yield from _statements(part.body)
