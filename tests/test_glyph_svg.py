@@ -36,17 +36,36 @@ def test_a_text_read_glyph_by_glyph_is_the_text_manim_reads(kind, text, options)
     quick_kind = QuickText if kind is Text else QuickMarkupText
     whole = _built(kind, text, options)
     for _ in range(2):                       # converted, then from the kept glyphs
-        quick = _built(quick_kind, text, options)
-        a, b = whole.family_members_with_points(), quick.family_members_with_points()
-        assert len(a) == len(b) and len(whole.submobjects) == len(quick.submobjects)
-        for x, y in zip(a, b):
-            assert x.points.shape == y.points.shape
-            assert np.abs(x.points - y.points).max() < 1e-9
-            # every other attribute alike: colours, opacities, strokes, what manim keeps
-            assert set(x.__dict__) == set(y.__dict__)
-            for name, value in x.__dict__.items():
-                if name not in ("points", "path_obj", "submobjects"):
-                    assert _same(value, y.__dict__[name]), name
+        _assert_alike(whole, _built(quick_kind, text, options))
+
+
+@pytest.mark.parametrize("kind, text, options", CASES, ids=[c[1][:12] for c in CASES])
+def test_outlines_read_from_their_path_data_are_the_outlines_manim_reads(kind, text, options):
+    quick_kind = QuickText if kind is Text else QuickMarkupText
+    _built(quick_kind, "Ab1 猫", {"font": style.SERIF})     # the first of a kind: by manim
+    assert any(glyph_svg._TEMPLATES.values()), "no kind of outline is read from its data"
+    glyph_svg._OUTLINES.clear()              # every outline again, now from its path data
+    _assert_alike(_built(kind, text, options), _built(quick_kind, text, options))
+
+
+def test_path_data_this_reading_does_not_take_goes_to_manim():
+    unit = (1.0, 1.0)
+    assert glyph_svg._path_points("M 0 0 L 1 0 L 1 1 Z", unit).shape == (12, 3)
+    for data in ("M 0 0 Q 1 1 2 0", "m 0 0 l 1 0", "M 0 0 L 1", "L 1 1", "M 0 0 H 2", ""):
+        assert glyph_svg._path_points(data, unit) is None, data
+
+
+def _assert_alike(whole, quick) -> None:
+    a, b = whole.family_members_with_points(), quick.family_members_with_points()
+    assert len(a) == len(b) and len(whole.submobjects) == len(quick.submobjects)
+    for x, y in zip(a, b):
+        assert x.points.shape == y.points.shape
+        assert np.abs(x.points - y.points).max() < 1e-9
+        # every other attribute alike: colours, opacities, strokes, what manim keeps
+        assert set(x.__dict__) == set(y.__dict__)
+        for name, value in x.__dict__.items():
+            if name not in ("points", "path_obj", "submobjects"):
+                assert _same(value, y.__dict__[name]), name
 
 
 def _same(a, b) -> bool:

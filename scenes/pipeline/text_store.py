@@ -60,10 +60,12 @@ class TextStore:
         """Keep ``made`` for ``key``: its pickle under a header of its sha256, readable and
         writable by us alone (mkstemp), renamed into place whole."""
         path = self.file(key)
-        kept = copy_mobject(made)
-        for part in kept.get_family():
-            if hasattr(part, "path_obj"):    # the parsed SVG path: only read while building
-                part.path_obj = None
+        kept = made
+        if any(getattr(part, "path_obj", None) is not None for part in made.get_family()):
+            kept = copy_mobject(made)      # the parsed SVG path: only read while building
+            for part in kept.get_family():
+                if hasattr(part, "path_obj"):
+                    part.path_obj = None
         temporary = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

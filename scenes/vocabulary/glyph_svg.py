@@ -147,11 +147,25 @@ def _manim_reads(svg_mobject, root_attrs, symbols: list[tuple[str, str]],
 
 
 def _read_outlines(svg_mobject, keys: list) -> None:
-    """Convert the outlines of ``keys`` (not yet kept), all in one reading, each used
-    twice: at the origin and one unit on, which gives the scale a use's place is
-    multiplied by. Each is kept as (prototype at the origin, or False where manim makes no
-    shape of it, (x scale, y scale)), or None where manim's reading is not one shape per
-    use moved by a plain scale (then a text using it is read whole)."""
+    """Convert the outlines of ``keys`` (not yet kept): from their path data where a
+    template of their kind is known (:func:`_from_path_data`), the rest by manim."""
+    by_manim = []
+    for key in keys:
+        made = _from_path_data(key)
+        if made is None:
+            by_manim.append(key)
+        else:
+            _keep(_OUTLINES, key, made)
+    _read_outlines_by_manim(svg_mobject, by_manim)
+
+
+def _read_outlines_by_manim(svg_mobject, keys: list) -> None:
+    """Convert the outlines of ``keys`` all in one reading by manim, each used twice: at
+    the origin and one unit on, which gives the scale a use's place is multiplied by.
+    Each is kept as (prototype at the origin, or False where manim makes no shape of it,
+    (x scale, y scale)), or None where manim's reading is not one shape per use moved by
+    a plain scale (then a text using it is read whole). The first of a kind teaches
+    :func:`_from_path_data` (a template), if it reads the same."""
     if not keys:
         return
     uses = [((), n, at) for n in range(len(keys)) for at in ("0", "1")]
@@ -160,7 +174,7 @@ def _read_outlines(svg_mobject, keys: list) -> None:
     if len(mobs) != 2 * len(drawn):
         if len(keys) > 1:                  # which outline misread is not known: one by one
             for key in keys:
-                _read_outlines(svg_mobject, [key])
+                _read_outlines_by_manim(svg_mobject, [key])
         else:
             _keep(_OUTLINES, keys[0], None)
         return
@@ -174,9 +188,101 @@ def _read_outlines(svg_mobject, keys: list) -> None:
             continue
         shift = (moved.points - at_origin.points)[:, :2]
         scale = shift.mean(0)
-        # a plain scale (no turn, no skew) moves every point alike
-        _keep(_OUTLINES, key, (at_origin, tuple(float(v) for v in scale))
-              if np.allclose(shift, scale, rtol=0, atol=1e-9) else None)
+        # the parsed SVG path is only read while a shape is built (generate_points): a
+        # use never needs it, and a kept text is pickled without copying it away first
+        at_origin.path_obj = None
+        plain = np.allclose(shift, scale, rtol=0, atol=1e-9)
+        _keep(_OUTLINES, key, (at_origin, tuple(float(v) for v in scale)) if plain else None)
+        if plain and _template_key(key) not in _TEMPLATES:
+            _learn_template(svg_mobject, key, at_origin, tuple(float(v) for v in scale))
+
+
+# ---- outlines from their path data ------------------------------------------------------
+# svgelements parsing a glyph's path data was most of a cold text's cost. Cairo writes an
+# outline as absolute M, L, C and Z only; read here, each point is what svgelements makes
+# of it (the number times the SVG's unit scale, as its matrix multiplies it) and what
+# manim's path reading then builds (a line as a cubic with control points at thirds, a
+# close drawn only when the pen is away from where its subpath began). A kind of outline
+# (one text class, SVG size and path style) is read so only after its first outline read
+# by manim came out exactly the same; any other path data goes to manim.
+_TEMPLATES: dict = {}    # (kind, path style) -> (a shape to copy, (x, y) unit scale) or False
+
+
+def _template_key(key) -> tuple:
+    return key[:-1] + (key[-1][0],)
+
+
+def _learn_template(svg_mobject, key, at_origin, scale) -> None:
+    """Learn from ``at_origin`` (manim's reading of ``key``) how this kind of outline is
+    read, if reading its path data here gives exactly its points; else manim reads them."""
+    # the exact unit scale: where svgelements puts the point (1, 1), with no sums to round
+    unit = _manim_reads(svg_mobject, key[1], [(key[-1][0], "M 1 1 L 2 1 Z")], [((), 0, "0")])
+    template = False
+    if len(unit) == 1 and len(unit[0].points):
+        exact = (float(unit[0].points[0][0]), float(unit[0].points[0][1]))
+        points = _path_points(key[-1][1], exact)
+        if np.allclose(exact, scale, rtol=1e-9, atol=0) and points is not None \
+                and points.shape == at_origin.points.shape \
+                and np.array_equal(points, at_origin.points):
+            template = (at_origin, exact)
+    _TEMPLATES[_template_key(key)] = template
+
+
+def _from_path_data(key):
+    """(prototype, scale) of ``key``'s outline read from its path data, or None (no
+    template of its kind yet, or data this reading does not take)."""
+    template = _TEMPLATES.get(_template_key(key))
+    if not template:
+        return None
+    shape, scale = template
+    points = _path_points(key[-1][1], scale)
+    if points is None:
+        return None
+    prototype = copy_mobject(shape)
+    del prototype.original_id
+    prototype.points = points
+    return prototype, scale
+
+
+def _path_points(data: str, scale: tuple[float, float]) -> np.ndarray | None:
+    """The points manim makes of path ``data`` (absolute M, L, C, Z) at ``scale``, or
+    None for any other command or an empty outline."""
+    sx, sy = scale
+    tokens = data.split()
+    points: list = []
+    pen = start = None
+
+    def at(i: int) -> np.ndarray:
+        return np.array([float(tokens[i]) * sx, float(tokens[i + 1]) * sy, 0.0])
+
+    def line(a, b) -> None:
+        points.extend((a, (a + a + b) / 3, (a + b + b) / 3, b))
+
+    i = 0
+    try:
+        while i < len(tokens):
+            command = tokens[i]
+            if command == "M":
+                pen = start = at(i + 1)
+                i += 3
+            elif command == "L":
+                end = at(i + 1)
+                line(pen, end)
+                pen, i = end, i + 3
+            elif command == "C":
+                end = at(i + 5)
+                points.extend((pen, at(i + 1), at(i + 3), end))
+                pen, i = end, i + 7
+            elif command == "Z":
+                if abs(np.linalg.norm(pen - start)) > 0.0001:
+                    line(pen, start)
+                    pen = start
+                i += 1
+            else:
+                return None
+    except (IndexError, ValueError, TypeError):
+        return None
+    return np.array(points, ndmin=2, dtype="float64") if points else None
 
 
 def _read_styles(svg_mobject, keys: list) -> None:
