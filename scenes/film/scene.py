@@ -151,13 +151,15 @@ class FilmScene(MovingCameraScene):
 
     def construct(self) -> None:
         for n, beat_cls in enumerate(self.beat_classes):
-            self.run_beat(beat_cls, last=self.ends_film and n == len(self.beat_classes) - 1)
+            final = n == len(self.beat_classes) - 1
+            self.run_beat(beat_cls, last=self.ends_film and final, more=not final)
         if self.audit:
             self.settle_faults()
 
-    def run_beat(self, beat_cls, last: bool = False) -> None:
+    def run_beat(self, beat_cls, last: bool = False, more: bool = True) -> None:
         """Play one beat and do its bookkeeping: start from the stage its predecessor
-        leaves, key frame, hold, captions, hand the stage on."""
+        leaves, key frame, hold, captions, hand the stage on (``more``: another beat is
+        drawn after it in this scene)."""
         self.book.beat = beat_cls.name
         start = self.renderer.time
         first_caption = caption_count(self)
@@ -189,7 +191,7 @@ class FilmScene(MovingCameraScene):
         if self.audit:
             self.findings += craft.empty_half(beat_cls.name, self._halves)
         if not last:
-            self.hand_off(beat)
+            self.hand_off(beat, more=more)
         separate_captions(self, first_caption)
         self.beat_times[beat_cls.name] = (start, self.renderer.time)
         self.played.append(beat_cls.name)
@@ -207,11 +209,15 @@ class FilmScene(MovingCameraScene):
         beat ends here, and the next clip starts)."""
         self.handoff_times[beat] = self.renderer.time
 
-    def hand_off(self, beat: Beat) -> None:
-        """The beat hands its stage on; then the scene holds exactly what the next beat
-        starts from (the same objects a beat rendered alone builds)."""
+    def hand_off(self, beat: Beat, more: bool = True) -> None:
+        """The beat hands its stage on; then, if another beat follows here (``more``) or
+        the layout is audited, the scene holds exactly what the next beat starts from (the
+        same objects a beat rendered alone builds). A segment's last hand-off is its last
+        picture: the next beat's segment builds that stage for itself."""
         self.mark_hand_off(beat.name)
         beat.hand_off()
+        if not more and not self.audit:
+            return
         self.stage = type(beat).leaves(self)
         if self.audit and craft.near_empty(self.stage, Role.OVERLAY):
             self.layout_log.append((beat.name, "near-empty hand-off",
