@@ -55,11 +55,26 @@ def test_every_readme_example_runs(tmp_path, tmp_path_factory):
         tiny_models.build(family, tmp_path / "models" / name)
     # a beat cache of its own: the README's `cache clear` must not empty the one the
     # other tests of this worker share
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path_factory.mktemp("readme-cache")))
+    cache_home = tmp_path_factory.mktemp("readme-cache")
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache_home))
+    copy_home = None
     for argv in readme_commands():
-        proc = run_process(*tiny(argv), cwd=tmp_path, timeout=900, env=env)
+        run_env = env
+        if argv[0] == "cache":
+            # `cache info` and `cache clear` act on a copy of the cache as the examples
+            # before them filled it: the examples after them start from what those kept,
+            # as a reader's would, instead of drawing every beat and text again
+            if copy_home is None:
+                copy_home = tmp_path_factory.mktemp("readme-cache-copy")
+                shutil.copytree(cache_home, copy_home, dirs_exist_ok=True, symlinks=True)
+            run_env = dict(env, XDG_CACHE_HOME=str(copy_home))
+        proc = run_process(*tiny(argv), cwd=tmp_path, timeout=900, env=run_env)
         assert proc.returncode == 0, f"`attention-explainer {shlex.join(argv)}` failed:\n" \
                                      f"{proc.stderr[-1500:]}"
+        if argv[:2] == ["cache", "clear"]:
+            assert "removed" in proc.stdout + proc.stderr
+            left = [p for p in (copy_home / "attention-explainer").rglob("*") if p.is_file()]
+            assert not left, f"`cache clear` left {left[:5]}"
     written = {p.relative_to(tmp_path).parts[0] for p in tmp_path.rglob("*") if p.is_file()}
     assert "renders" in written and "atlas.png" in written, sorted(written)
     assert not [p for p in tmp_path.rglob(".attention-explainer-*")], "leftovers"
