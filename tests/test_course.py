@@ -11,7 +11,7 @@ import pytest
 
 from conftest import CLI, ROOT, run_process
 
-SMALL = 'resolution = "320x180"\nfps = 10\nbeats = "title,embed,summary"\n'
+SMALL = 'resolution = "160x90"\nfps = 5\nbeats = "title,embed,summary"\n'
 
 
 def _course(tmp_path: Path, explainers: list[str], defaults: str = SMALL) -> Path:
@@ -32,7 +32,7 @@ def _valid_video(path: Path, seconds_at_least: float = 5) -> None:
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
         frames = sum(1 for _ in container.decode(stream))
-        assert (stream.width, stream.height) == (320, 180)
+        assert (stream.width, stream.height) == (160, 90)
         assert frames / float(stream.average_rate) >= seconds_at_least
 
 
@@ -41,10 +41,10 @@ def test_a_course_renders_on_two_workers_and_a_rerun_renders_nothing(tmp_path):
     first = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2)
     assert first.returncode == 0, first.stderr[-3000:]
     out = tmp_path / "out"
-    for name in ("cat-320x180.mp4", "beijing-320x180.mp4"):
+    for name in ("cat-160x90.mp4", "beijing-160x90.mp4"):
         _valid_video(out / name)
         assert (out / name).with_suffix(".srt").stat().st_size > 0
-    pack = out / "tired-320x180"
+    pack = out / "tired-160x90"
     _valid_video(pack / "explainer.mp4")
     assert (pack / "slides.pptx").is_file() and (pack / "index.html").is_file()
     assert len(list((pack / "clips").glob("*.mp4"))) == 3
