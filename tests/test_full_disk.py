@@ -110,10 +110,11 @@ def test_a_full_folder_for_a_trace(tmp_path):
 
 @needs_a_tmpfs
 def test_a_full_course_folder(tmp_path):
-    # a course of two explainers, one with a pack: the course's writes, not its size, are
-    # under test (the README's example course runs in test_readme_examples)
+    # a course of two explainers of two beats, one with a pack: the course's writes, not
+    # its size, are under test (the README's example course runs in test_readme_examples)
     course = tmp_path / "course.toml"
-    course.write_text('[defaults]\npack = true\n\n[[explainer]]\nsentence = "A dog sat"\n'
+    course.write_text('[defaults]\npack = true\nbeats = "title,embed"\n\n[[explainer]]\n'
+                      'sentence = "A dog sat"\n'
                       'output = "dog"\n\n[[explainer]]\nsentence = "Hi"\noutput = "hi"\n'
                       'pack = false\n', encoding="utf-8")
     full = tmp_path / "full"
