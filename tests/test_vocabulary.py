@@ -303,3 +303,20 @@ def test_a_word_that_reads_as_a_sign_is_quoted_beside_a_mark():
     assert [w for w in signs if not reads_as_a_sign(w)] == []
     assert [w for w in words if reads_as_a_sign(w)] == []
     assert mark_label("一") == "\u2018一\u2019" and mark_label("猫") == "猫"
+
+
+def test_the_faster_family_is_manims_family():
+    """fastcopy.family_of lists what manim's get_family lists, in its order: a tree, a
+    mobject met twice (kept at its last place), a cycle (skipped on its own path)."""
+    from manim import Dot, VGroup
+
+    from attention_explainer.scenes.vocabulary.fastcopy import family_of, manims_get_family
+
+    manims = manims_get_family
+    assert manims is not family_of
+    a, b, c, shared = Dot(), Dot(), Dot(), Dot()
+    tree = VGroup(VGroup(a, shared), VGroup(b, VGroup(c, shared)), shared)
+    looped = VGroup(a, VGroup(b))
+    looped.submobjects[1].submobjects.append(looped)
+    for mob in (tree, looped, a, VGroup()):
+        assert [id(m) for m in family_of(mob)] == [id(m) for m in manims(mob)]
