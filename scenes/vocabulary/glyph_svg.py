@@ -4,10 +4,11 @@ text of 17 letters is 17 parses, and every number on screen is its own text); ha
 film's scene graph time went there. Cairo writes a text's SVG in one plain form — each
 glyph's outline once, as a symbol, then groups of a style (a colour) that place the
 symbols — so each outline is converted once whatever its colour, and each style once
-whatever the outline, both by manim and svgelements themselves reading a small SVG of the
-same form; each use is a copy of its outline moved to its place, in its style. An SVG in
-any other form (a transform, an attribute we do not know, a shape of its own) is read by
-manim as before.
+whatever the outline, by manim and svgelements themselves reading a small SVG of the same
+form (an outline of a kind manim has already read the same way is read from its path
+data: see _from_path_data); each use is a copy of its outline moved to its place, in its
+style. An SVG in any other form (a transform, an attribute we do not know, a shape of its
+own) is read by manim as before.
 
 The points agree with manim's own reading to the last bits of a float (a straight line's
 control points are interpolated before, not after, the move), far below a pixel, and every
