@@ -16,6 +16,7 @@ import numpy as np
 from ..facts import TRACE_DEFAULTS
 from . import DEFAULT_SENTENCE, bert, grammar, selection
 from .attention import MaskSpec, build_mask, parse_mask
+from .device import one_cpu_thread
 from .errors import InputError
 from .model_kinds import (MODEL_CHOICES, Forward, HFModelFiles, ModelKind, kind_for,
                           loaded_weights, model_files)
@@ -161,7 +162,7 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
 
     setup = _setup(req)
     kind, device = setup.kind, setup.device
-    with torch.inference_mode():
+    with one_cpu_thread(), torch.inference_mode():
         weights = loaded_weights(kind.weights_of, str(device),
                                   str(setup.dtype).replace("torch.", ""))
         run = kind.forward(weights, torch.tensor([setup.tokens.ids], device=device), setup)
@@ -186,7 +187,7 @@ def atlas_for(req: TraceRequest):
 
     setup = _setup(req)
     kind, device = setup.kind, setup.device
-    with torch.inference_mode():
+    with one_cpu_thread(), torch.inference_mode():
         weights = loaded_weights(kind.weights_of, str(device),
                                   str(setup.dtype).replace("torch.", ""))
         every_layer = dataclasses.replace(setup, layer_spec="auto")

@@ -1,10 +1,14 @@
-"""Choosing where and in which precision the model runs."""
+"""Choosing where and in which precision the model runs, and on how many CPU threads."""
 from __future__ import annotations
+
+import contextlib
+import threading
 
 from ..facts import DTYPES, TRACE_DEFAULTS
 from .errors import InputError
 
-__all__ = ["check_device_name", "check_dtype_name", "resolve_device", "resolve_dtype"]
+__all__ = ["check_device_name", "check_dtype_name", "one_cpu_thread", "resolve_device",
+           "resolve_dtype"]
 
 DEVICE_NAMES = ("auto", "cpu", "cuda")
 
@@ -46,3 +50,30 @@ def resolve_dtype(name: str = TRACE_DEFAULTS["dtype"]):
     import torch
 
     return getattr(torch, check_dtype_name(name))
+
+
+_threads = {"lock": threading.Lock(), "users": 0, "before": 0}
+
+
+@contextlib.contextmanager
+def one_cpu_thread():
+    """Torch's CPU kernels on one thread while a model runs. A matrix product splits its
+    sums over the threads it has, in an order that depends on their number: the last bits
+    of a trace, and so its fingerprint (which names its films in the beat cache), would
+    differ between a render using every core and a course's worker with one thread. The
+    sentence is short: one thread costs little. Threads of one process that run models at
+    once share the setting; the last to leave puts the count back."""
+    import torch
+
+    with _threads["lock"]:
+        if _threads["users"] == 0:
+            _threads["before"] = torch.get_num_threads()
+            torch.set_num_threads(1)
+        _threads["users"] += 1
+    try:
+        yield
+    finally:
+        with _threads["lock"]:
+            _threads["users"] -= 1
+            if _threads["users"] == 0:
+                torch.set_num_threads(_threads["before"])

@@ -105,3 +105,38 @@ def test_the_default_comparison_tolerates_an_edge_redrawn_not_a_change(delta, pa
     assert result.passed is passes
     assert not compare("a.png", Image.fromarray(fresh.clip(0, 255).astype(np.uint8)),
                        Image.fromarray(golden), tolerance=0).passed
+
+
+def test_a_trace_does_not_follow_the_number_of_cpu_threads():
+    """torch splits a product's sums over its threads: a render (every core) and a course's
+    worker (one thread) got traces a few last bits apart, so a course drew again every beat
+    a render had just drawn (the fingerprint names the beat cache's entries)."""
+    import threading
+
+    import torch
+
+    from attention_explainer.attention_core.api import TraceRequest, atlas_for, trace_for
+
+    before = torch.get_num_threads()
+    sentence = "The cat ate the fish"
+    prints, atlases = set(), set()
+    try:
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            prints.add(trace_for(TraceRequest(sentence=sentence)).fingerprint())
+            atlases.add(atlas_for(TraceRequest(sentence=sentence)).weights.tobytes())
+            assert torch.get_num_threads() == threads          # given back as it was
+        # two threads of one process tracing at once: each on one thread, the count back
+        torch.set_num_threads(2)
+        found = []
+        runs = [threading.Thread(target=lambda: found.append(
+            trace_for(TraceRequest(sentence=sentence)).fingerprint())) for _ in range(2)]
+        for run in runs:
+            run.start()
+        for run in runs:
+            run.join()
+        prints.update(found)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert len(prints) == 1 and len(atlases) == 1
