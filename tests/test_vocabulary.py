@@ -320,3 +320,27 @@ def test_the_faster_family_is_manims_family():
     looped.submobjects[1].submobjects.append(looped)
     for mob in (tree, looped, a, VGroup()):
         assert [id(m) for m in family_of(mob)] == [id(m) for m in manims(mob)]
+
+
+def test_the_faster_bounds_are_manims_bounds():
+    """fastbounds gives the boundary points and extremes manim's own code gives, to the
+    bit: text, shapes, a point, a group holding an empty group, an empty group."""
+    import numpy as np
+    from manim import Circle, Dot, Line, RoundedRectangle, Text, VGroup, VMobject
+
+    from attention_explainer.scenes.vocabulary import fastbounds
+
+    fastbounds.install()
+    point = VMobject()
+    point.set_points(np.array([[0.5, -0.25, 0.0]]))
+    cases = [Text("Wörter 猫", font_size=40).shift(0.3 * np.array([1, -2, 0])),
+             Circle().rotate(0.4).shift([1, 2, 0]), RoundedRectangle(corner_radius=0.2),
+             VGroup(Dot(), VGroup(), Line([-3, 1, 0], [2, -1, 0])), point, VGroup(VGroup()),
+             VGroup()]
+    for mob in cases:
+        ours, manims = fastbounds.boundary_points(mob), fastbounds.manims_boundary(mob)
+        assert ours.shape == manims.shape and np.array_equal(ours, manims)
+        for dim in range(3):
+            for reduce in (max, min):
+                assert fastbounds.reduce_across(mob, reduce, dim) == \
+                    fastbounds.manims_reduce(mob, reduce, dim)

@@ -201,11 +201,12 @@ def outside_the_frame(scene, margin: float = FRAME_MARGIN, in_play=frozenset(),
     it leaves or finds, and what fades in or out (``in_play``, under 0.6 opacity) may stand
     on the edge."""
     frame = scene.camera.frame
-    zoom = frame.width / config.frame_width
+    width, height = frame_size(frame)
+    zoom = width / config.frame_width
     close_up = zoom < 1 - 1e-3
     camera_moving = id(frame) in in_play     # a pan sweeps its edge over what it leaves
     cx, cy = frame.get_center()[:2]
-    half_w, half_h = frame.width / 2 - margin * zoom, frame.height / 2 - margin * zoom
+    half_w, half_h = width / 2 - margin * zoom, height / 2 - margin * zoom
     faults = []
     for mob, kind in _units(scene):
         if kind == "shape" and (close_up or _fills_the_frame(mob, frame)):
@@ -215,8 +216,8 @@ def outside_the_frame(scene, margin: float = FRAME_MARGIN, in_play=frozenset(),
         if id(mob) in in_play and _text_opacity(mob) < 0.6:
             continue                  # on its way in or out
         x0, y0, x1, y1 = _box(mob)
-        if x1 <= cx - frame.width / 2 or x0 >= cx + frame.width / 2 \
-                or y1 <= cy - frame.height / 2 or y0 >= cy + frame.height / 2:
+        if x1 <= cx - width / 2 or x0 >= cx + width / 2 \
+                or y1 <= cy - height / 2 or y0 >= cy + height / 2:
             continue                  # wholly outside: not seen at all, so not cut
         edges = [name for name, out in (("left", x0 < cx - half_w), ("right", x1 > cx + half_w),
                                         ("bottom", y0 < cy - half_h), ("top", y1 > cy + half_h))
@@ -230,7 +231,12 @@ def outside_the_frame(scene, margin: float = FRAME_MARGIN, in_play=frozenset(),
 def _fills_the_frame(mob, frame) -> bool:
     """A backdrop (a rectangle as large as the frame or larger) is meant to reach past it."""
     x0, y0, x1, y1 = _box(mob)
-    return x1 - x0 >= frame.width * 0.98 and y1 - y0 >= frame.height * 0.98
+    width, height = frame_size(frame)
+    return x1 - x0 >= width * 0.98 and y1 - y0 >= height * 0.98
+
+
+def frame_size(frame) -> tuple[float, float]:        # measured once while looking
+    return once("size", frame, lambda f: (f.width, f.height))
 
 
 def _glyph_boxes(text) -> np.ndarray:

@@ -60,19 +60,20 @@ def texts_near_the_edge(scene, in_play=frozenset()) -> list[tuple[str, str]]:
     (shapes may come to ``audits.FRAME_MARGIN``), when the camera shows the whole stage: a
     moving camera's edge sweeps over what it passes, a close-up crops what it shows."""
     frame = scene.camera.frame
-    zoom = frame.width / config.frame_width
+    width, height = audits.frame_size(frame)
+    zoom = width / config.frame_width
     if id(frame) in in_play or zoom < 1 - 1e-3:
         return []       # a close-up crops the stage: what it cuts is outside_the_frame's
     cx, cy = frame.get_center()[:2]
-    half_w = frame.width / 2 - TEXT_MARGIN * zoom
-    half_h = frame.height / 2 - TEXT_MARGIN * zoom
+    half_w = width / 2 - TEXT_MARGIN * zoom
+    half_h = height / 2 - TEXT_MARGIN * zoom
     found = []
     for text in audits.visible_text_units(scene):
         if id(text) in in_play or audits._text_opacity(text) < audits.SOLID:
             continue
         x0, y0, x1, y1 = audits.box_of(text)
-        if x1 <= cx - frame.width / 2 or x0 >= cx + frame.width / 2 \
-                or y1 <= cy - frame.height / 2 or y0 >= cy + frame.height / 2:
+        if x1 <= cx - width / 2 or x0 >= cx + width / 2 \
+                or y1 <= cy - height / 2 or y0 >= cy + height / 2:
             continue
         edges = [name for name, near in (("left", x0 < cx - half_w), ("right", x1 > cx + half_w),
                                          ("bottom", y0 < cy - half_h), ("top", y1 > cy + half_h))

@@ -7,7 +7,7 @@ from manim import ORIGIN, MovingCameraScene, config
 
 from . import audits, craft
 from .looking import looking
-from ..vocabulary import fastcopy, manim_fixes, style
+from ..vocabulary import fastbounds, fastcopy, manim_fixes, style
 from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
@@ -59,6 +59,7 @@ class FilmScene(MovingCameraScene):
         self._unsettled: list = []           # the last play's end faults, with their ids
         style.register_fonts()
         fastcopy.install()
+        fastbounds.install()
         manim_fixes.install()
         super().__init__(**kwargs)
 

@@ -35,24 +35,41 @@ _installed = False
 manims_get_family = Mobject.get_family      # manim's own (its tests compare)
 
 
+_SHARE, _ARRAY, _MOBJECT, _LIST, _TUPLE, _DICT, _DEEP = range(7)
+_kinds: dict[type, int] = {}         # what _copy does with a value, by its class
+
+
+def _kind(cls: type) -> int:
+    kind = _kinds.get(cls)
+    if kind is None:      # the checks isinstance made, once per class (ABCs are slow)
+        kind = (_SHARE if issubclass(cls, _SHARED) else _ARRAY if issubclass(cls, np.ndarray)
+                else _MOBJECT if issubclass(cls, Mobject) else _LIST if cls is list
+                else _TUPLE if cls is tuple else _DICT if cls is dict else _DEEP)
+        _kinds[cls] = kind
+    return kind
+
+
 def _copy(value: Any, memo: dict) -> Any:
+    kind = _kinds.get(value.__class__)
+    if kind is None:
+        kind = _kind(value.__class__)
+    if kind == _SHARE:
+        return value
     found = memo.get(id(value))
     if found is not None:
         return found
-    if isinstance(value, _SHARED):
-        return value
-    if isinstance(value, np.ndarray):
+    if kind == _ARRAY:
         result = value.copy()
-    elif isinstance(value, Mobject):
+    elif kind == _MOBJECT:
         return copy_mobject(value, memo)
-    elif type(value) is list:
+    elif kind == _LIST:
         result = []
         memo[id(value)] = result
         result.extend(_copy(item, memo) for item in value)
         return result
-    elif type(value) is tuple:
+    elif kind == _TUPLE:
         result = tuple(_copy(item, memo) for item in value)
-    elif type(value) is dict:
+    elif kind == _DICT:
         result = {}
         memo[id(value)] = result
         for key, item in value.items():
@@ -81,6 +98,8 @@ def family_of(mobject: Mobject, recurse: bool = True) -> list[Mobject]:
     depth first, a mobject met again on its own path (a cycle) skipped, and one met twice
     kept at its last place, as manim's own. Every play, audit and draw asks for families
     hundreds of thousands of times a film; this walk is twice as fast."""
+    if not mobject.submobjects:
+        return [mobject]
     found = [mobject]
     on_path = {id(mobject)}
     path = [mobject]
