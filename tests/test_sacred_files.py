@@ -234,16 +234,23 @@ def test_interrupts_leave_nothing(command, sig, good_set, tmp_path):
 
 def test_killed_renders_never_touch_the_previous_set_and_the_next_run_sweeps(good_set,
                                                                              tmp_path):
-    """SIGKILL at random moments (seeded, 0.5 to 7 s in), 12 times; then one more render
-    into the same folder."""
+    """SIGKILL at 8 moments spread over a render's own length (measured first: one moment
+    in each eighth of it, seeded, so the start, the drawing, the writing and the commit
+    each meet a kill; a kill after the end would test nothing); then one more render into
+    the same folder."""
+    started_at = time.monotonic()
+    proc = run_process("render", "A dog sat", *QUICK, "-o", tmp_path / "measure" / "talk.mp4")
+    assert proc.returncode == 0, proc.stderr
+    length = time.monotonic() - started_at
     folder = tmp_path / "out"
     put(folder, good_set)
     rng = random.Random(20)
-    for _ in range(12):
+    kills = 8
+    for n in range(kills):
         proc = subprocess.Popen(CLI + ["render", "A dog sat", *QUICK, "-o",
                                        str(folder / "talk.mp4"), "--force"], cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.5, 7.0))
+        time.sleep(length * (n + rng.random()) / kills)
         proc.kill()
         proc.wait()
         files = {k: v for k, v in listing(folder).items() if not k.startswith(".attention")}
