@@ -58,9 +58,13 @@ demo: setup
 # order tests/conftest.py sorts them, longest first (xdist would reorder them by
 # their number of tests, and hand one worker the two longest). -rs prints why any test
 # skipped (a missing browser is said, never silent)
-# --durations=20: the run ends with where its time went (bench/slow_tests.py keeps it)
+# --durations=20: the run ends with where its time went (bench/slow_tests.py keeps it).
+# One worker more than the cores: many tests wait on processes they started (a Dask
+# cluster coming up, a render to kill), and with a worker per core 2 cores were busy 185 %
+# of the time; with one more, 196 % (the suite 5 % shorter)
+TEST_WORKERS := $(shell echo $$(( $$(nproc) + 1 )))
 test: setup test-packages
-	$(VENV)/bin/python -m pytest -q -rs -n auto --dist loadfile --no-loadscope-reorder \
+	$(VENV)/bin/python -m pytest -q -rs -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder \
 	  --durations=20 $(PYTEST_ARGS)
 
 # the check for every edit (about 2 minutes on 2 cores): the numbers against the oracle,

@@ -10,6 +10,7 @@ The log must come from pytest run with ``--durations=20`` (or more; `make test` 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -27,7 +28,8 @@ SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed)[^=]*?) in ([\d.]+)s", re.M)
 
 def run_suite() -> str:
     """The suite as `make test` runs it, with the durations; its whole output."""
-    command = [sys.executable, "-m", "pytest", "-q", "-rs", "-n", "auto", "--dist", "loadfile",
+    workers = str(len(os.sched_getaffinity(0)) + 1)        # as the Makefile's TEST_WORKERS
+    command = [sys.executable, "-m", "pytest", "-q", "-rs", "-n", workers, "--dist", "loadfile",
                "--no-loadscope-reorder", f"--durations={SHOWN}"]
     started = time.monotonic()
     proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
