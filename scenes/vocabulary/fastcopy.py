@@ -87,10 +87,30 @@ def copy_mobject(mobject: Mobject, memo: dict | None = None) -> Mobject:
     cls = mobject.__class__
     result = cls.__new__(cls)
     memo[id(mobject)] = result
-    for key, value in mobject.__dict__.items():
-        setattr(result, key, _copy(value, memo))
+    attributes = mobject.__dict__
+    setters = _setters.get(cls)
+    if setters is None:
+        setters = _setters[cls] = _data_descriptors(cls)
+    if setters.isdisjoint(attributes) and cls.__setattr__ is object.__setattr__:
+        # setattr would only store each value: store them all at once
+        kinds, copied = _kinds, dict(attributes)
+        for key, value in attributes.items():
+            if kinds.get(value.__class__) != _SHARE:
+                copied[key] = _copy(value, memo)
+        result.__dict__.update(copied)
+    else:
+        for key, value in attributes.items():
+            setattr(result, key, _copy(value, memo))
     result.original_id = str(id(mobject))
     return result
+
+
+_setters: dict[type, frozenset] = {}   # by class: the names setattr would not just store
+
+
+def _data_descriptors(cls: type) -> frozenset:
+    return frozenset(name for klass in cls.__mro__ for name, member in vars(klass).items()
+                     if hasattr(type(member), "__set__"))
 
 
 def family_of(mobject: Mobject, recurse: bool = True) -> list[Mobject]:
