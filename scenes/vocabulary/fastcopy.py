@@ -40,12 +40,11 @@ _kinds: dict[type, int] = {}         # what _copy does with a value, by its clas
 
 
 def _kind(cls: type) -> int:
-    kind = _kinds.get(cls)
-    if kind is None:      # the checks isinstance made, once per class (ABCs are slow)
-        kind = (_SHARE if issubclass(cls, _SHARED) else _ARRAY if issubclass(cls, np.ndarray)
-                else _MOBJECT if issubclass(cls, Mobject) else _LIST if cls is list
-                else _TUPLE if cls is tuple else _DICT if cls is dict else _DEEP)
-        _kinds[cls] = kind
+    """The checks isinstance made, once per class (against an ABC they are slow)."""
+    kind = (_SHARE if issubclass(cls, _SHARED) else _ARRAY if issubclass(cls, np.ndarray)
+            else _MOBJECT if issubclass(cls, Mobject) else _LIST if cls is list
+            else _TUPLE if cls is tuple else _DICT if cls is dict else _DEEP)
+    _kinds[cls] = kind
     return kind
 
 
