@@ -268,10 +268,14 @@ def estimate_seconds(plan: OutputPlan) -> float:
 
 
 # ---- the tasks (run on Dask workers) ----------------------------------------------------
-def trace_task(sentence: str, options: dict):
-    from .attention_core.api import TraceRequest, trace_for
+def trace_task(sentence: str, options: dict, cache_folder: str):
+    from .attention_core.api import TraceRequest, trace_for, trace_key
+    from .scenes.pipeline.beat_cache import BeatCache
+    from .scenes.pipeline.trace_store import kept_or_computed
 
-    return trace_for(TraceRequest(sentence=sentence, **options))
+    req = TraceRequest(sentence=sentence, **options)
+    return kept_or_computed(trace_key(req), BeatCache(Path(cache_folder)).traces,
+                            lambda: trace_for(req))
 
 
 def segment_task(trace, beat: str, hands_off: bool, follows: bool, width: int, height: int,
@@ -352,7 +356,7 @@ class CourseRun:
             key = plan.trace_key()
             if key not in traces:
                 traces[key] = client.submit(trace_task, plan.sentence, plan.trace_options,
-                                            key=key, pure=False)
+                                            str(self.cache_folder), key=key, pure=False)
             trace = traces[key]
             segments = []
             for n, beat in enumerate(plan.beats):

@@ -9,6 +9,7 @@ between them; :func:`trace_for` does the rest once.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +27,7 @@ from .trace import (UPDATE_NORMED, UPDATE_PLAIN, UPDATE_PRENORM, AttentionTrace,
                     kept_projection_rows, model_label)
 
 __all__ = ["MODEL_CHOICES", "TraceRequest", "atlas_for", "check_request", "check_sentence",
-           "compute_trace", "count_tokens", "model_files", "trace_for"]
+           "compute_trace", "count_tokens", "model_files", "trace_for", "trace_key"]
 
 # the position vectors a trace keeps: this many positions at least (the sentence's, and
 # enough more that the position beat's waves show their shape)
@@ -154,6 +155,77 @@ def check_request(req: TraceRequest) -> None:
     dtype's names), without torch or the weights: raises InputError. A course checks its
     entries so before its workers start."""
     _setup(req, where_it_runs=False)
+
+
+def trace_key(req: TraceRequest) -> str | None:
+    """A hash of everything that decides the trace of ``req`` on this machine (the request
+    as given, the model's files, this package's code, the libraries' versions, the CPU):
+    a trace kept under it is the one :func:`trace_for` would compute, and a request it
+    would refuse never gets a trace kept. None where that is not known before the model
+    runs: a folder of a family transformers runs (its weights are not hashed when loaded)
+    or a device that may be a GPU."""
+    import hashlib
+    import json
+
+    from .device import check_device_name
+
+    files = model_files("minilm" if req.model == "scratch" else req.model)
+    if isinstance(files, HFModelFiles) or not _surely_the_cpu(check_device_name(req.device)):
+        return None
+    parts = {"request": vars(req), "weights": files.sha256, "config": files.config,
+             "tokenizer": bert.sha256_of(files.tokenizer_path), **_code_and_machine()}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _surely_the_cpu(device: str) -> bool:
+    """Whether the model runs on the CPU, known without torch: asked for, or ``auto`` with
+    a torch built for the CPU alone (its version says ``+cpu``)."""
+    from importlib import metadata
+
+    if device == "cpu":
+        return True
+    try:
+        return device == "auto" and metadata.version("torch").endswith("+cpu")
+    except metadata.PackageNotFoundError:
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def _code_and_machine() -> dict:
+    """What else decides a trace: this package's numbers code, the versions of the
+    libraries it calls, and the CPU (torch's kernels differ by instruction set)."""
+    import hashlib
+    import platform
+    from importlib import metadata
+    from pathlib import Path
+
+    code = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for path in sorted([*here.glob("*.py"), here.parent / "facts.py"]):
+        code.update(b"%s:%d:" % (path.name.encode(), path.stat().st_size) + path.read_bytes())
+    versions = {}
+    for name in ("torch", "numpy", "tokenizers", "safetensors", "wordfreq", "regex",
+                 "langcodes"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {"code": code.hexdigest(), "versions": versions, "cpu": _cpu_identity(),
+            "machine": platform.machine()}
+
+
+def _cpu_identity() -> str:
+    """The CPU's instruction-set flags (Linux), else its name."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
+            for line in info:
+                if line.startswith(("flags", "Features")):
+                    return " ".join(sorted(line.split(":", 1)[1].split()))
+    except OSError:
+        pass
+    return platform.processor()
 
 
 def trace_for(req: TraceRequest) -> AttentionTrace:

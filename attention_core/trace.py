@@ -16,8 +16,8 @@ import numpy as np
 
 from ..facts import TRACE_DEFAULTS
 from .errors import InputError, is_json_int, short_repr
-from .trace_file import (HINT, OPTIONAL_SHAPES, SHAPES, check_token_lists, describe_shape,
-                         read_trace_arrays)
+from .trace_file import (HINT, OPTIONAL_SHAPES, SHAPES, arrays_from, check_token_lists,
+                         describe_shape, read_trace_arrays)
 
 __all__ = ["ARRAY_FIELDS", "AttentionTrace", "DEFAULT_TRACE", "NPZ_KEYS", "OPTIONAL_FIELDS",
            "PROJECTION_ROWS", "REQUIRED_META", "ROW_SUM_TOLERANCE", "TRACE_ENV",
@@ -259,8 +259,16 @@ class AttentionTrace:
         ``np.savez`` stamps the zip entries with the current time, so we write the zip
         ourselves with a fixed timestamp.
         """
-        path = Path(path)
-        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        self._write_zip(path := Path(path))
+        return path
+
+    def to_bytes(self) -> bytes:
+        """The bytes :meth:`save` writes."""
+        self._write_zip(buffer := io.BytesIO())
+        return buffer.getvalue()
+
+    def _write_zip(self, target) -> None:
+        with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as zf:
             for name, array in self.to_arrays().items():
                 buf = io.BytesIO()
                 np.lib.format.write_array(buf, array, allow_pickle=False)
@@ -268,15 +276,21 @@ class AttentionTrace:
                 info.compress_type = zipfile.ZIP_DEFLATED
                 info.external_attr = 0o644 << 16
                 zf.writestr(info, buf.getvalue())
-        return path
 
     @classmethod
     def load(cls, path: str | Path) -> "AttentionTrace":
         """Read a trace written by :meth:`save`. The file may be hostile: it never unpickles,
         reads nothing before every declared size is checked (see :mod:`.trace_file`), and
         the trace it returns is validated like one the model computed."""
-        path = Path(path)
-        arrays = read_trace_arrays(path)
+        return cls._from_arrays(read_trace_arrays(Path(path)), Path(path))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str | Path) -> "AttentionTrace":
+        """:meth:`load` of the bytes of a trace file (``name`` names it in errors)."""
+        return cls._from_arrays(arrays_from(io.BytesIO(data), name), Path(name))
+
+    @classmethod
+    def _from_arrays(cls, arrays: dict, path: Path) -> "AttentionTrace":
         try:
             meta = json.loads(str(arrays["meta"]))
         except (ValueError, RecursionError) as exc:

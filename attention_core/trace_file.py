@@ -26,7 +26,7 @@ from .errors import InputError, is_json_int, short_repr
 __all__ = ["ALL_SHAPES", "HEADER_LIMIT", "HINT", "LIMITS", "LIMITS_TEXT",
            "MAX_DIRECTORY_BYTES", "MAX_ENTRIES", "MAX_META_CHARS", "MAX_TOKEN_CHARS",
            "MAX_TOTAL_BYTES", "Member", "OPTIONAL_GROUPS", "OPTIONAL_SHAPES", "SHAPES",
-           "check_token_lists", "describe_shape",
+           "arrays_from", "check_token_lists", "describe_shape",
            "open_regular", "read_trace_arrays"]
 
 # The shape of each field, in symbols; the tokens fix T, embeddings D, q H and d_k.
@@ -82,17 +82,24 @@ def read_trace_arrays(path: str | Path) -> dict[str, np.ndarray]:
     checked, declared sizes."""
     path = Path(path)
     with open_regular(path) as fh:
-        _check_entry_count(fh, path)
-        try:
-            with zipfile.ZipFile(fh) as zf:
-                members = {key: _header(zf, info, path) for key, info in _entries(zf, path).items()}
-                _check_members(members, path)
-                return {key: _read(zf, m) for key, m in members.items()}
-        except InputError:
-            raise
-        except Exception as exc:   # a damaged zip or stream, whatever its exact kind
-            raise InputError(f"{path} is not a readable .npz trace ({type(exc).__name__}); "
-                             f"{HINT}") from exc
+        return arrays_from(fh, path)
+
+
+def arrays_from(fh, path: str | Path) -> dict[str, np.ndarray]:
+    """:func:`read_trace_arrays` of an open binary file ``fh`` (``path`` names it in
+    errors): the same checks, for a trace already read into memory."""
+    path = Path(path)
+    _check_entry_count(fh, path)
+    try:
+        with zipfile.ZipFile(fh) as zf:
+            members = {key: _header(zf, info, path) for key, info in _entries(zf, path).items()}
+            _check_members(members, path)
+            return {key: _read(zf, m) for key, m in members.items()}
+    except InputError:
+        raise
+    except Exception as exc:   # a damaged zip or stream, whatever its exact kind
+        raise InputError(f"{path} is not a readable .npz trace ({type(exc).__name__}); "
+                         f"{HINT}") from exc
 
 
 def open_regular(path: Path):

@@ -49,12 +49,18 @@ def interrupts_held():
         raise KeyboardInterrupt
 
 
-def compute_trace(sentence: str, tracing: TraceOptions):
-    """The model's trace of ``sentence`` with the command's trace options."""
+def compute_trace(sentence: str, tracing: TraceOptions, cache=None):
+    """The model's trace of ``sentence`` with the command's trace options: the one kept in
+    the beat cache ``cache`` (a BeatCache, or None: none) when this machine computed it
+    before, else the model's, then kept there."""
     with interrupts_held():
-        from ..attention_core.api import trace_for
+        from ..attention_core.api import trace_for, trace_key
+        from ..scenes.pipeline.trace_store import kept_or_computed
 
-        return trace_for(tracing.request(sentence))
+        req = tracing.request(sentence)
+        if cache is None:
+            return trace_for(req)
+        return kept_or_computed(trace_key(req), cache.traces, lambda: trace_for(req))
 
 
 def saved_trace(ctx: click.Context, drawing: DrawingOptions):
@@ -121,9 +127,10 @@ def use_theme(name: str) -> None:
     style.set_theme(name)
 
 
-def beat_cache(no_cache: bool):
+def beat_cache(no_cache: bool, renders: bool = True):
     """The beat cache a render uses: none with --no-cache or ATTENTION_EXPLAINER_CACHE_MB=0,
-    nor where its folder cannot be used (said once, in one line: the render goes on)."""
+    nor where its folder cannot be used (said once, in one line: the render goes on; a
+    command that only ``renders=False`` goes on without a word)."""
     from ..scenes.pipeline.beat_cache import BeatCache, cache_enabled
 
     if no_cache or not cache_enabled():
@@ -132,6 +139,8 @@ def beat_cache(no_cache: bool):
     why = cache.unusable()
     if why is None:
         return cache
+    if not renders:
+        return None
     if cache.folder not in _SAID_UNUSABLE:
         _SAID_UNUSABLE.add(cache.folder)
         say(f"beat cache: {cache.folder} cannot be used ({why}); rendering without it "

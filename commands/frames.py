@@ -69,7 +69,7 @@ def command(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, go
     trace = saved_trace(ctx, drawing)
     if trace is None:
         drawable_sentence(sentence, tracing, drawing.max_tokens)
-        trace = compute_trace(sentence, tracing)
+        trace = compute_trace(sentence, tracing, job.cache)
     use_theme(drawing.theme)
     written = job.run(trace, report=None if quiet else say)
     report_files(written, quiet=quiet, as_json=as_json)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from .common import compute_trace, interrupts_held, note_settings, say
+from .common import beat_cache, compute_trace, interrupts_held, note_settings, say
 from .options import TraceOptions, trace_options
 
 __all__ = ["command"]
@@ -34,7 +34,7 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
     if npz_path:
         saving = OutputSet({"trace": Path(npz_path)}, force=force, what="trace",
                            hint="choose another --npz").check()
-    trace = compute_trace(sentence, tracing)
+    trace = compute_trace(sentence, tracing, beat_cache(False, renders=False))
     atlas = None
     if diagnose:
         with interrupts_held():

@@ -30,7 +30,7 @@ def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: Vid
     the render that follows takes them from there."""
     sentence, trace = sentence_and_trace(ctx, sentence, tracing, video, drawing)
     if trace is None:
-        trace = compute_trace(sentence, tracing)
+        trace = compute_trace(sentence, tracing, beat_cache(video.no_cache))
     with interrupts_held():          # the first import of manim
         from ..scenes.pipeline.join import TITLES
         from ..scenes.pipeline.narration import script

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from .common import (compute_trace, narration_for, render_into, report_files,
+from .common import (beat_cache, compute_trace, narration_for, render_into, report_files,
                      sentence_and_trace, summary, video_facts)
 from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
                       narration_option, trace_options, video_options)
@@ -41,7 +41,7 @@ def command(ctx: click.Context, sentence: str, out_dir: str | None, tracing: Tra
     outputs = pack_outputs(Path(out_dir), video.beats, force=video.force)
     voice = narration_for(narration, video)
     if trace is None:
-        trace = compute_trace(sentence, tracing)
+        trace = compute_trace(sentence, tracing, beat_cache(video.no_cache))
     result = render_into(trace, video, drawing, outputs, narration=voice,
                          also=LecturePack(trace, video.width, video.height))
     if video.chatty:

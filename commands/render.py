@@ -8,7 +8,7 @@ import click
 
 from ..attention_core import DEFAULT_SENTENCE
 from ..facts import GIF_MAX_FPS, GIF_MAX_WIDTH
-from .common import (compute_trace, narration_for, render_into, report_files,
+from .common import (beat_cache, compute_trace, narration_for, render_into, report_files,
                      sentence_and_trace, summary, video_facts)
 from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
                       narration_option, trace_options, video_options)
@@ -47,7 +47,7 @@ def command(ctx: click.Context, sentence: str, output: str | None, tracing: Trac
     outputs = video_outputs(Path(output), force=video.force).check()
     voice = narration_for(narration, video)
     if trace is None:
-        trace = compute_trace(sentence, tracing)
+        trace = compute_trace(sentence, tracing, beat_cache(video.no_cache))
     result = render_into(trace, video, drawing, outputs, narration=voice)
     if video.chatty:
         summary(result)

@@ -128,11 +128,11 @@ cli.main(sys.argv[2:])
 """
 
 
-def first_imports(argv: list[str], stacks: list[str], *, cwd: Path) -> dict:
+def first_imports(argv: list[str], stacks: list[str], *, cwd: Path, env=None) -> dict:
     """Whether ``attention-explainer ARGV`` holds interrupts at its first import of each
     of ``stacks`` (a module that is never imported is missing from the answer)."""
     import json
 
     done = subprocess.run([sys.executable, "-c", _FIRST_IMPORTS, json.dumps(stacks), *argv],
-                          cwd=cwd, capture_output=True, text=True, timeout=300)
+                          cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
     return json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}

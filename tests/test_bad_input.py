@@ -195,6 +195,7 @@ def test_unexpected_failure_is_one_line_and_debug_shows_traceback(run_cli, monke
         raise RuntimeError("simulated bug")
 
     monkeypatch.setattr(attention_explainer.attention_core.api, "trace_for", broken)
+    monkeypatch.setenv("ATTENTION_EXPLAINER_CACHE_MB", "0")    # no kept trace: the model runs
     code, out, err = run_cli("inspect", DEFAULT)
     assert code == 1 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert "--debug" in err and "simulated bug" in err

@@ -375,7 +375,7 @@ def test_trim_clear_and_sizes_never_follow_a_symlink(tmp_path):
     cache.texts.mkdir()
     (cache.texts / "ab").symlink_to(outside / "sub")
     assert [p.name for p in cache.entries()] == [real]
-    assert cache.text_files() == [] and cache.size() == 0
+    assert cache.kept_files() == [] and cache.size() == 0
     cache.trim()
     cache.clear()
     assert sorted(p.name for p in outside.rglob("*")) == ["big", "sub", "x.pickle"]

@@ -25,7 +25,7 @@ def test_no_output_goes_inside_the_cache_folder(tmp_path, run_cli, monkeypatch):
     assert not (tmp_path / "c").exists()
 
 
-def test_cache_clear_removes_only_its_own_entries_and_texts(tmp_path, run_cli, monkeypatch):
+def test_cache_clear_removes_only_its_own_entries_texts_and_traces(tmp_path, run_cli, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     cache = tmp_path / "xdg" / "attention-explainer"
     (cache / "beats" / KEY).mkdir(parents=True)
@@ -35,6 +35,9 @@ def test_cache_clear_removes_only_its_own_entries_and_texts(tmp_path, run_cli, m
     (cache / "texts" / "ab").mkdir(parents=True)
     (cache / "texts" / "ab" / ("c" * 30 + ".pickle")).write_bytes(b"a kept text")
     (cache / "texts" / "notes.txt").write_text("someone's notes")
+    (cache / "traces" / "cd").mkdir(parents=True)
+    (cache / "traces" / "cd" / ("e" * 30 + ".npz")).write_bytes(b"a kept trace")
+    (cache / "traces" / "cd" / "mine.npz").write_bytes(b"a trace of someone's")
     code, out, err = run_cli("cache", "clear")
     assert code == 0, err
     assert "removed 1 cached beats" in out
@@ -42,6 +45,7 @@ def test_cache_clear_removes_only_its_own_entries_and_texts(tmp_path, run_cli, m
     assert (cache / "beats" / "mypack" / "explainer.mp4").read_bytes() == b"a lecturer's pack"
     assert (cache / "texts" / "notes.txt").read_text() == "someone's notes"
     assert not (cache / "texts" / "ab").exists()
+    assert [p.name for p in (cache / "traces").rglob("*")] == ["cd", "mine.npz"]
 
 
 def test_a_render_beside_the_cache_still_works(tmp_path, run_cli, monkeypatch):

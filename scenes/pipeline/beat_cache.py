@@ -17,7 +17,9 @@ points to) and the beat drawn again. When another user's entry holds the key's n
 cannot be removed, ours goes under the name :func:`own_name` gives beside it.
 
 Beside the beats, ``texts/`` keeps every text and formula built (``text_store.TextStore``):
-a text is shaped and parsed once per machine, not once per process.
+a text is shaped and parsed once per machine, not once per process; and ``traces/`` every
+trace of the bundled model computed (``trace_store.TraceStore``): the model runs once per
+machine for a request, not once per command.
 """
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ from .sources import scenes_source_hash
 
 __all__ = [
     "APP", "BUILDING", "BeatCache", "CAP_ENV", "DEFAULT_CAP_BYTES", "DISCARDED",
-    "ENTRY_NAME", "Found", "MANIFEST", "MAX_CAP_MB", "SCHEMA", "cache_enabled",
+    "ENTRY_NAME", "Found", "KEPT", "MANIFEST", "MAX_CAP_MB", "SCHEMA", "cache_enabled",
     "default_cap", "default_folder", "entry_key", "own_name",
 ]
 
@@ -57,6 +59,8 @@ LOCK_TRIES = 8                   # new private folders tried while sweeps take t
 # user it was built for) and a kept text (text.py's names); nothing else is ever removed
 ENTRY_NAME = re.compile(r"[0-9a-f]{40}(~[0-9]+)?")
 TEXT_FOLDER, TEXT_FILE = re.compile(r"[0-9a-f]{2}"), re.compile(r"[0-9a-f]{30}\.pickle")
+TRACE_FILE = re.compile(r"[0-9a-f]{30}\.npz")
+KEPT = {"texts": TEXT_FILE, "traces": TRACE_FILE}   # the folders of kept files, their names
 
 
 def default_folder() -> Path:
@@ -145,6 +149,10 @@ class BeatCache:
     @property
     def texts(self) -> Path:
         return self.folder / "texts"
+
+    @property
+    def traces(self) -> Path:
+        return self.folder / "traces"
 
     def entry(self, key: str) -> Path:
         return self.folder / "beats" / key
@@ -288,14 +296,13 @@ class BeatCache:
         entry's name. Anything else someone put there is not ours and is left alone."""
         return [p for p in self._children() if ENTRY_NAME.fullmatch(p.name) and _is_folder(p)]
 
-    def text_files(self) -> list[Path]:
-        """Every kept text, by its name, never looked for through a symlink."""
-        if not _is_folder(self.texts):
-            return []
-        return [path for folder in self.texts.iterdir()
+    def kept_files(self) -> list[Path]:
+        """Every kept text and trace, by its name, never looked for through a symlink."""
+        return [path for kind, name in KEPT.items() if _is_folder(self.folder / kind)
+                for folder in (self.folder / kind).iterdir()
                 if TEXT_FOLDER.fullmatch(folder.name) and _is_folder(folder)
                 for path in folder.iterdir()
-                if TEXT_FILE.fullmatch(path.name) and not _is_folder(path)]
+                if name.fullmatch(path.name) and not _is_folder(path)]
 
     def size(self) -> int:
         return sum(size for _, size, _ in self._items())
@@ -303,7 +310,7 @@ class BeatCache:
     def _items(self) -> list[tuple[float, int, Path]]:
         """(last use, bytes, path) of every beat entry and kept text."""
         items = [(_mtime(p), _folder_bytes(p), p) for p in self.entries()]
-        for path in self.text_files():
+        for path in self.kept_files():
             with contextlib.suppress(OSError):
                 info = os.lstat(path)
                 items.append((info.st_mtime, info.st_size, path))
@@ -359,7 +366,7 @@ class BeatCache:
 
     def clear(self) -> tuple[int, int]:
         """Empty the cache of what is ours: beat entries, whatever took an entry's name (a
-        symlink itself, never its target) and kept texts; entries being built by a running
+        symlink itself, never its target) and kept texts and traces; entries being built by a running
         render stay, and so does anything else (a folder someone put there). Returns
         (beats removed, bytes freed)."""
         entries = self.entries()
@@ -367,19 +374,20 @@ class BeatCache:
         for path in self._children():
             if ENTRY_NAME.fullmatch(path.name):
                 remove(path)
-        for path in self.text_files():
+        for path in self.kept_files():
             remove(path)
-        if os.path.islink(self.texts):
-            remove(self.texts)                # the link itself, never what it points to
-        elif _is_folder(self.texts):
-            for folder in self.texts.iterdir():
-                if TEXT_FOLDER.fullmatch(folder.name) and not _is_folder(folder):
-                    remove(folder)            # a symlink or file in a text folder's place
-        if _is_folder(self.texts):
-            for folder in [self.texts, *self.texts.iterdir()][::-1]:
-                with contextlib.suppress(OSError):
-                    if _is_folder(folder):
-                        folder.rmdir()        # only once empty: nothing of anyone else's
+        for kept in (self.folder / kind for kind in KEPT):
+            if os.path.islink(kept):
+                remove(kept)                  # the link itself, never what it points to
+            elif _is_folder(kept):
+                for folder in kept.iterdir():
+                    if TEXT_FOLDER.fullmatch(folder.name) and not _is_folder(folder):
+                        remove(folder)        # a symlink or file in a kept folder's place
+            if _is_folder(kept):
+                for folder in [kept, *kept.iterdir()][::-1]:
+                    with contextlib.suppress(OSError):
+                        if _is_folder(folder):
+                            folder.rmdir()    # only once empty: nothing of anyone else's
         self.sweep()
         return len(entries), freed
 

@@ -21,10 +21,12 @@ import math
 import os
 import shutil
 import stat
+import tempfile
 from pathlib import Path
 
 __all__ = [
-    "Damaged", "ENTRY_FILES", "FIELDS", "HASHED", "KEY_FRAME", "MANIFEST", "VIDEO",
+    "Damaged", "ENTRY_FILES", "FIELDS", "HASHED", "HEADER", "KEY_FRAME", "KeptFiles",
+    "MANIFEST", "VIDEO",
     "check_entry", "open_file", "open_folder", "opened_checked", "parse_manifest",
     "read_checked", "read_private", "record_files", "remove",
 ]
@@ -194,6 +196,53 @@ def read_private(path: Path) -> bytes:
         with contextlib.suppress(OSError):
             os.utime(fd)
     return data
+
+
+# ---- kept files (texts, traces) ----------------------------------------------------------
+HEADER = b"attention-explainer text sha256="    # then the payload's hex digest and "\n"
+
+
+class KeptFiles:
+    """Payloads kept under ``folder``, one file each, named by the sha256 of a name:
+    read back only whole, ours and unchanged (the sha256 in the file's header)."""
+
+    header = HEADER
+    suffix = ".pickle"
+
+    def __init__(self, folder: Path | str):
+        self.folder = Path(folder)
+
+    def path_for(self, name: str) -> Path:
+        digest = hashlib.sha256(name.encode()).hexdigest()
+        return self.folder / digest[:2] / f"{digest[2:32]}{self.suffix}"
+
+    def read(self, path: Path) -> bytes | None:
+        """The payload kept at ``path`` (touched: the cache's trim keeps it), or None."""
+        try:
+            data = read_private(path)
+        except (OSError, Damaged):
+            return None
+        header, _, payload = data.partition(b"\n")
+        if header != self.header + hashlib.sha256(payload).hexdigest().encode():
+            return None
+        return payload
+
+    def write(self, path: Path, payload: bytes) -> None:
+        """Keep ``payload`` at ``path`` under a header of its sha256, readable and writable
+        by us alone (mkstemp), renamed into place whole; a full, read-only or odd folder
+        keeps nothing (the next run makes it again)."""
+        temporary = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
+            with os.fdopen(fd, "wb") as out:
+                out.write(self.header + hashlib.sha256(payload).hexdigest().encode() + b"\n")
+                out.write(payload)
+            os.replace(temporary, path)
+        except OSError:
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
 
 
 # ---- the manifest ----------------------------------------------------------------------
