@@ -322,6 +322,33 @@ def test_the_faster_family_is_manims_family():
         assert [id(m) for m in family_of(mob)] == [id(m) for m in manims(mob)]
 
 
+def test_the_faster_restructuring_is_manims():
+    """fastcopy.restructured leaves the stage list manim's own leaves, on random trees
+    with shared members, whatever is removed (members, groups, their families)."""
+    import random
+
+    from manim import Dot, Scene, VGroup
+
+    from attention_explainer.scenes.vocabulary.fastcopy import (manims_restructured,
+                                                                 restructured)
+
+    rng = random.Random(5)
+    for _ in range(200):
+        dots = [Dot() for _ in range(12)]
+        groups = []
+        pool = list(dots)
+        for _ in range(6):
+            members = rng.sample(pool, rng.randint(1, 4))
+            groups.append(VGroup(*members))
+            pool.append(groups[-1])
+        stage = rng.sample(pool, rng.randint(1, 6))
+        gone = rng.sample(pool, rng.randint(0, 4))
+        if rng.random() < 0.5:             # as restructure_mobjects asks: whole families
+            gone = [m for g in gone for m in g.get_family()]
+        ours = restructured(Scene, stage, gone)
+        assert [id(m) for m in ours] == [id(m) for m in manims_restructured(Scene, stage, gone)]
+
+
 def test_the_faster_bounds_are_manims_bounds():
     """fastbounds gives the boundary points and extremes manim's own code gives, to the
     bit: text, shapes, a point, a group holding an empty group, an empty group."""

@@ -20,9 +20,9 @@ import pathlib
 from typing import Any
 
 import numpy as np
-from manim import ManimColor, Mobject
+from manim import ManimColor, Mobject, Scene
 
-__all__ = ["copy_mobject", "family_of", "install"]
+__all__ = ["copy_mobject", "family_of", "install", "manims_restructured", "restructured"]
 
 try:                                  # the SVG paths glyphs are parsed from
     from svgelements import Shape as _SvgShape
@@ -33,6 +33,7 @@ _SHARED = (int, float, complex, str, bytes, bool, type(None), enum.Enum, ManimCo
            pathlib.PurePath, _SvgShape)
 _installed = False
 manims_get_family = Mobject.get_family      # manim's own (its tests compare)
+manims_restructured = Scene.get_restructured_mobject_list
 
 
 _SHARE, _ARRAY, _MOBJECT, _LIST, _TUPLE, _DICT, _DEEP = range(7)
@@ -146,11 +147,44 @@ def family_of(mobject: Mobject, recurse: bool = True) -> list[Mobject]:
     return kept[::-1]
 
 
+def restructured(scene, mobjects, to_remove) -> list[Mobject]:
+    """``Scene.get_restructured_mobject_list``: ``mobjects`` without those in ``to_remove``,
+    a group that holds one of them replaced by its other members, in order. manim asks
+    each member for its whole family again at every level it descends (every ``add`` and
+    ``remove`` of a play walks the stage so); here each mobject is asked once whether its
+    family holds one to remove."""
+    remove = {id(m) for m in to_remove}
+    holds: dict[int, bool] = {}
+
+    def holds_one(mob) -> bool:          # is one to remove in mob's family (mob included)?
+        key = id(mob)
+        if key not in holds:
+            holds[key] = key in remove    # meanwhile: a cycle adds nothing to the family
+            holds[key] = key in remove or any([holds_one(sub) for sub in mob.submobjects])
+        return holds[key]
+
+    kept: list[Mobject] = []
+
+    def walk(members, on_path: frozenset) -> None:
+        for mob in members:
+            if id(mob) in remove or id(mob) in on_path:
+                continue
+            if holds_one(mob):
+                walk(mob.submobjects, on_path | {id(mob)})
+            else:
+                kept.append(mob)
+
+    walk(mobjects, frozenset())
+    return kept
+
+
 def install() -> None:
     """Make ``Mobject.copy`` (and so every animation's copies) use :func:`copy_mobject`,
-    and ``Mobject.get_family`` :func:`family_of`."""
+    ``Mobject.get_family`` :func:`family_of` and the stage's restructuring
+    :func:`restructured`."""
     global _installed
     if not _installed:
         Mobject.copy = lambda self: copy_mobject(self)
         Mobject.get_family = family_of
+        Scene.get_restructured_mobject_list = restructured
         _installed = True
