@@ -57,6 +57,27 @@ def test_files_and_functions_stay_short():
     assert long == []
 
 
+def test_the_beat_keys_quick_import_scan_finds_every_import():
+    """The beat cache's key hashes every file the drawing imports, found by parsing only
+    the lines that begin an import (sources.import_statements): in every file of ours it
+    finds every import statement the whole syntax tree holds (none written after ``;``
+    or ``if x:`` on one line), at the top level and anywhere."""
+    from attention_explainer.scenes.pipeline.sources import (all_import_statements,
+                                                             import_statements)
+
+    missed = []
+    for path in sources():
+        source = path.read_bytes()
+        for top_level in (True, False):
+            quick = {ast.dump(n) for n in import_statements(source, top_level)}
+            whole = {ast.dump(n) for n in all_import_statements(source, top_level)}
+            missed += [f"{path.relative_to(ROOT)}: {d[:80]}" for d in whole - quick]
+    assert missed == []
+    # and it is the check that catches one: an import after a colon on its line
+    hidden = b"import os\nif True: import json\n"
+    assert len(import_statements(hidden)) < len(all_import_statements(hidden))
+
+
 def test_the_walk_reaches_the_modules_once_skipped():
     names = {path.relative_to(ROOT).as_posix() for path in sources()}
     assert {"course.py", "lecture_pack.py", "settings.py", "cli.py", "facts.py",

@@ -17,7 +17,8 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["DATA_FILES", "PACKAGE", "drawing_sources", "package_root", "scenes_source_hash"]
+__all__ = ["DATA_FILES", "PACKAGE", "all_import_statements", "drawing_sources", "import_statements",
+           "package_root", "scenes_source_hash"]
 
 PACKAGE = "attention_explainer"
 DATA_FILES = ("scenes/vocabulary/fonts.conf",)     # read by the drawing, not imported: hashed too
@@ -102,16 +103,11 @@ def _parents(name: str) -> list[str]:
 def _imports(root: Path, name: str, path: Path) -> set[str]:
     """The absolute names a module imports, anywhere in it; ``from X import y`` gives X
     and X.y (y may be a module)."""
-    try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError):
-        return set()          # cannot run either; its bytes are hashed all the same
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     names: set[str] = set()
     # the package root's functions are its lazy API (explainer, the CLI): they never run
     # when the drawing imports its modules, so only its module-level imports count
-    nodes = tree.body if name == PACKAGE else _statements(tree.body)
-    for node in nodes:
+    for node in import_statements(path.read_bytes(), top_level=name == PACKAGE):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -125,6 +121,52 @@ def _imports(root: Path, name: str, path: Path) -> set[str]:
             names.add(prefix)
             names |= {f"{prefix}.{alias.name}" for alias in node.names if alias.name != "*"}
     return names
+
+
+def import_statements(source: bytes, top_level: bool = False) -> list:
+    """The import statements of a module's source (with ``top_level``, those at its top
+    level alone), parsed from the lines that start one: a statement begins a line, so
+    only those lines (and their continuations) need parsing, not the whole file (most of
+    a process's time to key the beat cache). A line in a string that reads like an import
+    adds a name at worst, hashing a file more; tests/test_code_layout.py checks that every
+    file of ours states its imports so (none after ``;`` or ``if x:`` on one line)."""
+    try:
+        lines = source.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return []
+    found = []
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        stripped = line.lstrip()
+        start, n = n, n + 1
+        if not stripped.startswith(("import ", "from ")) or (top_level and stripped != line):
+            continue
+        statement = [stripped]
+        while n < len(lines) and (statement[-1].rstrip().endswith("\\")
+                                  or _unclosed("\n".join(statement))):
+            statement.append(lines[n])
+            n += 1
+        try:
+            found += ast.parse("\n".join(statement)).body
+        except (SyntaxError, ValueError):
+            n = start + 1     # prose in a string: the lines it took are read as lines
+    return [node for node in found if isinstance(node, (ast.Import, ast.ImportFrom))]
+
+
+def _unclosed(text: str) -> bool:
+    return text.count("(") > text.count(")")
+
+
+def all_import_statements(source: bytes, top_level: bool = False) -> list:
+    """The import statements :func:`import_statements` must find, from the whole syntax
+    tree (the tests compare the two)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    nodes = tree.body if top_level else _statements(tree.body)
+    return [node for node in nodes if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
 def _statements(body: list):
