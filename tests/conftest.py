@@ -12,10 +12,25 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")      # no network, ever
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # the beat cache of every render in the tests (and of the processes they start) is one
-# private folder per test session, never the user's ~/.cache
+# private folder per test process (each xdist worker its own), never the user's ~/.cache.
+# Made once per process: test modules import this file as `conftest` and as
+# `tests.conftest`, and a second folder would leave the first behind
 import tempfile  # noqa: E402
 
-os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="attention-explainer-tests-cache-")
+_OWNER = "ATTENTION_EXPLAINER_TESTS_CACHE_PID"
+if os.environ.get(_OWNER) != str(os.getpid()):
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="attention-explainer-tests-cache-")
+    os.environ[_OWNER] = str(os.getpid())
+SESSION_CACHE = os.environ["XDG_CACHE_HOME"]
+
+
+def pytest_unconfigure(config):
+    """The process's beat cache goes with it: a suite run leaves nothing in the temporary
+    folder."""
+    import shutil
+
+    shutil.rmtree(SESSION_CACHE, ignore_errors=True)
+
 
 DEFAULT = "The cat ate the fish"
 CLI = [sys.executable, "-m", "attention_explainer.cli"]     # the real command, as a process
