@@ -351,7 +351,8 @@ def test_the_faster_restructuring_is_manims():
 
 def test_the_faster_bounds_are_manims_bounds():
     """fastbounds gives the boundary points and extremes manim's own code gives, to the
-    bit: text, shapes, a point, a group holding an empty group, an empty group."""
+    bit: text, shapes, a point, a group holding an empty group, an empty group; and every
+    critical point (centre, edges, corners) manim's code finds."""
     import numpy as np
     from manim import Circle, Dot, Line, RoundedRectangle, Text, VGroup, VMobject
 
@@ -371,3 +372,30 @@ def test_the_faster_bounds_are_manims_bounds():
             for reduce in (max, min):
                 assert fastbounds.reduce_across(mob, reduce, dim) == \
                     fastbounds.manims_reduce(mob, reduce, dim)
+        for direction in [np.array([x, y, z]) for x in (-1, 0, 1) for y in (-1, 0, 1)
+                          for z in (-1, 0, 1)] + [[0.5, -2, 0], (0, 0, 0)]:
+            ours = fastbounds.critical_point(mob, direction)
+            manims = fastbounds.manims_critical(mob, direction)
+            assert ours.tobytes() == manims.tobytes(), (mob, direction)
+
+
+def test_the_faster_colour_rows_are_manims():
+    """fastcolors writes the colour rows manim's own code builds, to the bit: a colour or
+    none, an opacity (float, int, numpy, none), with and without a sheen; and hands every
+    other call (several colours or opacities, a colour by name) to manim's."""
+    import numpy as np
+    from manim import BLUE, RED, Circle, ManimColor
+
+    from attention_explainer.scenes.vocabulary import fastcolors
+
+    colours = [None, RED, ManimColor("#12345678"), "#abcdef", "YELLOW", [RED, BLUE]]
+    opacities = [None, 0.0, 0.37, 1, True, np.float32(0.6), np.float64(0.25), [0.2, 0.9]]
+    for sheen in (0.0, 0.4, -0.3):
+        mob = Circle()
+        mob.sheen_factor = sheen
+        for colour in colours:
+            for opacity in opacities:
+                ours = fastcolors.generate_rgbas(mob, colour, opacity)
+                manims = fastcolors.manims_generate_rgbas(mob, colour, opacity)
+                assert ours.dtype == manims.dtype and ours.shape == manims.shape
+                assert ours.tobytes() == manims.tobytes(), (colour, opacity, sheen)

@@ -10,7 +10,7 @@ from manim import ManimColor, MathTypst, Text, VMobject, config
 
 from ..vocabulary import style
 from ..vocabulary.text import Glyphs, TextLine
-from .looking import once, units_once
+from .looking import centre_of, once, units_once
 
 __all__ = [
     "FRAME_MARGIN", "box_of", "drawn_size", "fade_transform_sources",
@@ -257,7 +257,7 @@ def travelling_texts(scene, centres_before: dict) -> set[int]:
         if before is None:
             continue
         x0, y0, x1, y1 = _box(text)
-        if np.linalg.norm(text.get_center() - before) > 0.5 * np.hypot(x1 - x0, y1 - y0):
+        if np.linalg.norm(centre_of(text) - before) > 0.5 * np.hypot(x1 - x0, y1 - y0):
             found.add(id(text))
     return found
 
@@ -328,9 +328,9 @@ def _pieces_of_one_word(a, b) -> bool:
     spans = []
     for g, (left, right) in ((a, ea), (b, eb)):
         scale = g.drawn_size / g.set_size
-        spans.append(np.array([left, right]) * scale + g.get_center()[0])
+        spans.append(np.array([left, right]) * scale + centre_of(g)[0])
     return bool(np.allclose(spans[0], spans[1], atol=0.02)
-                and abs(a.get_center()[1] - b.get_center()[1]) < 0.5 * max(a.height, b.height))
+                and abs(centre_of(a)[1] - centre_of(b)[1]) < 0.5 * max(a.height, b.height))
 
 
 def _text_opacity(text) -> float:

@@ -16,6 +16,7 @@ from ..vocabulary import style
 from ..vocabulary.formula import FormulaMap
 from ..vocabulary.scripts import may_turn
 from . import audits
+from .looking import centre_of
 
 __all__ = ["EMPTY_HALF_UNITS", "FLASH_GAP", "FORMULA_CLEAR", "FlashWatch", "GroupFlashWatch",
            "PROSE_WORDS", "TEXT_MARGIN", "animated_ids", "craft_faults", "empty_half",
@@ -238,7 +239,7 @@ class FlashWatch:
         """(text, when it went) for every text back at its place after a short absence.
         Mid-play, what the play moves or fades (``in_play``) is on its way: it counts as
         present, and is judged when it stands."""
-        present = [(audits._label(t), t.get_center()[:2].copy(),
+        present = [(audits._label(t), centre_of(t)[:2].copy(),
                     audits._text_opacity(t) >= audits.SOLID and id(t) not in in_play)
                    for t in audits._every_text(scene) if id(t) in in_play or audits._visible(t)]
         places: dict[str, list] = {}        # label: [(where, solid)]: looked up, not scanned

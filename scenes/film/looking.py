@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 
-__all__ = ["looking", "once", "units_once"]
+__all__ = ["centre_of", "looking", "once", "units_once"]
 
 _picture: list | None = None     # [scene, {read: its list}, {(kind, id): (value, mob)}]
 
@@ -44,3 +44,14 @@ def once(kind: str, mob, read):
     if (kind, id(mob)) not in kept:
         kept[kind, id(mob)] = (read(mob), mob)     # the mob held: its id stays its own
     return kept[kind, id(mob)][0]
+
+
+def centre_of(mob):
+    """``mob.get_center()``, read once while looking (the flash watch, the travelling
+    texts and every pair of word pieces ask for the same texts' centres); not to be
+    written to."""
+    return once("centre", mob, _read_centre)
+
+
+def _read_centre(mob):
+    return mob.get_center()

@@ -6,8 +6,8 @@ from __future__ import annotations
 from manim import ORIGIN, MovingCameraScene, config
 
 from . import audits, craft
-from .looking import looking
-from ..vocabulary import fastbounds, fastcopy, manim_fixes, style
+from .looking import centre_of, looking
+from ..vocabulary import fastbounds, fastcolors, fastcopy, manim_fixes, style
 from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
@@ -60,6 +60,7 @@ class FilmScene(MovingCameraScene):
         style.register_fonts()
         fastcopy.install()
         fastbounds.install()
+        fastcolors.install()
         manim_fixes.install()
         super().__init__(**kwargs)
 
@@ -89,7 +90,7 @@ class FilmScene(MovingCameraScene):
         self.layout_log += [(self.book.beat, "shown, gone and back",
                              (round(self.renderer.time, 2), "start", f"{what} faded in again"))
                             for what in craft.faded_in_while_shown(self, animations)]
-        self._centres_before = {id(t): t.get_center().copy()
+        self._centres_before = {id(t): centre_of(t).copy()
                                 for t in audits.visible_text_units(self)}
 
     def _look_after(self) -> None:

@@ -14,11 +14,12 @@ from __future__ import annotations
 import numpy as np
 from manim import Mobject, VMobject
 
-__all__ = ["install", "manims_boundary", "manims_reduce"]
+__all__ = ["critical_point", "install", "manims_boundary", "manims_critical", "manims_reduce"]
 
 _installed = False
 manims_boundary = VMobject.get_points_defining_boundary   # manim's own (the tests compare)
 manims_reduce = Mobject.reduce_across_dimension
+manims_critical = Mobject.get_critical_point
 _manims_anchors = VMobject.get_anchors
 
 
@@ -64,10 +65,29 @@ def reduce_across(self: Mobject, reduce_func, dim: int):
     return found[0] if len(found) == 1 else reduce_func(found)
 
 
+def critical_point(self: Mobject, direction) -> np.ndarray:
+    """``Mobject.get_critical_point`` (``get_center``, ``get_top``, a corner): the boundary
+    points gathered once and each coordinate's extremes taken together, where manim
+    gathers them and walks them again for each coordinate (a sixth of an audited film's
+    time went to ``get_center``). The same sums: the middle is ``(min + max) / 2``."""
+    result = np.zeros(self.dim)
+    points = self.get_points_defining_boundary()
+    if len(points) == 0:
+        return result
+    low, high = points.min(axis=0), points.max(axis=0)
+    for dim in range(self.dim):
+        key = direction[dim]
+        result[dim] = low[dim] if key < 0 else high[dim] if key > 0 \
+            else (low[dim] + high[dim]) / 2
+    return result
+
+
 def install() -> None:
-    """Make VMobject's boundary and Mobject's extremes use the functions above."""
+    """Make VMobject's boundary and Mobject's extremes and critical points use the
+    functions above."""
     global _installed
     if not _installed:
         VMobject.get_points_defining_boundary = boundary_points
         Mobject.reduce_across_dimension = reduce_across
+        Mobject.get_critical_point = critical_point
         _installed = True
