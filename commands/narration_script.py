@@ -26,8 +26,8 @@ def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: Vid
             drawing: DrawingOptions):
     """Print the narration script: per beat its title, the seconds it lasts now and its
     captions, to read aloud into one recording per beat (title.wav, embed.wav, ...) for
-    `render --narration DIR`. The beats are drawn through the beat cache to time them, so
-    the render that follows takes them from there."""
+    `render --narration DIR`. Each beat is timed by running its script without drawing a
+    frame (or read from the beat cache, where a render left it): seconds, not minutes."""
     sentence, trace = sentence_and_trace(ctx, sentence, tracing, video, drawing)
     if trace is None:
         trace = compute_trace(sentence, tracing, beat_cache(video.no_cache))

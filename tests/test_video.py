@@ -117,6 +117,19 @@ def test_full_explainer_renders_one_video(name, tmp_path):
     assert srt.count("-->") >= len(beats)
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
     assert leftovers == []
+    if name == "default":
+        # narration-script's times, known without drawing a frame, are the film's own
+        from attention_explainer.scenes.pipeline.join import segment_starts, write_captions
+        from attention_explainer.scenes.pipeline.render import film_timing
+
+        segments, spans = film_timing(trace, beats=beats, width=160, height=90, fps=5,
+                                      jobs=2)
+        assert dict(zip(beats, spans)) == result.beat_times
+        starts = segment_starts(segments)
+        assert {s.beat: start + s.key_time for s, start in zip(segments, starts)} == \
+            result.key_times
+        write_captions(segments, starts, tmp_path / "timed.srt")
+        assert (tmp_path / "timed.srt").read_text(encoding="utf-8") == srt
 
 
 def test_a_failed_render_keeps_the_previous_file_and_leaves_no_temporary(default_trace, tmp_path,

@@ -126,9 +126,12 @@ class FrameCaptureWriter(SceneFileWriter):
         self.captured: dict[str, np.ndarray] = {}
         self.expected: set[str] = set()      # stills: once all are captured, the render stops
 
+    draws = True          # False: a timing run, which keeps (and so draws) no frame at all
+
     def want(self, index: int, label: str) -> None:
         """Keep frame ``index`` as ``captured[label]``."""
-        self.wanted[index].append(label)
+        if self.draws:
+            self.wanted[index].append(label)
 
     def want_next(self, label: str) -> None:
         """Keep the next frame written as ``captured[label]``."""
@@ -189,7 +192,14 @@ class StillsRenderer(CairoRenderer):
         scene.update_mobjects(0)
         self.static_image = None
         writer.frames_written += count
-        self.time += count * dt
+        # the clock as the normal renderer moves it, to the bit: one addition for a frozen
+        # frame held, one per frame otherwise (a sum of 10 steps of 0.2 is not 10 x 0.2,
+        # and a wait computed from the clock would then be a frame shorter)
+        if frozen:
+            self.time += count * dt
+        else:
+            for _ in range(count):
+                self.time += 1 * dt
         self.num_plays += 1
 
 

@@ -20,9 +20,11 @@ from ...facts import DEFAULT_QUALITY
 from ...outputs import OutputSet, sigterm_as_interrupt, video_outputs
 from ..film.readouts import ShownNumber
 from .beat_cache import BeatCache
-from .draw import default_workers, draw_segments
+from .draw import default_workers, draw_segments, run_in_workers
+from .encoding import beat_weight
 from .join import assemble, beat_spans, segment_starts
 from .plan import SegmentJob, plan_film
+from .segments import timed_segment
 from .stills import render_stills, still_label
 
 __all__ = ["RenderProgress", "RenderResult", "assemble", "default_workers",
@@ -133,17 +135,18 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
 
 def film_timing(trace, *, beats, width: int, height: int, fps: int, jobs: int | None = None,
                 cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY):
-    """The film's segments as a render draws them (through the ``cache``: the render that
-    follows takes them from there), for their times and captions; no file is written
-    but the cache's. (segments, spans): each beat's span in the film, in seconds."""
-    import tempfile
-
+    """The film's segments as a render would make them, for their times and captions,
+    without drawing a frame (``segments.timed_segment``: each beat's script run, or its
+    entry in the ``cache`` read), ``jobs`` beats at once. (segments, spans): each beat's
+    span in the film, in seconds."""
     tasks = plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality)
     workers = default_workers() if jobs is None else max(1, int(jobs))
-    with sigterm_as_interrupt(), \
-            tempfile.TemporaryDirectory(prefix="attention-explainer-timing-") as scratch:
-        segments = draw_segments(tasks, trace, workers=workers, scratch=Path(scratch),
-                                 cache_folder=cache.folder if cache else None)
+    with sigterm_as_interrupt():
+        segments = run_in_workers(timed_segment,
+                                  [(job, trace, cache.folder if cache else None)
+                                   for job in tasks],
+                                  workers=workers, weights=[beat_weight(job.beat)
+                                                            for job in tasks])
     return segments, beat_spans(segments, segment_starts(segments))
 
 

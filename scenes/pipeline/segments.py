@@ -28,7 +28,7 @@ from .cache_files import (ENTRY_FILES, KEY_FRAME, MANIFEST, VIDEO, Damaged, chec
 from .capture import SegmentVideo, make_film, manim_config
 from .plan import SegmentJob
 
-__all__ = ["BeatSegment", "render_segment"]
+__all__ = ["BeatSegment", "render_segment", "timed_segment"]
 
 
 @dataclass
@@ -96,6 +96,41 @@ def render_segment(job: SegmentJob, trace, folder: Path | None = None,
         raise ValueError("render_segment needs a folder or a cache")
     folder.mkdir(parents=True, exist_ok=True)
     return _draw(job, trace, folder)
+
+
+def timed_segment(job: SegmentJob, trace, cache_folder: Path | None = None) -> BeatSegment:
+    """``job``'s segment as a render makes it, but for its files: frames, key and hand-off
+    times and captions. From the cache's entry when there is one, else from the beat's
+    script run without drawing a frame: the stills renderer counts every play's frames as
+    a video does and, asked for none, draws none. No file is written but a text kept."""
+    from manim import tempconfig
+
+    from ...outputs import scratch_folder
+    from ..vocabulary import style
+    from ..vocabulary.text import keep_texts_in
+    from .text_store import TextStore
+
+    if cache_folder is not None:
+        cache = BeatCache(cache_folder)
+        found = cache.lookup(job.key())
+        if found.folder is not None:
+            return BeatSegment(folder=found.folder, from_cache=True, **found.manifest)
+        keep_texts_in(TextStore(cache.texts))
+    style.set_theme(job.theme)
+    with scratch_folder("timing-") as scratch, \
+            tempconfig(manim_config(job.width, job.height, job.fps, fmt="none",
+                                    media_dir=scratch, output_file=None)):
+        scene = make_film(trace, [job.beat], stills=True, ends_film=not job.hands_off,
+                          carried_over=job.follows, extra_holds={job.beat: job.hold_extra})
+        writer = scene.renderer.file_writer
+        writer.draws = False
+        scene.render()
+    return BeatSegment(
+        beat=job.beat, folder=Path(), frames=writer.frames_written, fps=job.fps,
+        key_time=scene.key_times[job.beat],
+        handoff_time=scene.handoff_times.get(job.beat, writer.frames_written / job.fps),
+        captions=[(c.start.total_seconds(), c.end.total_seconds(), c.content)
+                  for c in writer.subcaptions])
 
 
 def _through_cache(job: SegmentJob, trace, cache: BeatCache, folder: Path | None
