@@ -14,15 +14,22 @@ library's own call, as ``inspect`` computes it). A
 sentence or a trace (:func:`trace`, or ``AttentionTrace.load``) can be drawn; the results
 hold the paths written, and in Jupyter a film displays as a video with its captions, stills
 and an atlas as pictures.
+
+Every argument's type is checked before any work (a list, bytes or None where a sentence
+goes, "no" where True or False goes: InputError, one line). The functions may be called
+from several threads: one draws at a time in a process (manim's configuration and the
+colour theme are the process's), the others wait their turn; nothing is printed to
+stdout, and ``sys.stdout`` is never swapped.
 """
 from __future__ import annotations
 
 import base64
 import contextlib
 import html
-import io
-import json
+import numbers
+import os
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,9 +48,10 @@ def trace(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm", focus: str
     options: d_model, num_heads, seed. Raises InputError."""
     from .attention_core.api import TraceRequest, trace_for
 
-    return trace_for(TraceRequest(sentence=sentence, model=str(model), focus=focus,
-                                  layer=layer, heads=heads, mask=mask, device=device,
-                                  dtype=dtype, **scratch))
+    _text("sentence", sentence)
+    options = _trace_options(dict(model=model, focus=focus, layer=layer, heads=heads,
+                                  mask=mask, device=device, dtype=dtype, **scratch))
+    return trace_for(TraceRequest(sentence=sentence, **options))
 
 
 # ---- results ----------------------------------------------------------------------------------
@@ -105,15 +113,17 @@ class Atlas:
 # ---- the commands -------------------------------------------------------------------------------
 def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
            resolution: str = "720p", fps: int = 30, beats: str = "all", theme: str | None = None,
-           quality: str = "final", force: bool = False, narration: str | None = None,
+           quality: str = "final", force: bool = False, narration: str | Path | None = None,
            **trace_options) -> Film:
     """Render the film of ``source`` (a sentence or a trace) into ``output`` (.mp4, .webm or
     .gif; default: named after the sentence in the current folder). ``trace_options`` are
     those of :func:`trace` when ``source`` is a sentence."""
-    args = ["--resolution", resolution, "--fps", fps, "--beats", beats, "--quality", quality,
-            *_flag("--theme", theme), *_flag("--narration", narration), *_flag("-o", output),
-            *(["--force"] if force else [])]
-    files = _files(_run("render", source, args + ["--json"], trace_options))
+    args = ["--resolution", _text("resolution", resolution), "--fps", _whole("fps", fps),
+            "--beats", _beats(beats), "--quality", _text("quality", quality),
+            *_given("--theme", _text("theme", theme, none=True)),
+            *_given("--narration", _path("narration", narration, none=True)),
+            *_given("-o", _path("output", output, none=True)), *_force(force)]
+    files = _run("render", source, args, trace_options)
     return Film(files[0], tuple(files))
 
 
@@ -121,9 +131,10 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str = 
            at: str = "key", resolution: str = "480p", theme: str | None = None,
            force: bool = False, **trace_options) -> Stills:
     """PNG stills of ``beats`` at ``at`` (seconds, key or end) into the folder ``out``."""
-    args = ["--beat", beats, "--at", at, "--resolution", resolution, "--out", out,
-            *_flag("--theme", theme), *(["--force"] if force else []), "--json"]
-    files = [p for p in _files(_run("frames", source, args, trace_options)) if p.suffix == ".png"]
+    args = ["--beat", _beats(beats), "--at", _times(at),
+            "--resolution", _text("resolution", resolution), "--out", _path("out", out),
+            *_given("--theme", _text("theme", theme, none=True)), *_force(force)]
+    files = [p for p in _run("frames", source, args, trace_options) if p.suffix == ".png"]
     return Stills(Path(out).absolute(), tuple(files))
 
 
@@ -131,64 +142,170 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *, resolution: st
          fps: int = 30, beats: str = "all", theme: str | None = None, force: bool = False,
          **trace_options) -> Pack:
     """The lecture pack of ``source`` into the folder ``out``."""
-    args = ["--resolution", resolution, "--fps", fps, "--beats", beats, "--out", out,
-            *_flag("--theme", theme), *(["--force"] if force else []), "--json"]
-    return Pack(Path(out).absolute(), tuple(_files(_run("pack", source, args, trace_options))))
+    args = ["--resolution", _text("resolution", resolution), "--fps", _whole("fps", fps),
+            "--beats", _beats(beats), "--out", _path("out", out),
+            *_given("--theme", _text("theme", theme, none=True)), *_force(force)]
+    return Pack(Path(out).absolute(), tuple(_run("pack", source, args, trace_options)))
 
 
 def atlas(sentence: str = DEFAULT_SENTENCE, output: str | Path = "atlas.png", *,
           theme: str | None = None, force: bool = False, **trace_options) -> Atlas:
     """Every layer x head's weights on ``sentence``, tagged by pattern: a PNG and an SVG."""
-    args = ["--out", output, *_flag("--theme", theme), *(["--force"] if force else []),
-            "--quiet"]
-    _run("atlas", sentence, args, trace_options)
+    _text("sentence", sentence)
+    args = ["--out", _path("output", output), *_given("--theme", _text("theme", theme, none=True)),
+            *_force(force)]
+    _run("atlas", sentence, args, trace_options, drawing=False)
     png = Path(output).absolute()
     return Atlas(png, png.with_suffix(".svg"))
 
 
+# ---- every argument's type, checked before any work ------------------------------------------
+# the trace options a drawing function takes besides its own (the command line's names)
+TRACE_TYPES = {"model": "path", "focus": "text or none", "layer": "text or whole",
+               "heads": "heads", "mask": "text", "device": "text", "dtype": "text",
+               "d_model": "whole", "num_heads": "whole", "seed": "whole"}
+DRAWING_TYPES = {"max_tokens": "whole"}
+
+
+def _refuse(name: str, value, wanted: str):
+    shown = repr(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    raise InputError(f"{name} must be {wanted}, not {type(value).__name__} {shown}.")
+
+
+def _text(name: str, value, *, none: bool = False):
+    """A str (or None where ``none``)."""
+    if value is None and none:
+        return None
+    if not isinstance(value, str):
+        _refuse(name, value, "a str" + (" or None" if none else ""))
+    return value
+
+
+def _whole(name: str, value) -> int:
+    """A whole number (True and False are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        _refuse(name, value, "a whole number (int)")
+    return int(value)
+
+
+def _path(name: str, value, *, none: bool = False):
+    """A path: a str or an os.PathLike of one (or None where ``none``)."""
+    if value is None and none:
+        return None
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        _refuse(name, value, "a path (str or pathlib.Path)" + (" or None" if none else ""))
+    return value
+
+
+def _force(value) -> list:
+    if not isinstance(value, bool):
+        _refuse("force", value, "True or False")
+    return ["--force"] if value else []
+
+
+def _beats(value) -> str:
+    """Beats: "all", "sparks,pull" or a list of names."""
+    if isinstance(value, (list, tuple)) and value \
+            and all(isinstance(b, str) for b in value):
+        return ",".join(value)
+    if not isinstance(value, str):
+        _refuse("beats", value, 'a str ("all", "sparks,pull") or a list of beat names')
+    return value
+
+
+def _times(value) -> str:
+    """--at: "key", "end", seconds, or a list of those."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not items or any(isinstance(item, bool) or not isinstance(item, (str, numbers.Real))
+                        for item in items):
+        _refuse("at", value, 'seconds, "key", "end" or a list of those')
+    return ",".join(str(item) for item in items)
+
+
+def _trace_options(options: dict, extra: dict | None = None) -> dict:
+    """The trace options (and ``extra``'s), each of its type; an unknown name refused."""
+    kinds = {**TRACE_TYPES, **(extra or {})}
+    checked = {}
+    for name, value in options.items():
+        kind = kinds.get(name)
+        if kind is None:
+            raise InputError(f"{name!r} is not an option here; the options are "
+                             f"{', '.join(sorted(kinds))}.")
+        if kind == "path":
+            value = _path(name, value)
+        elif kind == "text":
+            value = _text(name, value)
+        elif kind == "text or none":
+            value = _text(name, value, none=True)
+        elif kind == "whole":
+            value = _whole(name, value)
+        elif kind == "text or whole":         # a layer: "auto" or its number
+            if not isinstance(value, str) and (isinstance(value, bool)
+                                               or not isinstance(value, numbers.Integral)):
+                _refuse(name, value, 'a str ("auto") or a whole number (int)')
+        elif kind == "heads":             # "auto", "all", "0,5", 5 or [0, 5]
+            if isinstance(value, (list, tuple)):
+                if not value:
+                    _refuse(name, value, 'a str ("auto", "all", "0,5") or a list of ints')
+                value = ",".join(str(_whole(name, head)) for head in value)
+            elif not isinstance(value, str):
+                value = _whole(name, value)
+        checked[name] = value
+    return checked
+
+
 # ---- running a command in this process --------------------------------------------------------
-def _flag(name: str, value) -> list:
+# one command at a time in a process: manim's configuration, the colour theme and the
+# beat cache's per-process state are the process's, not a call's
+_ONE_AT_A_TIME = threading.RLock()
+
+
+def _given(name: str, value) -> list:
     return [] if value is None else [name, value]
 
 
-def _options(trace_options: dict) -> list:
-    argv = []
-    for key, value in trace_options.items():
-        if value is not None:
-            argv += ["--" + key.replace("_", "-"), value]
-    return argv
+def _run(command: str, source, args: list, trace_options: dict, *,
+         drawing: bool = True) -> list[Path]:
+    """Run ``command`` as the CLI would (told to print nothing), on a sentence or a trace;
+    the files it wrote. What the CLI refuses in one line raises InputError with that
+    line."""
+    from .attention_core.trace import AttentionTrace
 
-
-def _run(command: str, source, args: list, trace_options: dict) -> str:
-    """Run ``command`` as the CLI would, on a sentence or a trace; its stdout. What the
-    CLI refuses in one line raises InputError with that line."""
+    options = _trace_options(trace_options, DRAWING_TYPES if drawing else None)
+    if not isinstance(source, (str, AttentionTrace)):
+        _refuse("source", source, "a sentence (str) or an AttentionTrace")
     import click
 
     from .cli import cli
 
-    with contextlib.ExitStack() as stack:
+    with _ONE_AT_A_TIME, contextlib.ExitStack() as stack:
         if isinstance(source, str):     # after "--": a sentence may begin with "-"
-            argv = [command, *_options(trace_options), *args, "--", source]
+            argv = [command, *_flags(options), *args, "--quiet", "--", source]
         else:                  # a trace: drawn from a file of it, as --trace draws
-            if trace_options:
-                raise InputError(f"{', '.join(trace_options)}: a trace already fixes its "
+            if options:
+                raise InputError(f"{', '.join(options)}: a trace already fixes its "
                                  "sentence and model options; drop them, or pass a sentence.")
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-            argv = [command, "--trace", source.save(folder / "trace.npz"), *args]
-        out = io.StringIO()
-        stack.enter_context(contextlib.redirect_stdout(out))
+            argv = [command, "--trace", source.save(folder / "trace.npz"), *args, "--quiet"]
         try:
-            cli.main(args=[str(a) for a in argv], prog_name="attention-explainer",
-                     standalone_mode=False)
+            files = cli.main(args=[str(a) for a in argv], prog_name="attention-explainer",
+                             standalone_mode=False)
         except click.ClickException as exc:
             raise InputError(exc.format_message()) from None
         except click.Abort:
             raise KeyboardInterrupt from None
-    return out.getvalue()
+    return [Path(f) for f in files]
 
 
-def _files(printed: str) -> list[Path]:
-    return [Path(f) for f in json.loads(printed)["files"]]
+def _flags(options: dict) -> list:
+    argv = []
+    for key, value in options.items():
+        if value is not None:
+            argv += ["--" + key.replace("_", "-"), value]
+    return argv
 
 
 def _b64(data: bytes) -> str:

@@ -63,4 +63,4 @@ def command(sentence: str, out_path: str, force: bool, theme: str, quiet: bool,
     with outputs.opened(report=say):
         write_atlas(atlas, outputs.path("atlas"), outputs.path("svg"))
         outputs.commit()
-    report_files(outputs.files.values(), quiet=quiet, as_json=False)
+    return report_files(outputs.files.values(), quiet=quiet, as_json=False)

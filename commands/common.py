@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+from pathlib import Path
 
 import click
 from click.core import ParameterSource
@@ -176,8 +177,10 @@ def render_into(trace, video: VideoOptions, drawing: DrawingOptions, outputs, *,
                         cache=beat_cache(video.no_cache), also=also, narration=narration)
 
 
-def report_files(files, *, quiet: bool, as_json: bool, facts: dict | None = None) -> None:
-    """Every file written, one per line (--quiet: nothing; --json: one JSON object)."""
+def report_files(files, *, quiet: bool, as_json: bool, facts: dict | None = None) -> list:
+    """Every file written, one per line (--quiet: nothing; --json: one JSON object); the
+    files, as the command's value (what the Python API returns)."""
+    files = [Path(f) for f in files]
     if as_json:
         import json
         click.echo(json.dumps({"files": [str(f) for f in files], **(facts or {})},
@@ -186,6 +189,7 @@ def report_files(files, *, quiet: bool, as_json: bool, facts: dict | None = None
         for path in files:
             click.echo(str(path))
         note_settings()
+    return files
 
 
 def note_settings() -> None:

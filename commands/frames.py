@@ -72,7 +72,7 @@ def command(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, go
         trace = compute_trace(sentence, tracing, job.cache)
     use_theme(drawing.theme)
     written = job.run(trace, report=None if quiet else say)
-    report_files(written, quiet=quiet, as_json=as_json)
+    files = report_files(written, quiet=quiet, as_json=as_json)
     if job.golden is not None:
         failed = job.compare(tolerance=tolerance, max_share=max_diff_share)
         for line in failed:
@@ -81,3 +81,4 @@ def command(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, go
             sys.exit(1)
         if not (quiet or as_json):
             say(f"all {len(job.stills)} frames match {job.golden}")
+    return files

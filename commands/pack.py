@@ -46,5 +46,5 @@ def command(ctx: click.Context, sentence: str, out_dir: str | None, tracing: Tra
                          also=LecturePack(trace, video.width, video.height))
     if video.chatty:
         summary(result)
-    report_files(list(outputs.files.values()), quiet=video.quiet, as_json=video.as_json,
+    return report_files(list(outputs.files.values()), quiet=video.quiet, as_json=video.as_json,
                  facts=video_facts(result))

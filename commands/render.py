@@ -51,5 +51,5 @@ def command(ctx: click.Context, sentence: str, output: str | None, tracing: Trac
     result = render_into(trace, video, drawing, outputs, narration=voice)
     if video.chatty:
         summary(result)
-    report_files([result.video, result.captions, result.poster, result.trace],
+    return report_files([result.video, result.captions, result.poster, result.trace],
                  quiet=video.quiet, as_json=video.as_json, facts=video_facts(result))

@@ -72,3 +72,119 @@ def test_the_stable_surface():
         function = getattr(ae, name)
         assert function.__doc__ and function.__annotations__, name
         assert function is getattr(explainer, name)
+
+
+# ---- every argument's type, checked before any work (issue 36) -------------------------------
+NOT_TEXT = [42, b"x", ["a"], 1.5]
+NOT_WHOLE = ["30", 2.5, True, None, [1]]
+NOT_PATH = [42, b"x", ["a"]]
+BAD = {
+    "sentence": NOT_TEXT + [None], "source": NOT_TEXT + [None],
+    "resolution": NOT_TEXT + [None], "quality": NOT_TEXT + [None],
+    "mask": NOT_TEXT + [None], "device": NOT_TEXT + [None], "dtype": NOT_TEXT + [None],
+    "theme": NOT_TEXT, "focus": NOT_TEXT,
+    "output": NOT_PATH, "out": NOT_PATH + [None], "narration": NOT_PATH, "model": NOT_PATH + [None],
+    "fps": NOT_WHOLE, "d_model": NOT_WHOLE, "num_heads": NOT_WHOLE, "seed": NOT_WHOLE,
+    "max_tokens": NOT_WHOLE,
+    "force": ["no", 1, None, "True"],
+    "beats": [42, None, b"x", [1], []], "at": [None, True, b"x", [], [None]],
+    "layer": [1.5, None, b"x", True, [1]], "heads": [[], 1.5, [True], None, b"x"],
+}
+TRACE_OPTIONS = ("model", "focus", "layer", "heads", "mask", "device", "dtype", "d_model",
+                 "num_heads", "seed")
+
+
+def test_every_public_function_refuses_a_wrong_type_in_one_line(tmp_path, monkeypatch):
+    """`ae.trace(42)`, `ae.render(None)`, `ae.render(["a"])`, `ae.render(b"x")`,
+    `force="no"` and every other parameter of every public function given a value of a
+    wrong type: InputError, one line naming the parameter, before any work (nothing
+    written, the model never run)."""
+    import inspect
+
+    import attention_explainer as ae
+    from attention_explainer.attention_core import api
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(api, "trace_for", lambda *a, **k: pytest.fail("the model ran"))
+    tried = 0
+    for name in ("trace", "render", "frames", "pack", "atlas"):
+        function = getattr(ae, name)
+        parameters = [p for p in inspect.signature(function).parameters.values()
+                      if p.kind is not p.VAR_KEYWORD]
+        names = [p.name for p in parameters] + list(TRACE_OPTIONS if name != "trace" else
+                                                    TRACE_OPTIONS[-3:])
+        names += ["max_tokens"] if name in ("render", "frames", "pack") else []
+        for parameter in names:
+            for value in BAD[parameter]:
+                with pytest.raises(ae.InputError) as raised:
+                    function(**{parameter: value})
+                line = str(raised.value)
+                assert "\n" not in line and len(line) <= 200, line
+                assert line.split()[0].strip("'") in (parameter, "source", "sentence"), \
+                    (name, parameter, value, line)
+                tried += 1
+        with pytest.raises(ae.InputError, match="not an option"):
+            function(bogus=1)
+    assert tried > 250
+    assert not list(tmp_path.iterdir())
+
+
+def test_two_threads_each_get_their_own_files_and_theme_and_stdout_stays(tmp_path):
+    """Two renders and two frames calls at once from threads of one process, with
+    different sentences and themes: each returns its own files, drawn in its own theme
+    (the light stage is white, the dark one black), and sys.stdout is the same object
+    afterwards (the API prints nothing and never swaps it)."""
+    import sys
+    import threading
+
+    import numpy as np
+    from PIL import Image
+
+    import attention_explainer as ae
+
+    stdout = sys.stdout
+    tiny = {"resolution": "64x36", "beats": "title"}
+    calls = {
+        "render-dark": lambda: ae.render("The cat ate the fish", tmp_path / "dark.mp4",
+                                         fps=2, theme="3b1b", **tiny),
+        "render-light": lambda: ae.render("Le chat a mangé le poisson", tmp_path / "light.mp4",
+                                          fps=2, theme="light", **tiny),
+        "frames-dark": lambda: ae.frames("小猫吃了一条鱼", tmp_path / "dark-stills",
+                                         theme="3b1b", **tiny),
+        "frames-light": lambda: ae.frames("We saw her duck", tmp_path / "light-stills",
+                                          theme="light", **tiny),
+    }
+    results: dict = {}
+
+    def run(name, call):
+        try:
+            results[name] = call()
+        except BaseException as exc:        # noqa: BLE001 - reported by the assertion
+            results[name] = exc
+
+    threads = [threading.Thread(target=run, args=item) for item in calls.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    assert sys.stdout is stdout
+    failed = {n: r for n, r in results.items() if isinstance(r, BaseException)}
+    assert len(results) == 4 and not failed, failed
+
+    def brightness(path) -> float:
+        with Image.open(path) as image:
+            return float(np.asarray(image.convert("L")).mean())
+
+    for theme in ("dark", "light"):
+        film, stills = results[f"render-{theme}"], results[f"frames-{theme}"]
+        assert film.video == (tmp_path / f"{theme}.mp4").absolute() or \
+            film.video.resolve() == (tmp_path / f"{theme}.mp4").resolve()
+        assert all(p.resolve().parent == (tmp_path / f"{theme}-stills").resolve()
+                   for p in stills.files) and stills.files
+        for picture in (film.video.with_suffix(".png"), stills.files[0]):
+            shade = brightness(picture)
+            assert (shade > 150) if theme == "light" else (shade < 100), (picture, shade)
+    from attention_explainer.attention_core.trace import AttentionTrace
+
+    assert AttentionTrace.load(results["render-light"].video.with_suffix(".npz")).sentence \
+        == "Le chat a mangé le poisson"
