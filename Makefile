@@ -89,7 +89,7 @@ check: setup bytecode
 	  $(PYTEST_ARGS)
 
 # the 20 slowest tests of a suite run, into bench/RESULTS.md
-slow-tests: setup test-packages
+slow-tests: setup test-packages bytecode
 	$(VENV)/bin/python bench/slow_tests.py
 
 golden: setup
