@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .bert import ModelFiles, sha256_of
-from .errors import InputError
-from .model_checks import MAX_CONFIG_BYTES
+from .errors import InputError, short_repr
+from .model_checks import MAX_CONFIG_BYTES, check_sizes, parameter_estimate
 
 __all__ = ["CAPTURE_ATTENTION", "FAMILIES", "Family", "HFModelFiles", "LayerWatch",
            "SUPPORTED", "agreement_tolerance", "family_of_config", "heads_and_mask",
@@ -123,6 +123,7 @@ class HFModelFiles(ModelFiles):
         self.what = f"--model {str(folder)!r}"
         self.model_type = family_of_config(config, self.what)
         self.family = FAMILIES[self.model_type]
+        check_sizes(config, self.what)          # before transformers builds anything of it
         self.weights = self._safetensors()
         self.tokenizer_path = self.folder / "tokenizer.json"
         if not self.tokenizer_path.is_file():
@@ -163,6 +164,14 @@ class HFModelFiles(ModelFiles):
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 raise InputError(f"{self.what}: model.safetensors.index.json is not a "
                                  "readable index of shards.") from None
+            home = self.folder.resolve()
+            outside = [name for name in shards if not isinstance(name, str)
+                       or Path(name).name != name or name in ("", ".", "..")
+                       or (self.folder / name).resolve().parent != home]
+            if outside:
+                raise InputError(f"{self.what}: model.safetensors.index.json names the shard "
+                                 f"{short_repr(outside[0])}, not a file beside it; a shard "
+                                 "index names files of its own folder only.")
             missing = [name for name in shards if not (self.folder / name).is_file()]
             if missing:
                 raise InputError(f"{self.what} lacks the shard {missing[0]} its index names.")
@@ -226,19 +235,18 @@ class HFModelFiles(ModelFiles):
 
     # ---- memory ----------------------------------------------------------------------
     def parameter_count(self) -> int:
-        """The base model's parameters, counted from its config on the meta device (no
-        memory is taken)."""
-        import torch
-        from transformers import AutoModel
-
-        try:
-            with torch.device("meta"):
-                model = AutoModel.from_config(self.config)
-        except Exception as exc:      # a config transformers reads but cannot build
-            raise InputError(f"{self.what}: transformers cannot build a model from its "
-                             f"config.json ({type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0][:120]}).") from None
-        return sum(p.numel() for p in model.parameters())
+        """About how many parameters the base model has, by arithmetic from its config
+        (``model_checks.parameter_estimate``): nothing is built, so nothing in the config
+        can make this slow."""
+        c = self.config
+        head_dim = int(getattr(c, "head_dim", None) or self.d_model // self.num_heads)
+        intermediate = int(getattr(c, "intermediate_size", None) or getattr(c, "n_inner", None)
+                           or getattr(c, "hidden_dim", None) or 4 * self.d_model)
+        return parameter_estimate(
+            layers=self.num_layers, d_model=self.d_model, heads=self.num_heads,
+            kv_heads=self.num_kv_heads, head_dim=head_dim, intermediate=intermediate,
+            vocab=self.vocab_size, positions=0 if self.family.rotary else self.max_positions,
+            gated=self.family.rotary)          # the rotary families gate their MLP
 
     def check_memory(self, device, dtype) -> None:
         """Refuse a model too large for the device's free memory, before it loads."""

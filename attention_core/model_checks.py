@@ -1,4 +1,6 @@
-"""Checks of a BERT-family model folder, made before anything heavy runs.
+"""Checks of a model folder, made before anything heavy runs: a BERT folder's completely,
+another family's sizes (:func:`check_sizes`) and the memory its weights need, counted from
+its config (:func:`parameter_estimate`).
 
 config.json is checked completely and every tensor the forward pass uses is checked against
 it from the safetensors header alone. A folder whose parts disagree would otherwise fail deep
@@ -12,9 +14,10 @@ from pathlib import Path
 
 from .errors import InputError, is_json_int, short_repr
 
-__all__ = ["ACTIVATIONS", "CONFIG_INTS", "EMBEDDINGS", "FIX", "MAX_CONFIG_BYTES",
-           "SUPPORTED_MODEL_TYPES", "check_config", "check_tensor_shapes", "expected_shapes",
-           "read_config", "safetensors_shapes", "tensor_prefix"]
+__all__ = ["ACTIVATIONS", "CONFIG_INTS", "EMBEDDINGS", "FIX", "MAX_CONFIG_BYTES", "SIZE_LIMITS",
+           "SUPPORTED_MODEL_TYPES", "check_config", "check_sizes", "check_tensor_shapes",
+           "expected_shapes", "parameter_estimate", "read_config", "safetensors_shapes",
+           "tensor_prefix"]
 
 SUPPORTED_MODEL_TYPES = ("bert",)
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
@@ -147,3 +150,45 @@ def check_tensor_shapes(shapes: dict[str, tuple[int, ...]], config: dict, what: 
             raise InputError(f"{what}: model.safetensors tensor {key} has shape {shapes[key]} "
                              f"but config.json implies {want}; the weights and config.json "
                              "do not belong together.")
+
+
+# The sizes a config.json of any family may give, under each family's own names: far past
+# any released model, and small enough that nothing built from them can exhaust a machine
+# before the memory check (a config of 10^9 layers had transformers build layer after
+# layer, deaf to Ctrl-C). A name whose value may be null is checked only when given.
+_LAYERS, _HEADS, _WIDTH = (1, 1024), (1, 1024), (1, 65536)
+_WIDE, _LONG = (1, 1 << 20), (1, 1 << 22)
+SIZE_LIMITS = {
+    "num_hidden_layers": _LAYERS, "n_layer": _LAYERS, "n_layers": _LAYERS,
+    "num_attention_heads": _HEADS, "n_head": _HEADS, "n_heads": _HEADS,
+    "num_key_value_heads": _HEADS,
+    "hidden_size": _WIDTH, "n_embd": _WIDTH, "dim": _WIDTH, "embedding_size": _WIDTH,
+    "head_dim": _WIDTH,
+    "intermediate_size": _WIDE, "n_inner": _WIDE, "hidden_dim": _WIDE,
+    "max_position_embeddings": _LONG, "n_positions": _LONG, "n_ctx": _LONG,
+    "vocab_size": _LONG, "type_vocab_size": (0, 1024),
+}
+_MAY_BE_NULL = {"n_inner", "head_dim", "num_key_value_heads", "embedding_size"}
+
+
+def check_sizes(config: dict, what: str) -> None:
+    """Every size config.json gives (layers, heads, widths, positions, vocabulary) is an
+    integer within :data:`SIZE_LIMITS`, before anything is built from it."""
+    for key, (low, high) in SIZE_LIMITS.items():
+        if key not in config or (config[key] is None and key in _MAY_BE_NULL):
+            continue
+        value = config[key]
+        if not is_json_int(value) or not low <= value <= high:
+            raise InputError(f"{what}: config.json {key} is {short_repr(value)}; it must be "
+                             f"an integer from {low} to {high} (use the model's own config).")
+
+
+def parameter_estimate(*, layers: int, d_model: int, heads: int, kv_heads: int, head_dim: int,
+                       intermediate: int, vocab: int, positions: int, gated: bool) -> int:
+    """About how many parameters a model of these sizes has, by arithmetic: the embeddings
+    (and a learned position table), and per layer the projections of attention and the
+    feed-forward's two matrices (three where gated, as Llama's). Biases and norms, a
+    few thousandths, are left out: it sizes memory, never a number on screen."""
+    attention = d_model * head_dim * (2 * heads + 2 * kv_heads)
+    feed_forward = (3 if gated else 2) * d_model * intermediate
+    return vocab * d_model + positions * d_model + layers * (attention + feed_forward)

@@ -308,6 +308,23 @@ def _bad_folders(root, folders):
     shutil.copy(folders["llama"] / "model.safetensors", made["weights"] / "model.safetensors")
     made["positions"] = copy("positions")
     tiny_models.write_config(made["positions"], n_positions=8)
+    # sizes nothing may be built from (10^9 layers built on the meta device for minutes,
+    # deaf to Ctrl-C; no heads divided by zero), each refused before transformers reads it
+    for name, family, changes in (("layers", "gpt2", {"n_layer": 10 ** 9}),
+                                  ("llama-layers", "llama", {"num_hidden_layers": 10 ** 9}),
+                                  ("no-heads", "gpt2", {"n_head": 0}),
+                                  ("minus-layers", "gpt2", {"n_layer": -1}),
+                                  ("wide", "llama", {"hidden_size": 2 ** 40})):
+        made[name] = copy(name, family)
+        tiny_models.write_config(made[name], **changes)
+    # a shard index may name only files beside it: not a path elsewhere, nor a link out
+    for name, shard in (("shard-absolute", "/etc/passwd"), ("shard-up", "../../../etc/passwd"),
+                        ("shard-link", "linked.safetensors")):
+        made[name] = copy(name, "llama")
+        (made[name] / "model.safetensors").rename(made[name] / "own.safetensors")
+        (made[name] / "model.safetensors.index.json").write_text(json.dumps(
+            {"weight_map": {"embed_tokens.weight": shard, "norm.weight": "own.safetensors"}}))
+    os.symlink(folders["llama"] / "model.safetensors", made["shard-link"] / "linked.safetensors")
     return made
 
 
@@ -322,6 +339,14 @@ BAD_ROWS = [
                           "unpickled"),
     ("weights", SENTENCE, "the weights and config.json do not belong together"),
     ("positions", SENTENCE, "more than the model's 8 positions"),
+    ("layers", SENTENCE, "config.json n_layer is 1000000000; it must be an integer from 1 to"),
+    ("llama-layers", SENTENCE, "config.json num_hidden_layers is 1000000000; it must be"),
+    ("no-heads", SENTENCE, "config.json n_head is 0; it must be an integer from 1 to 1024"),
+    ("minus-layers", SENTENCE, "config.json n_layer is -1; it must be an integer from 1"),
+    ("wide", SENTENCE, "config.json hidden_size is 1099511627776; it must be an integer"),
+    ("shard-absolute", SENTENCE, "names the shard '/etc/passwd', not a file beside it"),
+    ("shard-up", SENTENCE, "names the shard '../../../etc/passwd', not a file beside it"),
+    ("shard-link", SENTENCE, "names the shard 'linked.safetensors', not a file beside it"),
 ]
 
 
