@@ -29,6 +29,7 @@ if __name__ == "__main__" or os.path.basename(sys.argv[0] or "") == "attention-e
 
 import importlib  # noqa: E402 - after the signals are ours
 import traceback  # noqa: E402
+import unicodedata  # noqa: E402
 
 import click  # noqa: E402
 
@@ -161,6 +162,10 @@ _failed: list[str] = []        # the one line said, once said
 def _fail(message: str, code: int) -> None:
     _failed.append(message)
     text = " ".join(str(message).split())
+    # the user's own text may hold control characters (a bell, an escape sequence): the
+    # terminal is told of them, never given them
+    text = "".join(ch.encode("unicode_escape").decode("ascii")
+                   if unicodedata.category(ch) == "Cc" else ch for ch in text)
     # a message may quote the user's text: never let an unencodable character hide it
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     click.echo("Error: " + text, err=True)

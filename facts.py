@@ -45,6 +45,11 @@ GIF_MAX_WIDTH = 640         # ... and its width: a GIF compresses poorly, frame 
 MAX_TOKENS_DRAWN = 16       # beyond this a window of tokens around the focus is drawn
 MAX_TOKENS_RANGE = (2, 512)  # --max-tokens: the longest sentence a command agrees to draw
 DEFAULT_MAX_TOKENS = 64
+# sizes read before anything is parsed (issue 37): a 10 MB sentence was tokenized for 28 s
+# and 2.6 GB before it was called too long, a 159 MB tokenizer.json parsed for as long
+MAX_SENTENCE_CHARS = 100_000     # far beyond any model's positions, in any script
+MAX_TOKENIZER_BYTES = 64 << 20   # the largest released tokenizer.json files are ~35 MB
+MAX_RECORDING_BYTES = 512 << 20  # 300 s of 96 kHz stereo float WAV is 230 MB
 
 # ---- what decides a trace (attention_core.api.TraceRequest's defaults) -----------------
 DTYPES = ("float32", "float16", "bfloat16")

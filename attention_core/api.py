@@ -18,7 +18,7 @@ from ..facts import TRACE_DEFAULTS
 from . import DEFAULT_SENTENCE, bert, grammar, selection
 from .attention import MaskSpec, build_mask, parse_mask
 from .device import one_cpu_thread
-from .errors import InputError
+from .errors import InputError, check_sentence
 from .model_kinds import (MODEL_CHOICES, Forward, HFModelFiles, ModelKind, kind_for,
                           loaded_weights, model_files)
 from .word_model import WordModel
@@ -49,22 +49,6 @@ class TraceRequest:
     d_model: int = TRACE_DEFAULTS["d_model"]
     num_heads: int = TRACE_DEFAULTS["num_heads"]
     seed: int = TRACE_DEFAULTS["seed"]
-
-
-def check_sentence(sentence: str | None) -> str:
-    """The sentence, if a model can take it; else an InputError saying how to fix it."""
-    if sentence is None or not sentence.strip():
-        raise InputError("the sentence is empty; type a sentence, e.g. "
-                         f"attention-explainer inspect \"{DEFAULT_SENTENCE}\".")
-    if "\x00" in sentence:
-        raise InputError("the sentence contains a NUL character; remove it.")
-    try:
-        sentence.encode("utf-8")
-    except UnicodeEncodeError as exc:     # lone surrogates: bytes the shell could not decode
-        raise InputError("the sentence holds bytes that are not valid UTF-8 text (character "
-                         f"{exc.start + 1}); check your terminal's encoding, e.g. "
-                         "export LANG=C.UTF-8.") from exc
-    return sentence
 
 
 def count_tokens(sentence: str, model: str = TRACE_DEFAULTS["model"]) -> int:

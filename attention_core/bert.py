@@ -13,7 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from .attention import attend, padding_blocked, scaled_scores
+from ..facts import MAX_TOKENIZER_BYTES
 from .errors import InputError
+from .user_files import opened_checked
 from .word_model import SPACE_TOKEN
 from .model_checks import check_tensor_shapes, read_config, safetensors_shapes, tensor_prefix
 
@@ -95,8 +97,12 @@ class ModelFiles:
         if self._tokenizer is None:
             from tokenizers import Tokenizer
 
+            with opened_checked(self.tokenizer_path, what=self.what,
+                                max_bytes=MAX_TOKENIZER_BYTES,
+                                fix="; use the model's own tokenizer.json") as fh:
+                text = fh.read()
             try:
-                tok = Tokenizer.from_file(str(self.tokenizer_path))
+                tok = Tokenizer.from_str(text.decode("utf-8"))
             except Exception as exc:
                 raise InputError(f"{self.what}: tokenizer.json is not readable "
                                  f"({type(exc).__name__}).") from exc

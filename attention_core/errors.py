@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import errno
 
-__all__ = ["InputError", "NoSpaceLeft", "is_json_int", "short_repr"]
+from ..facts import MAX_SENTENCE_CHARS
+from . import DEFAULT_SENTENCE
+
+__all__ = ["InputError", "NoSpaceLeft", "check_sentence", "is_json_int", "short_repr"]
 
 
 class InputError(ValueError):
@@ -40,3 +43,22 @@ def short_repr(value, limit: int = 40) -> str:
     """A value as a message quotes it: its repr, cut to ``limit`` characters."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def check_sentence(sentence: str | None) -> str:
+    """The sentence, if a model can take it; else an InputError saying how to fix it."""
+    if sentence is None or not sentence.strip():
+        raise InputError("the sentence is empty; type a sentence, e.g. "
+                         f"attention-explainer inspect \"{DEFAULT_SENTENCE}\".")
+    if len(sentence) > MAX_SENTENCE_CHARS:
+        raise InputError(f"the sentence is {len(sentence)} characters long, more than the "
+                         f"{MAX_SENTENCE_CHARS} read; a film explains a sentence: shorten it.")
+    if "\x00" in sentence:
+        raise InputError("the sentence contains a NUL character; remove it.")
+    try:
+        sentence.encode("utf-8")
+    except UnicodeEncodeError as exc:     # lone surrogates: bytes the shell could not decode
+        raise InputError("the sentence holds bytes that are not valid UTF-8 text (character "
+                         f"{exc.start + 1}); check your terminal's encoding, e.g. "
+                         "export LANG=C.UTF-8.") from exc
+    return sentence

@@ -225,3 +225,34 @@ def test_readme_lists_every_row():
     section = readme.split("## Errors you may see", 1)[1].split("\n## ", 1)[0]
     for name, _, _ in ROWS + TRACE_AND_MODEL_ROWS:
         assert name in section, f"README's error table lacks the row {name!r}"
+
+
+def test_sizes_are_refused_before_anything_is_parsed(run_cli, tmp_path):
+    """A sentence of more than 100,000 characters, and a model's tokenizer.json larger than
+    any released one, are refused by their size at once (a 10 MB sentence was tokenized
+    for 28 s and 2.6 GB before it was called too long)."""
+    import os
+
+    from attention_explainer.attention_core import bert
+    from attention_explainer.attention_core.api import model_files
+
+    code, _, err = run_cli("inspect", "cat " * 25001)
+    assert code == 2 and "characters long, more than the 100000 read" in err, err
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        (folder / name).symlink_to(bert.minilm_dir() / name)
+    (folder / "tokenizer.json").write_bytes(b"")
+    os.truncate(folder / "tokenizer.json", 100 << 20)       # sparse: nothing written
+    model_files.cache_clear()
+    code, _, err = run_cli("inspect", "The cat ate the fish", "--model", folder)
+    model_files.cache_clear()
+    assert code == 2 and "tokenizer.json is 100 MB, more than the 64 MB it may be" in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_control_characters_of_the_users_text_never_reach_the_terminal(run_cli, tmp_path):
+    code, _, err = run_cli("frames", "--contact-sheet", "a\x07b\x1b[31m.bmp",
+                           "--out", tmp_path / "stills")
+    assert code == 2 and "a\\x07b\\x1b[31m.bmp" in err, err
+    assert not any(ord(ch) < 32 and ch != "\n" for ch in err), repr(err)

@@ -153,14 +153,24 @@ def test_bad_recordings_are_refused_before_anything_is_written(tmp_path):
         "too long": ("title.wav", lambda p: tone(p, MAX_SECONDS + 1),
                      f"longer than {MAX_SECONDS:.0f} s"),
     }
+    # a FIFO would block the open for ever (a Ctrl-C then said "not audio"), a device
+    # read for ever; a file larger than any recording is refused by its size, unread
+    import os
+
+    cases["fifo"] = ("title.wav", os.mkfifo, "title.wav is not a regular file")
+    cases["device"] = ("title.wav", lambda p: p.symlink_to("/dev/zero"),
+                       "title.wav is not a regular file")
+    cases["huge"] = ("title.wav", lambda p: (p.write_bytes(b""), os.truncate(p, 600 << 20)),
+                     "title.wav is 600 MB, more than the 512 MB it may be")
     for name, (file, make, said) in cases.items():
         voices = tmp_path / name / "voices"
         voices.mkdir(parents=True)
         make(voices / file)
         out = tmp_path / name / "out"
         proc = run_process("render", DEFAULT, "--beats", "title,embed", *TINY,
-                           "--narration", voices, "-o", out / "talk.mp4")
+                           "--narration", voices, "-o", out / "talk.mp4", timeout=120)
         assert_refused(proc, said)
+        assert name == "not audio" or "not audio" not in proc.stderr, proc.stderr  # never nested
         assert not out.exists(), name
     proc = run_process("render", DEFAULT, "--narration", tmp_path / "nowhere", *TINY,
                        "-o", tmp_path / "x.mp4")

@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from ...attention_core.errors import InputError
+from ...attention_core.user_files import opened_checked
+from ...facts import MAX_RECORDING_BYTES
 
 __all__ = ["MARGIN", "MAX_SECONDS", "RATE", "SPEAK", "Narration", "decode", "encode_sound",
            "extra_holds", "film_track", "load_narration", "script", "sound_stream_in",
@@ -95,7 +97,9 @@ def decode(path: Path) -> np.ndarray:
     import av
 
     try:
-        with av.open(str(path)) as container:
+        with opened_checked(path, what=f"--narration {path.parent}",
+                            max_bytes=MAX_RECORDING_BYTES, fix="; give a recording") as fh, \
+                av.open(fh) as container:
             if not container.streams.audio:
                 raise InputError(f"{path} holds no audio; give a recording (.wav, .m4a, "
                                  ".mp3, .ogg, ...).")
@@ -111,6 +115,8 @@ def decode(path: Path) -> np.ndarray:
                                      "text.")
             for out in resampler.resample(None):
                 chunks.append(out.to_ndarray().reshape(-1))
+    except InputError:
+        raise                  # said already: never wrapped in "not audio (...)"
     except (av.FFmpegError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"{path} is not audio that can be decoded ({exc}); give a "
                          "recording (.wav, .m4a, .mp3, .ogg, ...).") from None
