@@ -188,13 +188,23 @@ def _program(item: str, names: tuple, part: str, use: str) -> Finding:
 
 
 def _cache() -> Finding:
-    from .scenes.pipeline.beat_cache import default_folder
+    """The beat cache as a render finds it: switched off, or its folder made and written
+    to (a probe file, removed) as a render would; then its free space."""
+    from .attention_core.errors import InputError
+    from .scenes.pipeline.beat_cache import BeatCache, cache_enabled, default_folder
 
+    try:
+        if not cache_enabled():
+            return Finding("beat cache", True, "off (ATTENTION_EXPLAINER_CACHE_MB=0): every "
+                           "render draws every beat", needed=False)
+    except InputError as exc:
+        return Finding("beat cache", False, str(exc), needed=False)
     folder = default_folder()
-    probe = folder
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    free = shutil.disk_usage(probe).free
+    why = BeatCache(folder).unusable()
+    if why is not None:
+        return Finding("beat cache", False, f"{folder} cannot be used ({why}); renders go on "
+                       "without it: set XDG_CACHE_HOME to a writable folder", needed=False)
+    free = shutil.disk_usage(folder).free
     ok = free >= CACHE_LOW
     said = f"{folder}: {free / 2**30:.1f} GiB free"
     if not ok:

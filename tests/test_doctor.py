@@ -90,3 +90,20 @@ def test_a_drawing_command_without_its_fonts_points_to_doctor(run_cli, monkeypat
 def test_doctor_is_listed(argv, run_cli):
     code, out, _ = run_cli(*argv)
     assert code == 0 and "doctor" in out
+
+
+def test_the_beat_cache_line_is_what_a_render_finds(run_cli, monkeypatch, tmp_path):
+    """doctor makes and writes the cache's folder as a render would: a cache folder under
+    a file is said to be unusable (it said ok, and the next `frames` said otherwise), the
+    cache switched off is said to be off."""
+    (tmp_path / "a-file").write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a-file" / "cache"))
+    code, out, err = run_cli("doctor")
+    line = lines_of(out)["beat cache"]
+    assert line.startswith("missing ") and "cannot be used" in line, line
+    code, out, err = run_cli("frames", "--beat", "title", "--resolution", "64x36",
+                             "--out", tmp_path / "stills")
+    assert code == 0 and "cannot be used" in err, err          # what doctor said
+    monkeypatch.setenv("ATTENTION_EXPLAINER_CACHE_MB", "0")
+    code, out, err = run_cli("doctor")
+    assert lines_of(out)["beat cache"].startswith("ok ") and "off" in lines_of(out)["beat cache"]
