@@ -32,6 +32,7 @@ from pathlib import Path
 import click
 
 from .attention_core.errors import InputError
+from .attention_core.user_files import opened_checked
 
 __all__ = [
     "CONFIG_FILE", "ConfigFile", "ENV_PREFIX", "NOT_SETTINGS", "OUTPUT_SETTINGS",
@@ -42,6 +43,7 @@ __all__ = [
 CONFIG_FILE = "attention-explainer.toml"
 PYPROJECT_TABLE = ("tool", "attention-explainer")
 ENV_PREFIX = "ATTENTION_EXPLAINER_"
+MAX_SETTINGS_BYTES = 4 << 20     # a settings file, or a pyproject.toml holding them
 # actions, not settings; and --force, which no file or variable may turn on for a user
 NOT_SETTINGS = {"help", "version", "debug", "force"}
 # the options that name outputs: from a settings file, they stay inside its folder
@@ -94,8 +96,11 @@ def find_config(folder: Path | None = None) -> ConfigFile:
 
 
 def _read(path: Path) -> dict:
+    with opened_checked(path, what="settings", max_bytes=MAX_SETTINGS_BYTES,
+                        fix="; make it a TOML file of settings") as fh:
+        data = fh.read()
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(data.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"{path}: not a readable TOML file ({exc}); fix it or remove it.") \
             from exc

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .bert import ModelFiles, sha256_of
 from .errors import InputError, short_repr
+from .user_files import opened_checked
 from .model_checks import MAX_CONFIG_BYTES, check_sizes, parameter_estimate
 
 __all__ = ["CAPTURE_ATTENTION", "FAMILIES", "Family", "HFModelFiles", "LayerWatch",
@@ -100,10 +101,11 @@ def read_raw_config(folder: Path, what: str) -> dict:
     if not path.is_file():
         raise InputError(f"{what} lacks config.json; a Hugging Face model folder has "
                          "config.json, model.safetensors and tokenizer.json.")
-    if path.stat().st_size > MAX_CONFIG_BYTES:
-        raise InputError(f"{what}: config.json is too large for a model config.")
+    with opened_checked(path, what=what, max_bytes=MAX_CONFIG_BYTES,
+                        fix="; use the model's own config.json") as fh:
+        data = fh.read()
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(data.decode("utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
         raise InputError(f"{what}: config.json is not readable JSON "
                          f"({type(exc).__name__}).") from None
@@ -158,9 +160,10 @@ class HFModelFiles(ModelFiles):
         model.safetensors (never a folder's other .safetensors, such as an adapter)."""
         index = self.folder / "model.safetensors.index.json"
         if index.is_file():
+            with opened_checked(index, what=self.what, max_bytes=MAX_CONFIG_BYTES) as fh:
+                data = fh.read()
             try:
-                shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"]
-                                    .values()))
+                shards = sorted(set(json.loads(data.decode("utf-8"))["weight_map"].values()))
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 raise InputError(f"{self.what}: model.safetensors.index.json is not a "
                                  "readable index of shards.") from None

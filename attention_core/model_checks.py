@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 
 from .errors import InputError, is_json_int, short_repr
+from .user_files import opened_checked
 
 __all__ = ["ACTIVATIONS", "CONFIG_INTS", "EMBEDDINGS", "FIX", "MAX_CONFIG_BYTES", "SIZE_LIMITS",
            "SUPPORTED_MODEL_TYPES", "check_config", "check_sizes", "check_tensor_shapes",
@@ -37,12 +38,10 @@ FIX = "use the folder's own config.json, or a folder whose config.json and weigh
 
 def read_config(path: Path, what: str) -> dict:
     """config.json, parsed and checked; ``what`` names the model in messages."""
-    size = path.stat().st_size
-    if size > MAX_CONFIG_BYTES:
-        raise InputError(f"{what}: config.json is {size} bytes, too large for a model config "
-                         f"(at most {MAX_CONFIG_BYTES}); {FIX}.")
+    with opened_checked(path, what=what, max_bytes=MAX_CONFIG_BYTES, fix=f"; {FIX}") as fh:
+        data = fh.read()
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(data.decode("utf-8"))
     except RecursionError:
         raise InputError(f"{what}: config.json is not readable JSON (nested too deeply).") from None
     except (OSError, ValueError) as exc:

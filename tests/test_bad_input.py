@@ -256,3 +256,32 @@ def test_control_characters_of_the_users_text_never_reach_the_terminal(run_cli, 
                            "--out", tmp_path / "stills")
     assert code == 2 and "a\\x07b\\x1b[31m.bmp" in err, err
     assert not any(ord(ch) < 32 and ch != "\n" for ch in err), repr(err)
+
+
+def test_a_settings_file_or_shard_index_too_large_is_refused_unread(run_cli, tmp_path,
+                                                                      monkeypatch):
+    """The one rule for a user's file (attention_core.user_files) on the settings file and
+    a model's shard index: larger than any real one, refused by its size, never read."""
+    import json
+    import os
+    import shutil
+
+    from attention_explainer.attention_core.api import model_files
+    from tests import tiny_models
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "attention-explainer.toml").write_bytes(b"")
+    os.truncate(tmp_path / "attention-explainer.toml", 5 << 20)
+    code, _, err = run_cli("inspect", "The cat ate the fish")
+    assert code == 2 and "attention-explainer.toml is 5 MB, more than the 4 MB" in err, err
+    os.remove(tmp_path / "attention-explainer.toml")
+    folder = tiny_models.build("llama", tmp_path / "model")
+    shutil.move(folder / "model.safetensors", folder / "own.safetensors")
+    index = folder / "model.safetensors.index.json"
+    index.write_text(json.dumps({"weight_map": {"norm.weight": "own.safetensors"}}))
+    os.truncate(index, 2 << 20)
+    model_files.cache_clear()
+    code, _, err = run_cli("inspect", "The cat ate the fish", "--model", folder)
+    model_files.cache_clear()
+    assert code == 2 and "model.safetensors.index.json is 2 MB, more than the 1 MB" in err, err
+    assert len(err.strip().splitlines()) == 1
