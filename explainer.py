@@ -282,6 +282,7 @@ def _run(command: str, source, args: list, trace_options: dict, *,
     from .cli import cli
 
     with _ONE_AT_A_TIME, contextlib.ExitStack() as stack:
+        stack.callback(_set_theme, _theme_now())     # nothing global changes
         if isinstance(source, str):     # after "--": a sentence may begin with "-"
             argv = [command, *_flags(options), *args, "--quiet", "--", source]
         else:                  # a trace: drawn from a file of it, as --trace draws
@@ -298,6 +299,26 @@ def _run(command: str, source, args: list, trace_options: dict, *,
         except click.Abort:
             raise KeyboardInterrupt from None
     return [Path(f) for f in files]
+
+
+def _style():
+    import sys
+
+    return sys.modules.get(f"{__package__}.scenes.vocabulary.style")   # loaded if drawn
+
+
+def _theme_now() -> str:
+    """The drawing's colour theme in this process now (the default if nothing drew)."""
+    from .facts import DEFAULT_THEME
+
+    return _style().theme_name() if _style() is not None else DEFAULT_THEME
+
+
+def _set_theme(name: str) -> None:
+    """Put the theme back after a command set its own: a later drawing in this process
+    (a notebook's, a test's) keeps its colours."""
+    if _style() is not None:
+        _style().set_theme(name)
 
 
 def _flags(options: dict) -> list:

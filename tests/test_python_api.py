@@ -188,3 +188,15 @@ def test_two_threads_each_get_their_own_files_and_theme_and_stdout_stays(tmp_pat
 
     assert AttentionTrace.load(results["render-light"].video.with_suffix(".npz")).sentence \
         == "Le chat a mangé le poisson"
+
+
+def test_a_call_leaves_the_processes_theme_as_it_found_it(tmp_path):
+    """The light theme of one call never reaches a later drawing in the process (a text
+    drawn after it came out dark ink on the dark stage: 'emoji drew nothing')."""
+    import attention_explainer as ae
+    from attention_explainer.scenes.vocabulary import style
+
+    before = style.theme_name()
+    ae.frames("The cat ate the fish", tmp_path / "stills", beats="title", resolution="64x36",
+              theme="light")
+    assert style.theme_name() == before
