@@ -7,6 +7,7 @@ Face `transformers` is used only as the oracle in the tests, never here.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,9 +16,10 @@ import numpy as np
 from .attention import attend, padding_blocked, scaled_scores
 from ..facts import MAX_TOKENIZER_BYTES
 from .errors import InputError
-from .user_files import opened_checked
+from .user_files import checked_folder, opened_checked
 from .word_model import SPACE_TOKEN
-from .model_checks import check_tensor_shapes, read_config, safetensors_shapes, tensor_prefix
+from .model_checks import (check_finite_weights, check_tensor_shapes, check_weight_files,
+                           parameter_estimate, read_config, safetensors_shapes, tensor_prefix)
 
 __all__ = ["BertModelFiles", "BertWeights", "LayerCapture", "MINILM_DIR_ENV", "MINILM_NAME",
            "MINILM_SHA256", "ModelFiles", "TokenizedSentence", "embed", "forward", "layer_attention",
@@ -52,7 +54,7 @@ def minilm_dir() -> Path:
 
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with opened_checked(path, what=str(path.parent)) as fh:    # never waits on a FIFO
         for block in iter(lambda: fh.read(1 << 22), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -97,7 +99,7 @@ class ModelFiles:
         if self._tokenizer is None:
             from tokenizers import Tokenizer
 
-            with opened_checked(self.tokenizer_path, what=self.what,
+            with opened_checked(self.tokenizer_path, what=self.what, folder=self.folder,
                                 max_bytes=MAX_TOKENIZER_BYTES,
                                 fix="; use the model's own tokenizer.json") as fh:
                 text = fh.read()
@@ -184,16 +186,22 @@ class BertModelFiles(ModelFiles):
         config_path = self.folder / "config.json"
         self.weights_path = self.folder / "model.safetensors"
         self.tokenizer_path = self.folder / "tokenizer.json"
-        if not self.folder.is_dir():
-            raise InputError(f"{self.what} is not a folder; give minilm, scratch or a local "
-                             "Hugging Face BERT folder (config.json, model.safetensors, "
-                             "tokenizer.json).")
+        checked_folder(self.folder, what=self.what,
+                       fix="; give minilm, scratch or a local Hugging Face BERT folder "
+                           "(config.json, model.safetensors, tokenizer.json)")
         missing = [p.name for p in (config_path, self.weights_path, self.tokenizer_path)
-                   if not p.is_file()]
+                   if not os.path.lexists(p)]
         if missing:
             raise InputError(f"{self.what} lacks {', '.join(missing)}; a BERT-family folder "
                              "needs config.json, model.safetensors and tokenizer.json.")
-        self.config = read_config(config_path, self.what)
+        self.config = read_config(config_path, self.what, folder=self.folder)
+        c = self.config
+        check_weight_files([self.weights_path], self.folder, self.what, parameter_estimate(
+            layers=c["num_hidden_layers"], d_model=c["hidden_size"],
+            heads=c["num_attention_heads"], kv_heads=c["num_attention_heads"],
+            head_dim=c["hidden_size"] // c["num_attention_heads"],
+            intermediate=c["intermediate_size"], vocab=c["vocab_size"],
+            positions=c["max_position_embeddings"], gated=False))
         self.sha256 = sha256_of(self.weights_path)
         if expected_sha256 is not None and self.sha256 != expected_sha256:
             raise InputError(f"the weights file {self.weights_path} is corrupted or tampered "
@@ -216,6 +224,7 @@ class BertModelFiles(ModelFiles):
         except Exception as exc:
             raise InputError(f"{self.what}: model.safetensors is not readable "
                              f"({type(exc).__name__}).") from exc
+        check_finite_weights(tensors.items(), self.what)
         return BertWeights(tensors, self.config, device, dtype)
 
 

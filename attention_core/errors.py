@@ -6,7 +6,8 @@ import errno
 from ..facts import MAX_SENTENCE_CHARS
 from . import DEFAULT_SENTENCE
 
-__all__ = ["InputError", "NoSpaceLeft", "check_sentence", "is_json_int", "short_repr"]
+__all__ = ["InputError", "NoSpaceLeft", "check_sentence", "is_json_int", "quoted_reason",
+           "short_repr"]
 
 
 class InputError(ValueError):
@@ -43,6 +44,18 @@ def short_repr(value, limit: int = 40) -> str:
     """A value as a message quotes it: its repr, cut to ``limit`` characters."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def quoted_reason(exc: BaseException, limit: int = 120) -> str:
+    """Another library's message as one of ours quotes it: its first line, whitespace
+    made single, cut at a word (never mid-word) to about ``limit`` characters."""
+    text = " ".join(str(exc).splitlines()[0].split()) if str(exc).strip() else ""
+    if not text:
+        return type(exc).__name__
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(" ,;:")
+    return cut + " …"
 
 
 def check_sentence(sentence: str | None) -> str:

@@ -18,15 +18,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from .bert import ModelFiles, sha256_of
-from .errors import InputError, short_repr
-from .user_files import opened_checked
-from .model_checks import MAX_CONFIG_BYTES, check_sizes, parameter_estimate
+from .errors import InputError, quoted_reason, short_repr
+from .user_files import checked_folder, opened_checked
+from .model_checks import (MAX_CONFIG_BYTES, check_finite_weights, check_sizes, check_weight_files,
+                           parameter_estimate)
 
 __all__ = ["CAPTURE_ATTENTION", "FAMILIES", "Family", "HFModelFiles", "LayerWatch",
            "SUPPORTED", "agreement_tolerance", "family_of_config", "heads_and_mask",
@@ -97,11 +99,12 @@ def family_of_config(config: dict, what: str) -> str:
 
 def read_raw_config(folder: Path, what: str) -> dict:
     """config.json as JSON, bounded in size (the families' own checks come later)."""
+    checked_folder(folder, what=what)
     path = folder / "config.json"
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise InputError(f"{what} lacks config.json; a Hugging Face model folder has "
                          "config.json, model.safetensors and tokenizer.json.")
-    with opened_checked(path, what=what, max_bytes=MAX_CONFIG_BYTES,
+    with opened_checked(path, what=what, max_bytes=MAX_CONFIG_BYTES, folder=folder,
                         fix="; use the model's own config.json") as fh:
         data = fh.read()
     try:
@@ -128,7 +131,7 @@ class HFModelFiles(ModelFiles):
         check_sizes(config, self.what)          # before transformers builds anything of it
         self.weights = self._safetensors()
         self.tokenizer_path = self.folder / "tokenizer.json"
-        if not self.tokenizer_path.is_file():
+        if not os.path.lexists(self.tokenizer_path):
             raise InputError(f"{self.what} lacks tokenizer.json (a fast tokenizer's file); "
                              "save it with tokenizer.save_pretrained on a machine that has "
                              "the model's tokenizer.")
@@ -148,6 +151,7 @@ class HFModelFiles(ModelFiles):
         if self.model_type == "roberta":     # RoBERTa counts positions from pad + 1
             self.max_positions -= int(getattr(c, "pad_token_id", None) or 0) + 1
         self._check_settings()
+        check_weight_files(self.weights, self.folder, self.what, self.parameter_count())
         listed = self.tokenizer.get_vocab_size(with_added_tokens=True)
         if listed > self.vocab_size:
             raise InputError(f"{self.what}: tokenizer.json has {listed} tokens but the model's "
@@ -159,27 +163,26 @@ class HFModelFiles(ModelFiles):
         """The weight files transformers loads: the shards its index names, or
         model.safetensors (never a folder's other .safetensors, such as an adapter)."""
         index = self.folder / "model.safetensors.index.json"
-        if index.is_file():
-            with opened_checked(index, what=self.what, max_bytes=MAX_CONFIG_BYTES) as fh:
+        if os.path.lexists(index):
+            with opened_checked(index, what=self.what, max_bytes=MAX_CONFIG_BYTES,
+                                folder=self.folder) as fh:
                 data = fh.read()
             try:
                 shards = sorted(set(json.loads(data.decode("utf-8"))["weight_map"].values()))
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 raise InputError(f"{self.what}: model.safetensors.index.json is not a "
                                  "readable index of shards.") from None
-            home = self.folder.resolve()
             outside = [name for name in shards if not isinstance(name, str)
-                       or Path(name).name != name or name in ("", ".", "..")
-                       or (self.folder / name).resolve().parent != home]
+                       or Path(name).name != name or name in ("", ".", "..")]
             if outside:
                 raise InputError(f"{self.what}: model.safetensors.index.json names the shard "
                                  f"{short_repr(outside[0])}, not a file beside it; a shard "
                                  "index names files of its own folder only.")
-            missing = [name for name in shards if not (self.folder / name).is_file()]
+            missing = [name for name in shards if not os.path.lexists(self.folder / name)]
             if missing:
                 raise InputError(f"{self.what} lacks the shard {missing[0]} its index names.")
-            return [self.folder / name for name in shards]
-        if (self.folder / "model.safetensors").is_file():
+            return [self.folder / name for name in shards]      # checked with their sizes
+        if os.path.lexists(self.folder / "model.safetensors"):
             return [self.folder / "model.safetensors"]
         pickled = sorted(p.name for p in self.folder.iterdir() if p.suffix in PICKLED)
         if pickled:
@@ -198,7 +201,7 @@ class HFModelFiles(ModelFiles):
                                               trust_remote_code=False)
         except Exception as exc:     # transformers raises ValueError, KeyError, OSError...
             raise InputError(f"{self.what}: transformers cannot read its config.json "
-                             f"({type(exc).__name__}: {str(exc).splitlines()[0][:120]}).") from None
+                             f"({type(exc).__name__}: {quoted_reason(exc)}).") from None
 
     def _check_settings(self) -> None:
         """What the film's formula relies on: scores scaled by 1/sqrt(d_k), heads that
@@ -281,7 +284,7 @@ class HFModelFiles(ModelFiles):
                 output_loading_info=True)
         except Exception as exc:
             raise InputError(f"{self.what}: transformers cannot load it "
-                             f"({type(exc).__name__}: {str(exc).splitlines()[0][:120]}).") from None
+                             f"({type(exc).__name__}: {quoted_reason(exc)}).") from None
         # transformers fills a weight the file lacks with random numbers: never drawn
         missing = sorted(info.get("missing_keys") or []) + sorted(
             str(k[0]) if isinstance(k, tuple) else str(k) for k in info.get("mismatched_keys") or [])
@@ -290,6 +293,7 @@ class HFModelFiles(ModelFiles):
                              f"{'s' * (len(missing) > 1)} its config.json implies (such as "
                              f"{missing[0]}); the weights and config.json do not belong "
                              "together.")
+        check_finite_weights(model.state_dict().items(), self.what)
         return model.to(device).eval()
 
 

@@ -13,12 +13,12 @@ import math
 from pathlib import Path
 
 from .errors import InputError, is_json_int, short_repr
-from .user_files import opened_checked
+from .user_files import checked_file, opened_checked
 
 __all__ = ["ACTIVATIONS", "CONFIG_INTS", "EMBEDDINGS", "FIX", "MAX_CONFIG_BYTES", "SIZE_LIMITS",
-           "SUPPORTED_MODEL_TYPES", "check_config", "check_sizes", "check_tensor_shapes",
-           "expected_shapes", "parameter_estimate", "read_config", "safetensors_shapes",
-           "tensor_prefix"]
+           "SUPPORTED_MODEL_TYPES", "check_config", "check_finite_weights", "check_sizes",
+           "check_tensor_shapes", "check_weight_files", "expected_shapes", "parameter_estimate",
+           "read_config", "safetensors_shapes", "tensor_prefix"]
 
 SUPPORTED_MODEL_TYPES = ("bert",)
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
@@ -36,9 +36,11 @@ EMBEDDINGS = "embeddings.word_embeddings.weight"
 FIX = "use the folder's own config.json, or a folder whose config.json and weights match"
 
 
-def read_config(path: Path, what: str) -> dict:
-    """config.json, parsed and checked; ``what`` names the model in messages."""
-    with opened_checked(path, what=what, max_bytes=MAX_CONFIG_BYTES, fix=f"; {FIX}") as fh:
+def read_config(path: Path, what: str, *, folder: Path | None = None) -> dict:
+    """config.json, parsed and checked; ``what`` names the model in messages, ``folder``
+    is the model folder it must lie in."""
+    with opened_checked(path, what=what, max_bytes=MAX_CONFIG_BYTES, fix=f"; {FIX}",
+                        folder=folder) as fh:
         data = fh.read()
     try:
         config = json.loads(data.decode("utf-8"))
@@ -191,3 +193,33 @@ def parameter_estimate(*, layers: int, d_model: int, heads: int, kv_heads: int, 
     attention = d_model * head_dim * (2 * heads + 2 * kv_heads)
     feed_forward = (3 if gated else 2) * d_model * intermediate
     return vocab * d_model + positions * d_model + layers * (attention + feed_forward)
+
+
+def check_weight_files(paths: list[Path], folder: Path, what: str, parameters: int) -> None:
+    """The weight files by the rule for a user's file (regular, inside ``folder``) and, all
+    together, no larger than ``parameters`` can fill: each parameter twice (an output head
+    beside the embeddings) in float64, and 64 MB of headers. A larger set is not this
+    config's weights, and would cost its whole size to hash before that showed."""
+    total = 0
+    for path in paths:
+        total += checked_file(path, what=what, folder=folder,
+                              fix="; a model folder's weights are regular files").stat().st_size
+    bound = 16 * parameters + (64 << 20)
+    if total > bound:
+        raise InputError(f"{what}: its weights are {_bytes(total)}, more than the "
+                         f"{_bytes(bound)} its config.json's sizes can fill; {FIX}.")
+
+
+def _bytes(count: int) -> str:
+    return f"{count / 2 ** 30:.1f} GiB" if count >= 2 ** 30 else f"{count / 2 ** 20:.0f} MB"
+
+
+def check_finite_weights(named_tensors, what: str) -> None:
+    """Every floating-point weight finite: a NaN or an infinity in a model's weights is
+    damage, and would surface later only as attention that differs "by nan"."""
+    import torch
+
+    for name, tensor in named_tensors:
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise InputError(f"{what}: its weight {short_repr(name, 80)} holds NaN or infinite "
+                             "numbers; the weights are damaged, so save them again.")

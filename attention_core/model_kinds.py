@@ -7,6 +7,7 @@ explicitly (:mod:`.bert`), a folder of another family run by transformers
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,10 +34,14 @@ def model_files(model: str) -> bert.ModelFiles:
         return bert.BertModelFiles(bert.minilm_dir(), name=bert.MINILM_NAME,
                                    expected_sha256=bert.MINILM_SHA256)
     path = Path(model).expanduser()
-    if not path.exists():
-        raise InputError(f"--model {model!r} is neither a known model nor an existing folder; "
-                         f"use {MODEL_CHOICES}.")
-    path = path.resolve()
+    try:
+        if not path.exists():
+            raise InputError(f"--model {model!r} is neither a known model nor an existing "
+                             f"folder; use {MODEL_CHOICES}.")
+        path = path.resolve()
+    except OSError as exc:          # a folder on the way that may not be entered
+        raise InputError(f"--model {model!r} cannot be reached ({exc.strerror}); give a folder "
+                         "you may read.") from None
     if not path.is_dir():
         raise InputError(f"--model {model!r} is not a folder; give {MODEL_CHOICES}.")
     config = hf_models.read_raw_config(path, f"--model {str(path)!r}")
@@ -146,6 +151,12 @@ def hf_forward(model, ids, setup: _Setup) -> Forward:
         q, k, v, blocked = hf_models.heads_and_mask(files, watch)
         scores, weights, context, output = recompute(n, q, k, v, blocked, watch.output)
         gap = float((weights.float() - watch.weights.float()).abs().max())
+        if not math.isfinite(gap):      # finite weights (checked at load) overflowed
+            dtype = str(setup.dtype).replace("torch.", "")
+            raise InputError(f"{files.what}: layer {n}'s attention weights overflow {dtype} "
+                             "(they are not finite numbers); "
+                             + ("use --dtype float32." if dtype != "float32"
+                                else "this model cannot be drawn."))
         if not gap <= tolerance:
             raise InputError(f"{files.what}: the weights recomputed from layer {n}'s own Q, K "
                              f"and V differ from the model's by {gap:.2g} (more than "

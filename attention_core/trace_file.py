@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, is_json_int, short_repr
+from .errors import InputError, is_json_int, quoted_reason, short_repr
 
 __all__ = ["ALL_SHAPES", "HEADER_LIMIT", "HINT", "LIMITS", "LIMITS_TEXT",
            "MAX_DIRECTORY_BYTES", "MAX_ENTRIES", "MAX_META_CHARS", "MAX_TOKEN_CHARS",
@@ -204,7 +204,7 @@ def _header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> Member:
     except InputError:
         raise                    # ours, whole: never cut down as numpy's reasons are
     except (ValueError, EOFError, struct.error) as exc:
-        reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        reason = quoted_reason(exc)
         raise InputError(f"{path}: {info.filename} is not a valid .npy array ({reason}); "
                          f"{HINT}") from None
     if dtype.hasobject:

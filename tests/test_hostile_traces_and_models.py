@@ -8,6 +8,7 @@ import dataclasses
 import io
 import json
 import os
+import shutil
 import struct
 import subprocess
 import zipfile
@@ -86,6 +87,16 @@ ROWS = [
      ["render", SEVENTEEN_TOKENS, "--model", "{t}/models/sixteen-positions", "-o", "{o}"],
      "more than the model's 16 positions"),
     ("over 512 positions (render)", ["render", LONG_FOR_MODEL, "-o", "{o}"], "512 positions"),
+    ("model weights a FIFO", _model("weights-fifo"), "model.safetensors is not a regular file"),
+    ("model config linked to a device", _model("config-device"),
+     "config.json links outside the folder"),
+    ("model tokenizer linked out", _model("tokenizer-out"),
+     "tokenizer.json links outside the folder"),
+    ("model weights linked out", _model("weights-out"), "model.safetensors links outside"),
+    ("model weights larger than the config", _model("weights-huge"),
+     "its weights are 2.0 GiB, more than the"),
+    ("model weights not finite", _model("weights-nan"),
+     "its weight 'encoder.layer.3.attention.self.query.weight' holds NaN or infinite numbers"),
     ("bundled model variable not a folder", ["inspect", DEFAULT],
      "ATTENTION_EXPLAINER_MINILM_DIR="),
 ]
@@ -210,7 +221,7 @@ def write_huge_total(path) -> None:
 # ---- writing mismatched model folders ----------------------------------------------------
 def model_folder(root, name, config=None, *, raw_config=None, weights=None, tokenizer=None):
     """A copy of the bundled MiniLM folder: config.json changed by ``config`` (None deletes
-    a key), the weights and tokenizer linked unless given."""
+    a key), the weights and tokenizer copied unless given."""
     src = bert.minilm_dir()
     folder = root / name
     folder.mkdir()
@@ -224,12 +235,18 @@ def model_folder(root, name, config=None, *, raw_config=None, weights=None, toke
                                         else json.dumps(settings))
     for file, given in (("model.safetensors", weights), ("tokenizer.json", tokenizer)):
         if given is None:
-            os.symlink(src / file, folder / file)
+            shutil.copyfile(src / file, folder / file)    # a link out would be refused
         elif isinstance(given, bytes):
             (folder / file).write_bytes(given)
         else:
             given(folder / file)
     return folder
+
+
+def _sparse(path, size: int) -> None:
+    """A file of ``size`` bytes with nothing written (a hole): large, and costs no disk."""
+    path.write_bytes(b"")
+    os.truncate(path, size)
 
 
 def write_models(root) -> None:
@@ -258,6 +275,22 @@ def write_models(root) -> None:
     short.pop("embeddings.position_ids", None)
     model_folder(root, "sixteen-positions", {"max_position_embeddings": 16, "num_hidden_layers": 1},
                  weights=lambda p: save_file(short, str(p)))
+    # every file of a model folder by the one rule: regular, inside the folder, bounded
+    model_folder(root, "weights-fifo", weights=os.mkfifo)
+    model_folder(root, "tokenizer-out", tokenizer=lambda p: p.symlink_to(
+        bert.minilm_dir() / "tokenizer.json"))
+    model_folder(root, "weights-out", weights=lambda p: p.symlink_to(
+        bert.minilm_dir() / "model.safetensors"))
+    model_folder(root, "weights-huge", weights=lambda p: _sparse(p, 2 << 30))
+    device = model_folder(root, "config-device")
+    (device / "config.json").unlink()
+    (device / "config.json").symlink_to("/dev/zero")
+    damaged = dict(tensors)
+    damaged["encoder.layer.3.attention.self.query.weight"] = \
+        tensors["encoder.layer.3.attention.self.query.weight"].clone()
+    damaged["encoder.layer.3.attention.self.query.weight"][5, 7] = float("nan")
+    model_folder(root, "weights-nan", weights=lambda p: save_file(
+        {k: v.contiguous() for k, v in damaged.items()}, str(p)))
 
 
 @pytest.fixture(scope="module")

@@ -325,7 +325,29 @@ def _bad_folders(root, folders):
         (made[name] / "model.safetensors.index.json").write_text(json.dumps(
             {"weight_map": {"embed_tokens.weight": shard, "norm.weight": "own.safetensors"}}))
     os.symlink(folders["llama"] / "model.safetensors", made["shard-link"] / "linked.safetensors")
+    # every file of the folder by the one rule for a user's file
+    for name, file in (("weights-out", "model.safetensors"), ("tokenizer-out", "tokenizer.json")):
+        made[name] = copy(name, "llama")
+        (made[name] / file).unlink()
+        (made[name] / file).symlink_to(folders["llama"] / file)
+    made["weights-fifo"] = copy("weights-fifo", "llama")
+    (made["weights-fifo"] / "model.safetensors").unlink()
+    os.mkfifo(made["weights-fifo"] / "model.safetensors")
+    made["weights-huge"] = copy("weights-huge", "llama")
+    os.truncate(made["weights-huge"] / "model.safetensors", 1 << 30)     # sparse
+    made["weights-nan"] = copy("weights-nan", "llama")
+    _damage(made["weights-nan"] / "model.safetensors", float("inf"))
     return made
+
+
+def _damage(weights, value) -> None:
+    """One number of the first attention projection set to ``value``."""
+    from safetensors.torch import load_file, save_file
+
+    tensors = load_file(str(weights))
+    name = next(k for k in sorted(tensors) if "q_proj.weight" in k)
+    tensors[name][1, 2] = value
+    save_file(tensors, str(weights))
 
 
 BAD_ROWS = [
@@ -346,7 +368,13 @@ BAD_ROWS = [
     ("wide", SENTENCE, "config.json hidden_size is 1099511627776; it must be an integer"),
     ("shard-absolute", SENTENCE, "names the shard '/etc/passwd', not a file beside it"),
     ("shard-up", SENTENCE, "names the shard '../../../etc/passwd', not a file beside it"),
-    ("shard-link", SENTENCE, "names the shard 'linked.safetensors', not a file beside it"),
+    ("shard-link", SENTENCE, "linked.safetensors links outside the folder"),
+    ("weights-out", SENTENCE, "model.safetensors links outside the folder"),
+    ("tokenizer-out", SENTENCE, "tokenizer.json links outside the folder"),
+    ("weights-fifo", SENTENCE, "model.safetensors is not a regular file"),
+    ("weights-huge", SENTENCE, "its weights are 1.0 GiB, more than the 64 MB its config.json"),
+    ("weights-nan", SENTENCE, "its weight 'layers.0.self_attn.q_proj.weight' holds NaN or "
+                              "infinite numbers"),
 ]
 
 

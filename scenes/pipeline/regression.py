@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ...attention_core.errors import quoted_reason
+
 __all__ = ["DEFAULT_MAX_SHARE", "DEFAULT_TOLERANCE", "FrameComparison", "MAX_PIXELS",
            "SHEET_FONT", "UnreadableFrame", "check_against", "compare", "contact_sheet",
            "diff_image", "similarity"]
@@ -64,7 +66,7 @@ def _rgb(image, size: tuple[int, int] | None = None) -> np.ndarray:
         raise
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
         raise UnreadableFrame(f"not a readable image ({type(exc).__name__}: "
-                              f"{' '.join(str(exc).split())[:120]})") from exc
+                              f"{quoted_reason(exc)})") from exc
 
 
 def _box_mean(x: np.ndarray, size: int) -> np.ndarray:
