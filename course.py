@@ -40,7 +40,7 @@ from . import fingerprints
 from .facts import TRACE_DECIDES
 
 __all__ = [
-    "COST_PER_FRAME", "COURSE_KEYS", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
+    "COURSE_KEYS", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
     "dry_run_lines", "estimate_seconds", "load_course", "output_set", "segment_task",
     "sort_out_existing", "summary_table", "trace_task",
 ]
@@ -49,9 +49,6 @@ __all__ = [
 TRACE_KEYS = tuple(k.replace("_", "-") for k in TRACE_DECIDES if k != "sentence")
 COURSE_KEYS = {"sentence", "output", "pack", "resolution", "fps", "beats", "theme", "quality",
                "max-tokens", *TRACE_KEYS}
-# per core, seconds of drawing and encoding per frame: a + b * pixels (2-core AMD EPYC,
-# bench/RESULTS.md "speed": 320x180@10 ~0.053 s/frame, 1080p30 ~0.063 s/frame)
-COST_PER_FRAME = (0.0527, 4.8e-9)
 
 
 @dataclass
@@ -261,10 +258,9 @@ def sort_out_existing(plans: list[OutputPlan], sets: dict, force: bool = False) 
 # ---- estimates -----------------------------------------------------------------------------
 def estimate_seconds(plan: OutputPlan) -> float:
     """Compute seconds (one core) to render ``plan`` from a cold cache."""
-    from .scenes.pipeline.encoding import beat_weight
+    from .scenes.pipeline.estimate import beat_cost
 
-    per_frame = COST_PER_FRAME[0] + COST_PER_FRAME[1] * plan.width * plan.height
-    return sum(beat_weight(b) for b in plan.beats) * plan.fps * per_frame
+    return sum(beat_cost(b, plan.width, plan.height, plan.fps) for b in plan.beats)
 
 
 # ---- the tasks (run on Dask workers) ----------------------------------------------------

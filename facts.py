@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "BEATS", "BEAT_NAMES", "BeatFacts", "FILM_BEATS", "GIF_MAX_FPS", "GIF_MAX_WIDTH",
+    "BEATS", "BEAT_NAMES", "BeatFacts", "beat_facts", "FILM_BEATS", "GIF_MAX_FPS", "GIF_MAX_WIDTH",
     "VIDEO_SUFFIXES", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS",
     "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
@@ -64,7 +64,9 @@ TRACE_DECIDES = ("sentence", "focus", *TRACE_DEFAULTS)
 # ---- the storyboard --------------------------------------------------------------------
 @dataclass(frozen=True)
 class BeatFacts:
-    """One beat: its name (``--beats``), its title (chapters, slides, contact sheets) and
+    """One beat: its name (``--beats``), its typical length (measured with ``film_timing``
+    on sentences of several scripts: render estimates and the order beats are drawn in),
+    its title (chapters, slides, contact sheets) and
     what it shows (the README's storyboard), and a question for the room (a pack's
     speaker notes; ``{focus}`` is the focus word). An ``optional`` beat is drawn only when
     named (``--beats position``): it hands on the stage it was given, so the film around it
@@ -72,6 +74,7 @@ class BeatFacts:
     name: str
     title: str
     shows: str
+    seconds: float                   # of video in the film, typically (estimates, order of work)
     optional: bool = False
     ask: str = ""
 
@@ -82,8 +85,8 @@ class BeatFacts:
 
 
 BEATS: tuple[BeatFacts, ...] = (
-    BeatFacts("title", "The sentence, its question and the formula",
-              "the sentence as tokens (read from the right in Arabic or Hebrew, a word in "
+    BeatFacts("title", seconds=28, title="The sentence, its question and the formula",
+              shows="the sentence as tokens (read from the right in Arabic or Hebrew, a word in "
               "pieces drawn joined with its pieces marked under it); the question its focus "
               "word poses (which noun a pronoun stands for or an adjective describes; who "
               "does a verb, and to what; what a number counts; what is said of a noun), "
@@ -91,48 +94,48 @@ BEATS: tuple[BeatFacts, ...] = (
               "film; softmax(QKᵀ/√d_k)V; what a query, a key and a value are for; the model, "
               "layer and head, and why that head",
               ask="Before any number: which words should {focus} pay attention to, and why?"),
-    BeatFacts("position", "Where each word stands",
-              "the position vectors the model adds to its token embeddings, drawn as waves "
+    BeatFacts("position", seconds=24, title="Where each word stands",
+              shows="the position vectors the model adds to its token embeddings, drawn as waves "
               "over positions for a few dimensions: learned ones (minilm), or the sines and "
               "cosines of Vaswani et al. (scratch); the sentence's positions marked. Optional: "
               "named in --beats, not in the default film", optional=True,
               ask="Shuffle the words: without these vectors, what could the model still tell "
                   "apart?"),
-    BeatFacts("embed", "Words become vectors",
-              "each token's embedding: a column of its real numbers and an arrow in a "
+    BeatFacts("embed", seconds=13, title="Words become vectors",
+              shows="each token's embedding: a column of its real numbers and an arrow in a "
               "stated 2-D view",
               ask="Which words would you expect to point the same way, and why?"),
-    BeatFacts("project", "Queries, keys and values",
-              "W_Q's real entries times the focus word's embedding give its query; W_K and "
+    BeatFacts("project", seconds=29, title="Queries, keys and values",
+              shows="W_Q's real entries times the focus word's embedding give its query; W_K and "
               "W_V the same; the view turns into queries and keys",
               ask="Why give each word three vectors instead of one?"),
-    BeatFacts("sparks", "Queries meet keys",
-              "the focus word's query arcs to every key at once, each as bold as its real "
+    BeatFacts("sparks", seconds=23, title="Queries meet keys",
+              shows="the focus word's query arcs to every key at once, each as bold as its real "
               "q·k; the strongest is worked out below, the sum of its d_k products of query "
               "and key entries; the arcs fall into its row of the QKᵀ grid, then every row "
               "fills",
               ask="Which key will the query of {focus} match best? Guess before the arcs land."),
-    BeatFacts("softmax", "Softmax: scores become weights",
-              "the row lifts out, ÷√d_k, then softmax: bars that stack to exactly 1",
+    BeatFacts("softmax", seconds=16, title="Softmax: scores become weights",
+              shows="the row lifts out, ÷√d_k, then softmax: bars that stack to exactly 1",
               ask="If every score doubled, would the weights spread out or sharpen?"),
-    BeatFacts("pull", "The pull: a centre of mass",
-              "the values as masses on springs; cooling the softmax from the plain average "
+    BeatFacts("pull", seconds=19, title="The pull: a centre of mass",
+              shows="the values as masses on springs; cooling the softmax from the plain average "
               "to the real weights pulls the output toward the heavy words",
               ask="If every weight were equal, where would the output of {focus} land?"),
-    BeatFacts("heads", "Many heads, mixed by W_O",
-              "the focus word's row in each head, the camera pulling out from the one we "
+    BeatFacts("heads", seconds=24, title="Many heads, mixed by W_O",
+              shows="the focus word's row in each head, the camera pulling out from the one we "
               "followed; every head's output concatenated and mixed by W_O",
               ask="Why several small heads rather than one big one?"),
-    BeatFacts("mask", "The mask",
-              "masked cells violet with −∞ written in; up close, the focus row's weights "
+    BeatFacts("mask", seconds=18, title="The mask",
+              shows="masked cells violet with −∞ written in; up close, the focus row's weights "
               "renormalise and sum to 1",
               ask="Why must a model that writes text never look at the words after?"),
-    BeatFacts("summary", "Summary: the whole weight matrix",
-              "the whole weight matrix as a heat map with its scale, the weights written in, "
+    BeatFacts("summary", seconds=12, title="Summary: the whole weight matrix",
+              shows="the whole weight matrix as a heat map with its scale, the weights written in, "
               "the formula again",
               ask="Which rows look alike, and what does that say about this head?"),
-    BeatFacts("update", "The payoff: the word's update",
-              "what the layer's attention adds to the focus word, chained word by word "
+    BeatFacts("update", seconds=48, title="The payoff: the word's update",
+              shows="what the layer's attention adds to the focus word, chained word by word "
               "(weight × value through W_O, over every head); E + ΔE, the layer norm, E′; "
               "each word's share of the update and how close the word comes to them; then "
               "the film's question again and the answer the numbers give: the followed "
@@ -142,5 +145,13 @@ BEATS: tuple[BeatFacts, ...] = (
               ask="Did {focus} move toward the words it weighed most? Which number says so?"),
 )
 BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
+
+
+def beat_facts(name: str) -> BeatFacts:
+    """The facts of the beat called ``name``."""
+    return _BY_NAME[name]
+
+
+_BY_NAME = {b.name: b for b in BEATS}
 # the default film ("all"): every beat but the optional ones
 FILM_BEATS: tuple[str, ...] = tuple(b.name for b in BEATS if not b.optional)

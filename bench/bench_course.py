@@ -5,7 +5,7 @@ The example course (examples/course.toml: the Alammar pair, the default sentence
 Chinese one) at a small size (320x180, 10 fps, so that the run takes minutes), each run
 from a cold beat cache. The paper table then prices 100 explainers x 2 resolutions
 (1080p30 + 720p30, all beats, packs) on 1, 8 and 64 workers from: the measured per-beat
-cost scaled to each size by the per-frame model of `course.COST_PER_FRAME`, the measured
+cost scaled to each size by the per-frame model of `estimate.COST_PER_FRAME`, the measured
 trace and join/pack costs, and the output folder's write rate. Writes the "course" section
 of bench/RESULTS.md.
 """
@@ -99,12 +99,11 @@ def measure() -> Measured:
 
 
 def on_paper(m: Measured) -> tuple[float, float, list[tuple]]:
-    """(scale, join cost, rows): this machine against `course.COST_PER_FRAME`'s model, the
+    """(scale, join cost, rows): this machine against `estimate.COST_PER_FRAME`'s model, the
     join and pack per film, and (workers, compute, critical path, writing, estimate,
     bottleneck) for 1, 8 and 64 workers."""
-    from attention_explainer.course import COST_PER_FRAME
+    from attention_explainer.scenes.pipeline.estimate import COST_PER_FRAME, beat_weight
     from attention_explainer.facts import FILM_BEATS
-    from attention_explainer.scenes.pipeline.encoding import beat_weight
 
     def per_frame(width, height):
         return COST_PER_FRAME[0] + COST_PER_FRAME[1] * width * height
@@ -157,7 +156,7 @@ def report(m: Measured, scale: float, join_cost: float, rows: list[tuple]) -> li
         "",
         f"On paper: {PAPER_EXPLAINERS} explainers x 2 resolutions (1080p30 and 720p30, all "
         f"nine beats, packs). Measured: a trace {m.trace:.2f} s (model loaded); a beat "
-        f"{scale:.2f}x the per-frame model of `course.COST_PER_FRAME` (from the 1-worker "
+        f"{scale:.2f}x the per-frame model of `estimate.COST_PER_FRAME` (from the 1-worker "
         f"run); a join and pack {join_cost:.1f} s per film (the warm run). Assumed: "
         f"{FILM_BYTES / 1e6:.0f} MB written per film at {DISK_RATE / 1e6:.0f} MB/s into a "
         "shared output folder.",

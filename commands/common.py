@@ -18,7 +18,7 @@ from .options import DrawingOptions, TraceOptions, VideoOptions
 __all__ = [
     "beat_cache", "check_drawable", "compute_trace", "interrupts_held", "drawable_sentence",
     "narration_for", "render_into",
-    "note_settings", "report_files", "saved_trace", "say", "sentence_and_trace", "summary", "use_theme",
+    "note_settings", "plan_only", "report_files", "saved_trace", "say", "sentence_and_trace", "summary", "use_theme",
     "video_facts",
 ]
 
@@ -50,18 +50,52 @@ def interrupts_held():
         raise KeyboardInterrupt
 
 
-def compute_trace(sentence: str, tracing: TraceOptions, cache=None):
+def compute_trace(sentence: str, tracing: TraceOptions, cache=None, *, keep: bool = True):
     """The model's trace of ``sentence`` with the command's trace options: the one kept in
     the beat cache ``cache`` (a BeatCache, or None: none) when this machine computed it
-    before, else the model's, then kept there."""
+    before, else the model's, then kept there (unless not to ``keep``: a dry run)."""
     with interrupts_held():
         from ..attention_core.api import trace_for, trace_key
-        from ..scenes.pipeline.trace_store import kept_or_computed
+        from ..scenes.pipeline.trace_store import TraceStore, kept_or_computed
 
         req = tracing.request(sentence)
         if cache is None:
             return trace_for(req)
+        if not keep:
+            kept = TraceStore(cache.traces).load(trace_key(req))
+            return trace_for(req) if kept is None else kept
         return kept_or_computed(trace_key(req), cache.traces, lambda: trace_for(req))
+
+
+def plan_only(trace, video: VideoOptions, drawing: DrawingOptions, files) -> list:
+    """What a render of ``trace`` into ``files`` would do, printed (the files, each beat
+    from the beat cache or to draw, the estimate; --json: one object), nothing drawn or
+    written. The files it would write, as the command's value."""
+    with interrupts_held():         # the first import of manim
+        from ..scenes.pipeline.plan import plan_film
+        from ..scenes.pipeline.render import default_workers, film_estimate
+    use_theme(drawing.theme)           # a beat's cache entry is the theme's
+    tasks = plan_film(trace, video.beats, width=video.width, height=video.height,
+                      fps=video.fps, quality=video.quality)
+    workers = video.jobs or default_workers()
+    guess = film_estimate(tasks, workers, beat_cache(video.no_cache, peek=True))
+    files = [Path(f) for f in files]
+    if video.as_json:
+        import json
+
+        click.echo(json.dumps({"dry_run": True, "files": [str(f) for f in files],
+                               "beats": [{"beat": b, "cached": b in guess.cached}
+                                         for b in (t.beat for t in tasks)],
+                               "estimate_seconds": round(guess.seconds, 1),
+                               "workers": workers}, ensure_ascii=False, indent=2))
+    elif not video.quiet:
+        click.echo("would write:")
+        for path in files:
+            click.echo(f"  {path}")
+        click.echo("beats: " + ", ".join(
+            f"{t.beat} ({'cached' if t.beat in guess.cached else 'to draw'})" for t in tasks))
+        click.echo(guess.line())
+    return files
 
 
 def saved_trace(ctx: click.Context, drawing: DrawingOptions):
@@ -98,9 +132,10 @@ def drawable_sentence(sentence: str, tracing: TraceOptions, max_tokens: int) -> 
 
 
 def sentence_and_trace(ctx: click.Context, sentence: str, tracing: TraceOptions,
-                       video: VideoOptions, drawing: DrawingOptions):
-    """(sentence, saved trace or None), the sentence checked drawable before any work."""
-    beat_cache(video.no_cache)       # its variable checked before any work
+                       video: VideoOptions, drawing: DrawingOptions, *, peek: bool = False):
+    """(sentence, saved trace or None), the sentence checked drawable before any work
+    (``peek``: for a dry run, which makes nothing)."""
+    beat_cache(video.no_cache, peek=peek)     # its variable checked before any work
     trace = saved_trace(ctx, drawing)
     if trace is not None:
         return trace.sentence, trace       # outputs are named after the trace's own sentence
@@ -128,15 +163,18 @@ def use_theme(name: str) -> None:
     style.set_theme(name)
 
 
-def beat_cache(no_cache: bool, renders: bool = True):
+def beat_cache(no_cache: bool, renders: bool = True, *, peek: bool = False):
     """The beat cache a render uses: none with --no-cache or ATTENTION_EXPLAINER_CACHE_MB=0,
     nor where its folder cannot be used (said once, in one line: the render goes on; a
-    command that only ``renders=False`` goes on without a word)."""
+    command that only ``renders=False`` goes on without a word). ``peek``: the cache as a
+    dry run reads it, nothing made or probed."""
     from ..scenes.pipeline.beat_cache import BeatCache, cache_enabled
 
     if no_cache or not cache_enabled():
         return None
     cache = BeatCache()
+    if peek:
+        return cache
     why = cache.unusable()
     if why is None:
         return cache

@@ -19,7 +19,7 @@ from ..scenes.pipeline.formats import parse_resolution
 
 __all__ = [
     "BEATS", "DrawingOptions", "FPS", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
-    "drawing_options", "narration_option", "trace_options", "video_options",
+    "drawing_options", "dry_run_option", "narration_option", "trace_options", "video_options",
 ]
 
 SEED_RANGE = (0, 2 ** 63 - 1)
@@ -252,6 +252,12 @@ _VIDEO = [
 # overwrite, quiet
 video_options = _gathered(VideoOptions, "video", _VIDEO)
 
+
+# render and pack: say what would be done, and about how long it takes, and do nothing
+dry_run_option = click.option(
+    "--dry-run", is_flag=True,
+    help="Print the files it would write, each beat (from the beat cache or to draw) and an "
+         "estimate of the time; draw and write nothing.")
 
 # a voice for the film (render and pack)
 narration_option = click.option(

@@ -161,6 +161,17 @@ class BeatCache:
         """The folder of the entry for ``key`` once it checks out whole, or None."""
         return self.lookup(key).folder
 
+    def holds(self, key: str) -> bool:
+        """Whether an entry for ``key`` is there, as an estimate asks: nothing is checked,
+        touched or discarded (:meth:`lookup` does that when the beat is wanted)."""
+        for name in (key, own_name(key)):
+            try:
+                if stat.S_ISDIR(os.lstat(self.entry(name)).st_mode):
+                    return True
+            except OSError:
+                continue
+        return False
+
     def lookup(self, key: str) -> Found:
         """The entry for ``key`` once it checks out whole (touched: recently used). A
         damaged one is discarded and said in ``discarded``; when it is not ours to

@@ -10,7 +10,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from .encoding import beat_weight
+from .estimate import beat_weight
 from .plan import SegmentJob
 from .segments import BeatSegment, render_segment
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ...facts import QUALITIES
 
-__all__ = ["beat_weight", "deterministic_options", "h264_level", "options"]
+__all__ = ["deterministic_options", "h264_level", "options"]
 
 _SETTINGS = {
     "final": {"preset": "veryfast", "tune": "animation", "crf": "20"},
@@ -86,12 +86,3 @@ def deterministic_options() -> dict[str, str]:
     return found
 
 
-# seconds of video per beat in the default film (bench figures): the longest beats are
-# handed to workers first so that no worker idles at the end
-_BEAT_SECONDS = {"title": 8, "embed": 12, "project": 16, "sparks": 17, "softmax": 13,
-                 "pull": 17, "heads": 15, "mask": 14, "summary": 10}
-
-
-def beat_weight(beat: str) -> float:
-    """How long ``beat`` takes to draw, relatively: its seconds of video (10 if unknown)."""
-    return _BEAT_SECONDS.get(beat, 10)

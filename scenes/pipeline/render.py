@@ -21,15 +21,15 @@ from ...outputs import OutputSet, sigterm_as_interrupt, video_outputs
 from ..film.readouts import ShownNumber
 from .beat_cache import BeatCache
 from .draw import default_workers, draw_segments, run_in_workers
-from .encoding import beat_weight
+from .estimate import LONG_WORK_SECONDS, Estimate, beat_weight, estimate
 from .join import assemble, beat_spans, segment_starts
 from .plan import SegmentJob, plan_film
 from .segments import timed_segment
 from .stills import render_stills, still_label
 
 __all__ = ["RenderProgress", "RenderResult", "assemble", "default_workers",
-           "discarded_line", "film_result", "film_timing", "render_stills", "render_video",
-           "still_label"]
+           "discarded_line", "film_estimate", "film_result", "film_timing", "render_stills",
+           "render_video", "still_label"]
 
 
 @dataclass
@@ -107,6 +107,9 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     workers = default_workers() if jobs is None else max(1, int(jobs))
     if outputs is None:
         outputs = video_outputs(output, force=force).check()
+    guess = film_estimate(tasks, workers, cache)
+    if guess.seconds > LONG_WORK_SECONDS and report is not None:
+        report(guess.line())         # long work never starts silently
     started = wallclock.perf_counter()
     bar = progress or RenderProgress()
     with sigterm_as_interrupt(), outputs.opened(report=report), bar:
@@ -131,6 +134,13 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     if cache is not None:
         cache.trim()
     return film_result(segments, finals, tasks[0], seconds=wallclock.perf_counter() - started)
+
+
+def film_estimate(tasks: list[SegmentJob], workers: int, cache: BeatCache | None) -> Estimate:
+    """About how long drawing ``tasks`` takes on ``workers``, the beats ``cache`` holds
+    taken from it (``estimate``)."""
+    return estimate(tasks, workers, cached=lambda job: cache is not None
+                    and not job.audit and cache.holds(job.key()))
 
 
 def film_timing(trace, *, beats, width: int, height: int, fps: int, jobs: int | None = None,

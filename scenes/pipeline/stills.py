@@ -20,7 +20,7 @@ from ..film.registry import parse_beats
 from ..vocabulary import style
 from .capture import make_film, manim_config
 from .draw import default_workers, run_in_workers
-from .encoding import beat_weight
+from .estimate import beat_weight
 from .formats import check_fps, check_size
 from .regression import check_against, contact_sheet
 
