@@ -100,6 +100,8 @@ soak: setup
 	$(VENV)/bin/python bench/soak_interrupts.py batch --times 20 --seed 11 --report bench/results/soak-batch-sigint.json
 	$(VENV)/bin/python bench/soak_interrupts.py batch --times 20 --seed 13 --signal TERM --report bench/results/soak-batch-sigterm.json
 	$(VENV)/bin/python bench/soak_interrupts.py pack --times 20 --seed 12 --report bench/results/soak-pack-sigint.json
+	$(VENV)/bin/python bench/soak_interrupts.py model --times 20 --seed 14 --report bench/results/soak-model-sigint.json
+	$(VENV)/bin/python bench/soak_interrupts.py narrated --times 20 --seed 15 --report bench/results/soak-narrated-sigint.json
 
 bench: setup
 	$(PIP) install -q --disable-pip-version-check -e '.[dev,bench]' 2>&1 | { grep -v 'is ignored: it is neither' || true; }

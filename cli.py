@@ -15,11 +15,23 @@ import sys
 INTERRUPTED = "interrupted; nothing was written in place of your files."
 
 
+def _interrupted_line(terminal: bool) -> str:
+    """The one line an interrupt says. On a ``terminal`` it first returns to the start of
+    the line and clears it: the terminal echoed ``^C`` there, and a blank line after it
+    (what click prints) would make the answer more than one line."""
+    return ("\r\x1b[K" if terminal else "") + f"Error: {INTERRUPTED}\n"
+
+
 def _interrupted_on_the_way_in(signum, frame):
     """Ctrl-C or SIGTERM while the program is still loading: nothing can have been written,
     so say so and go (a KeyboardInterrupt here would print an import's traceback)."""
-    os.write(2, f"Error: {INTERRUPTED}\n".encode())
+    os.write(2, _interrupted_line(os.isatty(2)).encode())
     os._exit(130)
+
+
+class Interrupted(BaseException):
+    """A Ctrl-C or SIGTERM that reached the group, carried past click: click would print a
+    blank line for a KeyboardInterrupt before its own handling (``main`` says the line)."""
 
 
 # as a program (the console script, or python -m), before the imports below take their time
@@ -27,7 +39,8 @@ if __name__ == "__main__" or os.path.basename(sys.argv[0] or "") == "attention-e
     for _sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(_sig, _interrupted_on_the_way_in)
 
-import importlib  # noqa: E402 - after the signals are ours
+import atexit  # noqa: E402 - after the signals are ours
+import importlib  # noqa: E402
 import traceback  # noqa: E402
 import unicodedata  # noqa: E402
 
@@ -36,7 +49,7 @@ import click  # noqa: E402
 from .attention_core import __version__
 from .attention_core.errors import InputError
 
-__all__ = ["COMMANDS", "LazyGroup", "cli", "main"]
+__all__ = ["COMMANDS", "Interrupted", "LazyGroup", "cli", "main"]
 
 # every command, by name: the module commands/<name>.py (- as _) holds it as ``command``
 COMMANDS = ("atlas", "batch", "cache", "config", "doctor", "frames", "inspect",
@@ -62,6 +75,12 @@ class LazyGroup(click.Group):
             add_envvars(module.command)
             self.add_command(module.command, cmd_name)
         return self.commands[cmd_name]
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise Interrupted() from exc
 
 
 @click.group(cls=LazyGroup,
@@ -102,6 +121,7 @@ def _asks_for_help(ctx: click.Context) -> bool:
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one line per error, exit 2 for bad input, 1 for failures."""
     if argv is None:   # a real process: skip torch's slow interpreter teardown (~0.3 s)
+        atexit.register(_deaf_once_exit_hooks_ran)     # first registered: run last
         try:
             try:
                 # inside the try: signal.signal runs a signal that came meanwhile at once,
@@ -112,13 +132,13 @@ def main(argv: list[str] | None = None) -> None:
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None
                                                                    else 1)
-            except KeyboardInterrupt:   # that one, or a second while the first was answered
+            except (KeyboardInterrupt, Interrupted):   # that one, or a second meanwhile
                 code = 130
                 if not _failed:
-                    os.write(2, f"Error: {INTERRUPTED}\n".encode())
+                    os.write(2, _interrupted_line(os.isatty(2)).encode())
             sys.stdout.flush()
             sys.stderr.flush()
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Interrupted):
             code = 130
         if "torch" in sys.modules:
             os._exit(code)
@@ -135,8 +155,11 @@ def main(argv: list[str] | None = None) -> None:
         _fail(exc.format_message(), exc.exit_code)
     except click.ClickException as exc:
         _fail(exc.format_message(), exc.exit_code)
-    except (click.Abort, KeyboardInterrupt):
-        _fail(INTERRUPTED, 130)
+    except (click.Abort, KeyboardInterrupt, Interrupted):
+        _failed.append(INTERRUPTED)
+        sys.stderr.write(_interrupted_line(sys.stderr.isatty()))
+        sys.stderr.flush()
+        sys.exit(130)
     except Exception as exc:  # noqa: BLE001 - the last line of defence, reported in one line
         if debug:
             traceback.print_exc()
@@ -154,6 +177,13 @@ def _no_interrupts_while_exiting(code: int) -> None:
     after the result is said: a signal then ends the process at once, with that result."""
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda signum, frame: os._exit(code))
+
+
+def _deaf_once_exit_hooks_ran() -> None:
+    """Python's finalisation, after the last exit hook, gives SIGINT and SIGTERM back to
+    their default action: one that came then would end a process whose result is already
+    said by the signal (exit -15). Held from here, it is dropped as the process ends."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 _failed: list[str] = []        # the one line said, once said

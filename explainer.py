@@ -279,7 +279,7 @@ def _run(command: str, source, args: list, trace_options: dict, *,
         _refuse("source", source, "a sentence (str) or an AttentionTrace")
     import click
 
-    from .cli import cli
+    from .cli import Interrupted, cli
 
     with _ONE_AT_A_TIME, contextlib.ExitStack() as stack:
         stack.callback(_set_theme, _theme_now())     # nothing global changes
@@ -296,7 +296,7 @@ def _run(command: str, source, args: list, trace_options: dict, *,
                              standalone_mode=False)
         except click.ClickException as exc:
             raise InputError(exc.format_message()) from None
-        except click.Abort:
+        except (click.Abort, Interrupted):
             raise KeyboardInterrupt from None
     return [Path(f) for f in files]
 

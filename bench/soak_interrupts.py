@@ -6,6 +6,8 @@ without an interrupt and must finish what is left (exit 0, every output complete
     python bench/soak_interrupts.py batch --times 20 --seed 1
     python bench/soak_interrupts.py pack --times 20
     python bench/soak_interrupts.py render --times 20 --signal TERM
+    python bench/soak_interrupts.py model --times 20      # loading a local model folder
+    python bench/soak_interrupts.py narrated --times 20   # a render with recordings
 
 Writes a JSON report (--report) and its section of bench/RESULTS.md (--from-report FILE
 writes the section again from a saved report); exit 1 if any try broke a promise. Not a test (20 runs of a
@@ -29,33 +31,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from results import machine, update_section  # noqa: E402
-from tests.interrupts import CLI, interrupt_check, partial_files  # noqa: E402
-
-TINY = ["--resolution", "160x90", "--fps", "5"]
-COURSE = ('[defaults]\nresolution = "160x90"\nfps = 5\nbeats = ["title", "embed"]\n'
-          '[[explainer]]\nsentence = "The cat sat on the mat"\noutput = "cat"\n'
-          '[[explainer]]\nsentence = "Le chat a mangé le poisson"\noutput = "chat"\n'
-          '[[explainer]]\nsentence = "The dog chased the ball"\noutput = "dog"\n')
-
-
-def command_for(kind: str, work: Path) -> tuple[list[str], Path]:
-    """The command line of ``kind`` and the folder its outputs go to."""
-    out = work / "out"
-    if kind == "batch":
-        course = work / "course.toml"
-        course.write_text(COURSE, encoding="utf-8")
-        return ["batch", str(course), "--out", str(out), "--jobs", "2",
-                "--cache-dir", str(work / "cache")], out
-    if kind == "pack":
-        return ["pack", "The cat ate the fish", "--beats", "title,embed,project", *TINY,
-                "--out", str(out / "pack")], out
-    if kind == "render":
-        return ["render", "The cat ate the fish", "--beats", "title,embed,project", *TINY,
-                "-o", str(out / "talk.mp4")], out
-    if kind == "frames":
-        return ["frames", "The cat ate the fish", "--beat", "title,embed,project",
-                "--resolution", "320x180", "--out", str(out / "stills")], out
-    raise SystemExit(f"unknown command {kind!r}")
+from tests.interrupts import (CLI, KINDS, command_for, interrupt_check,  # noqa: E402
+                              partial_files)
 
 
 def record(report: dict) -> None:
@@ -79,7 +56,7 @@ Machine: {report['machine']}. `python bench/soak_interrupts.py {kind} --times
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("kind", choices=["batch", "pack", "render", "frames"])
+    parser.add_argument("kind", choices=KINDS)
     parser.add_argument("--times", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--signal", choices=["INT", "TERM"], default="INT")

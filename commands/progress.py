@@ -30,8 +30,10 @@ class TerminalProgress:
             self.progress.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, kind, value, trace):
         if self.progress:
+            if kind is not None:      # interrupted or failed: the one line says so, alone
+                self.progress.live.transient = True
             self.progress.stop()
 
 

@@ -1,7 +1,7 @@
-"""Ctrl-C and SIGTERM at seeded random moments of `pack`, `frames` and `batch`, sent as a
-terminal sends them (to the whole process group), the program's own start-up included:
-exit 130, one line, no C++ abort, no process left, no partial set; a rerun finishes the
-rest. bench/soak_interrupts.py runs the same check twenty times a command."""
+"""Ctrl-C and SIGTERM at seeded random moments of `pack`, `frames`, `batch`, a local model
+folder's loading and a narrated render, sent as a terminal sends them (to the whole
+process group), the program's own start-up included: exit 130, one line, no C++ abort, no
+process left, no partial set; a rerun finishes the rest. bench/soak_interrupts.py runs the same check twenty times a command."""
 from __future__ import annotations
 
 import os
@@ -11,26 +11,11 @@ import subprocess
 
 import pytest
 
-from tests.interrupts import CLI, ROOT, first_imports, interrupt_check, partial_files
-
-TINY = ["--resolution", "160x90", "--fps", "5"]
-COURSE = ('[defaults]\nresolution = "160x90"\nfps = 5\nbeats = ["title", "embed"]\n'
-          '[[explainer]]\nsentence = "The cat sat on the mat"\noutput = "cat"\n'
-          '[[explainer]]\nsentence = "The dog chased the ball"\noutput = "dog"\n')
-
+from tests.interrupts import (CLI, ROOT, command_for, first_imports, interrupt_check,
+                              interrupted_on_a_terminal, partial_files, terminal_screen)
 
 def command(kind: str, tmp_path):
-    out = tmp_path / "out"
-    if kind == "batch":
-        course = tmp_path / "course.toml"
-        course.write_text(COURSE, encoding="utf-8")
-        return ["batch", str(course), "--out", str(out), "--jobs", "2", "--cache-dir",
-                str(tmp_path / "cache")], out
-    if kind == "pack":
-        return ["pack", "The cat ate the fish", "--beats", "title,embed", *TINY, "--out",
-                str(out / "pack")], out
-    return ["frames", "The cat ate the fish", "--beat", "title,embed", "--resolution",
-            "320x180", "--out", str(out / "stills")], out
+    return command_for(kind, tmp_path, explainers=2)
 
 
 # the moments, counted from the program's first line: still loading its own modules (at
@@ -39,7 +24,8 @@ MOMENTS = [0.0, 1.5, random.Random(19).uniform(3.0, 8.0)]
 
 
 @pytest.mark.parametrize("kind, sig", [("pack", signal.SIGINT), ("frames", signal.SIGTERM),
-                                       ("batch", signal.SIGINT), ("batch", signal.SIGTERM)])
+                                       ("batch", signal.SIGINT), ("batch", signal.SIGTERM),
+                                       ("model", signal.SIGINT), ("narrated", signal.SIGTERM)])
 def test_an_interrupt_at_any_moment_leaves_nothing_and_a_rerun_finishes(kind, sig, tmp_path):
     argv, out = command(kind, tmp_path)
     for after in MOMENTS:
@@ -63,3 +49,22 @@ def test_the_native_stacks_load_with_interrupts_held(kind, tmp_path):
     # a cache of its own: a trace kept by an earlier test would spare the model and torch
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
     assert first_imports(argv, stacks, cwd=tmp_path, env=env) == dict.fromkeys(stacks, True)
+
+
+def test_an_interrupt_on_a_terminal_leaves_one_line_on_the_screen(tmp_path):
+    """Ctrl-C while the progress bar is up: the bar goes, no blank line is added to the
+    terminal's ^C, and the screen shows the one line (a pipe gets that line alone)."""
+    argv, out = command_for("render", tmp_path)
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    code, written = interrupted_on_a_terminal(argv, shown="rendering on", env=env)
+    assert code == 130, written
+    assert terminal_screen(written) == [
+        "Error: interrupted; nothing was written in place of your files."], repr(written)
+    assert partial_files(out) == []
+
+
+def test_the_terminal_screen_reads_a_bar_as_a_terminal_shows_it():
+    drawn = "\x1b[?25l\r\x1b[2K\x1b[32m⠙\x1b[0m rendering 0/3\r\x1b[2K⠸ rendering 1/3\r\n"
+    assert terminal_screen(drawn) == ["⠸ rendering 1/3"]
+    assert terminal_screen(drawn + "\x1b[1A\x1b[2K\rError: x\r\n") == ["Error: x"]
+    assert terminal_screen(drawn + "\r\nError: x\r\n") == ["⠸ rendering 1/3", "Error: x"]
