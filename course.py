@@ -41,8 +41,8 @@ from .facts import TRACE_DECIDES
 
 __all__ = [
     "COURSE_KEYS", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
-    "dry_run_lines", "estimate_seconds", "load_course", "output_set", "segment_task",
-    "sort_out_existing", "summary_table", "trace_task",
+    "dry_run_lines", "estimate_seconds", "load_course", "long_work_line", "output_set",
+    "segment_task", "sort_out_existing", "summary_table", "trace_task",
 ]
 
 # the keys of an explainer that decide its trace, as settings name them ("num-heads")
@@ -459,6 +459,15 @@ def summary_table(plans: list[OutputPlan]) -> list[str]:
         rows.append((str(p.explainer), p.name, p.label, p.status, where))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     return ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
+
+
+def long_work_line(plans: list[OutputPlan], workers: int) -> str | None:
+    """The estimate's line when the pending plans are long work on ``workers`` (a run says
+    it before it starts, so long work never starts silently), else None."""
+    from .scenes.pipeline.estimate import LONG_WORK_SECONDS
+
+    seconds = sum(estimate_seconds(p) for p in plans if p.status == "pending")
+    return dry_run_lines(plans, workers)[-1] if seconds / workers > LONG_WORK_SECONDS else None
 
 
 def dry_run_lines(plans: list[OutputPlan], workers: int) -> list[str]:

@@ -98,3 +98,20 @@ def test_a_dry_run_prints_the_plan_and_writes_nothing(command, tmp_path, run_cli
         assert lines[0] == "would write:" and f"  {out / 'again.mp4'}" in lines
         assert said in lines and last in lines[-1], lines
     assert not (out / "again.mp4").exists()
+
+
+def test_a_long_course_says_its_estimate_before_it_starts():
+    from attention_explainer.course import OutputPlan, long_work_line
+
+    def plan(width, height, fps, status="pending"):
+        return OutputPlan(explainer=1, line=1, name="cat", sentence="The cat ate the fish",
+                          trace_options={}, beats=list(FILM_BEATS), width=width,
+                          height=height, label=f"{width}x{height}", fps=fps, pack=False,
+                          theme="dark", quality="final", status=status)
+
+    assert long_work_line([plan(320, 180, 5)], 2) is None
+    big = [plan(3840, 2160, 60), plan(320, 180, 5)]
+    line = long_work_line(big, 2)
+    assert line.startswith("estimated render time from a cold cache:") and "2 workers" in line
+    # what is already up to date is not work
+    assert long_work_line([plan(3840, 2160, 60, status="done")], 2) is None
