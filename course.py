@@ -42,7 +42,7 @@ from .facts import TRACE_DECIDES
 __all__ = [
     "COURSE_KEYS", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
     "dry_run_lines", "estimate_seconds", "load_course", "long_work_line", "output_set",
-    "segment_task", "sort_out_existing", "summary_table", "trace_task",
+    "plan_task", "segment_task", "sort_out_existing", "summary_table", "trace_task",
 ]
 
 # the keys of an explainer that decide its trace, as settings name them ("num-heads")
@@ -274,20 +274,24 @@ def trace_task(sentence: str, options: dict, cache_folder: str):
                             lambda: trace_for(req))
 
 
-def segment_task(trace, beat: str, hands_off: bool, follows: bool, width: int, height: int,
-                 fps: int, theme: str, quality: str, cache_folder: str):
+def plan_task(trace, beats: list[str], width: int, height: int, fps: int, theme: str,
+              quality: str) -> list:
+    """The film's segment jobs, planned as a render plans them (``plan_film``)."""
+    from .scenes.pipeline.plan import plan_film
+
+    return plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality,
+                     theme=theme)
+
+
+def segment_task(jobs: list, n: int, trace, cache_folder: str):
     from tqdm import tqdm
 
-    from .scenes.pipeline.plan import SegmentJob
     from .scenes.pipeline.segments import render_segment
 
     # manim's (hidden) progress bars would make tqdm create a named multiprocessing lock in
     # this worker: a worker stopped by Ctrl-C leaks it, and the resource tracker says so
     tqdm.set_lock(threading.RLock())
-    job = SegmentJob(beat=beat, hands_off=hands_off, follows=follows, width=width,
-                     height=height, fps=fps,
-                     theme=theme, quality=quality, trace_fingerprint=trace.fingerprint())
-    return render_segment(job, trace, None, Path(cache_folder))
+    return render_segment(jobs[n], trace, None, Path(cache_folder))
 
 
 def assemble_task(segments, trace, paths: dict, pack: bool, width: int, height: int) -> int:
@@ -344,8 +348,6 @@ class CourseRun:
             self._collect(client, futures, todo, sets, opened, bar)
 
     def _submit(self, client, todo, sets) -> dict:
-        from .scenes.pipeline.plan import follows
-
         traces = {}
         futures = {}
         for plan in todo:
@@ -354,12 +356,14 @@ class CourseRun:
                 traces[key] = client.submit(trace_task, plan.sentence, plan.trace_options,
                                             str(self.cache_folder), key=key, pure=False)
             trace = traces[key]
+            jobs = client.submit(plan_task, trace, list(plan.beats), plan.width, plan.height,
+                                 plan.fps, plan.theme, plan.quality,
+                                 key=f"plan-{plan.explainer}-{plan.label}-{id(plan)}",
+                                 pure=False)
             segments = []
             for n, beat in enumerate(plan.beats):
                 future = client.submit(
-                    segment_task, trace, beat, n < len(plan.beats) - 1,
-                    follows(list(plan.beats), n), plan.width,
-                    plan.height, plan.fps, plan.theme, plan.quality, str(self.cache_folder),
+                    segment_task, jobs, n, trace, str(self.cache_folder),
                     key=f"beat-{plan.explainer}-{plan.label}-{n:02d}-{beat}-{id(plan)}",
                     pure=False)
                 futures[future.key] = ("beat", plan)

@@ -21,12 +21,11 @@ OUT = Path(__file__).resolve().parent / "profile-1080p.txt"
 
 def main(beat: str = "sparks") -> None:
     from attention_explainer.attention_core.trace import DEFAULT_TRACE, AttentionTrace
-    from attention_explainer.scenes.pipeline.plan import SegmentJob
+    from attention_explainer.scenes.pipeline.plan import plan_film
     from attention_explainer.scenes.pipeline.segments import render_segment
 
     trace = AttentionTrace.load(DEFAULT_TRACE)
-    job = SegmentJob(beat=beat, hands_off=True, width=1920, height=1080, fps=30, theme="3b1b",
-                     quality="final", trace_fingerprint=trace.fingerprint())
+    job, = plan_film(trace, beat, width=1920, height=1080, fps=30)
     profile = cProfile.Profile()
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()

@@ -115,6 +115,18 @@ def test_the_facts_import_nothing_of_ours_and_no_drawing():
             if m.startswith(PACKAGE) or _starts(m, ("manim", "numpy"))} == set()
 
 
+def test_a_film_is_planned_in_one_place():
+    """A render, a dry run, a film's timing and a course's workers plan with ``plan_film``:
+    no module of the project makes a segment job of its own (a second maker would drift
+    from the cache keys and the stage hand-offs the first one decides)."""
+    makers = sorted(name for name, path in MODULES.items()
+                    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                    if isinstance(node, ast.Call) and getattr(node.func, "id",
+                                                              getattr(node.func, "attr", None))
+                    == "SegmentJob")
+    assert makers == [f"{PIPELINE}.plan"], makers
+
+
 def _cycles() -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan)."""
     index, low, stack, on_stack, found = {}, {}, [], set(), []

@@ -45,10 +45,13 @@ class SegmentJob:
 
 
 def plan_film(trace, beats, *, width: int, height: int, fps: int,
-              quality: str = DEFAULT_QUALITY, audit: bool = False) -> list[SegmentJob]:
+              quality: str = DEFAULT_QUALITY, audit: bool = False,
+              theme: str | None = None) -> list[SegmentJob]:
     """The film of ``beats`` (any form ``parse_beats`` reads) as tasks, in storyboard
-    order; every beat but the last hands its stage on. Raises InputError for a size, a
-    rate, a beat or a quality that cannot be rendered."""
+    order; every beat but the last hands its stage on. ``theme``: the palette's name (None:
+    the one in use). The only maker of segment jobs: a render, a dry run, a film's timing
+    and a course's worker all plan here. Raises InputError for a size, a rate, a beat or a
+    quality that cannot be rendered."""
     from ..vocabulary import style
 
     width, height = check_size(width, height)
@@ -58,7 +61,8 @@ def plan_film(trace, beats, *, width: int, height: int, fps: int,
         raise InputError(f"quality {quality!r} is unknown; use {' or '.join(QUALITIES)}.")
     fingerprint = trace.fingerprint()
     return [SegmentJob(beat=name, hands_off=n < len(names) - 1, follows=follows(names, n),
-                       width=width, height=height, fps=fps, theme=style.theme_name(),
+                       width=width, height=height, fps=fps,
+                       theme=theme or style.theme_name(),
                        quality=quality, trace_fingerprint=fingerprint, audit=audit)
             for n, name in enumerate(names)]
 
