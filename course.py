@@ -324,6 +324,8 @@ class CourseRun:
     scheduler: str | None = None
     progress: bool = True
     dashboard: bool = False           # the local cluster's, on 127.0.0.1 (else none)
+    announce: object = None           # told the estimate line of long work once the
+    #                                   cluster answers (a refusal comes alone, first)
     beats_done: int = 0
     beats_cached: int = 0
     discarded: list = field(default_factory=list)   # one line per damaged cache entry met
@@ -335,17 +337,20 @@ class CourseRun:
             return
         sets = {id(p): output_set(p, self.out_dir) for p in todo}
         with contextlib.ExitStack() as stack, \
-                course_client(self.workers, self.scheduler, self.dashboard) as client, \
-                _CourseProgress(todo, self.progress) as bar:
-            opened = {}
-            for plan in todo:
-                context = sets[id(plan)].opened()
-                context.__enter__()
-                opened[id(plan)] = context
-                # an interrupt rolls back every set not yet committed
-                stack.callback(_close, context)
-            futures = self._submit(client, todo, sets)
-            self._collect(client, futures, todo, sets, opened, bar)
+                course_client(self.workers, self.scheduler, self.dashboard) as client:
+            line = long_work_line(self.plans, self.workers)
+            if line and self.announce is not None:
+                self.announce(line)           # long work never starts silently
+            with _CourseProgress(todo, self.progress) as bar:
+                opened = {}
+                for plan in todo:
+                    context = sets[id(plan)].opened()
+                    context.__enter__()
+                    opened[id(plan)] = context
+                    # an interrupt rolls back every set not yet committed
+                    stack.callback(_close, context)
+                futures = self._submit(client, todo, sets)
+                self._collect(client, futures, todo, sets, opened, bar)
 
     def _submit(self, client, todo, sets) -> dict:
         traces = {}

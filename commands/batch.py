@@ -51,8 +51,8 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
     with interrupts_held():         # the first imports of manim and of Dask
         import distributed  # noqa: F401 - loaded here, held, for the course's cluster
 
-        from ..course import (CourseRun, dry_run_lines, load_course, long_work_line,
-                              output_set, sort_out_existing, summary_table)
+        from ..course import (CourseRun, dry_run_lines, load_course, output_set,
+                              sort_out_existing, summary_table)
     from ..outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
     from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
     from ..scenes.pipeline.draw import default_workers
@@ -84,11 +84,8 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
     if why is not None:
         raise InputError(f"the beat cache {cache.folder} cannot be used ({why}), and a course "
                          "keeps its beats there: give --cache-dir a writable folder.")
-    long_work = long_work_line(plans, workers)
-    if long_work and not quiet:
-        say(long_work)
     run = CourseRun(plans, out, cache.folder, workers, scheduler, progress=not quiet,
-                    dashboard=dashboard)
+                    dashboard=dashboard, announce=None if quiet else say)
     if dashboard:
         say(f"Dask dashboard: http://{DASHBOARD_ADDRESS}/status (this machine only)")
     with sigterm_as_interrupt():
