@@ -132,6 +132,41 @@ def test_pytest_helper_matches_golden():
     assert_frame_matches(GOLDEN / "softmax-key.png", beat="softmax", trace=TRACE, fps=10)
 
 
+def test_the_helper_reads_the_settings_the_cli_wrote_its_goldens_with(tmp_path, monkeypatch):
+    """A lecture repo whose settings say light theme, 10 fps and a focus: goldens written
+    by `frames` there pass the pytest helper there, and a failure writes nothing inside
+    golden/ (its pictures go beside it)."""
+    from attention_explainer.attention_core.errors import InputError
+    from attention_explainer.testing import assert_frame_matches
+
+    repo = tmp_path / "lecture"
+    repo.mkdir()
+    (repo / "attention-explainer.toml").write_text('theme = "light"\nfps = 10\n'
+                                                   'focus = "fish"\n')
+    for name in ("ATTENTION_EXPLAINER_THEME", "ATTENTION_EXPLAINER_FPS",
+                 "ATTENTION_EXPLAINER_FOCUS"):
+        monkeypatch.delenv(name, raising=False)
+    proc = run_process("frames", DEFAULT, "--beat", "softmax", "--at", "key",
+                       "--resolution", "320x180", "--out", "golden", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    monkeypatch.chdir(repo)
+    golden = repo / "golden" / "softmax-key.png"
+    assert_frame_matches(golden, beat="softmax", sentence=DEFAULT)
+    # what the call gives wins over the settings, as on the command line
+    with pytest.raises(AssertionError):
+        assert_frame_matches(golden, beat="softmax", sentence=DEFAULT, theme="3b1b")
+    with pytest.raises(InputError, match="not one of|invalid choice"):
+        assert_frame_matches(golden, beat="softmax", sentence=DEFAULT, theme="sepia")
+    changed = np.asarray(Image.open(golden).convert("RGB")).copy()
+    changed[20:40, 20:60] = 255 - changed[20:40, 20:60]
+    Image.fromarray(changed).save(golden)
+    with pytest.raises(AssertionError, match="golden-changed"):
+        assert_frame_matches(golden, beat="softmax", sentence=DEFAULT)
+    assert sorted(p.name for p in (repo / "golden").iterdir()) == ["softmax-key.png"]
+    assert sorted(p.name for p in (repo / "golden-changed").iterdir()) == [
+        "softmax-key.diff.png", "softmax-key.fresh.png"]
+
+
 def _frame(seed=0, size=(90, 160)):
     rng = np.random.default_rng(seed)
     img = np.zeros(size + (3,), np.uint8)
