@@ -112,14 +112,17 @@ class Atlas:
 
 # ---- the commands -------------------------------------------------------------------------------
 def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
-           resolution: str = "720p", fps: int = 30, beats: str = "all", theme: str | None = None,
-           quality: str = "final", force: bool = False, narration: str | Path | None = None,
-           **trace_options) -> Film:
+           resolution: str | None = None, fps: int | None = None, beats: str | None = None,
+           theme: str | None = None, quality: str | None = None, force: bool = False,
+           narration: str | Path | None = None, **trace_options) -> Film:
     """Render the film of ``source`` (a sentence or a trace) into ``output`` (.mp4, .webm or
-    .gif; default: named after the sentence in the current folder). ``trace_options`` are
-    those of :func:`trace` when ``source`` is a sentence."""
-    args = ["--resolution", _text("resolution", resolution), "--fps", _whole("fps", fps),
-            "--beats", _beats(beats), "--quality", _text("quality", quality),
+    .gif; default: named after the sentence, as the command line names it).
+    ``trace_options`` are those of :func:`trace` when ``source`` is a sentence. An option
+    left None is the command line's: the settings file's, a variable's, else its default."""
+    args = [*_given("--resolution", _text("resolution", resolution, none=True)),
+            *_given("--fps", _whole("fps", fps, none=True)),
+            *_given("--beats", _beats(beats)),
+            *_given("--quality", _text("quality", quality, none=True)),
             *_given("--theme", _text("theme", theme, none=True)),
             *_given("--narration", _path("narration", narration, none=True)),
             *_given("-o", _path("output", output, none=True)), *_force(force)]
@@ -127,24 +130,30 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
     return Film(files[0], tuple(files))
 
 
-def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str = "all",
-           at: str = "key", resolution: str = "480p", theme: str | None = None,
+def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | None = None,
+           at: str | None = None, resolution: str | None = None, theme: str | None = None,
            force: bool = False, **trace_options) -> Stills:
-    """PNG stills of ``beats`` at ``at`` (seconds, key or end) into the folder ``out``."""
-    args = ["--beat", _beats(beats), "--at", _times(at),
-            "--resolution", _text("resolution", resolution), "--out", _path("out", out),
+    """PNG stills of ``beats`` at ``at`` (seconds, key or end) into the folder ``out``. An
+    option left None is the command line's (settings, variables, default)."""
+    args = [*_given("--beat", _beats(beats)), *_given("--at", _times(at)),
+            *_given("--resolution", _text("resolution", resolution, none=True)),
+            "--out", _path("out", out),
             *_given("--theme", _text("theme", theme, none=True)), *_force(force)]
     files = [p for p in _run("frames", source, args, trace_options) if p.suffix == ".png"]
     return Stills(Path(out).absolute(), tuple(files))
 
 
-def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *, resolution: str = "720p",
-         fps: int = 30, beats: str = "all", theme: str | None = None, force: bool = False,
+def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
+         resolution: str | None = None, fps: int | None = None, beats: str | None = None,
+         theme: str | None = None, force: bool = False, narration: str | Path | None = None,
          **trace_options) -> Pack:
-    """The lecture pack of ``source`` into the folder ``out``."""
-    args = ["--resolution", _text("resolution", resolution), "--fps", _whole("fps", fps),
-            "--beats", _beats(beats), "--out", _path("out", out),
-            *_given("--theme", _text("theme", theme, none=True)), *_force(force)]
+    """The lecture pack of ``source`` into the folder ``out``. An option left None is the
+    command line's (settings, variables, default)."""
+    args = [*_given("--resolution", _text("resolution", resolution, none=True)),
+            *_given("--fps", _whole("fps", fps, none=True)),
+            *_given("--beats", _beats(beats)), "--out", _path("out", out),
+            *_given("--theme", _text("theme", theme, none=True)),
+            *_given("--narration", _path("narration", narration, none=True)), *_force(force)]
     return Pack(Path(out).absolute(), tuple(_run("pack", source, args, trace_options)))
 
 
@@ -182,10 +191,12 @@ def _text(name: str, value, *, none: bool = False):
     return value
 
 
-def _whole(name: str, value) -> int:
-    """A whole number (True and False are not numbers here)."""
+def _whole(name: str, value, *, none: bool = False) -> int | None:
+    """A whole number (True and False are not numbers here), or None where ``none``."""
+    if value is None and none:
+        return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        _refuse(name, value, "a whole number (int)")
+        _refuse(name, value, "a whole number (int)" + (" or None" if none else ""))
     return int(value)
 
 
@@ -206,8 +217,10 @@ def _force(value) -> list:
     return ["--force"] if value else []
 
 
-def _beats(value) -> str:
-    """Beats: "all", "sparks,pull" or a list of names."""
+def _beats(value) -> str | None:
+    """Beats: "all", "sparks,pull", a list of names, or None (the command line's)."""
+    if value is None:
+        return None
     if isinstance(value, (list, tuple)) and value \
             and all(isinstance(b, str) for b in value):
         return ",".join(value)
@@ -216,8 +229,10 @@ def _beats(value) -> str:
     return value
 
 
-def _times(value) -> str:
-    """--at: "key", "end", seconds, or a list of those."""
+def _times(value) -> str | None:
+    """--at: "key", "end", seconds, a list of those, or None (the command line's)."""
+    if value is None:
+        return None
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     if not items or any(isinstance(item, bool) or not isinstance(item, (str, numbers.Real))
                         for item in items):

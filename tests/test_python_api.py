@@ -80,14 +80,14 @@ NOT_WHOLE = ["30", 2.5, True, None, [1]]
 NOT_PATH = [42, b"x", ["a"]]
 BAD = {
     "sentence": NOT_TEXT + [None], "source": NOT_TEXT + [None],
-    "resolution": NOT_TEXT + [None], "quality": NOT_TEXT + [None],
+    "resolution": NOT_TEXT, "quality": NOT_TEXT,
     "mask": NOT_TEXT + [None], "device": NOT_TEXT + [None], "dtype": NOT_TEXT + [None],
     "theme": NOT_TEXT, "focus": NOT_TEXT,
     "output": NOT_PATH, "out": NOT_PATH + [None], "narration": NOT_PATH, "model": NOT_PATH + [None],
-    "fps": NOT_WHOLE, "d_model": NOT_WHOLE, "num_heads": NOT_WHOLE, "seed": NOT_WHOLE,
+    "fps": [v for v in NOT_WHOLE if v is not None], "d_model": NOT_WHOLE, "num_heads": NOT_WHOLE, "seed": NOT_WHOLE,
     "max_tokens": NOT_WHOLE,
     "force": ["no", 1, None, "True"],
-    "beats": [42, None, b"x", [1], []], "at": [None, True, b"x", [], [None]],
+    "beats": [42, b"x", [1], []], "at": [True, b"x", [], [None]],
     "layer": [1.5, None, b"x", True, [1]], "heads": [[], 1.5, [True], None, b"x"],
 }
 TRACE_OPTIONS = ("model", "focus", "layer", "heads", "mask", "device", "dtype", "d_model",
@@ -200,3 +200,24 @@ def test_a_call_leaves_the_processes_theme_as_it_found_it(tmp_path):
     ae.frames("The cat ate the fish", tmp_path / "stills", beats="title", resolution="64x36",
               theme="light")
     assert style.theme_name() == before
+
+
+def test_the_api_takes_its_defaults_where_the_command_line_does(tmp_path, monkeypatch):
+    """An option left out is the command line's: the settings file of the working folder
+    (here a tiny one-beat film), else the command line's own default; what the call
+    gives wins."""
+    from PIL import Image
+
+    import attention_explainer as ae
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "attention-explainer.toml").write_text(
+        'resolution = "64x36"\nfps = 2\nbeats = "title"\n[frames]\nbeat = "title"\nat = "end"\n')
+    film = ae.render("The cat ate the fish", "film.mp4")
+    assert Image.open(film.video.with_suffix(".png")).size == (64, 36)
+    stills = ae.frames("The cat ate the fish", "stills")
+    assert [p.name for p in stills.files] == ["title-end.png"]
+    assert Image.open(stills.files[0]).size == (64, 36)
+    stills = ae.frames("The cat ate the fish", "stills2", at="key", resolution="96x54")
+    assert [p.name for p in stills.files] == ["title-key.png"]
+    assert Image.open(stills.files[0]).size == (96, 54)
