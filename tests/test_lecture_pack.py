@@ -11,8 +11,9 @@ import pytest
 
 from conftest import run_process
 
-BEATS = ["title", "embed", "project", "sparks", "softmax", "pull", "heads", "mask", "summary",
-         "update"]
+from attention_explainer.facts import FILM_BEATS
+
+BEATS = list(FILM_BEATS)        # the default film, in storyboard order
 WIDTH, HEIGHT, FPS = 160, 90, 5
 
 
