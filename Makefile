@@ -25,7 +25,7 @@ install_optional = $(call installed,$(1)) || { \
 	    $(1) >/dev/null || echo "could not install $(1): $(2)"; }
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages voice-packages test-packages bytecode demo test check slow-tests golden bench soak gpu-check pixman-check clean-cache
+.PHONY: setup system-packages voice-packages test-packages bytecode demo test check slow-tests docs golden bench soak gpu-check pixman-check clean-cache
 
 setup: system-packages voice-packages $(STAMP)
 
@@ -83,7 +83,8 @@ CHECK_TESTS := tests/test_architecture.py tests/test_code_layout.py tests/test_r
 	tests/test_update_numbers.py tests/test_bad_input.py tests/test_layout_audit.py \
 	tests/test_scripts_as_written.py tests/test_palette.py tests/test_vocabulary.py \
 	tests/test_question.py tests/test_focus_choice.py tests/test_inspect.py \
-	tests/test_cache_races.py tests/test_frames_and_goldens.py tests/test_glyph_svg.py
+	tests/test_cache_races.py tests/test_frames_and_goldens.py tests/test_glyph_svg.py \
+	tests/test_docs.py
 check: setup bytecode
 	$(VENV)/bin/python -m pytest -q -rs -n auto --dist loadfile -m "not slow" $(CHECK_TESTS) \
 	  $(PYTEST_ARGS)
@@ -91,6 +92,11 @@ check: setup bytecode
 # the 20 slowest tests of a suite run, into bench/RESULTS.md
 slow-tests: setup test-packages bytecode
 	$(VENV)/bin/python bench/slow_tests.py
+
+# the documentation site, offline and strict (a warning or a broken link fails it), into
+# renders/docs-site (open index.html); the suite builds it too (tests/test_docs.py)
+docs: setup
+	$(VENV)/bin/python -m mkdocs build --strict
 
 golden: setup
 	$(VENV)/bin/python -m tests.make_golden

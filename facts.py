@@ -67,7 +67,7 @@ class BeatFacts:
     """One beat: its name (``--beats``), its typical length (measured with ``film_timing``
     on sentences of several scripts: render estimates and the order beats are drawn in),
     its title (chapters, slides, contact sheets) and
-    what it shows (the README's storyboard), and a question for the room (a pack's
+    what it shows (the documentation's storyboard page), and a question for the room (a pack's
     speaker notes; ``{focus}`` is the focus word). An ``optional`` beat is drawn only when
     named (``--beats position``): it hands on the stage it was given, so the film around it
     is the same with or without it."""

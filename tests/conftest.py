@@ -33,6 +33,32 @@ def pytest_unconfigure(config):
 
 
 DEFAULT = "The cat ate the fish"
+
+
+def documentation() -> list[Path]:
+    """The README, then every page of the documentation site in the order of its nav
+    (mkdocs.yml): what a reader reads, in that order. Generated pages are not files."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+
+    def pages(nav):
+        for entry in nav:
+            for value in (entry.values() if isinstance(entry, dict) else [entry]):
+                if isinstance(value, list):
+                    yield from pages(value)
+                else:
+                    yield value
+
+    found = [ROOT / config["docs_dir"] / page for page in pages(config["nav"])]
+    return [ROOT / "README.md"] + [page for page in found if page.is_file()]
+
+
+def documentation_page(name: str) -> str:
+    """One page of the documentation site (docs/NAME), as written."""
+    return (ROOT / "docs" / name).read_text(encoding="utf-8")
+
+
 CLI = [sys.executable, "-m", "attention_explainer.cli"]     # the real command, as a process
 
 

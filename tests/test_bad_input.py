@@ -218,13 +218,12 @@ def test_nul_in_sentence_is_refused(run_cli):
     assert code == 2 and "NUL" in err and len(err.strip().splitlines()) == 1
 
 
-def test_readme_lists_every_row():
-    from tests.conftest import ROOT
+def test_the_error_page_lists_every_row():
+    from tests.conftest import documentation_page
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Errors you may see", 1)[1].split("\n## ", 1)[0]
+    section = documentation_page("errors.md")
     for name, _, _ in ROWS + TRACE_AND_MODEL_ROWS:
-        assert name in section, f"README's error table lacks the row {name!r}"
+        assert name in section, f"docs/errors.md's table lacks the row {name!r}"
 
 
 def test_sizes_are_refused_before_anything_is_parsed(run_cli, tmp_path):

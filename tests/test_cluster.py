@@ -100,10 +100,11 @@ def test_a_malformed_scheduler_address_is_refused_at_once(address, tmp_path):
 
 
 def test_a_scheduler_where_nothing_answers_is_refused_in_one_line(tmp_path):
-    """The README's row "no scheduler answers", with the wait it states."""
+    """The error page's row "no scheduler answers", with the wait it states."""
     from attention_explainer.cluster import SCHEDULER_WAIT_S
+    from tests.conftest import documentation_page
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = documentation_page("errors.md")
     assert f"no scheduler answers | nothing answered at the `--scheduler` address within " \
            f"{SCHEDULER_WAIT_S} s" in readme
 

@@ -110,11 +110,14 @@ def test_the_shipped_default_trace_is_the_golden_one():
 
 
 def readme_frame_test() -> str:
-    """The README's example pytest file for a lecture repo, as written there."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The documentation's example pytest file for a lecture repo (docs/goldens.md), as
+    written there."""
+    from tests.conftest import documentation_page
+
+    readme = documentation_page("goldens.md")
     blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
     tests = [b for b in blocks if "assert_frame_matches" in b]
-    assert len(tests) == 1, "the README should show one lecture-repo frame test"
+    assert len(tests) == 1, "docs/goldens.md should show one lecture-repo frame test"
     return tests[0]
 
 
@@ -141,14 +144,6 @@ def test_readme_frame_test_passes_in_a_lecture_repo_with_its_own_scenes_and_cli(
                           text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "passed" in proc.stdout
-
-
-def test_readme_storyboard_is_the_registry():
-    from attention_explainer.scenes.film.registry import BEATS
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = readme.split("### The storyboard", 1)[1].split("\n\n", 2)[1]
-    rows = [line.strip("| ").split(" | ") for line in table.splitlines()[2:]]
-    assert [(b.name, b.shows) for b in BEATS] == [(r[0], r[1]) for r in rows]
 
 
 def test_the_vocabularys_examples_run(tmp_path):

@@ -128,8 +128,9 @@ def test_a_full_course_folder(tmp_path):
                 and ".attention-explainer-" in p], left
 
 
-def test_the_readme_lists_a_full_disk():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Errors you may see", 1)[1].split("\n## ", 1)[0]
+def test_the_error_page_lists_a_full_disk():
+    from tests.conftest import documentation_page
+
+    section = documentation_page("errors.md")
     for row in ("no space left on a folder", "no space left on the beat cache"):
         assert row in section, row

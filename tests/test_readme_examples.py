@@ -1,23 +1,24 @@
-"""Every example command of the README runs, in order, as written (at a tiny size), so a
-README example can never fail again."""
+"""Every example command of the README and of the documentation site runs, in order, as
+written (at a tiny size), so an example can never fail again."""
 from __future__ import annotations
 
 import os
 import re
 import shlex
 
-from tests.conftest import ROOT, run_process
+from tests.conftest import ROOT, documentation, run_process
 
 TINY = {"--resolution": "64x36", "--fps": "1"}
 DRAWING = ("render", "frames", "pack", "batch", "narration-script")
 
 
 def readme_commands() -> list[list[str]]:
-    """The `attention-explainer ...` lines of the README's bash blocks (continuations
-    joined, comments dropped), in the order a reader meets them."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The `attention-explainer ...` lines of the bash blocks of the README and the
+    documentation's pages (continuations joined, comments dropped), in the order a reader
+    meets them."""
+    text = "\n".join(page.read_text(encoding="utf-8") for page in documentation())
     commands = []
-    for block in re.findall(r"```bash\n(.*?)```", readme, re.S):
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
         joined = re.sub(r"\\\n\s*", " ", block)
         for line in joined.splitlines():
             line = line.split(" #", 1)[0].strip()

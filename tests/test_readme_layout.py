@@ -1,13 +1,13 @@
-"""The README's Layout section is the tree: every file and folder it names exists where it
+"""The Layout section of the internals page (docs/internals.md) is the tree: every file and folder it names exists where it
 says, every package of the project is named there, and its one-hop pointers lead to the
 code they name."""
 from __future__ import annotations
 
 import re
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, documentation_page
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = documentation_page("internals.md")
 SECTION = README.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
 TREE = re.search(r"```\n(.*?)```", SECTION, re.S).group(1)
 NAME = re.compile(r"[\w.-]+/?")

@@ -1,0 +1,76 @@
+"""MkDocs hooks (mkdocs.yml): the pages written from the code itself when the site is built,
+so that none of them is a copy to keep in step: the storyboard's table from
+``facts.BEATS``, the command-line reference from click's own help, the Python API from
+its docstrings. Nothing is written into the repository."""
+from __future__ import annotations
+
+import inspect
+
+STORYBOARD_MARK = "<!-- storyboard: the table of facts.BEATS, written by docs/hooks.py -->"
+
+
+def storyboard_table() -> str:
+    """Every beat of the storyboard, in order: its name and what it shows."""
+    from attention_explainer.facts import BEATS
+
+    rows = ["| beat | what it shows |", "| --- | --- |"]
+    rows += [f"| {b.name} | {b.shows} |" for b in BEATS]
+    return "\n".join(rows)
+
+
+def cli_reference() -> str:
+    """Every command's --help, as the command line prints it."""
+    import click
+
+    from attention_explainer.cli import cli
+
+    root = click.Context(cli, info_name="attention-explainer", max_content_width=100,
+                         terminal_width=100)
+    parts = ["# Command-line reference", "",
+             "Each command's `--help`, as `attention-explainer COMMAND --help` prints it.", "",
+             "```text", cli.get_help(root), "```"]
+    for name in cli.list_commands(root):
+        command = cli.get_command(root, name)
+        ctx = click.Context(command, info_name=name, parent=root, max_content_width=100,
+                            terminal_width=100)
+        parts += ["", f"## {name}", "", "```text", command.get_help(ctx), "```"]
+    return "\n".join(parts) + "\n"
+
+
+def api_reference() -> str:
+    """The Python API's functions and results, each with its signature and docstring."""
+    from attention_explainer import explainer, testing
+    from attention_explainer.attention_core.trace import AttentionTrace
+
+    parts = ["# Python API reference", "",
+             "`import attention_explainer as ae`; each function is a command of the command "
+             "line, with the same checks and defaults. Written from the docstrings.", ""]
+    entries = [(f"ae.{name}", getattr(explainer, name)) for name in explainer.__all__]
+    entries += [("ae.AttentionTrace", AttentionTrace)]
+    entries += [(f"attention_explainer.testing.{name}", getattr(testing, name))
+                for name in testing.__all__]
+    for title, value in entries:
+        if not (inspect.isfunction(value) or inspect.isclass(value)):
+            continue
+        try:
+            signature = f"{value.__name__}{inspect.signature(value)}"
+        except (TypeError, ValueError):
+            signature = value.__name__
+        doc = inspect.getdoc(value) or ""
+        parts += [f"## {title}", "", "```python", signature, "```", "", "```text", doc, "```",
+                  ""]
+    return "\n".join(parts)
+
+
+def on_files(files, config):
+    from mkdocs.structure.files import File
+
+    for name, write in (("cli.md", cli_reference), ("api.md", api_reference)):
+        files.append(File.generated(config, name, content=write()))
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    if STORYBOARD_MARK in markdown:
+        markdown = markdown.replace(STORYBOARD_MARK, storyboard_table())
+    return markdown
