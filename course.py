@@ -35,12 +35,11 @@ import click
 
 from .attention_core.errors import InputError, NoSpaceLeft
 from .cluster import course_client
-from .commands.progress import TerminalProgress
 from . import fingerprints
 from .facts import TRACE_DECIDES
 
 __all__ = [
-    "COURSE_KEYS", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
+    "COURSE_KEYS", "CourseProgress", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
     "dry_run_lines", "estimate_seconds", "load_course", "long_work_line", "output_set",
     "plan_task", "segment_task", "sort_out_existing", "summary_table", "trace_task",
 ]
@@ -315,6 +314,30 @@ def assemble_task(segments, trace, paths: dict, pack: bool, width: int, height: 
 
 
 # ---- running -------------------------------------------------------------------------------
+class CourseProgress:
+    """Whoever watches a course is told of it through these (the command line draws bars
+    on a terminal, or says lines in a log); each does nothing here. Made for the plans to
+    render, with ``tell`` (a one-line reporter) when the work is long, else None."""
+
+    def __init__(self, plans, tell=None):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def beat(self, plan) -> None:
+        """One beat of ``plan`` is ready."""
+
+    def finished(self, plan) -> None:
+        """``plan``'s output set is committed."""
+
+    def failed(self, plan) -> None:
+        """``plan`` failed; its set is rolled back."""
+
+
 @dataclass
 class CourseRun:
     plans: list[OutputPlan]
@@ -322,7 +345,7 @@ class CourseRun:
     cache_folder: Path
     workers: int
     scheduler: str | None = None
-    progress: bool = True
+    progress: type = CourseProgress   # made with (plans, tell): the watcher of the run
     dashboard: bool = False           # the local cluster's, on 127.0.0.1 (else none)
     announce: object = None           # told the estimate line of long work once the
     #                                   cluster answers (a refusal comes alone, first)
@@ -341,7 +364,7 @@ class CourseRun:
             line = long_work_line(self.plans, self.workers)
             if line and self.announce is not None:
                 self.announce(line)           # long work never starts silently
-            with _CourseProgress(todo, self.progress) as bar:
+            with self.progress(todo, self.announce if line else None) as bar:
                 opened = {}
                 for plan in todo:
                     context = sets[id(plan)].opened()
@@ -433,31 +456,6 @@ def _why(exc: BaseException | None) -> str:
         return "unknown failure"
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if isinstance(exc, InputError) else f"{type(exc).__name__}: {text}"
-
-
-class _CourseProgress(TerminalProgress):
-    """Beats done of all beats, and a row per output set, marked as it finishes."""
-
-    def __init__(self, plans, enabled: bool):
-        super().__init__(enabled)
-        if self.progress:
-            self.all = self.progress.add_task("course (beats)",
-                                              total=sum(len(p.beats) for p in plans))
-            self.rows = {id(p): self.progress.add_task(f"  {p.title}", total=len(p.beats))
-                         for p in plans}
-
-    def beat(self, plan) -> None:
-        if self.progress:
-            self.progress.advance(self.all)
-            self.progress.advance(self.rows[id(plan)])
-
-    def finished(self, plan) -> None:
-        if self.progress:
-            self.progress.update(self.rows[id(plan)], description=f"  {plan.title} ✓")
-
-    def failed(self, plan) -> None:
-        if self.progress:
-            self.progress.update(self.rows[id(plan)], description=f"  {plan.title} ✗")
 
 
 def summary_table(plans: list[OutputPlan]) -> list[str]:

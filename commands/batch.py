@@ -51,9 +51,10 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
     with interrupts_held():         # the first imports of manim and of Dask
         import distributed  # noqa: F401 - loaded here, held, for the course's cluster
 
-        from ..course import (CourseRun, dry_run_lines, load_course, output_set,
+        from ..course import (CourseProgress, CourseRun, dry_run_lines, load_course, output_set,
                               sort_out_existing, summary_table)
     from ..outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
+    from .progress import CourseBar
     from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
     from ..scenes.pipeline.draw import default_workers
     from ..settings import ConfigFile, shared_settings
@@ -84,7 +85,8 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
     if why is not None:
         raise InputError(f"the beat cache {cache.folder} cannot be used ({why}), and a course "
                          "keeps its beats there: give --cache-dir a writable folder.")
-    run = CourseRun(plans, out, cache.folder, workers, scheduler, progress=not quiet,
+    run = CourseRun(plans, out, cache.folder, workers, scheduler,
+                    progress=CourseProgress if quiet else CourseBar,
                     dashboard=dashboard, announce=None if quiet else say)
     if dashboard:
         say(f"Dask dashboard: http://{DASHBOARD_ADDRESS}/status (this machine only)")

@@ -115,6 +115,12 @@ def test_the_facts_import_nothing_of_ours_and_no_drawing():
             if m.startswith(PACKAGE) or _starts(m, ("manim", "numpy"))} == set()
 
 
+def test_the_course_never_imports_the_commands():
+    """The course is run by `batch`, never the other way round: its watcher (bars, lines)
+    is handed to it."""
+    assert _breaking(f"{PACKAGE}.course", f"{PACKAGE}.commands") == []
+
+
 def test_a_film_is_planned_in_one_place():
     """A render, a dry run, a film's timing and a course's workers plan with ``plan_film``:
     no module of the project makes a segment job of its own (a second maker would drift

@@ -115,3 +115,40 @@ def test_a_long_course_says_its_estimate_before_it_starts():
     assert line.startswith("estimated render time from a cold cache:") and "2 workers" in line
     # what is already up to date is not work
     assert long_work_line([plan(3840, 2160, 60, status="done")], 2) is None
+
+
+def test_long_work_in_a_log_says_each_beat_as_it_is_done(tmp_path, monkeypatch, default_trace,
+                                                         capsys):
+    """With no terminal (a CI log, a notebook cell) a long render says a line per beat
+    done, with the time so far and about how long is left; short work stays quiet."""
+    from attention_explainer.commands.progress import RenderBar
+    from attention_explainer.scenes.pipeline import render
+
+    def film(name):
+        render.render_video(default_trace, beats="title,embed", width=64, height=36, fps=1,
+                            output=tmp_path / name, report=lambda line: None, jobs=1,
+                            progress=RenderBar(True))
+        return capsys.readouterr().err.splitlines()
+
+    assert film("short.mp4") == []
+    monkeypatch.setattr(render, "LONG_WORK_SECONDS", 0.0)
+    lines = film("long.mp4")
+    assert [line.split(" (")[0] for line in lines] == ["beat 1 of 2 ready: title",
+                                                       "beat 2 of 2 ready: embed"], lines
+    assert "so far, about" in lines[0] and "left" not in lines[1], lines
+
+
+def test_a_long_course_in_a_log_says_each_output_set_as_it_is_done():
+    from attention_explainer.commands.progress import CourseBar
+
+    told = []
+    plans = [type("Plan", (), {"title": f"{n}. cat 64x36", "beats": ["title"]})()
+             for n in (1, 2)]
+    with CourseBar(plans, told.append) as bar:          # no terminal here
+        bar.finished(plans[0])
+        bar.failed(plans[1])
+    assert [line.split(",")[0] for line in told] == [
+        "output set 1 of 2 ready: 1. cat 64x36", "output set 2 of 2 failed: 2. cat 64x36"]
+    with CourseBar(plans) as bar:                       # short work: quiet
+        bar.finished(plans[0])
+    assert len(told) == 2

@@ -68,6 +68,11 @@ class RenderProgress:
     def start(self, beats: list[str], workers: int) -> None:
         """The render of ``beats`` begins, on ``workers`` processes."""
 
+    def long_work(self, estimate: Estimate) -> None:
+        """The render is long work (its estimate passes ``LONG_WORK_SECONDS``): told before
+        :meth:`start`, so that a watcher with no bar (a log) can say each beat as it is
+        done."""
+
     def on_segment(self, segment) -> None:
         """One beat's segment is ready (drawn or taken from the cache)."""
 
@@ -108,10 +113,11 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     if outputs is None:
         outputs = video_outputs(output, force=force).check()
     guess = film_estimate(tasks, workers, cache)
+    bar = progress or RenderProgress()
     if guess.seconds > LONG_WORK_SECONDS and report is not None:
         report(guess.line())         # long work never starts silently
+        bar.long_work(guess)
     started = wallclock.perf_counter()
-    bar = progress or RenderProgress()
     with sigterm_as_interrupt(), outputs.opened(report=report), bar:
         bar.start([task.beat for task in tasks], workers)
         segments = draw_segments(tasks, trace, workers=workers,
