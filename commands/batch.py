@@ -53,8 +53,8 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
 
         from ..course import (CourseProgress, CourseRun, dry_run_lines, load_course, output_set,
                               sort_out_existing, summary_table)
+        from .progress import CourseBar         # the drawing's progress: manim
     from ..outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
-    from .progress import CourseBar
     from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
     from ..scenes.pipeline.draw import default_workers
     from ..settings import ConfigFile, shared_settings
