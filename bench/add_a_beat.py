@@ -36,12 +36,13 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "bench" / "results" / "add-a-beat.json"
 MOST_FILES = 3          # issue 36: a beat is its module, its storyboard entry, its golden
 
-BEAT_MODULE = '''"""Beat recap: the film's last word, one line (a trivial beat: the proof that adding a
-beat is its module, its entry in facts.BEATS and its golden)."""
+BEAT_MODULE = '''"""Beat recap: one line over the summary's picture (a trivial beat: the proof that
+adding a beat is its module, its entry in facts.BEATS and its golden)."""
 from __future__ import annotations
 
 from ...vocabulary.headers import beat_line
 from ..beat import Beat
+from .summary import SummaryBeat
 
 __all__ = ["RecapBeat"]
 
@@ -49,12 +50,17 @@ __all__ = ["RecapBeat"]
 class RecapBeat(Beat):
     name = "recap"
 
+    @classmethod
+    def leaves(cls, film):
+        return SummaryBeat.leaves(film)      # the stage it was given, handed on unchanged
+
     def script(self):
         self.open(beat_line("What this head does, in one line"), None)
+        self.say("Before the payoff: what does this head do, in one line?")
         self.wait()
 '''
 BEAT_ENTRY = '''
-    BeatFacts("recap", seconds=4, title="Recap", shows="one line to end on",
+    BeatFacts("recap", seconds=6, title="Recap", shows="one line over the whole matrix",
               ask="What would you tell a friend this head does?"),'''
 # the tests that walk every beat (their key frames, their stages, a film, a pack) besides
 # make check's own
@@ -84,12 +90,13 @@ def copy_tree(into: Path) -> Path:
 
 
 def add_the_beat(tree: Path) -> None:
+    """The beat's module, and its entry in the storyboard between summary and update (in
+    the default film: the film around it must hold as it did)."""
     (tree / "scenes/film/beats/recap.py").write_text(BEAT_MODULE, encoding="utf-8")
     facts = tree / "facts.py"
     text = facts.read_text(encoding="utf-8")
-    end = re.search(r"\n\)\n", text[text.index("BEATS: tuple[BeatFacts"):])
-    at = text.index("BEATS: tuple[BeatFacts") + end.start()
-    facts.write_text(text[:at] + BEAT_ENTRY + text[at:], encoding="utf-8")
+    at = text.index('    BeatFacts("update"')
+    facts.write_text(text[:at] + BEAT_ENTRY.lstrip("\n") + "\n" + text[at:], encoding="utf-8")
 
 
 def main(argv: list[str]) -> int:

@@ -278,13 +278,20 @@ def test_the_slides_notes_say_show_quote_and_ask(pack):
     from pptx import Presentation
 
     folder, _ = pack
+    from attention_explainer.attention_core.notes import beat_quotes
+    from attention_explainer.attention_core.trace import AttentionTrace
+
+    trace = AttentionTrace.load(folder / "explainer.npz")
+    quotes = beat_quotes(trace)
+    assert quotes.keys() & set(BEATS)
     slides = list(Presentation(str(folder / "slides.pptx")).slides)[1:]
     for slide, beat in zip(slides, BEATS):
         notes = slide.notes_slide.notes_text_frame.text
-        for part in ("Shows:", "Say:", "Quote:", "Ask the room:", "next:"):
+        for part in ("Shows:", "Say:", "Ask the room:", "next:"):
             assert part in notes, (beat, part)
-    from attention_explainer.attention_core.trace import AttentionTrace
-    trace = AttentionTrace.load(folder / "explainer.npz")
+        # the numbers to quote, for every beat that has some, each line as read
+        assert ("Quote:" in notes) == bool(quotes.get(beat)), beat
+        assert all(line in notes for line in quotes.get(beat, [])), beat
     s, f = trace.primary_slot, trace.focus_index
     dots = trace.q[s, f].astype(float) @ trace.k[s].astype(float).T
     best = int(np.argmax(dots))                  # the notes quote the model's own q·k
