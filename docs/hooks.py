@@ -49,9 +49,9 @@ def api_reference() -> str:
     entries += [("ae.AttentionTrace", AttentionTrace)]
     entries += [(f"attention_explainer.testing.{name}", getattr(testing, name))
                 for name in testing.__all__]
+    entries = [e for e in entries if inspect.isfunction(e[1]) or inspect.isclass(e[1])]
+    entries.sort(key=lambda entry: inspect.isclass(entry[1]))     # the calls, then results
     for title, value in entries:
-        if not (inspect.isfunction(value) or inspect.isclass(value)):
-            continue
         try:
             signature = f"{value.__name__}{inspect.signature(value)}"
         except (TypeError, ValueError):
