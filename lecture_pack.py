@@ -151,15 +151,18 @@ class LecturePack:
 
     # ---- PowerPoint ---------------------------------------------------------------------
     def write_slides(self, path: Path, beats: list[dict], paths: dict) -> None:
-        """16:9 slides on the film's stage colour: the title slide, then one per beat with
-        its clip as a movie (its poster shown until it plays) and its captions as the
-        speaker notes."""
+        """Slides in the film's aspect (16:9, 4:3, ...) on its stage colour: the title slide,
+        then one per beat with its clip as a movie (its poster shown until it plays) and its
+        captions as the speaker notes."""
         from pptx import Presentation
         from pptx.dml.color import RGBColor
         from pptx.util import Emu, Inches, Pt
 
         deck = Presentation()
-        deck.slide_width, deck.slide_height = Inches(13.333), Inches(7.5)
+        # 7.5 in high, as PowerPoint's own 16:9 and 4:3 sizes, and as wide as the film
+        # asks (within the 1-56 in PowerPoint allows)
+        deck.slide_height = Inches(7.5)
+        deck.slide_width = Inches(min(max(7.5 * self.width / self.height, 1.0), 56.0))
         blank = deck.slide_layouts[6]
         meta = self.trace.meta
         colours = {k: RGBColor.from_string(v.lstrip("#").upper())
@@ -173,7 +176,8 @@ class LecturePack:
             return slide
 
         def text_box(slide, text, top, size, *, bold=False, height=0.9):
-            box = slide.shapes.add_textbox(Inches(0.6), Inches(top), Inches(12.1), Inches(height))
+            box = slide.shapes.add_textbox(Inches(0.6), Inches(top),
+                                           deck.slide_width - Inches(1.2), Inches(height))
             frame = box.text_frame
             frame.word_wrap = True
             frame.text = text

@@ -145,7 +145,7 @@ def test_the_slides_read_back_a_movie_and_notes_per_beat(pack):
     deck = Presentation(str(folder / "slides.pptx"))
     slides = list(deck.slides)
     assert len(slides) == len(BEATS) + 1
-    assert abs(deck.slide_width / deck.slide_height - 16 / 9) < 0.01
+    assert abs(deck.slide_width / deck.slide_height - WIDTH / HEIGHT) < 0.01
     assert "The cat ate the fish" in " ".join(
         shape.text_frame.text for shape in slides[0].shapes if shape.has_text_frame)
     for n, (slide, beat) in enumerate(zip(slides[1:], BEATS), 1):
@@ -313,3 +313,17 @@ def test_the_handout_has_a_page_per_beat_with_its_title_and_notes(pack):
         assert f"{n}. {title}" in text, (beat, text[:200])
         assert "The cat ate the fish" in text and "Ask the room:" in text
         assert page.images, f"{beat}: no key frame on its page"
+
+
+def test_a_four_by_three_film_gets_four_by_three_slides(tmp_path, default_trace):
+    from pptx import Presentation
+
+    trace = default_trace.save(tmp_path / "trace.npz")
+    proc = run_process("pack", "--trace", trace, "--out", tmp_path / "lecture", "--resolution",
+                       "96x72", "--fps", 1, "--beats", "title")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    deck = Presentation(str(tmp_path / "lecture" / "slides.pptx"))
+    assert abs(deck.slide_width / deck.slide_height - 4 / 3) < 0.01
+    for slide in deck.slides:
+        for shape in slide.shapes:       # nothing past the slide's edges
+            assert shape.left >= 0 and shape.left + shape.width <= deck.slide_width
