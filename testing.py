@@ -25,16 +25,15 @@ from pathlib import Path
 
 __all__ = ["assert_frame_matches", "frames_options", "render_still", "trace_for_drawing"]
 
-# the helper's names for the frames command's options that decide a still
-_FLAGS = {"trace": "--trace", "theme": "--theme", "fps": "--fps", "max_tokens": "--max-tokens",
-          "model": "--model", "focus": "--focus", "layer": "--layer", "heads": "--heads",
-          "mask": "--mask", "device": "--device", "dtype": "--dtype",
-          "num_heads": "--num-heads", "d_model": "--d-model", "seed": "--seed"}
+# the frames command's options that decide a still, by the helper's names (the command's
+# own, but "trace" for --trace); their flags are read from the command itself
+OPTIONS = ("trace", "theme", "fps", "max_tokens", "model", "focus", "layer", "heads", "mask",
+           "device", "dtype", "num_heads", "d_model", "seed")
 
 
 def frames_options(sentence: str | None = None, **given) -> dict:
     """The ``frames`` command's options as the command line resolves them in the working
-    folder: ``given`` (by the names of :data:`_FLAGS`), else the environment, else the
+    folder: ``given`` (by the names of :data:`OPTIONS`), else the environment, else the
     settings file, else the default. Raises InputError for what ``frames`` refuses."""
     import click
 
@@ -42,16 +41,18 @@ def frames_options(sentence: str | None = None, **given) -> dict:
     from .cli import cli
     from .settings import commands_of, default_map, find_config
 
-    unknown = sorted(set(given) - set(_FLAGS))
+    unknown = sorted(set(given) - set(OPTIONS))
     if unknown:
         raise InputError(f"{unknown[0]!r} is not an option of the helper; its options are "
-                         f"{', '.join(_FLAGS)}.")
+                         f"{', '.join(OPTIONS)}.")
+    command = commands_of(cli)["frames"]
+    flags = {("trace" if p.name == "trace_path" else p.name): max(p.opts, key=len)
+             for p in command.params if isinstance(p, click.Option)}
     config = find_config()
     defaults = default_map(cli, config).get("frames", {})
     argv = [str(part) for name, value in given.items() if value is not None
-            for part in (_FLAGS[name], value)]
+            for part in (flags[name], value)]
     argv += ["--", sentence] if sentence is not None else []
-    command = commands_of(cli)["frames"]
     try:
         ctx = command.make_context("frames", argv, default_map=defaults, obj=config)
     except click.ClickException as exc:
