@@ -6,10 +6,10 @@
     film = ae.render(t, "cat.mp4", resolution="720p")    # shows inline in Jupyter
     stills = ae.frames(t, "stills", beats="sparks,pull")  # so do these
 
-Each function runs the same command the CLI runs, with the same checks: what the CLI
-refuses with exit 2 and one line, these raise :class:`InputError` with that line. Like the
-CLI, they take their defaults from a settings file in the working folder and from
-ATTENTION_EXPLAINER_* variables; :func:`trace` alone takes only its arguments (it is the
+Each function asks the application (``app``) for the same work the CLI asks it for, with
+the same checks: what the CLI refuses with exit 2 and one line, these raise
+:class:`InputError` with that line. Like the CLI, they take their defaults from a settings
+file in the working folder and from ATTENTION_EXPLAINER_* variables; :func:`trace` alone takes only its arguments (it is the
 library's own call, as ``inspect`` computes it). A
 sentence or a trace (:func:`trace`, or ``AttentionTrace.load``) can be drawn; the results
 hold the paths written, and in Jupyter a film displays as a video with its captions, stills
@@ -19,17 +19,16 @@ Every argument's type is checked before any work (a list, bytes or None where a 
 goes, "no" where True or False goes: InputError, one line). The functions may be called
 from several threads: one draws at a time in a process (manim's configuration and the
 colour theme are the process's), the others wait their turn; nothing is printed to
-stdout, and ``sys.stdout`` is never swapped.
+stdout (a note for the user goes to stderr), and no command line runs: neither click nor
+the CLI is imported here.
 """
 from __future__ import annotations
 
 import base64
-import contextlib
 import html
 import numbers
 import os
-import tempfile
-import threading
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,7 +109,7 @@ class Atlas:
         return self.png.read_bytes()
 
 
-# ---- the commands -------------------------------------------------------------------------------
+# ---- the commands ---------------------------------------------------------------------------------
 def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
            resolution: str | None = None, fps: int | None = None, beats: str | None = None,
            theme: str | None = None, quality: str | None = None, force: bool = False,
@@ -119,15 +118,17 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
     .gif; default: named after the sentence, as the command line names it).
     ``trace_options`` are those of :func:`trace` when ``source`` is a sentence. An option
     left None is the command line's: the settings file's, a variable's, else its default."""
-    args = [*_given("--resolution", _text("resolution", resolution, none=True)),
-            *_given("--fps", _whole("fps", fps, none=True)),
-            *_given("--beats", _beats(beats)),
-            *_given("--quality", _text("quality", quality, none=True)),
-            *_given("--theme", _text("theme", theme, none=True)),
-            *_given("--narration", _path("narration", narration, none=True)),
-            *_given("-o", _path("output", output, none=True)), *_force(force)]
-    files = _run("render", source, args, trace_options)
-    return Film(files[0], tuple(files))
+    from .app import work
+
+    given = {"resolution": _text("resolution", resolution, none=True),
+             "fps": _whole("fps", fps, none=True), "beats": _beats(beats),
+             "quality": _text("quality", quality, none=True),
+             "theme": _text("theme", theme, none=True),
+             "narration": _path("narration", narration, none=True),
+             "output": _path("output", output, none=True)}
+    made = work.film(_film_request("render", source, given, trace_options, _force(force)),
+                     report=_note)
+    return Film(made.files[0], tuple(made.files))
 
 
 def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | None = None,
@@ -135,12 +136,25 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | 
            force: bool = False, **trace_options) -> Stills:
     """PNG stills of ``beats`` at ``at`` (seconds, key or end) into the folder ``out``. An
     option left None is the command line's (settings, variables, default)."""
-    args = [*_given("--beat", _beats(beats)), *_given("--at", _times(at)),
-            *_given("--resolution", _text("resolution", resolution, none=True)),
-            "--out", _path("out", out),
-            *_given("--theme", _text("theme", theme, none=True)), *_force(force)]
-    files = [p for p in _run("frames", source, args, trace_options) if p.suffix == ".png"]
-    return Stills(Path(out).absolute(), tuple(files))
+    from .app import work
+    from .app.requests import StillsRequest
+    from .app.values import resolved
+
+    given = {"beat": _beats(beats), "at": _times(at),
+             "resolution": _text("resolution", resolution, none=True),
+             "theme": _text("theme", theme, none=True)}
+    folder = _path("out", out)
+    force = _force(force)
+    source, tracing, drawing, config = _drawing_parts("frames", source, given, trace_options)
+    value = {name: resolved("frames", name, given.get(name), config)
+             for name in ("beat", "at", "resolution", "fps", "jobs", "no-cache")}
+    request = StillsRequest(source=source, tracing=tracing, drawing=drawing,
+                            beats=value["beat"], times=value["at"], out_dir=Path(folder),
+                            resolution=value["resolution"], fps=value["fps"],
+                            jobs=value["jobs"], no_cache=value["no-cache"], force=force)
+    made = work.stills(request, report=None)
+    return Stills(Path(folder).absolute(),
+                  tuple(p for p in made.files if p.suffix == ".png"))
 
 
 def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
@@ -149,23 +163,98 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
          **trace_options) -> Pack:
     """The lecture pack of ``source`` into the folder ``out``. An option left None is the
     command line's (settings, variables, default)."""
-    args = [*_given("--resolution", _text("resolution", resolution, none=True)),
-            *_given("--fps", _whole("fps", fps, none=True)),
-            *_given("--beats", _beats(beats)), "--out", _path("out", out),
-            *_given("--theme", _text("theme", theme, none=True)),
-            *_given("--narration", _path("narration", narration, none=True)), *_force(force)]
-    return Pack(Path(out).absolute(), tuple(_run("pack", source, args, trace_options)))
+    from .app import work
+
+    given = {"resolution": _text("resolution", resolution, none=True),
+             "fps": _whole("fps", fps, none=True), "beats": _beats(beats),
+             "theme": _text("theme", theme, none=True),
+             "narration": _path("narration", narration, none=True),
+             "output": _path("out", out)}
+    made = work.film(_film_request("pack", source, given, trace_options, _force(force),
+                                   pack=True), report=_note)
+    return Pack(Path(out).absolute(), tuple(made.files))
 
 
 def atlas(sentence: str = DEFAULT_SENTENCE, output: str | Path = "atlas.png", *,
           theme: str | None = None, force: bool = False, **trace_options) -> Atlas:
     """Every layer x head's weights on ``sentence``, tagged by pattern: a PNG and an SVG."""
+    from .app import work
+    from .app.requests import AtlasRequest
+    from .app.settings_file import find_config
+    from .app.values import resolved
+
     _text("sentence", sentence)
-    args = ["--out", _path("output", output), *_given("--theme", _text("theme", theme, none=True)),
-            *_force(force)]
-    _run("atlas", sentence, args, trace_options, drawing=False)
-    png = Path(output).absolute()
+    path = _path("output", output)
+    theme = _text("theme", theme, none=True)
+    force = _force(force)
+    options = _trace_options(trace_options)
+    config = find_config()
+    work.atlas(AtlasRequest(sentence=sentence, tracing=_tracing("atlas", options, config),
+                            output=Path(path), theme=resolved("atlas", "theme", theme, config),
+                            force=force), report=_note)
+    png = Path(path).absolute()
     return Atlas(png, png.with_suffix(".svg"))
+
+
+# ---- requests, built as the command line builds them -------------------------------------------
+def _note(line: str) -> None:
+    """A note for the user (a cache that cannot be used, a long render's estimate): stderr,
+    as the command line says it."""
+    print(line, file=sys.stderr)
+
+
+def _tracing(command: str, options: dict, config):
+    """The trace options of ``command``: those given, else the settings', else the
+    defaults."""
+    from .app.requests import TraceOptions
+    from .app.values import resolved
+
+    return TraceOptions(**{name: resolved(command, name.replace("_", "-"), options.get(name),
+                                          config)
+                           for name in TraceOptions.__dataclass_fields__})
+
+
+def _drawing_parts(command: str, source, given: dict, trace_options: dict):
+    """(source, its trace options or None, the drawing options, the settings file) of a
+    drawing ``command``; a trace's source refuses trace options (it fixes them)."""
+    from .app.requests import DrawingOptions
+    from .app.settings_file import find_config
+    from .app.values import resolved
+    from .attention_core.trace import AttentionTrace
+
+    options = _trace_options(trace_options, DRAWING_TYPES)
+    max_tokens = options.pop("max_tokens", None)
+    if not isinstance(source, (str, AttentionTrace)):
+        _refuse("source", source, "a sentence (str) or an AttentionTrace")
+    if isinstance(source, AttentionTrace) and options:
+        raise InputError(f"{', '.join(options)}: a trace already fixes its sentence and model "
+                         "options; drop them, or pass a sentence.")
+    config = find_config()
+    tracing = _tracing(command, options, config) if isinstance(source, str) else None
+    drawing = DrawingOptions(max_tokens=resolved(command, "max-tokens", max_tokens, config),
+                             theme=resolved(command, "theme", given.get("theme"), config))
+    return source, tracing, drawing, config
+
+
+def _film_request(command: str, source, given: dict, trace_options: dict, force: bool, *,
+                  pack: bool = False):
+    """The FilmRequest of a render or a pack, each option resolved as the command line
+    resolves it."""
+    from .app.requests import FilmRequest, VideoOptions
+    from .app.values import resolved
+
+    source, tracing, drawing, config = _drawing_parts(command, source, given, trace_options)
+    value = {name: resolved(command, name, given.get(name), config)
+             for name in ("resolution", "fps", "beats", "quality", "jobs", "no-cache",
+                          "output-dir", "narration")}
+    output = given["output"] if pack else resolved(command, "output", given["output"], config)
+    video = VideoOptions(resolution=value["resolution"], fps=value["fps"],
+                         beats=value["beats"], force=force, jobs=value["jobs"],
+                         quality=value["quality"], no_cache=value["no-cache"],
+                         output_dir=value["output-dir"])
+    return FilmRequest(source=source, tracing=tracing, video=video, drawing=drawing,
+                       output=Path(output) if output else None, narration=value["narration"],
+                       pack=pack)
 
 
 # ---- every argument's type, checked before any work ------------------------------------------
@@ -211,10 +300,10 @@ def _path(name: str, value, *, none: bool = False):
     return value
 
 
-def _force(value) -> list:
+def _force(value) -> bool:
     if not isinstance(value, bool):
         _refuse("force", value, "True or False")
-    return ["--force"] if value else []
+    return value
 
 
 def _beats(value) -> str | None:
@@ -270,78 +359,6 @@ def _trace_options(options: dict, extra: dict | None = None) -> dict:
                 value = _whole(name, value)
         checked[name] = value
     return checked
-
-
-# ---- running a command in this process --------------------------------------------------------
-# one command at a time in a process: manim's configuration, the colour theme and the
-# beat cache's per-process state are the process's, not a call's
-_ONE_AT_A_TIME = threading.RLock()
-
-
-def _given(name: str, value) -> list:
-    return [] if value is None else [name, value]
-
-
-def _run(command: str, source, args: list, trace_options: dict, *,
-         drawing: bool = True) -> list[Path]:
-    """Run ``command`` as the CLI would (told to print nothing), on a sentence or a trace;
-    the files it wrote. What the CLI refuses in one line raises InputError with that
-    line."""
-    from .attention_core.trace import AttentionTrace
-
-    options = _trace_options(trace_options, DRAWING_TYPES if drawing else None)
-    if not isinstance(source, (str, AttentionTrace)):
-        _refuse("source", source, "a sentence (str) or an AttentionTrace")
-    import click
-
-    from .cli import Interrupted, cli
-
-    with _ONE_AT_A_TIME, contextlib.ExitStack() as stack:
-        stack.callback(_set_theme, _theme_now())     # nothing global changes
-        if isinstance(source, str):     # after "--": a sentence may begin with "-"
-            argv = [command, *_flags(options), *args, "--quiet", "--", source]
-        else:                  # a trace: drawn from a file of it, as --trace draws
-            if options:
-                raise InputError(f"{', '.join(options)}: a trace already fixes its "
-                                 "sentence and model options; drop them, or pass a sentence.")
-            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-            argv = [command, "--trace", source.save(folder / "trace.npz"), *args, "--quiet"]
-        try:
-            files = cli.main(args=[str(a) for a in argv], prog_name="attention-explainer",
-                             standalone_mode=False)
-        except click.ClickException as exc:
-            raise InputError(exc.format_message()) from None
-        except (click.Abort, Interrupted):
-            raise KeyboardInterrupt from None
-    return [Path(f) for f in files]
-
-
-def _style():
-    import sys
-
-    return sys.modules.get(f"{__package__}.scenes.vocabulary.style")   # loaded if drawn
-
-
-def _theme_now() -> str:
-    """The drawing's colour theme in this process now (the default if nothing drew)."""
-    from .facts import DEFAULT_THEME
-
-    return _style().theme_name() if _style() is not None else DEFAULT_THEME
-
-
-def _set_theme(name: str) -> None:
-    """Put the theme back after a command set its own: a later drawing in this process
-    (a notebook's, a test's) keeps its colours."""
-    if _style() is not None:
-        _style().set_theme(name)
-
-
-def _flags(options: dict) -> list:
-    argv = []
-    for key, value in options.items():
-        if value is not None:
-            argv += ["--" + key.replace("_", "-"), value]
-    return argv
 
 
 def _b64(data: bytes) -> str:

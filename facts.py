@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "BEATS", "BEAT_NAMES", "BeatFacts", "beat_facts", "FILM_BEATS", "GIF_MAX_FPS", "GIF_MAX_WIDTH",
-    "VIDEO_SUFFIXES", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS",
+    "VIDEO_SUFFIXES", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS", "DEFAULT_OUTPUT_DIR", "JOBS_RANGE",
     "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES",
@@ -35,6 +35,8 @@ DEFAULT_RESOLUTION = "1080p"
 MIN_SIZE, MAX_SIZE = (64, 36), (7680, 4320)
 FPS_RANGE = (1, 120)
 DEFAULT_FPS = 30
+DEFAULT_OUTPUT_DIR = "renders"    # where outputs go when no path is given
+JOBS_RANGE = (1, 256)             # worker processes (or a course's Dask workers) at once
 # the film's container by the output's suffix: H.264 MP4 (lecture software), VP9 WebM and
 # a GIF (web pages) re-encoded from it
 VIDEO_SUFFIXES = {".mp4": "H.264 MP4", ".webm": "VP9 WebM", ".gif": "GIF"}

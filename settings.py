@@ -23,16 +23,14 @@ below the course's own ``[defaults]``.
 """
 from __future__ import annotations
 
-import contextlib
 import os
-import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from .app.settings_file import (CONFIG_FILE, ENV_PREFIX, PYPROJECT_TABLE, ConfigFile,
+                                find_config, inside_settings_folder)
 from .attention_core.errors import InputError
-from .attention_core.user_files import opened_checked
 
 __all__ = [
     "CONFIG_FILE", "ConfigFile", "ENV_PREFIX", "NOT_SETTINGS", "OUTPUT_SETTINGS",
@@ -40,70 +38,10 @@ __all__ = [
     "find_config", "placed_by_settings", "setting_name", "settings_of", "shared_settings",
 ]
 
-CONFIG_FILE = "attention-explainer.toml"
-PYPROJECT_TABLE = ("tool", "attention-explainer")
-ENV_PREFIX = "ATTENTION_EXPLAINER_"
-MAX_SETTINGS_BYTES = 4 << 20     # a settings file, or a pyproject.toml holding them
 # actions, not settings; and --force, which no file or variable may turn on for a user
 NOT_SETTINGS = {"help", "version", "debug", "force"}
 # the options that name outputs: from a settings file, they stay inside its folder
 OUTPUT_SETTINGS = {"out", "output", "output-dir", "contact-sheet", "npz"}
-
-
-@dataclass
-class ConfigFile:
-    """The settings file found (or none) and its table, as read."""
-    path: Path | None          # None: no config file found
-    table: dict                # {key: value} and {command: {key: value}}
-
-    @property
-    def label(self) -> str:
-        """How the settings' source is named to the user."""
-        if self.path is None:
-            return "no config file"
-        return str(self.path) + (" [tool.attention-explainer]"
-                                 if self.path.name == "pyproject.toml" else "")
-
-
-def find_config(folder: Path | None = None) -> ConfigFile:
-    """The config of the working folder: attention-explainer.toml, else the
-    [tool.attention-explainer] table of pyproject.toml, else none. A settings file that is
-    not a regular file (a folder, a FIFO) is refused unopened; a pyproject.toml that cannot
-    be parsed is ours to report only if it mentions us (else it cannot hold our table)."""
-    folder = Path.cwd() if folder is None else folder
-    own = folder / CONFIG_FILE
-    if os.path.lexists(own):
-        if not own.is_file():
-            raise InputError(f"{own} is not a regular file; attention-explainer reads its "
-                             "settings from a TOML file of that name: remove it or make it one.")
-        return ConfigFile(own, _read(own))
-    pyproject = folder / "pyproject.toml"
-    if not pyproject.is_file():
-        return ConfigFile(None, {})
-    try:
-        tool = _read(pyproject).get(PYPROJECT_TABLE[0], {})
-    except InputError:
-        with contextlib.suppress(OSError):
-            if PYPROJECT_TABLE[1] not in pyproject.read_text(encoding="utf-8", errors="replace"):
-                return ConfigFile(None, {})
-        raise
-    table = tool.get(PYPROJECT_TABLE[1], {}) if isinstance(tool, dict) else {}
-    if not isinstance(table, dict):
-        raise InputError(f"{pyproject} [tool.attention-explainer] is {type(table).__name__} "
-                         f"{table!r}, not a table; write it as a [tool.attention-explainer] "
-                         "table of settings.")
-    return ConfigFile(pyproject, table) if table else ConfigFile(None, {})
-
-
-def _read(path: Path) -> dict:
-    with opened_checked(path, what="settings", max_bytes=MAX_SETTINGS_BYTES,
-                        fix="; make it a TOML file of settings") as fh:
-        data = fh.read()
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"{path}: not a readable TOML file ({exc}); fix it or remove it.") \
-            from exc
 
 
 def setting_name(param: click.Parameter) -> str:
@@ -212,16 +150,6 @@ def default_map(group: click.Group, config: ConfigFile) -> dict:
     return result
 
 
-def _inside_settings_folder(text: str, config: ConfigFile, key: str) -> str:
-    base = config.path.parent.resolve()
-    path = (base / Path(text).expanduser()).resolve()
-    if not path.is_relative_to(base):
-        raise InputError(f"{config.label}: {key} = {text!r} lies outside {base}; a settings "
-                         "file names outputs inside its own folder only: give a path in it, "
-                         "or pass the option on the command line.")
-    return str(path)
-
-
 def placed_by_settings(ctx: click.Context) -> str | None:
     """The line that says which outputs of this run a settings file placed, or None."""
     config = ctx.find_object(ConfigFile)
@@ -248,7 +176,7 @@ def _checked(option: click.Option, value, config: ConfigFile, key: str):
     if isinstance(value, (list, dict)):
         raise InputError(f"{config.label}: {key} = {value!r}: give one value.")
     if setting_name(option) in OUTPUT_SETTINGS and config.path is not None:
-        text = _inside_settings_folder(text, config, key)
+        text = inside_settings_folder(text, config, key)
     try:
         return option.type_cast_value(click.Context(click.Command("config")), text)
     except click.BadParameter as exc:

@@ -81,8 +81,8 @@ def _trace_of(params: dict):
     from .attention_core.api import trace_for
     from .attention_core.errors import InputError
     from .attention_core.trace import AttentionTrace
-    from .commands.common import check_drawable, drawable_sentence
-    from .commands.options import TraceOptions
+    from .app.requests import TraceOptions
+    from .app.work import check_drawable, drawable_sentence
 
     if params["trace_given"] and params["sentence_given"]:
         raise InputError("a sentence cannot be used with a trace: the saved trace already "

@@ -7,9 +7,8 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from ..attention_core.errors import InputError
 from ..facts import DEFAULT_THEME, THEMES
-from .common import interrupts_held, report_files, say, use_theme
+from .common import report_files, say
 from .options import TraceOptions, trace_options
 
 __all__ = ["command"]
@@ -35,32 +34,9 @@ def command(sentence: str, out_path: str, force: bool, theme: str, quiet: bool,
     for a slide, each head tagged by the pattern its weights show (sink, previous, next,
     itself, punctuation, content, broad) with its share; the head the film would explain
     is outlined. --layer N draws that layer's heads alone."""
-    from ..outputs import OutputSet
+    from ..app import work
+    from ..app.requests import AtlasRequest
 
-    if (tracing.mask or "none").strip().lower() != "none":
-        raise InputError(f"--mask {tracing.mask}: the atlas draws the model's own attention "
-                         "(a decoder's causal mask included), not a mask added to teach with; "
-                         "drop --mask.")
-    png = Path(out_path)
-    if png.suffix.lower() != ".png":
-        raise InputError(f"--out {out_path!r} must name a .png file (the SVG goes beside "
-                         "it); e.g. --out atlas.png.")
-    outputs = OutputSet({"atlas": png, "svg": png.with_suffix(".svg")}, force=force,
-                        what="atlas", hint="choose another --out or add --force").check()
-    with interrupts_held():
-        from ..attention_core.api import atlas_for
-
-        atlas = atlas_for(tracing.request(sentence))
-    use_theme(theme)
-    from ..scenes.atlas import MAX_PIXELS, picture_size, write_atlas
-
-    width, height = picture_size(atlas)
-    if width * height > MAX_PIXELS:
-        raise InputError(f"the atlas of {len(atlas.layers)} layers x {atlas.weights.shape[1]} "
-                         f"heads would be {width}x{height} pixels, too large for one picture; "
-                         "draw one layer at a time with --layer N.")
-
-    with outputs.opened(report=say):
-        write_atlas(atlas, outputs.path("atlas"), outputs.path("svg"))
-        outputs.commit()
-    return report_files(outputs.files.values(), quiet=quiet, as_json=False)
+    files = work.atlas(AtlasRequest(sentence=sentence, tracing=tracing, output=Path(out_path),
+                                    theme=theme, force=force), report=say)
+    return report_files(files, quiet=quiet, as_json=False)

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from ..attention_core.errors import InputError
-from .common import interrupts_held, say
+from ..app.work import interrupts_held
+from .common import say
 from .options import FPS, RESOLUTION
 
 __all__ = ["command"]

@@ -10,8 +10,7 @@ import click
 from ..attention_core import DEFAULT_SENTENCE
 from ..facts import BEAT_NAMES, DEFAULT_FPS, DEFAULT_RESOLUTION
 from ..scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
-from .common import (beat_cache, compute_trace, drawable_sentence, interrupts_held, report_files,
-                     saved_trace, say, use_theme)
+from .common import report_files, saved_trace, say
 from .options import (BEATS, FPS, RESOLUTION, TIMES, DrawingOptions, TraceOptions,
                       drawing_options, trace_options)
 
@@ -56,29 +55,27 @@ __all__ = ["command"]
 @click.pass_context
 def command(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, golden_dir,
             tolerance, max_diff_share, jobs, no_cache, force, quiet, as_json,
-            tracing: TraceOptions, drawing: DrawingOptions):
+            tracing: TraceOptions, drawing: DrawingOptions, trace_path):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
-    with interrupts_held():         # the first import of manim (see interrupts_held)
-        from ..scenes.pipeline.stills import StillsJob
+    from ..app import work
+    from ..app.requests import StillsRequest
 
-    width, height, _ = resolution
-    job = StillsJob(beats=beat, times=times, out_dir=Path(out_dir), width=width, height=height,
-                    fps=fps, sheet=Path(sheet_path) if sheet_path else None,
-                    golden=Path(golden_dir) if golden_dir else None, jobs=jobs,
-                    cache=beat_cache(no_cache), force=force).check()
-    trace = saved_trace(ctx, drawing)
-    if trace is None:
-        drawable_sentence(sentence, tracing, drawing.max_tokens)
-        trace = compute_trace(sentence, tracing, job.cache)
-    use_theme(drawing.theme)
-    written = job.run(trace, report=None if quiet else say)
-    files = report_files(written, quiet=quiet, as_json=as_json)
-    if job.golden is not None:
-        failed = job.compare(tolerance=tolerance, max_share=max_diff_share)
-        for line in failed:
+    trace = saved_trace(ctx, trace_path)
+    request = StillsRequest(source=sentence if trace is None else trace,
+                            tracing=None if trace is not None else tracing, drawing=drawing,
+                            beats=beat, times=times, out_dir=Path(out_dir),
+                            resolution=resolution, fps=fps,
+                            sheet=Path(sheet_path) if sheet_path else None,
+                            golden=Path(golden_dir) if golden_dir else None, jobs=jobs,
+                            no_cache=no_cache, force=force)
+    made = work.stills(request, report=None if quiet else say, tolerance=tolerance,
+                       max_share=max_diff_share)
+    files = report_files(made.files, quiet=quiet, as_json=as_json)
+    if request.golden is not None:
+        for line in made.changed:
             click.echo(f"changed: {line}", err=True)
-        if failed:
+        if made.changed:
             sys.exit(1)
         if not (quiet or as_json):
-            say(f"all {len(job.stills)} frames match {job.golden}")
+            say(f"all {made.compared} frames match {request.golden}")
     return files

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from .common import beat_cache, compute_trace, interrupts_held, note_settings, say
+from ..app.work import beat_cache, compute_trace, interrupts_held
+from .common import note_settings, say
 from .options import TraceOptions, trace_options
 
 __all__ = ["command"]

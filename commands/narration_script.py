@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from .common import beat_cache, compute_trace, interrupts_held, sentence_and_trace, use_theme
+from ..app.work import (beat_cache, check_drawable, compute_trace, drawable_sentence,
+                        interrupts_held, use_theme)
+from .common import saved_trace, say
 from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
                       trace_options, video_options)
 
@@ -23,14 +25,18 @@ Examples:
 @drawing_options
 @click.pass_context
 def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: VideoOptions,
-            drawing: DrawingOptions):
+            drawing: DrawingOptions, trace_path: str | None, quiet: bool, as_json: bool):
     """Print the narration script: per beat its title, the seconds it lasts now and its
     captions, to read aloud into one recording per beat (title.wav, embed.wav, ...) for
     `render --narration DIR`. Each beat is timed by running its script without drawing a
     frame (or read from the beat cache, where a render left it): seconds, not minutes."""
-    sentence, trace = sentence_and_trace(ctx, sentence, tracing, video, drawing)
+    beat_cache(video.no_cache, peek=True)         # its variable checked before any work
+    trace = saved_trace(ctx, trace_path)
     if trace is None:
-        trace = compute_trace(sentence, tracing, beat_cache(video.no_cache))
+        drawable_sentence(sentence, tracing, drawing.max_tokens)
+        trace = compute_trace(sentence, tracing, beat_cache(video.no_cache, report=say))
+    else:
+        check_drawable(trace.num_tokens, drawing.max_tokens)
     with interrupts_held():          # the first import of manim
         from ..scenes.pipeline.join import TITLES
         from ..scenes.pipeline.narration import script
@@ -39,7 +45,8 @@ def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: Vid
     use_theme(drawing.theme)
     segments, spans = film_timing(trace, beats=video.beats, width=video.width,
                                   height=video.height, fps=video.fps, jobs=video.jobs,
-                                  cache=beat_cache(video.no_cache), quality=video.quality)
+                                  cache=beat_cache(video.no_cache, report=say),
+                                  quality=video.quality)
     click.echo(f"# Narration of \u201c{trace.sentence}\u201d: one recording per beat, "
                "named as below\n")
     click.echo(script(segments, spans, TITLES))

@@ -6,14 +6,17 @@ reads ``video.fps``, not a dict by string keys. Names, ranges and defaults are `
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 import click
 
 from ..attention_core.errors import InputError
-from ..facts import (BEAT_NAMES, FILM_BEATS, DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_QUALITY,
-                     DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE, MAX_TOKENS_RANGE,
-                     QUALITIES, RESOLUTIONS, THEMES, TRACE_DEFAULTS)
+from ..facts import (BEAT_NAMES, FILM_BEATS, DEFAULT_FPS, DEFAULT_MAX_TOKENS,
+                     DEFAULT_OUTPUT_DIR, DEFAULT_QUALITY, DEFAULT_RESOLUTION, DEFAULT_THEME,
+                     DTYPES, FPS_RANGE, JOBS_RANGE, MAX_TOKENS_RANGE, QUALITIES, RESOLUTIONS,
+                     THEMES, TRACE_DEFAULTS)
+from ..app.requests import DrawingOptions, TraceOptions, VideoOptions
+from ..app.values import D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_times
 from ..scenes.film.registry import parse_beats
 from ..scenes.pipeline.formats import parse_resolution
 
@@ -21,11 +24,6 @@ __all__ = [
     "BEATS", "DrawingOptions", "FPS", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
     "drawing_options", "dry_run_option", "narration_option", "trace_options", "video_options",
 ]
-
-SEED_RANGE = (0, 2 ** 63 - 1)
-D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly
-NUM_HEADS_RANGE = (1, 512)
-
 
 class _ParsedBy(click.ParamType):
     """A click type whose value is parsed by one of our parsers (the same the API uses);
@@ -59,30 +57,12 @@ class _ParsedBy(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
-def _parse_times(spec: str) -> list:
-    """--at: seconds from the beat's start, key or end, comma-separated."""
-    times = []
-    for part in (p.strip().lower() for p in (spec or "key").split(",")):
-        if part in ("key", "end"):
-            times.append(part)
-            continue
-        try:
-            seconds = float(part.rstrip("s")) + 0.0      # + 0.0: "-0" is 0
-        except ValueError:
-            seconds = -1.0
-        if not 0 <= seconds < 3600:
-            raise InputError(f"{part!r} is not a time; use seconds from the beat's start "
-                             "(e.g. 1.5), key (the beat's key frame) or end, comma-separated.")
-        times.append(seconds)
-    return list(dict.fromkeys(times))
-
-
 OPTIONAL_BEATS = [b for b in BEAT_NAMES if b not in FILM_BEATS]
 RESOLUTION = _ParsedBy("resolution", parse_resolution, "|".join(RESOLUTIONS) + "|WxH",
                        tuple(RESOLUTIONS))
 BEATS = _ParsedBy("beats", parse_beats, "all|" + ",".join(BEAT_NAMES[:2]) + ",...",
                   ("all", *BEAT_NAMES), listed=True)
-TIMES = _ParsedBy("times", _parse_times, "T[,T...]|key|end")
+TIMES = _ParsedBy("times", parse_times, "T[,T...]|key|end")
 FPS = click.IntRange(*FPS_RANGE)
 
 
@@ -93,71 +73,11 @@ def _or(words) -> str:
 
 
 # ---- the option sets, each gathered into one object -----------------------------------------
-@dataclass(frozen=True)
-class TraceOptions:
-    """--focus and the model options: what decides a trace."""
-    focus: str
-    model: str
-    layer: str
-    heads: str
-    num_heads: int
-    d_model: int
-    seed: int
-    mask: str
-    device: str
-    dtype: str
-
-    def request(self, sentence: str):
-        """The API's TraceRequest of ``sentence`` with these options."""
-        from ..attention_core.api import TraceRequest
-
-        return TraceRequest(sentence=sentence, **{f.name: getattr(self, f.name)
-                                                  for f in fields(self)})
-
-
-@dataclass(frozen=True)
-class VideoOptions:
-    """The options of the commands that render a video."""
-    resolution: tuple[int, int, str]      # (width, height, label)
-    fps: int
-    beats: list[str]
-    force: bool
-    jobs: int | None
-    quality: str
-    no_cache: bool
-    quiet: bool
-    as_json: bool
-    output_dir: str
-
-    @property
-    def width(self) -> int:
-        return self.resolution[0]
-
-    @property
-    def height(self) -> int:
-        return self.resolution[1]
-
-    @property
-    def label(self) -> str:
-        return self.resolution[2]
-
-    @property
-    def chatty(self) -> bool:
-        """Progress and a summary on stderr: neither --quiet nor --json."""
-        return not (self.quiet or self.as_json)
-
-
-@dataclass(frozen=True)
-class DrawingOptions:
-    """The options of the commands that draw: the legible limit, the theme, a saved trace."""
-    max_tokens: int
-    theme: str
-    trace_path: str | None
-
-
 def _gathered(cls, keyword: str, options: list):
-    """A decorator adding ``options`` to a command and handing their values to it as one
-    ``cls`` object, the keyword argument ``keyword``."""
+    """A decorator adding ``options`` to a command and handing the values of ``cls``'s
+    fields to it as one ``cls`` object (the application's), the keyword argument
+    ``keyword``; the other options (--quiet, --json, --trace: the face's) stay keyword
+    arguments of their own."""
     names = [f.name for f in fields(cls)]
 
     def decorate(func):
@@ -234,7 +154,7 @@ _VIDEO = [
                       + ", ".join(BEAT_NAMES) + "; all is the default film, every beat but "
                       + " and ".join(OPTIONAL_BEATS) + " (drawn only when named)."),
     click.option("--force", is_flag=True, help="Overwrite existing outputs (the whole set)."),
-    click.option("--jobs", type=click.IntRange(1, 256), metavar="N",
+    click.option("--jobs", type=click.IntRange(*JOBS_RANGE), metavar="N",
                  help="Beats rendered at once, each in its own process [default: the cores]."),
     click.option("--quality", default=DEFAULT_QUALITY, show_default=True,
                  type=click.Choice(QUALITIES),
@@ -244,7 +164,7 @@ _VIDEO = [
     click.option("--quiet", is_flag=True, help="Print nothing (no progress, no file list)."),
     click.option("--json", "as_json", is_flag=True,
                  help="Print the files written as JSON (and the video's facts)."),
-    click.option("--output-dir", default="renders", show_default=True, metavar="DIR",
+    click.option("--output-dir", default=DEFAULT_OUTPUT_DIR, show_default=True, metavar="DIR",
                  type=click.Path(file_okay=False),
                  help="Where outputs go when -o/--out is not given."),
 ]

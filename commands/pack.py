@@ -2,13 +2,10 @@
 per beat, WebVTT chapters and captions, PowerPoint slides and an offline web deck)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from .common import (beat_cache, compute_trace, narration_for, plan_only, render_into,
-                     report_files, sentence_and_trace, summary, video_facts)
+from .common import film_command
 from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
                       dry_run_option, narration_option, trace_options, video_options)
 
@@ -31,26 +28,9 @@ Examples:
 @click.pass_context
 def command(ctx: click.Context, sentence: str, out_dir: str | None, tracing: TraceOptions,
             video: VideoOptions, drawing: DrawingOptions, narration: str | None,
-            dry_run: bool):
+            dry_run: bool, trace_path: str | None, quiet: bool, as_json: bool):
     """Render a lecture pack: the MP4 with chapters, each beat as a clip with its poster,
     WebVTT chapters and captions, PowerPoint slides and an offline web deck."""
-    from ..lecture_pack import LecturePack, pack_outputs
-    from ..outputs import slugify
-
-    sentence, trace = sentence_and_trace(ctx, sentence, tracing, video, drawing,
-                                         peek=dry_run)
-    if out_dir is None:
-        out_dir = Path(video.output_dir) / f"{slugify(sentence)}-{video.label}-pack"
-    outputs = pack_outputs(Path(out_dir), video.beats, force=video.force)
-    voice = narration_for(narration, video)
-    if trace is None:
-        trace = compute_trace(sentence, tracing, beat_cache(video.no_cache, peek=dry_run),
-                              keep=not dry_run)
-    if dry_run:
-        return plan_only(trace, video, drawing, outputs.files.values())
-    result = render_into(trace, video, drawing, outputs, narration=voice,
-                         also=LecturePack(trace, video.width, video.height))
-    if video.chatty:
-        summary(result)
-    return report_files(list(outputs.files.values()), quiet=video.quiet, as_json=video.as_json,
-                 facts=video_facts(result))
+    return film_command(ctx, sentence, tracing=tracing, video=video, drawing=drawing,
+                        trace_path=trace_path, output=out_dir, narration=narration,
+                        dry_run=dry_run, quiet=quiet, as_json=as_json, pack=True)

@@ -2,14 +2,11 @@
 a poster .png and the .npz trace)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
 from ..facts import GIF_MAX_FPS, GIF_MAX_WIDTH
-from .common import (beat_cache, compute_trace, narration_for, plan_only, render_into,
-                     report_files, sentence_and_trace, summary, video_facts)
+from .common import film_command
 from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
                       dry_run_option, narration_option, trace_options, video_options)
 
@@ -38,24 +35,9 @@ Examples:
 @click.pass_context
 def command(ctx: click.Context, sentence: str, output: str | None, tracing: TraceOptions,
             video: VideoOptions, drawing: DrawingOptions, narration: str | None,
-            dry_run: bool):
+            dry_run: bool, trace_path: str | None, quiet: bool, as_json: bool):
     """Render the explainer video (MP4, WebM or GIF, with .srt captions, a poster .png and
     the .npz trace)."""
-    from ..outputs import slugify, video_outputs
-
-    sentence, trace = sentence_and_trace(ctx, sentence, tracing, video, drawing,
-                                         peek=dry_run)
-    if output is None:
-        output = Path(video.output_dir) / f"{slugify(sentence)}-{video.label}.mp4"
-    outputs = video_outputs(Path(output), force=video.force).check()
-    voice = narration_for(narration, video)
-    if trace is None:
-        trace = compute_trace(sentence, tracing, beat_cache(video.no_cache, peek=dry_run),
-                              keep=not dry_run)
-    if dry_run:
-        return plan_only(trace, video, drawing, outputs.files.values())
-    result = render_into(trace, video, drawing, outputs, narration=voice)
-    if video.chatty:
-        summary(result)
-    return report_files([result.video, result.captions, result.poster, result.trace],
-                 quiet=video.quiet, as_json=video.as_json, facts=video_facts(result))
+    return film_command(ctx, sentence, tracing=tracing, video=video, drawing=drawing,
+                        trace_path=trace_path, output=output, narration=narration,
+                        dry_run=dry_run, quiet=quiet, as_json=as_json, pack=False)

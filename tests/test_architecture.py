@@ -121,6 +121,38 @@ def test_the_course_never_imports_the_commands():
     assert _breaking(f"{PACKAGE}.course", f"{PACKAGE}.commands") == []
 
 
+APPLICATION = f"{PACKAGE}.app"
+FACES = (f"{PACKAGE}.cli", f"{PACKAGE}.commands", f"{PACKAGE}.settings",
+         f"{PACKAGE}.explainer", f"{PACKAGE}.testing", "click", "rich")
+
+
+def reached_from(name: str) -> set[str]:
+    """Every module of ours that importing ``name`` may run (function-level imports
+    included), and ``name`` itself."""
+    seen, todo = set(), [name]
+    while todo:
+        module = todo.pop()
+        if module in seen or module not in MODULES:
+            continue
+        seen.add(module)
+        todo += GRAPH[module]
+    return seen
+
+
+def test_the_application_imports_none_of_its_faces():
+    """The command line, the Python API and the pytest helper call the application; it
+    calls none of them, and not click (its requests are values, its results too)."""
+    assert _breaking(APPLICATION, FACES) == []
+
+
+def test_the_python_api_reaches_neither_click_nor_the_command_line():
+    """``explainer`` asks the application, never the command line: no module it may import
+    is the CLI's or imports click (issue 36: no argv, no stdout swapped)."""
+    reached = reached_from(f"{PACKAGE}.explainer")
+    assert sorted(m for m in reached if _starts(m, FACES[:3])) == []
+    assert sorted(m for m in reached if any(_starts(i, ("click", "rich")) for i in GRAPH[m])) == []
+
+
 def test_a_film_is_planned_in_one_place():
     """A render, a dry run, a film's timing and a course's workers plan with ``plan_film``:
     no module of the project makes a segment job of its own (a second maker would drift

@@ -1,0 +1,110 @@
+"""What the application is asked to do, as typed, immutable requests: the options that
+decide a trace, a video and a drawing, and the film, stills and atlas requests made of them.
+Each face (command line, Python API, course) builds them; ``work`` does them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+__all__ = ["AtlasRequest", "DrawingOptions", "FilmRequest", "StillsRequest", "TraceOptions",
+           "VideoOptions"]
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    """--focus and the model options: what decides a trace."""
+    focus: str
+    model: str
+    layer: str
+    heads: str
+    num_heads: int
+    d_model: int
+    seed: int
+    mask: str
+    device: str
+    dtype: str
+
+    def request(self, sentence: str):
+        """The core's TraceRequest of ``sentence`` with these options."""
+        from ..attention_core.api import TraceRequest
+
+        return TraceRequest(sentence=sentence, **{f.name: getattr(self, f.name)
+                                                  for f in fields(self)})
+
+
+@dataclass(frozen=True)
+class VideoOptions:
+    """How a video is rendered: size, rate, beats, workers, encoding, cache, overwrite, and
+    where outputs go when no path is given."""
+    resolution: tuple[int, int, str]      # (width, height, label)
+    fps: int
+    beats: list[str]
+    force: bool
+    jobs: int | None
+    quality: str
+    no_cache: bool
+    output_dir: str
+
+    @property
+    def width(self) -> int:
+        return self.resolution[0]
+
+    @property
+    def height(self) -> int:
+        return self.resolution[1]
+
+    @property
+    def label(self) -> str:
+        return self.resolution[2]
+
+
+@dataclass(frozen=True)
+class DrawingOptions:
+    """What every drawing takes: the legible limit and the colour theme."""
+    max_tokens: int
+    theme: str
+
+
+@dataclass(frozen=True)
+class FilmRequest:
+    """A film (``pack``: a lecture pack) of ``source``: a sentence, traced with ``tracing``,
+    or an AttentionTrace (``tracing`` None). ``output``: the video (a pack's folder); None
+    names it after the sentence in ``video.output_dir``. ``narration``: a folder of
+    recordings, "speak", or None."""
+    source: object
+    tracing: TraceOptions | None
+    video: VideoOptions
+    drawing: DrawingOptions
+    output: Path | None = None
+    narration: str | None = None
+    pack: bool = False
+
+
+@dataclass(frozen=True)
+class StillsRequest:
+    """PNG stills of ``beats`` at ``times`` into ``out_dir``; a contact sheet (``sheet``);
+    a comparison with the golden PNGs in ``golden``."""
+    source: object
+    tracing: TraceOptions | None
+    drawing: DrawingOptions
+    beats: list[str]
+    times: list
+    out_dir: Path
+    resolution: tuple[int, int, str]
+    fps: int
+    sheet: Path | None = None
+    golden: Path | None = None
+    jobs: int | None = None
+    no_cache: bool = False
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class AtlasRequest:
+    """Every layer x head's weights on ``sentence`` as a PNG ``output`` and an SVG beside
+    it."""
+    sentence: str
+    tracing: TraceOptions
+    output: Path
+    theme: str
+    force: bool = False

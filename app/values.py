@@ -1,0 +1,158 @@
+"""Every setting the faces share, as values: its parser (the same one for the command line's
+text, a settings file's TOML value and the Python API's argument) and its built-in default.
+The Python API and the course resolve and check their options here, without click; the
+command line's option types read the same facts (ranges, choices, defaults)."""
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..attention_core.errors import InputError
+from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_OUTPUT_DIR, DEFAULT_QUALITY,
+                     DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE, JOBS_RANGE,
+                     MAX_TOKENS_RANGE, QUALITIES, THEMES, TRACE_DEFAULTS)
+from ..scenes.film.registry import parse_beats
+from ..scenes.pipeline.formats import parse_resolution
+from .settings_file import ENV_PREFIX, ConfigFile, inside_settings_folder
+
+__all__ = ["D_MODEL_RANGE", "NUM_HEADS_RANGE", "SEED_RANGE", "SETTINGS", "Setting",
+           "parse_times", "resolved", "setting_value"]
+
+SEED_RANGE = (0, 2 ** 63 - 1)
+D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly
+NUM_HEADS_RANGE = (1, 512)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One option as settings give it: ``parse`` takes it as written (text, or a TOML or
+    Python value) and returns the value the application uses, or raises InputError."""
+    parse: Callable[[object], object]
+    default: object
+    output: bool = False       # names an output place: a settings file's stays in its folder
+
+
+def _whole(low: int, high: int):
+    def parse(value):
+        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            value = int(value.strip())
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+                or not low <= value <= high:
+            raise InputError(f"{value!r} is not a whole number from {low} to {high}.")
+        return int(value)
+    return parse
+
+
+def _choice(choices):
+    def parse(value):
+        if value not in choices:
+            raise InputError(f"{value!r} is not one of {', '.join(map(str, choices))}.")
+        return value
+    return parse
+
+
+def _text(value):
+    if not isinstance(value, str):
+        raise InputError(f"{value!r} is not text.")
+    return value
+
+
+def _word(value):
+    """Text as the command line takes it: a TOML or Python whole number as its digits (a
+    layer 3, heads 5); the core checks it against the model."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(value)
+    return _text(value)
+
+
+def _flag(value):
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise InputError(f"{value!r} is not true or false.")
+
+
+def _optional(parse):
+    return lambda value: None if value in (None, "") else parse(value)
+
+
+def parse_times(spec) -> list:
+    """--at: seconds from the beat's start, key or end, comma-separated."""
+    times = []
+    for part in (p.strip().lower() for p in (str(spec) if spec is not None else "key").split(",")):
+        if part in ("key", "end"):
+            times.append(part)
+            continue
+        try:
+            seconds = float(part.rstrip("s")) + 0.0      # + 0.0: "-0" is 0
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds < 3600:
+            raise InputError(f"{part!r} is not a time; use seconds from the beat's start "
+                             "(e.g. 1.5), key (the beat's key frame) or end, comma-separated.")
+        times.append(seconds)
+    return list(dict.fromkeys(times))
+
+
+_RANGES = {"d-model": D_MODEL_RANGE, "num-heads": NUM_HEADS_RANGE, "seed": SEED_RANGE}
+_TRACE = {name.replace("_", "-"): Setting(
+    _whole(*_RANGES[name.replace("_", "-")]) if name.replace("_", "-") in _RANGES
+    else _choice(DTYPES) if name == "dtype" else _word, default)
+    for name, default in TRACE_DEFAULTS.items()}
+
+# by setting name (a command line option's long name); the frames command's own names
+# (beat, at, out) beside the render's (beats, output, output-dir)
+SETTINGS: dict[str, Setting] = {
+    "resolution": Setting(parse_resolution, DEFAULT_RESOLUTION),
+    "fps": Setting(_whole(*FPS_RANGE), DEFAULT_FPS),
+    "beats": Setting(parse_beats, "all"),
+    "beat": Setting(parse_beats, "all"),
+    "at": Setting(parse_times, "key"),
+    "theme": Setting(_choice(tuple(THEMES)), DEFAULT_THEME),
+    "quality": Setting(_choice(QUALITIES), DEFAULT_QUALITY),
+    "max-tokens": Setting(_whole(*MAX_TOKENS_RANGE), DEFAULT_MAX_TOKENS),
+    "jobs": Setting(_optional(_whole(*JOBS_RANGE)), None),
+    "no-cache": Setting(_flag, False),
+    "output-dir": Setting(_text, DEFAULT_OUTPUT_DIR, output=True),
+    "narration": Setting(_optional(_text), None),
+    "output": Setting(_optional(_text), None, output=True),
+    "focus": Setting(_text, ""),
+    **_TRACE,
+}
+
+
+def setting_value(name: str, value, where: str):
+    """``value`` of setting ``name`` parsed, a refusal naming ``where`` it came from."""
+    try:
+        return SETTINGS[name].parse(value)
+    except InputError as exc:
+        raise InputError(f"{where}: {str(exc).rstrip('.')}; give a valid value.") from None
+
+
+def resolved(command: str, name: str, given, config: ConfigFile):
+    """The value of setting ``name`` for ``command`` as the command line would take it:
+    ``given`` (not None), else its ATTENTION_EXPLAINER_ variable, else the settings file's
+    [command] key, else its top-level key, else the built-in default; parsed and checked."""
+    setting = SETTINGS[name]
+    if given is not None:
+        return setting.parse(given)          # the parser's own line, as the command line's
+    variable = ENV_PREFIX + name.replace("-", "_").upper()
+    if variable in os.environ:
+        return setting_value(name, os.environ[variable],
+                             f"{variable}={os.environ[variable]!r} (from the environment)")
+    own = config.table.get(command)
+    for table, key_of in ((own if isinstance(own, dict) else {}, f"[{command}] "),
+                          (config.table, "")):
+        for key in (name, name.replace("-", "_")):
+            if key in table and not isinstance(table[key], dict):
+                value = table[key]
+                if setting.output and config.path is not None:
+                    value = inside_settings_folder(str(value), config, key)
+                return setting_value(name, value, f"{config.label}: {key_of}{key} = {value!r}")
+    return setting.parse(setting.default)

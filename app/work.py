@@ -1,0 +1,343 @@
+"""The application's work: a film, a lecture pack, stills, an atlas, each from its request,
+in one path: check everything (the sentence drawable, the outputs free, the recordings
+readable), then plan, then draw and commit the outputs as one set. Results are values.
+torch and manim are imported inside the functions, so a face's ``--help`` stays fast.
+
+One drawing at a time in a process: manim's configuration and the colour theme are the
+process's, so each call holds a lock and puts the theme back as it found it; a second
+thread waits its turn."""
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..attention_core.errors import InputError
+from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE
+from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions
+
+__all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "check_drawable",
+           "compute_trace", "drawable_sentence", "film", "interrupts_held", "narration_for",
+           "plan", "stills", "use_theme"]
+
+Report = Callable[[str], None] | None      # receives one-line notes for the user
+
+
+@contextlib.contextmanager
+def interrupts_held():
+    """Hold Ctrl-C and SIGTERM while C++ code calls Python (importing torch or manim, the
+    model's forward): a KeyboardInterrupt raised inside such a call crosses C++ code that
+    cannot pass it on, and pybind11 then aborts the process ("terminate called …") instead
+    of the clean exit 130. A signal that comes meanwhile is acted on when the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    heard: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda signum, frame: heard.append(signum))
+                for sig in held}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if heard:
+        raise KeyboardInterrupt
+
+
+# ---- the checks made before any work ---------------------------------------------------------
+def check_drawable(count: int, max_tokens: int) -> None:
+    """Refuse a sentence of ``count`` tokens, more than ``max_tokens``."""
+    if count > max_tokens:
+        raise InputError(f"the sentence is {count} tokens long; the explainer draws at most "
+                         f"{max_tokens} legibly (more than {MAX_TOKENS_DRAWN} are shown as a "
+                         "window around the focus word); shorten it, or raise --max-tokens "
+                         f"(up to {MAX_TOKENS_RANGE[1]}).")
+
+
+def drawable_sentence(sentence: str, tracing: TraceOptions, max_tokens: int) -> None:
+    """Refuse a sentence too long to draw before the model runs."""
+    from ..attention_core.api import count_tokens
+
+    check_drawable(count_tokens(sentence, tracing.model), max_tokens)
+
+
+def _sentence_and_trace(source, tracing: TraceOptions | None, max_tokens: int):
+    """(the sentence, the trace given or None), checked drawable."""
+    from ..attention_core.trace import AttentionTrace
+
+    if isinstance(source, AttentionTrace):
+        check_drawable(source.num_tokens, max_tokens)
+        return source.sentence, source     # outputs are named after the trace's own sentence
+    if not isinstance(source, str) or tracing is None:
+        raise InputError(f"source must be a sentence (str) with its trace options, or an "
+                         f"AttentionTrace, not {type(source).__name__}.")
+    drawable_sentence(source, tracing, max_tokens)
+    return source, None
+
+
+_SAID_UNUSABLE: set = set()
+
+
+def beat_cache(no_cache: bool, renders: bool = True, *, peek: bool = False,
+               report: Report = None):
+    """The beat cache a render uses: none with no_cache or ATTENTION_EXPLAINER_CACHE_MB=0,
+    nor where its folder cannot be used (``report``-ed once, in one line: the render goes
+    on; a command that only ``renders=False`` goes on without a word). ``peek``: the cache
+    as a dry run reads it, nothing made or probed."""
+    from ..scenes.pipeline.beat_cache import BeatCache, cache_enabled
+
+    if no_cache or not cache_enabled():
+        return None
+    cache = BeatCache()
+    if peek:
+        return cache
+    why = cache.unusable()
+    if why is None:
+        return cache
+    if not renders:
+        return None
+    if cache.folder not in _SAID_UNUSABLE and report is not None:
+        _SAID_UNUSABLE.add(cache.folder)
+        report(f"beat cache: {cache.folder} cannot be used ({why}); rendering without it "
+               "(set XDG_CACHE_HOME to a writable folder to keep beats between renders)")
+    return None
+
+
+def compute_trace(sentence: str, tracing: TraceOptions, cache=None, *, keep: bool = True):
+    """The model's trace of ``sentence`` with ``tracing``: the one kept in the beat cache
+    ``cache`` (a BeatCache, or None: none) when this machine computed it before, else the
+    model's, then kept there (unless not to ``keep``: a dry run)."""
+    with interrupts_held():
+        from ..attention_core.api import trace_for, trace_key
+        from ..scenes.pipeline.trace_store import TraceStore, kept_or_computed
+
+        req = tracing.request(sentence)
+        if cache is None:
+            return trace_for(req)
+        if not keep:
+            kept = TraceStore(cache.traces).load(trace_key(req))
+            return trace_for(req) if kept is None else kept
+        return kept_or_computed(trace_key(req), cache.traces, lambda: trace_for(req))
+
+
+def use_theme(name: str) -> None:
+    """The colour theme, set before anything is drawn; first, that the film can be drawn
+    here at all (manim loads, the fonts are there), said in one line pointing to doctor."""
+    from ..doctor import missing_part
+
+    with interrupts_held():          # the first import of manim (cairo, pango, pybind11)
+        try:
+            from ..scenes.vocabulary import style
+        except ImportError as exc:
+            raise InputError(missing_part(f"manim cannot load ({exc})")) from None
+    from ..scenes.vocabulary.fonts import missing_files
+
+    missing = missing_files()
+    if missing:
+        raise InputError(missing_part(f"the film's font {missing[0]} is missing"
+                                      + (f" (and {len(missing) - 1} more)"
+                                         if len(missing) > 1 else "")))
+    style.set_theme(name)
+
+
+def narration_for(source, beats):
+    """The film's narration from a folder of recordings or "speak" (decoded and checked
+    now, before anything is written), or None."""
+    if source is None:
+        return None
+    from ..scenes.pipeline.narration import load_narration
+
+    return load_narration(source, list(beats))
+
+
+# ---- one drawing at a time in a process --------------------------------------------------------
+_ONE_AT_A_TIME = threading.RLock()
+
+
+@contextlib.contextmanager
+def _drawing_turn():
+    """This thread's turn to draw; the process's colour theme put back afterwards, so a
+    later drawing (a notebook's, another call's) keeps its colours."""
+    import sys
+
+    with _ONE_AT_A_TIME:
+        style = sys.modules.get(f"{__package__.rpartition('.')[0]}.scenes.vocabulary.style")
+        before = style.theme_name() if style is not None else None
+        try:
+            yield
+        finally:
+            style = sys.modules.get(
+                f"{__package__.rpartition('.')[0]}.scenes.vocabulary.style")
+            if style is not None:
+                from ..facts import DEFAULT_THEME
+
+                style.set_theme(before or DEFAULT_THEME)
+
+
+# ---- a film or a lecture pack -------------------------------------------------------------------
+@dataclass(frozen=True)
+class FilmPlan:
+    """What a film request would do, nothing drawn or written: the files, each beat (from
+    the beat cache or to draw), the estimate."""
+    files: list[Path]
+    beats: list[str]
+    cached: frozenset
+    estimate: object                 # scenes.pipeline.estimate's estimate: .seconds, .line()
+    workers: int
+
+
+@dataclass(frozen=True)
+class FilmResult:
+    """A film or pack written: its files, and the render's facts (``RenderResult``)."""
+    files: list[Path]
+    render: object = field(repr=False)
+
+
+def _outputs(request: FilmRequest, sentence: str):
+    from ..outputs import slugify, video_outputs
+
+    video = request.video
+    if request.pack:
+        from ..lecture_pack import pack_outputs
+
+        folder = request.output or (Path(video.output_dir)
+                                    / f"{slugify(sentence)}-{video.label}-pack")
+        return pack_outputs(Path(folder), video.beats, force=video.force)
+    output = request.output or Path(video.output_dir) / f"{slugify(sentence)}-{video.label}.mp4"
+    return video_outputs(Path(output), force=video.force).check()
+
+
+def _prepared(request: FilmRequest, *, peek: bool, report: Report):
+    """(trace, outputs, narration): everything checked before any work."""
+    video = request.video
+    beat_cache(video.no_cache, peek=peek, report=report)   # its variable checked first
+    sentence, trace = _sentence_and_trace(request.source, request.tracing,
+                                          request.drawing.max_tokens)
+    outputs = _outputs(request, sentence)
+    voice = narration_for(request.narration, video.beats)
+    if trace is None:
+        trace = compute_trace(sentence, request.tracing,
+                              beat_cache(video.no_cache, peek=peek, report=report),
+                              keep=not peek)
+    return trace, outputs, voice
+
+
+def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
+    """What ``request`` would write and draw, and about how long it takes; nothing drawn or
+    written (a dry run)."""
+    video = request.video
+    with _drawing_turn():
+        trace, outputs, _ = _prepared(request, peek=True, report=report)
+        with interrupts_held():         # the first import of manim
+            from ..scenes.pipeline.plan import plan_film
+            from ..scenes.pipeline.render import default_workers, film_estimate
+        use_theme(request.drawing.theme)           # a beat's cache entry is the theme's
+        tasks = plan_film(trace, video.beats, width=video.width, height=video.height,
+                          fps=video.fps, quality=video.quality)
+        workers = video.jobs or default_workers()
+        guess = film_estimate(tasks, workers, beat_cache(video.no_cache, peek=True))
+    return FilmPlan([Path(f) for f in outputs.files.values()], [t.beat for t in tasks],
+                    frozenset(guess.cached), guess, workers)
+
+
+def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmResult:
+    """Render the film (or the lecture pack) of ``request``; ``progress`` (a
+    ``RenderProgress``) is told of each beat, ``report`` receives one-line notes."""
+    video = request.video
+    with _drawing_turn():
+        trace, outputs, voice = _prepared(request, peek=False, report=report)
+        with interrupts_held():         # the first import of manim
+            from ..scenes.pipeline.render import render_video
+        use_theme(request.drawing.theme)
+        also = None
+        if request.pack:
+            from ..lecture_pack import LecturePack
+
+            also = LecturePack(trace, video.width, video.height)
+        result = render_video(trace, beats=video.beats, width=video.width,
+                              height=video.height, fps=video.fps, outputs=outputs,
+                              progress=progress, report=report, jobs=video.jobs,
+                              quality=video.quality,
+                              cache=beat_cache(video.no_cache, report=report), also=also,
+                              narration=voice)
+    files = (list(outputs.files.values()) if request.pack else
+             [result.video, result.captions, result.poster, result.trace])
+    return FilmResult([Path(f) for f in files], result)
+
+
+# ---- stills ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StillsResult:
+    """Stills written; with a golden folder, the lines of those that changed."""
+    files: list[Path]
+    changed: list[str]
+    compared: int
+
+
+def stills(request: StillsRequest, *, report: Report = None, tolerance: int | None = None,
+           max_share: float | None = None) -> StillsResult:
+    """Draw the stills of ``request`` (and compare them with its goldens, ``tolerance`` and
+    ``max_share`` as ``regression`` takes them)."""
+    with _drawing_turn():
+        with interrupts_held():         # the first import of manim
+            from ..scenes.pipeline.stills import StillsJob
+        width, height, _ = request.resolution
+        job = StillsJob(beats=request.beats, times=request.times, out_dir=request.out_dir,
+                        width=width, height=height, fps=request.fps, sheet=request.sheet,
+                        golden=request.golden, jobs=request.jobs,
+                        cache=beat_cache(request.no_cache, report=report),
+                        force=request.force).check()
+        sentence, trace = _sentence_and_trace(request.source, request.tracing,
+                                              request.drawing.max_tokens)
+        if trace is None:
+            trace = compute_trace(sentence, request.tracing, job.cache)
+        use_theme(request.drawing.theme)
+        written = [Path(p) for p in job.run(trace, report=report)]
+        changed = []
+        if job.golden is not None:
+            from ..scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
+
+            changed = job.compare(
+                tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                max_share=DEFAULT_MAX_SHARE if max_share is None else max_share)
+    return StillsResult(written, list(changed), len(job.stills))
+
+
+# ---- the atlas -------------------------------------------------------------------------------
+def atlas(request: AtlasRequest, *, report: Report = None) -> list[Path]:
+    """Every layer x head's weights on the sentence, tagged by pattern: the PNG and the SVG
+    written."""
+    from ..outputs import OutputSet
+
+    if (request.tracing.mask or "none").strip().lower() != "none":
+        raise InputError(f"--mask {request.tracing.mask}: the atlas draws the model's own "
+                         "attention (a decoder's causal mask included), not a mask added to "
+                         "teach with; drop --mask.")
+    png = Path(request.output)
+    if png.suffix.lower() != ".png":
+        raise InputError(f"--out {str(request.output)!r} must name a .png file (the SVG goes "
+                         "beside it); e.g. --out atlas.png.")
+    outputs = OutputSet({"atlas": png, "svg": png.with_suffix(".svg")}, force=request.force,
+                        what="atlas", hint="choose another --out or add --force").check()
+    with interrupts_held():
+        from ..attention_core.api import atlas_for
+
+        weights = atlas_for(request.tracing.request(request.sentence))
+    with _drawing_turn():
+        use_theme(request.theme)
+        from ..scenes.atlas import MAX_PIXELS, picture_size, write_atlas
+
+        width, height = picture_size(weights)
+        if width * height > MAX_PIXELS:
+            raise InputError(f"the atlas of {len(weights.layers)} layers x "
+                             f"{weights.weights.shape[1]} heads would be {width}x{height} "
+                             "pixels, too large for one picture; draw one layer at a time "
+                             "with --layer N.")
+        with outputs.opened(report=report):
+            write_atlas(weights, outputs.path("atlas"), outputs.path("svg"))
+            outputs.commit()
+    return [Path(p) for p in outputs.files.values()]
