@@ -31,15 +31,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import click
-
 from .attention_core.errors import InputError, NoSpaceLeft
 from .cluster import course_client
 from . import fingerprints
 from .facts import TRACE_DECIDES
 
 __all__ = [
-    "COURSE_KEYS", "CourseProgress", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
+    "COURSE_KEYS", "CourseProgress", "SHARED_KEYS", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
     "dry_run_lines", "estimate_seconds", "load_course", "long_work_line", "output_set",
     "plan_task", "segment_task", "sort_out_existing", "summary_table", "trace_task",
 ]
@@ -48,6 +46,8 @@ __all__ = [
 TRACE_KEYS = tuple(k.replace("_", "-") for k in TRACE_DECIDES if k != "sentence")
 COURSE_KEYS = {"sentence", "output", "pack", "resolution", "fps", "beats", "theme", "quality",
                "max-tokens", *TRACE_KEYS}
+# the keys a settings file's top level (or a variable) may give every explainer
+SHARED_KEYS = sorted(COURSE_KEYS - {"sentence", "output", "pack"})
 
 
 @dataclass
@@ -82,15 +82,15 @@ class OutputPlan:
 
 
 # ---- the manifest ------------------------------------------------------------------------
-def load_course(path: Path, pack: click.Command, *, resolution=None, fps: int | None = None,
+def load_course(path: Path, *, resolution=None, fps: int | None = None,
                 settings: dict | None = None) -> list[OutputPlan]:
     """Every output set of the course, every entry checked: all problems are reported at
-    once (exit 2), before anything is written. Each key is checked as ``pack``'s option of
-    that name would take it; one that no explainer nor [defaults] gives comes from
-    ``settings`` (the top-level settings, ``settings.shared_settings``), else it is pack's
-    default. ``resolution`` (parsed) and ``fps`` replace every explainer's (a preview of
-    the whole course)."""
-    from .settings import settings_of
+    once (exit 2), before anything is written. Each key is checked by the parser a render
+    uses for that setting (``app.values``); one that no explainer nor [defaults] gives
+    comes from ``settings`` (the top-level settings, ``app.values.shared_values``), else
+    it is the built-in default. ``resolution`` (parsed) and ``fps`` replace every
+    explainer's (a preview of the whole course)."""
+    from .app.values import SETTINGS
 
     if Path(path).exists() and not Path(path).is_file():
         raise InputError(f"{path} is not a regular file; give the course's TOML manifest.")
@@ -110,7 +110,7 @@ def load_course(path: Path, pack: click.Command, *, resolution=None, fps: int | 
         raise InputError(f"{path}: no [[explainer]] tables; add one per explainer.")
     lines = [n for n, line in enumerate(text.splitlines(), 1)
              if re.match(r"\s*\[\[\s*explainer\s*\]\]", line)]
-    options = settings_of(pack)
+    options = {key: SETTINGS[key] for key in COURSE_KEYS if key in SETTINGS}
     shared = {k: v for k, v in (settings or {}).items() if k in COURSE_KEYS}
     override = {**({"resolution": resolution[2]} if resolution else {}),
                 **({"fps": fps} if fps else {})}
@@ -128,9 +128,8 @@ def load_course(path: Path, pack: click.Command, *, resolution=None, fps: int | 
         try:
             plans += _Explainer(index, line, {**shared, **defaults, **entry, **override},
                                 options).plans()
-        except (InputError, click.BadParameter) as exc:
-            message = exc.format_message() if isinstance(exc, click.BadParameter) else str(exc)
-            problems.append(f"{where}: {message}")
+        except InputError as exc:
+            problems.append(f"{where}: {exc}")
     problems += _same_names(plans)
     if problems:
         raise InputError(f"{path}: {len(problems)} problem{'s' * (len(problems) > 1)}: "
@@ -157,17 +156,19 @@ class _Explainer:
     index: int
     line: int
     merged: dict
-    options: dict          # pack's options by setting name: the checks and the defaults
+    options: dict          # the settings by name (app.values): the parsers and the defaults
 
     def value(self, key: str, given=None):
-        """The entry's value of ``key`` as pack's option takes it (``given`` instead of
-        the entry's, if not None); pack's default when the entry has none."""
+        """The entry's value of ``key`` as a render takes it (``given`` instead of the
+        entry's, if not None); the built-in default when the entry has none."""
         option = self.options[key]
         value = self.merged.get(key) if given is None else given
         if value is None:
             value = option.default
-        text = str(value).lower() if isinstance(value, bool) else str(value)
-        return option.type_cast_value(click.Context(click.Command("batch")), text)
+        try:
+            return option.parse(value)
+        except InputError as exc:
+            raise InputError(f"{key} = {value!r}: {exc}") from None
 
     def plans(self) -> list[OutputPlan]:
         """The entry's output sets, one per resolution."""

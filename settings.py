@@ -35,7 +35,7 @@ from .attention_core.errors import InputError
 __all__ = [
     "CONFIG_FILE", "ConfigFile", "ENV_PREFIX", "NOT_SETTINGS", "OUTPUT_SETTINGS",
     "PYPROJECT_TABLE", "add_envvars", "commands_of", "default_map", "effective", "env_name",
-    "find_config", "placed_by_settings", "setting_name", "settings_of", "shared_settings",
+    "find_config", "placed_by_settings", "setting_name", "settings_of",
 ]
 
 # actions, not settings; and --force, which no file or variable may turn on for a user
@@ -200,20 +200,6 @@ def effective(group: click.Group, command_name: str, config: ConfigFile) -> list
         else:
             rows.append((name, _shown_default(option), "built-in"))
     return rows
-
-
-def shared_settings(command: click.Command, config: ConfigFile) -> dict[str, object]:
-    """The settings that apply to every command, for the options of ``command``: each
-    option's variable if set, else the config file's top-level key, by setting name. The
-    values are as written (strings from the environment), for the caller to check."""
-    written = {_normal(k): v for k, v in config.table.items() if not isinstance(v, dict)}
-    found = {}
-    for name, option in settings_of(command).items():
-        if option.envvar and option.envvar in os.environ:
-            found[name] = os.environ[option.envvar]
-        elif name in written:
-            found[name] = written[name]
-    return found
 
 
 def _shown_default(option: click.Option):

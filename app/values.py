@@ -18,7 +18,7 @@ from ..scenes.pipeline.formats import parse_resolution
 from .settings_file import ENV_PREFIX, ConfigFile, inside_settings_folder
 
 __all__ = ["D_MODEL_RANGE", "NUM_HEADS_RANGE", "SEED_RANGE", "SETTINGS", "Setting",
-           "parse_times", "resolved", "setting_value"]
+           "parse_times", "resolved", "setting_value", "shared_values"]
 
 SEED_RANGE = (0, 2 ** 63 - 1)
 D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly
@@ -125,6 +125,22 @@ SETTINGS: dict[str, Setting] = {
     "focus": Setting(_text, ""),
     **_TRACE,
 }
+
+
+def shared_values(names, config: ConfigFile) -> dict[str, object]:
+    """The settings that apply to every command, for ``names``: each one's variable if set,
+    else the settings file's top-level key; as written (text from the environment), for
+    the caller to check (a course's explainers take them below its own [defaults])."""
+    found = {}
+    for name in names:
+        variable = ENV_PREFIX + name.replace("-", "_").upper()
+        written = [config.table[key] for key in (name, name.replace("-", "_"))
+                   if key in config.table and not isinstance(config.table[key], dict)]
+        if variable in os.environ:
+            found[name] = os.environ[variable]
+        elif written:
+            found[name] = written[0]
+    return found
 
 
 def setting_value(name: str, value, where: str):

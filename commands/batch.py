@@ -52,13 +52,14 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
     with interrupts_held():         # the first imports of manim and of Dask
         import distributed  # noqa: F401 - loaded here, held, for the course's cluster
 
-        from ..course import (CourseProgress, CourseRun, dry_run_lines, load_course, output_set,
+        from ..course import (SHARED_KEYS, CourseProgress, CourseRun, dry_run_lines, load_course, output_set,
                               sort_out_existing, summary_table)
         from .progress import CourseBar         # the drawing's progress: manim
     from ..outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
     from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
     from ..scenes.pipeline.draw import default_workers
-    from ..settings import ConfigFile, shared_settings
+    from ..app.settings_file import ConfigFile
+    from ..app.values import shared_values
 
     if not cache_enabled():
         raise InputError(f"{CAP_ENV}=0 turns the beat cache off, but a course keeps its beats "
@@ -71,9 +72,8 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
     out = output_path(out_dir)
     refuse_inside_the_cache([out], "give --out a folder outside it",
                             Path(cache_dir) if cache_dir else None)
-    pack = ctx.find_root().command.get_command(ctx, "pack")
-    plans = load_course(Path(course_file), pack, resolution=resolution, fps=fps,
-                        settings=shared_settings(pack, ctx.find_object(ConfigFile)))
+    plans = load_course(Path(course_file), resolution=resolution, fps=fps,
+                        settings=shared_values(SHARED_KEYS, ctx.find_object(ConfigFile)))
     sets = {id(p): output_set(p, out) for p in plans}
     sort_out_existing(plans, sets, force=force)
     workers = jobs or default_workers()

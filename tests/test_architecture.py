@@ -115,10 +115,11 @@ def test_the_facts_import_nothing_of_ours_and_no_drawing():
             if m.startswith(PACKAGE) or _starts(m, ("manim", "numpy"))} == set()
 
 
-def test_the_course_never_imports_the_commands():
+def test_the_course_never_imports_the_command_line_nor_click():
     """The course is run by `batch`, never the other way round: its watcher (bars, lines)
-    is handed to it."""
-    assert _breaking(f"{PACKAGE}.course", f"{PACKAGE}.commands") == []
+    is handed to it, and its entries are checked by the application's parsers
+    (``app.values``), not by click's options."""
+    assert _breaking(f"{PACKAGE}.course", COMMAND_LINE[:3] + ("click",)) == []
 
 
 APPLICATION = f"{PACKAGE}.app"
