@@ -68,7 +68,7 @@ class LazyGroup(click.Group):
         if cmd_name not in COMMANDS:
             return None
         if cmd_name not in self.commands:
-            from .settings import add_envvars
+            from .commands.settings import add_envvars
 
             module = importlib.import_module(
                 f"{__package__}.commands.{cmd_name.replace('-', '_')}")
@@ -95,7 +95,7 @@ def cli(ctx, debug):
     in pyproject.toml) in the working folder and from ATTENTION_EXPLAINER_<OPTION>
     variables; `attention-explainer config` shows them.
     """
-    from .settings import ConfigFile, default_map, find_config
+    from .commands.settings import ConfigFile, default_map, find_config
 
     if ctx.resilient_parsing:       # shell completion: never fail on a config file
         return

@@ -39,7 +39,7 @@ def frames_options(sentence: str | None = None, **given) -> dict:
 
     from .attention_core.errors import InputError
     from .cli import cli
-    from .settings import commands_of, default_map, find_config
+    from .commands.settings import commands_of, default_map, find_config
 
     unknown = sorted(set(given) - set(OPTIONS))
     if unknown:

@@ -127,7 +127,7 @@ def compute_trace(sentence: str, tracing: TraceOptions, cache=None, *, keep: boo
 def use_theme(name: str) -> None:
     """The colour theme, set before anything is drawn; first, that the film can be drawn
     here at all (manim loads, the fonts are there), said in one line pointing to doctor."""
-    from ..doctor import missing_part
+    from .doctor import missing_part
 
     with interrupts_held():          # the first import of manim (cairo, pango, pybind11)
         try:
@@ -198,11 +198,11 @@ class FilmResult:
 
 
 def _outputs(request: FilmRequest, sentence: str):
-    from ..outputs import slugify, video_outputs
+    from ..files.outputs import slugify, video_outputs
 
     video = request.video
     if request.pack:
-        from ..lecture_pack import pack_outputs
+        from .lecture_pack import pack_outputs
 
         folder = request.output or (Path(video.output_dir)
                                     / f"{slugify(sentence)}-{video.label}-pack")
@@ -255,7 +255,7 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
         use_theme(request.drawing.theme)
         also = None
         if request.pack:
-            from ..lecture_pack import LecturePack
+            from .lecture_pack import LecturePack
 
             also = LecturePack(trace, video.width, video.height)
         result = render_video(trace, beats=video.beats, width=video.width,
@@ -311,7 +311,7 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
 def atlas(request: AtlasRequest, *, report: Report = None) -> list[Path]:
     """Every layer x head's weights on the sentence, tagged by pattern: the PNG and the SVG
     written."""
-    from ..outputs import OutputSet
+    from ..files.outputs import OutputSet
 
     if (request.tracing.mask or "none").strip().lower() != "none":
         raise InputError(f"--mask {request.tracing.mask}: the atlas draws the model's own "

@@ -48,14 +48,14 @@ Examples:
 def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard, cache_dir,
             resolution, fps, force, dry_run, quiet):
     """Render a whole course: every explainer of a TOML manifest, as beat tasks on Dask."""
-    from ..cluster import DASHBOARD_ADDRESS, check_scheduler_address
+    from ..app.cluster import DASHBOARD_ADDRESS, check_scheduler_address
     with interrupts_held():         # the first imports of manim and of Dask
         import distributed  # noqa: F401 - loaded here, held, for the course's cluster
 
-        from ..course import (SHARED_KEYS, CourseProgress, CourseRun, dry_run_lines, load_course, output_set,
+        from ..app.course import (SHARED_KEYS, CourseProgress, CourseRun, dry_run_lines, load_course, output_set,
                               sort_out_existing, summary_table)
         from .progress import CourseBar         # the drawing's progress: manim
-    from ..outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
+    from ..files.outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
     from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
     from ..scenes.pipeline.draw import default_workers
     from ..app.settings_file import ConfigFile

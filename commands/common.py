@@ -100,7 +100,7 @@ def report_files(files, *, quiet: bool, as_json: bool, facts: dict | None = None
 
 def note_settings() -> None:
     """Say which outputs a settings file placed (they were not on the command line)."""
-    from ..settings import placed_by_settings
+    from .settings import placed_by_settings
 
     ctx = click.get_current_context(silent=True)
     line = placed_by_settings(ctx) if ctx is not None else None

@@ -19,7 +19,7 @@ Examples:
 @click.pass_context
 def config(ctx: click.Context, command: str):
     """Print the effective settings of a command and where each comes from."""
-    from ..settings import ConfigFile, effective
+    from .settings import ConfigFile, effective
 
     found = ctx.find_object(ConfigFile)
     click.echo(f"# attention-explainer {command}: settings ({found.label})")

@@ -13,7 +13,7 @@ def command():
     LibreOffice, espeak-ng and the beat cache's free space. Each line says ok, or what is
     missing and the command that installs it on Debian/Ubuntu, Fedora and macOS. Exits 1
     if something a film needs is missing."""
-    from ..doctor import examine
+    from ..app.doctor import examine
 
     findings = examine()
     for finding in findings:

@@ -29,7 +29,7 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
             diagnose: bool, tracing: TraceOptions):
     """Print the tokens, the chosen layer and heads and the focus token's attention."""
     from ..attention_core import report
-    from ..outputs import OutputSet
+    from ..files.outputs import OutputSet
 
     saving = None
     if npz_path:

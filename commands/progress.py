@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ..course import CourseProgress
+from ..app.course import CourseProgress
 from ..scenes.pipeline.render import RenderProgress
 
 __all__ = ["BeatLines", "CourseBar", "RenderBar", "TerminalProgress"]

@@ -52,7 +52,7 @@ def beat_times(trace, beats=None) -> dict[str, tuple[float, float]]:
     """(start, end) of every beat of the film (or of ``beats``), without drawing a frame."""
     from manim import tempconfig
 
-    from attention_explainer.outputs import scratch_folder
+    from attention_explainer.files.outputs import scratch_folder
     from attention_explainer.scenes.pipeline.capture import make_film, manim_config
     with scratch_folder("sheet-") as scratch, \
             tempconfig(manim_config(*SIZE, 10, fmt="none", media_dir=scratch,

@@ -12,8 +12,8 @@ VOCABULARY = f"{PACKAGE}.scenes.vocabulary"
 FILM = f"{PACKAGE}.scenes.film"
 PIPELINE = f"{PACKAGE}.scenes.pipeline"
 CORE = f"{PACKAGE}.attention_core"
-COMMAND_LINE = (f"{PACKAGE}.cli", f"{PACKAGE}.commands",
-                f"{PACKAGE}.settings", "click", "rich", "dask", "distributed")
+COMMAND_LINE = (f"{PACKAGE}.cli", f"{PACKAGE}.commands", "click", "rich", "dask",
+                "distributed")
 MODEL_CODE = ("torch", "safetensors", "tokenizers", "transformers", f"{CORE}.api",
               f"{CORE}.bert", f"{CORE}.scratch", f"{CORE}.hf_models", f"{CORE}.model_kinds")
 SKIPPED = {".venv", "build", "tests", "bench", "docs", "__pycache__", "renders", "media",
@@ -123,8 +123,35 @@ def test_the_course_never_imports_the_command_line_nor_click():
 
 
 APPLICATION = f"{PACKAGE}.app"
-FACES = (f"{PACKAGE}.cli", f"{PACKAGE}.commands", f"{PACKAGE}.settings",
-         f"{PACKAGE}.explainer", f"{PACKAGE}.testing", "click", "rich")
+FILES = f"{PACKAGE}.files"
+FACES = (f"{PACKAGE}.cli", f"{PACKAGE}.commands", f"{PACKAGE}.explainer",
+         f"{PACKAGE}.testing", "click", "rich")
+# the layers, top to bottom: a module imports only its own layer's and those below it
+LAYERS = [FACES[:4], (APPLICATION,), (f"{PACKAGE}.scenes",), (FILES,), (CORE,),
+          (f"{PACKAGE}.facts",)]
+
+
+def layer_of(name: str) -> int | None:
+    return next((n for n, layer in enumerate(LAYERS) if _starts(name, layer)), None)
+
+
+def test_the_root_holds_only_the_faces_and_the_shared_facts():
+    """Everything else lives in a package that says its layer."""
+    root = sorted(n for n in MODULES if n.count(".") == 1 and not _is_package(n))
+    assert root == sorted([*FACES[:4:2], f"{PACKAGE}.testing", f"{PACKAGE}.facts"]), root
+
+
+def test_no_layer_imports_one_above_it():
+    """faces -> application -> drawing -> the user's files -> numbers -> facts: no arrow
+    points up (the files never import the drawing: the cache's folder lives in
+    ``files.places``)."""
+    upward = sorted(f"{m} imports {i}" for m, imported in GRAPH.items()
+                    for i in imported if i in MODULES
+                    and layer_of(m) is not None and layer_of(i) is not None
+                    and layer_of(i) < layer_of(m))
+    assert upward == []
+    assert all(layer_of(m) is not None for m in MODULES if m != PACKAGE), \
+        sorted(m for m in MODULES if m != PACKAGE and layer_of(m) is None)
 
 
 def reached_from(name: str) -> set[str]:
@@ -150,7 +177,7 @@ def test_the_python_api_reaches_neither_click_nor_the_command_line():
     """``explainer`` asks the application, never the command line: no module it may import
     is the CLI's or imports click (issue 36: no argv, no stdout swapped)."""
     reached = reached_from(f"{PACKAGE}.explainer")
-    assert sorted(m for m in reached if _starts(m, FACES[:3])) == []
+    assert sorted(m for m in reached if _starts(m, FACES[:2])) == []
     assert sorted(m for m in reached if any(_starts(i, ("click", "rich")) for i in GRAPH[m])) == []
 
 

@@ -206,7 +206,7 @@ def test_unexpected_failure_is_one_line_and_debug_shows_traceback(run_cli, monke
 @pytest.mark.parametrize("sentence", ["../../etc/passwd", "/abs/path", "a\x00b", "..", "我爱你",
                                       "<b>&amp;</b> $x$ \\input{x}"])
 def test_slugs_are_safe_names(sentence):
-    from attention_explainer.outputs import slugify
+    from attention_explainer.files.outputs import slugify
 
     slug = slugify(sentence)
     assert slug and set(slug) <= set("abcdefghijklmnopqrstuvwxyz0123456789-")

@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from attention_explainer.locks import try_lock
+from attention_explainer.files.locks import try_lock
 from attention_explainer.scenes.pipeline import beat_cache
 from attention_explainer.scenes.pipeline.beat_cache import BeatCache
 from attention_explainer.scenes.pipeline.cache_files import MANIFEST

@@ -20,7 +20,7 @@ PROBE = textwrap.dedent('''
     from distributed.comm import connect
     from distributed.security import Security
 
-    from attention_explainer.cluster import course_client
+    from attention_explainer.app.cluster import course_client
 
 
     def status(host, port, path):
@@ -101,7 +101,7 @@ def test_a_malformed_scheduler_address_is_refused_at_once(address, tmp_path):
 
 def test_a_scheduler_where_nothing_answers_is_refused_in_one_line(tmp_path):
     """The error page's row "no scheduler answers", with the wait it states."""
-    from attention_explainer.cluster import SCHEDULER_WAIT_S
+    from attention_explainer.app.cluster import SCHEDULER_WAIT_S
     from tests.conftest import documentation_page
 
     readme = documentation_page("errors.md")
@@ -126,7 +126,7 @@ def test_the_dashboard_is_the_local_clusters(tmp_path):
 WAIT_CUT_OFF = textwrap.dedent('''
     import signal, sys, time
 
-    from attention_explainer.cluster import course_client
+    from attention_explainer.app.cluster import course_client
 
 
     def slow(seconds):

@@ -80,7 +80,7 @@ def test_the_beat_keys_quick_import_scan_finds_every_import():
 
 def test_the_walk_reaches_the_modules_once_skipped():
     names = {path.relative_to(ROOT).as_posix() for path in sources()}
-    assert {"course.py", "lecture_pack.py", "settings.py", "cli.py", "facts.py",
+    assert {"app/course.py", "app/lecture_pack.py", "commands/settings.py", "cli.py", "facts.py",
             "tests/conftest.py", "bench/bench_course.py"} <= names
 
 

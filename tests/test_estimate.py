@@ -101,7 +101,7 @@ def test_a_dry_run_prints_the_plan_and_writes_nothing(command, tmp_path, run_cli
 
 
 def test_a_long_course_says_its_estimate_before_it_starts():
-    from attention_explainer.course import OutputPlan, long_work_line
+    from attention_explainer.app.course import OutputPlan, long_work_line
 
     def plan(width, height, fps, status="pending"):
         return OutputPlan(explainer=1, line=1, name="cat", sentence="The cat ate the fish",

@@ -281,7 +281,7 @@ def test_a_working_folder_half_made_by_a_killed_run_is_swept_at_once(tmp_path):
     "new-" folder: swept at once when the process it is named for is gone (the next run
     left it for a minute, and a killed render's folder outlived the run after it), kept
     while that process lives."""
-    from attention_explainer.outputs import WORK_PREFIX, sweep_stale
+    from attention_explainer.files.outputs import WORK_PREFIX, sweep_stale
 
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()                                   # reaped: its pid is no one's
@@ -315,7 +315,7 @@ def _open_and_close_scratch_folders(base: str, rounds: int) -> str:
     each opening sweeping the others' (as parallel `frames` runs in /tmp do)."""
     import tempfile
 
-    from attention_explainer.outputs import scratch_folder
+    from attention_explainer.files.outputs import scratch_folder
     tempfile.tempdir = base
     try:
         for _ in range(rounds):

@@ -129,7 +129,7 @@ def test_labels_of_scripts_not_read_turned_stand_upright():
 def test_caption_files_isolate_right_to_left_words(tmp_path):
     from types import SimpleNamespace
 
-    from attention_explainer.lecture_pack import vtt
+    from attention_explainer.app.lecture_pack import vtt
     from attention_explainer.scenes.pipeline.join import write_captions
 
     line = "‘ي’ in ‘الصغير’ 0.10, then ‘הדג’"

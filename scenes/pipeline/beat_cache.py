@@ -38,7 +38,8 @@ from pathlib import Path
 
 from ...attention_core import __version__
 from ...attention_core.errors import NoSpaceLeft
-from ...locks import try_lock
+from ...files.locks import try_lock
+from ...files.places import APP, default_cache_folder
 from .cache_files import MANIFEST, Damaged, check_entry, remove
 from .sources import scenes_source_hash
 
@@ -48,7 +49,6 @@ __all__ = [
     "default_cap", "default_folder", "entry_key", "own_name",
 ]
 
-APP = "attention-explainer"
 SCHEMA = 2                        # bump when an entry's layout changes
 DEFAULT_CAP_BYTES = 2 * 1024**3   # 2 GiB: a few dozen 1080p films
 BUILDING = ".building-"           # private folders of entries being written
@@ -63,11 +63,7 @@ TRACE_FILE = re.compile(r"[0-9a-f]{30}\.npz")
 KEPT = {"texts": TEXT_FILE, "traces": TRACE_FILE}   # the folders of kept files, their names
 
 
-def default_folder() -> Path:
-    """``$XDG_CACHE_HOME/attention-explainer`` (``~/.cache/attention-explainer``)."""
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir(APP, appauthor=False))
+default_folder = default_cache_folder      # the cache's own name for where it lives
 
 
 CAP_ENV = "ATTENTION_EXPLAINER_CACHE_MB"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...facts import DEFAULT_QUALITY
-from ...outputs import OutputSet, sigterm_as_interrupt, video_outputs
+from ...files.outputs import OutputSet, sigterm_as_interrupt, video_outputs
 from ..film.readouts import ShownNumber
 from .beat_cache import BeatCache
 from .draw import default_workers, draw_segments, run_in_workers

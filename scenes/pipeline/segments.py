@@ -105,7 +105,7 @@ def timed_segment(job: SegmentJob, trace, cache_folder: Path | None = None) -> B
     a video does and, asked for none, draws none. No file is written but a text kept."""
     from manim import tempconfig
 
-    from ...outputs import scratch_folder
+    from ...files.outputs import scratch_folder
     from ..vocabulary import style
     from ..vocabulary.text import keep_texts_in
     from .text_store import TextStore

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...attention_core.errors import InputError
 from ...facts import DEFAULT_FPS
-from ...outputs import OutputSet, output_path, scratch_folder, sigterm_as_interrupt
+from ...files.outputs import OutputSet, output_path, scratch_folder, sigterm_as_interrupt
 from ..film.registry import parse_beats
 from ..vocabulary import style
 from .capture import make_film, manim_config

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import click
 
-from .app.settings_file import (CONFIG_FILE, ENV_PREFIX, PYPROJECT_TABLE, ConfigFile,
+from ..app.settings_file import (CONFIG_FILE, ENV_PREFIX, PYPROJECT_TABLE, ConfigFile,
                                 find_config, inside_settings_folder)
-from .attention_core.errors import InputError
+from ..attention_core.errors import InputError
 
 __all__ = [
     "CONFIG_FILE", "ConfigFile", "ENV_PREFIX", "NOT_SETTINGS", "OUTPUT_SETTINGS",
@@ -67,7 +67,7 @@ def add_envvars(command: click.Command) -> None:
     ATTENTION_EXPLAINER_<OPTION> variable, except where that name is the plain-manim
     hook's (``--trace``): a lecturer who set it for ``manim render`` must not find every
     command drawing that trace."""
-    from .attention_core.trace import TRACE_ENV
+    from ..attention_core.trace import TRACE_ENV
 
     if isinstance(command, click.Group):
         for sub in command.commands.values():
@@ -102,7 +102,7 @@ def _naming_the_variable(param: click.Option, process_value):
 
 
 def _check_output_place(path: Path, name: str) -> None:
-    from .outputs import check_place, output_path
+    from ..files.outputs import check_place, output_path
 
     path = output_path(path)
     folder = path if name in ("output-dir", "out") or path.is_dir() else path.parent

@@ -31,10 +31,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .attention_core.errors import InputError, NoSpaceLeft
+from ..attention_core.errors import InputError, NoSpaceLeft
 from .cluster import course_client
 from . import fingerprints
-from .facts import TRACE_DECIDES
+from ..facts import TRACE_DECIDES
 
 __all__ = [
     "COURSE_KEYS", "CourseProgress", "SHARED_KEYS", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
@@ -90,7 +90,7 @@ def load_course(path: Path, *, resolution=None, fps: int | None = None,
     comes from ``settings`` (the top-level settings, ``app.values.shared_values``), else
     it is the built-in default. ``resolution`` (parsed) and ``fps`` replace every
     explainer's (a preview of the whole course)."""
-    from .app.values import SETTINGS
+    from .values import SETTINGS
 
     if Path(path).exists() and not Path(path).is_file():
         raise InputError(f"{path} is not a regular file; give the course's TOML manifest.")
@@ -172,9 +172,9 @@ class _Explainer:
 
     def plans(self) -> list[OutputPlan]:
         """The entry's output sets, one per resolution."""
-        from .attention_core.api import TraceRequest, check_request, count_tokens
-        from .outputs import slugify
-        from .scenes.film.registry import parse_beats
+        from ..attention_core.api import TraceRequest, check_request, count_tokens
+        from ..files.outputs import slugify
+        from ..scenes.film.registry import parse_beats
 
         merged = self.merged
         sentence = merged.get("sentence")
@@ -215,7 +215,7 @@ class _Explainer:
 def output_set(plan: OutputPlan, out_dir: Path):
     """The plan's output set (checked against existing files, nothing written)."""
     from .lecture_pack import pack_outputs
-    from .outputs import video_outputs
+    from ..files.outputs import video_outputs
 
     if plan.pack:
         outputs = pack_outputs(out_dir / f"{plan.name}-{plan.label}", plan.beats, force=True)
@@ -258,16 +258,16 @@ def sort_out_existing(plans: list[OutputPlan], sets: dict, force: bool = False) 
 # ---- estimates -----------------------------------------------------------------------------
 def estimate_seconds(plan: OutputPlan) -> float:
     """Compute seconds (one core) to render ``plan`` from a cold cache."""
-    from .scenes.pipeline.estimate import beat_cost
+    from ..scenes.pipeline.estimate import beat_cost
 
     return sum(beat_cost(b, plan.width, plan.height, plan.fps) for b in plan.beats)
 
 
 # ---- the tasks (run on Dask workers) ----------------------------------------------------
 def trace_task(sentence: str, options: dict, cache_folder: str):
-    from .attention_core.api import TraceRequest, trace_for, trace_key
-    from .scenes.pipeline.beat_cache import BeatCache
-    from .scenes.pipeline.trace_store import kept_or_computed
+    from ..attention_core.api import TraceRequest, trace_for, trace_key
+    from ..scenes.pipeline.beat_cache import BeatCache
+    from ..scenes.pipeline.trace_store import kept_or_computed
 
     req = TraceRequest(sentence=sentence, **options)
     return kept_or_computed(trace_key(req), BeatCache(Path(cache_folder)).traces,
@@ -277,7 +277,7 @@ def trace_task(sentence: str, options: dict, cache_folder: str):
 def plan_task(trace, beats: list[str], width: int, height: int, fps: int, theme: str,
               quality: str) -> list:
     """The film's segment jobs, planned as a render plans them (``plan_film``)."""
-    from .scenes.pipeline.plan import plan_film
+    from ..scenes.pipeline.plan import plan_film
 
     return plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality,
                      theme=theme)
@@ -286,7 +286,7 @@ def plan_task(trace, beats: list[str], width: int, height: int, fps: int, theme:
 def segment_task(jobs: list, n: int, trace, cache_folder: str):
     from tqdm import tqdm
 
-    from .scenes.pipeline.segments import render_segment
+    from ..scenes.pipeline.segments import render_segment
 
     # manim's (hidden) progress bars would make tqdm create a named multiprocessing lock in
     # this worker: a worker stopped by Ctrl-C leaks it, and the resource tracker says so
@@ -295,7 +295,7 @@ def segment_task(jobs: list, n: int, trace, cache_folder: str):
 
 
 def assemble_task(segments, trace, paths: dict, pack: bool, width: int, height: int) -> int:
-    from .scenes.pipeline.join import assemble
+    from ..scenes.pipeline.join import assemble
 
     also = None
     if pack:
@@ -410,7 +410,7 @@ class CourseRun:
     def _collect(self, client, futures, todo, sets, opened, bar) -> None:
         from distributed import as_completed
 
-        from .scenes.pipeline.render import discarded_line
+        from ..scenes.pipeline.render import discarded_line
 
         watched = [f for plan in todo for f in (*plan._segments, plan._future)]
         for future in as_completed(watched):
@@ -472,7 +472,7 @@ def summary_table(plans: list[OutputPlan]) -> list[str]:
 def long_work_line(plans: list[OutputPlan], workers: int) -> str | None:
     """The estimate's line when the pending plans are long work on ``workers`` (a run says
     it before it starts, so long work never starts silently), else None."""
-    from .scenes.pipeline.estimate import LONG_WORK_SECONDS
+    from ..scenes.pipeline.estimate import LONG_WORK_SECONDS
 
     seconds = sum(estimate_seconds(p) for p in plans if p.status == "pending")
     return dry_run_lines(plans, workers)[-1] if seconds / workers > LONG_WORK_SECONDS else None

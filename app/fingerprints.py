@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .facts import TRACE_DEFAULTS
+from ..facts import TRACE_DEFAULTS
 
 __all__ = ["KIND", "SCHEMA", "changes", "file_for", "made_from", "read", "write"]
 
@@ -27,8 +27,8 @@ def file_for(name: str, label: str, pack: bool, out_dir: Path) -> Path:
 
 def made_from(plan) -> dict:
     """The effective options an output plan renders with (defaults filled in)."""
-    from .attention_core import __version__
-    from .attention_core.api import model_files
+    from ..attention_core import __version__
+    from ..attention_core.api import model_files
 
     options = {k: plan.trace_options.get(k, v) for k, v in TRACE_DEFAULTS.items()}
     model = options["model"]

@@ -93,7 +93,7 @@ def _cairo() -> Finding:
 def _fonts() -> list[Finding]:
     """Each font the film names: its file there, and the film's own fontconfig (which
     reaches only those files) resolving the family to it, not to a fallback."""
-    from .scenes.vocabulary import fonts
+    from ..scenes.vocabulary import fonts
 
     found = []
     for (pattern, title), path in zip(FONT_PATTERNS, fonts.FONT_FILES):
@@ -154,7 +154,7 @@ def _codecs() -> list[Finding]:
 
 def _model() -> Finding:
     try:
-        from .attention_core import bert
+        from ..attention_core import bert
 
         folder = bert.minilm_dir()
         files = bert.BertModelFiles(folder, name=bert.MINILM_NAME,
@@ -190,8 +190,8 @@ def _program(item: str, names: tuple, part: str, use: str) -> Finding:
 def _cache() -> Finding:
     """The beat cache as a render finds it: switched off, or its folder made and written
     to (a probe file, removed) as a render would; then its free space."""
-    from .attention_core.errors import InputError
-    from .scenes.pipeline.beat_cache import BeatCache, cache_enabled, default_folder
+    from ..attention_core.errors import InputError
+    from ..scenes.pipeline.beat_cache import BeatCache, cache_enabled, default_folder
 
     try:
         if not cache_enabled():

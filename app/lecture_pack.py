@@ -17,10 +17,10 @@ import html
 import json
 from pathlib import Path
 
-from .attention_core.errors import InputError
-from .facts import BEATS
-from .outputs import OutputSet, check_place, output_path
-from .scenes.vocabulary.scripts import isolated
+from ..attention_core.errors import InputError
+from ..facts import BEATS
+from ..files.outputs import OutputSet, check_place, output_path
+from ..scenes.vocabulary.scripts import isolated
 
 __all__ = ["DECK", "FIXED", "LecturePack", "MIN_CUE", "clip_cues", "clip_name", "pack_outputs", "vtt",
            "vtt_time"]
@@ -102,8 +102,8 @@ class LecturePack:
         self.facts = {beat.name: beat for beat in BEATS}
 
     def __call__(self, segments, starts: list[float], paths: dict, sound=None) -> None:
-        from .scenes.pipeline.cache_files import KEY_FRAME, VIDEO
-        from .scenes.pipeline.join import beat_spans, cut_clip, handoff_frame
+        from ..scenes.pipeline.cache_files import KEY_FRAME, VIDEO
+        from ..scenes.pipeline.join import beat_spans, cut_clip, handoff_frame
 
         spans = beat_spans(segments, starts)
         chapters = [(a, b, self.titles[s.beat]) for s, (a, b) in zip(segments, spans)]
@@ -127,7 +127,7 @@ class LecturePack:
             paths[f"clip:{s.beat}.png"].write_bytes(s.read(KEY_FRAME))
             paths[f"clip:{s.beat}.vtt"].write_text(vtt(clip_cues(captions, *spans[n])),
                                                    encoding="utf-8")
-        from .attention_core.notes import beat_quotes
+        from ..attention_core.notes import beat_quotes
 
         quotes = beat_quotes(self.trace)
         beats = [self._beat_facts(n, s, spans[n - 1], captions, quotes.get(s.beat, []))
@@ -220,7 +220,7 @@ class LecturePack:
 
         from fpdf import FPDF
 
-        from .scenes.vocabulary.fonts import FONT_FILES
+        from ..scenes.vocabulary.fonts import FONT_FILES
 
         logging.getLogger("fontTools").setLevel(logging.ERROR)    # its notes on subsetting
         pdf = FPDF(orientation="portrait", unit="mm", format="A4")
@@ -294,7 +294,7 @@ class LecturePack:
 def deck_colours() -> dict[str, str]:
     """The deck's and the slides' colours: the film's theme (its stage, its text, the
     query's colour for the beat playing), so a clip sits on a page of its own colour."""
-    from .scenes.vocabulary import colors, style
+    from ..scenes.vocabulary import colors, style
 
     pal = style.PALETTE
     light = colors.oklab(pal.background)[0] > 0.5
@@ -333,7 +333,7 @@ def notes_text(beat: dict) -> str:
 
 def clip_sound(sound, start: float, end: float):
     """The film's sound between ``start`` and ``end`` seconds (a clip's own voice)."""
-    from .scenes.pipeline.narration import RATE
+    from ..scenes.pipeline.narration import RATE
 
     return sound[int(round(start * RATE)):int(round(end * RATE))]
 

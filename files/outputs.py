@@ -28,8 +28,8 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-from .attention_core.errors import InputError, NoSpaceLeft
-from .facts import VIDEO_SUFFIXES
+from ..attention_core.errors import InputError, NoSpaceLeft
+from ..facts import VIDEO_SUFFIXES
 from .locks import try_lock
 
 __all__ = ["refuse_links", 
@@ -78,8 +78,8 @@ def refuse_inside_the_cache(paths, hint: str, cache: Path | None = None) -> None
     """Refuse an output inside the beat cache's folder (default: the user's): the cache
     removes what it finds there, and an output there would be lost to `cache clear`."""
     if cache is None:
-        from .scenes.pipeline.beat_cache import default_folder
-        cache = default_folder()
+        from .places import default_cache_folder
+        cache = default_cache_folder()
     cache = Path(cache).resolve()
     for path in paths:
         if Path(path).resolve().is_relative_to(cache):

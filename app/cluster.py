@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 
-from .attention_core.errors import InputError
+from ..attention_core.errors import InputError
 
 __all__ = ["DASHBOARD_ADDRESS", "SCHEDULER_WAIT_S", "check_scheduler_address", "course_client"]
 
