@@ -251,7 +251,7 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
     with _drawing_turn():
         trace, outputs, voice = _prepared(request, peek=False, report=report)
         with interrupts_held():         # the first import of manim
-            from ..scenes.pipeline.render import render_video
+            from .film import render_video
         use_theme(request.drawing.theme)
         also = None
         if request.pack:
@@ -284,7 +284,7 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
     ``max_share`` as ``regression`` takes them)."""
     with _drawing_turn():
         with interrupts_held():         # the first import of manim
-            from ..scenes.pipeline.stills import StillsJob
+            from .stills import StillsJob
         width, height, _ = request.resolution
         job = StillsJob(beats=request.beats, times=request.times, out_dir=request.out_dir,
                         width=width, height=height, fps=request.fps, sheet=request.sheet,

@@ -141,6 +141,20 @@ def test_the_root_holds_only_the_faces_and_the_shared_facts():
     assert root == sorted([*FACES[:4:2], f"{PACKAGE}.testing", f"{PACKAGE}.facts"]), root
 
 
+def test_the_drawing_never_writes_a_users_file():
+    """The drawing draws into what it is handed (staging paths, a scratch folder, pictures
+    in memory); opening, checking and committing the user's output set is the
+    application's (``app.film``, ``app.stills``, ``app.work``)."""
+    users_files = ("OutputSet", "video_outputs", "pack_outputs", "output_path",
+                   "check_place", "refuse_links")
+    found = sorted(f"{name} uses {node.names[0].name}" for name, path in MODULES.items()
+                   if _starts(name, f"{PACKAGE}.scenes")
+                   for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                   if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("outputs")
+                   and any(a.name in users_files for a in node.names))
+    assert found == []
+
+
 def test_no_layer_imports_one_above_it():
     """faces -> application -> drawing -> the user's files -> numbers -> facts: no arrow
     points up (the files never import the drawing: the cache's folder lives in

@@ -276,7 +276,7 @@ def test_an_entry_not_ours_to_remove_is_ignored_and_ours_kept_beside_it(default_
     """A shared cache where another user's entry holds the key's name: the beat is drawn
     into an entry of our own name beside it, which later renders use; when that name is
     taken too, the fresh build is served from the render's scratch folder."""
-    from attention_explainer.scenes.pipeline.render import render_video
+    from attention_explainer.app.film import render_video
 
     size = dict(width=160, height=90, fps=5, progress=False, jobs=1, beats=BEATS)
     cache = BeatCache(tmp_path / "cache")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from attention_explainer.scenes.pipeline.beat_cache import MANIFEST, BeatCache
-from attention_explainer.scenes.pipeline.render import render_video
+from attention_explainer.app.film import render_video
 
 SIZE = dict(width=160, height=90, fps=5)
 

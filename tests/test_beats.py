@@ -130,7 +130,7 @@ def test_long_sentence_is_windowed_in_the_sparks_beat(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("beat", LATER_BEATS)
 def test_beat_renders_alone_and_its_numbers_come_from_the_trace(beat, default, tmp_path):
-    from attention_explainer.scenes.pipeline.render import render_video
+    from attention_explainer.app.film import render_video
     result = render_video(default, beats=[beat], width=160, height=90, fps=5,
                           output=tmp_path / f"{beat}.mp4", progress=False)
     assert result.video.is_file() and result.poster.is_file()
@@ -170,7 +170,7 @@ def test_heads_draws_all_twelve_heads_with_their_own_numbers(tmp_path):
 
 
 def test_mask_on_a_causal_trace_and_on_chinese(default, chinese, tmp_path):
-    from attention_explainer.scenes.pipeline.render import render_video
+    from attention_explainer.app.film import render_video
     for name, trace in (("causal", causal(default)), ("chinese", chinese)):
         result = render_video(trace, beats=["mask"], width=160, height=90, fps=5,
                               output=tmp_path / f"{name}.mp4", progress=False)

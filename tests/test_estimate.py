@@ -51,16 +51,17 @@ def test_a_4k_film_at_120_fps_is_long_work():
 
 def test_a_long_render_says_its_estimate_before_it_draws(tmp_path, monkeypatch,
                                                         default_trace):
+    from attention_explainer.app import film
     from attention_explainer.scenes.pipeline import render
 
     heard = []
-    monkeypatch.setattr(render, "LONG_WORK_SECONDS", 0.0)
+    monkeypatch.setattr(film, "LONG_WORK_SECONDS", 0.0)
 
     class Watching(render.RenderProgress):
         def start(self, beats, workers):
             heard.append("drawing starts")
 
-    render.render_video(default_trace, beats="title", width=64, height=36, fps=1,
+    film.render_video(default_trace, beats="title", width=64, height=36, fps=1,
                         output=tmp_path / "film.mp4", report=heard.append, jobs=1,
                         progress=Watching())
     assert heard[0].startswith("about ") and "to draw 1 beat on 1 worker" in heard[0], heard
@@ -121,17 +122,17 @@ def test_long_work_in_a_log_says_each_beat_as_it_is_done(tmp_path, monkeypatch, 
                                                          capsys):
     """With no terminal (a CI log, a notebook cell) a long render says a line per beat
     done, with the time so far and about how long is left; short work stays quiet."""
+    from attention_explainer.app import film as films
     from attention_explainer.commands.progress import RenderBar
-    from attention_explainer.scenes.pipeline import render
 
     def film(name):
-        render.render_video(default_trace, beats="title,embed", width=64, height=36, fps=1,
+        films.render_video(default_trace, beats="title,embed", width=64, height=36, fps=1,
                             output=tmp_path / name, report=lambda line: None, jobs=1,
                             progress=RenderBar(True))
         return capsys.readouterr().err.splitlines()
 
     assert film("short.mp4") == []
-    monkeypatch.setattr(render, "LONG_WORK_SECONDS", 0.0)
+    monkeypatch.setattr(films, "LONG_WORK_SECONDS", 0.0)
     lines = film("long.mp4")
     assert [line.split(" (")[0] for line in lines] == ["beat 1 of 2 ready: title",
                                                        "beat 2 of 2 ready: embed"], lines

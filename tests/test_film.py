@@ -23,7 +23,7 @@ MAX_CPS = 20.0            # characters per second a caption may ask a reader for
 @pytest.fixture(scope="module")
 def film(default_trace, tmp_path_factory):
     from attention_explainer.scenes.film.registry import FILM_BEATS
-    from attention_explainer.scenes.pipeline.render import render_video
+    from attention_explainer.app.film import render_video
     out = tmp_path_factory.mktemp("film") / "film.mp4"
     result = render_video(default_trace, beats=list(FILM_BEATS), width=320, height=180,
                           fps=FPS, output=out, progress=False, audit=True)

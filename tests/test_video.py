@@ -59,7 +59,7 @@ def test_resolutions_parse_and_odd_sizes_are_refused():
 
 def test_beats_come_in_storyboard_order_from_one_parser(run_cli, tmp_path, monkeypatch):
     """`--beats mask,pull` and the API's beats=["mask", "pull"] give the same video order."""
-    from attention_explainer.scenes.pipeline import render as render_module
+    from attention_explainer.app import film as render_module
     from attention_explainer.scenes.film.registry import (BEAT_NAMES, FILM_BEATS, BeatUnavailable,
                                                           load_beat, parse_beats)
     from attention_explainer.facts import BEATS
@@ -90,7 +90,7 @@ def test_beats_come_in_storyboard_order_from_one_parser(run_cli, tmp_path, monke
 @pytest.mark.parametrize("name", ["default", "chinese"])
 def test_full_explainer_renders_one_video(name, tmp_path):
     from attention_explainer.scenes.film.registry import BEAT_NAMES, FILM_BEATS
-    from attention_explainer.scenes.pipeline.render import render_video
+    from attention_explainer.app.film import render_video
     trace = load(name)
     out = tmp_path / "explainer.mp4"
     # the default film, and for one sentence every beat (the optional one too)
@@ -139,7 +139,7 @@ def test_full_explainer_renders_one_video(name, tmp_path):
 
 def test_a_failed_render_keeps_the_previous_file_and_leaves_no_temporary(default_trace, tmp_path,
                                                                           monkeypatch):
-    from attention_explainer.scenes.pipeline import render as render_module
+    from attention_explainer.app import film as render_module
     out = tmp_path / "talk.mp4"
     previous = {out: b"the previous good video", out.with_suffix(".png"): b"old poster"}
     for path, data in previous.items():
@@ -161,7 +161,7 @@ def test_a_failed_render_keeps_the_previous_file_and_leaves_no_temporary(default
 
 def test_an_interrupt_while_writing_leaves_no_temporary(default_trace, tmp_path, monkeypatch):
     from attention_explainer.scenes.pipeline import join as join_module
-    from attention_explainer.scenes.pipeline import render as render_module
+    from attention_explainer.app import film as render_module
     out = tmp_path / "talk.mp4"
     out.write_bytes(b"old")
 

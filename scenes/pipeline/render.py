@@ -1,35 +1,35 @@
-"""The rendering API: an AttentionTrace -> an MP4 (with its captions, poster and trace),
-or stills. The CLI calls :func:`render_video` and :func:`render_stills`; nothing here
-parses command lines.
+"""The drawing's side of a render: an AttentionTrace -> a film's segments and what they
+show, drawn into the staging paths the application hands over (``app.film.render_video``
+opens the user's output set, calls these, and commits it: nothing here writes a user's
+file or parses a command line).
 
-A video is rendered in one direction, a step per module: ``plan`` (the beats as segment
+A video is drawn in one direction, a step per module: ``plan`` (the beats as segment
 tasks, checked), ``draw`` (each segment drawn in a worker process, or taken from the
-beat cache), ``join`` (the segments joined into the film, its captions and its poster),
-then the set of files committed here. Stills (``stills``) are drawn in this process.
+beat cache), ``join`` (the segments joined into the film, its captions and its poster, in
+staging). Stills (``stills``) are drawn in this process.
 
 ``assemble`` (``join``), ``default_workers`` (``draw``), ``render_stills`` and
 ``still_label`` (``stills``) are importable from here too: the API in one place.
 """
 from __future__ import annotations
 
-import time as wallclock
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...facts import DEFAULT_QUALITY
-from ...files.outputs import OutputSet, sigterm_as_interrupt, video_outputs
+from ...files.outputs import sigterm_as_interrupt
 from ..film.readouts import ShownNumber
 from .beat_cache import BeatCache
 from .draw import default_workers, draw_segments, run_in_workers
-from .estimate import LONG_WORK_SECONDS, Estimate, beat_weight, estimate
+from .estimate import Estimate, beat_weight, estimate
 from .join import assemble, beat_spans, segment_starts
 from .plan import SegmentJob, plan_film
 from .segments import timed_segment
 from .stills import render_stills, still_label
 
-__all__ = ["RenderProgress", "RenderResult", "assemble", "default_workers",
-           "discarded_line", "film_estimate", "film_result", "film_timing", "render_stills",
-           "render_video", "still_label"]
+__all__ = ["RenderProgress", "RenderResult", "assemble", "default_workers", "draw_segments",
+           "discarded_line", "film_estimate", "film_result", "film_timing", "plan_film",
+           "render_stills", "still_label", "stretched"]
 
 
 @dataclass
@@ -83,65 +83,6 @@ class RenderProgress:
         """The set is written."""
 
 
-def render_video(trace, *, beats, width: int, height: int, fps: int, output: Path | None = None,
-                 force: bool = False, outputs: OutputSet | None = None,
-                 progress: RenderProgress | None = None,
-                 report=None, audit: bool = False, jobs: int | None = None,
-                 cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY,
-                 also=None, narration=None) -> RenderResult:
-    """Render the explainer's ``beats`` for ``trace`` into ``output`` (an .mp4).
-
-    Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
-    beat's key frame, else the last beat's) and ``<name>.npz`` (the trace), as one set
-    (``outputs``, checked beforehand by the caller, or made from ``output`` and ``force``):
-    all new or, after a failure or an interrupt (Ctrl-C, SIGTERM), all as before.
-
-    Each beat is its own task (``plan``): ``jobs`` worker processes (default: one per
-    core) draw the beats the ``cache`` does not hold yet (``draw``), and the segments are
-    joined without re-encoding (``join``); ``progress`` is told of each
-    (``RenderProgress``). ``quality`` is "final" or "draft" (``encoding``). ``report``
-    receives one-line notes (stale files removed, damaged cache entries discarded).
-    ``audit`` (tests) checks every step for small texts and glyph morphs and keeps the
-    texts seen on screen. ``also(segments, starts, paths, sound)`` writes more files of
-    the set before it is committed (a lecture pack). ``narration``
-    (``narration.Narration``): each beat's voice, the film's sound; a beat whose voice
-    outlasts it is drawn again with its last picture held longer.
-    """
-    tasks = plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality,
-                      audit=audit)
-    workers = default_workers() if jobs is None else max(1, int(jobs))
-    if outputs is None:
-        outputs = video_outputs(output, force=force).check()
-    guess = film_estimate(tasks, workers, cache)
-    bar = progress or RenderProgress()
-    if guess.seconds > LONG_WORK_SECONDS and report is not None:
-        report(guess.line())         # long work never starts silently
-        bar.long_work(guess)
-    started = wallclock.perf_counter()
-    with sigterm_as_interrupt(), outputs.opened(report=report), bar:
-        bar.start([task.beat for task in tasks], workers)
-        segments = draw_segments(tasks, trace, workers=workers,
-                                 scratch=outputs.scratch / "segments",
-                                 cache_folder=cache.folder if cache else None,
-                                 on_done=bar.on_segment)
-        if narration is not None:
-            narration = narration.voices_for(segments)
-            tasks, segments = _stretched(tasks, segments, trace, narration, workers=workers,
-                                         scratch=outputs.scratch / "stretched",
-                                         cache_folder=cache.folder if cache else None)
-        for segment in segments:
-            if segment.discarded and report is not None:
-                report(discarded_line(segment))
-        bar.finishing()
-        assemble(segments, trace, {kind: outputs.path(kind) for kind in outputs.files}, also,
-                 narration)
-        finals = outputs.commit()
-        bar.done()
-    if cache is not None:
-        cache.trim()
-    return film_result(segments, finals, tasks[0], seconds=wallclock.perf_counter() - started)
-
-
 def film_estimate(tasks: list[SegmentJob], workers: int, cache: BeatCache | None) -> Estimate:
     """About how long drawing ``tasks`` takes on ``workers``, the beats ``cache`` holds
     taken from it (``estimate``)."""
@@ -166,7 +107,7 @@ def film_timing(trace, *, beats, width: int, height: int, fps: int, jobs: int | 
     return segments, beat_spans(segments, segment_starts(segments))
 
 
-def _stretched(tasks, segments, trace, narration, **drawing):
+def stretched(tasks, segments, trace, narration, **drawing):
     """The tasks and segments of the film with each beat whose voice outlasts its span
     drawn again, its last picture held longer (``narration.extra_holds``)."""
     from dataclasses import replace

@@ -1,0 +1,78 @@
+"""A film rendered into the user's files: the output set checked (or made from ``output``),
+opened, the drawing's segments drawn and joined into its staging paths, then committed
+whole. The one place a render writes a user's file; the command line, the Python API and
+the tests call it through ``work``, or directly.
+"""
+from __future__ import annotations
+
+import time as wallclock
+from pathlib import Path
+
+from ..facts import DEFAULT_QUALITY
+from ..files.outputs import OutputSet, sigterm_as_interrupt, video_outputs
+from ..scenes.pipeline.beat_cache import BeatCache
+from ..scenes.pipeline.estimate import LONG_WORK_SECONDS
+from ..scenes.pipeline.render import (RenderProgress, RenderResult, assemble, default_workers,
+                                      discarded_line, draw_segments, film_estimate,
+                                      film_result, plan_film, stretched)
+
+__all__ = ["render_video"]
+
+
+def render_video(trace, *, beats, width: int, height: int, fps: int, output: Path | None = None,
+                 force: bool = False, outputs: OutputSet | None = None,
+                 progress: RenderProgress | None = None,
+                 report=None, audit: bool = False, jobs: int | None = None,
+                 cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY,
+                 also=None, narration=None) -> RenderResult:
+    """Render the explainer's ``beats`` for ``trace`` into ``output`` (an .mp4).
+
+    Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
+    beat's key frame, else the last beat's) and ``<name>.npz`` (the trace), as one set
+    (``outputs``, checked beforehand by the caller, or made from ``output`` and ``force``):
+    all new or, after a failure or an interrupt (Ctrl-C, SIGTERM), all as before.
+
+    Each beat is its own task (``plan``): ``jobs`` worker processes (default: one per
+    core) draw the beats the ``cache`` does not hold yet (``draw``), and the segments are
+    joined without re-encoding (``join``); ``progress`` is told of each
+    (``RenderProgress``). ``quality`` is "final" or "draft" (``encoding``). ``report``
+    receives one-line notes (stale files removed, damaged cache entries discarded).
+    ``audit`` (tests) checks every step for small texts and glyph morphs and keeps the
+    texts seen on screen. ``also(segments, starts, paths, sound)`` writes more files of
+    the set before it is committed (a lecture pack). ``narration``
+    (``narration.Narration``): each beat's voice, the film's sound; a beat whose voice
+    outlasts it is drawn again with its last picture held longer.
+    """
+    tasks = plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality,
+                      audit=audit)
+    workers = default_workers() if jobs is None else max(1, int(jobs))
+    if outputs is None:
+        outputs = video_outputs(output, force=force).check()
+    guess = film_estimate(tasks, workers, cache)
+    bar = progress or RenderProgress()
+    if guess.seconds > LONG_WORK_SECONDS and report is not None:
+        report(guess.line())         # long work never starts silently
+        bar.long_work(guess)
+    started = wallclock.perf_counter()
+    with sigterm_as_interrupt(), outputs.opened(report=report), bar:
+        bar.start([task.beat for task in tasks], workers)
+        segments = draw_segments(tasks, trace, workers=workers,
+                                 scratch=outputs.scratch / "segments",
+                                 cache_folder=cache.folder if cache else None,
+                                 on_done=bar.on_segment)
+        if narration is not None:
+            narration = narration.voices_for(segments)
+            tasks, segments = stretched(tasks, segments, trace, narration, workers=workers,
+                                         scratch=outputs.scratch / "stretched",
+                                         cache_folder=cache.folder if cache else None)
+        for segment in segments:
+            if segment.discarded and report is not None:
+                report(discarded_line(segment))
+        bar.finishing()
+        assemble(segments, trace, {kind: outputs.path(kind) for kind in outputs.files}, also,
+                 narration)
+        finals = outputs.commit()
+        bar.done()
+    if cache is not None:
+        cache.trim()
+    return film_result(segments, finals, tasks[0], seconds=wallclock.perf_counter() - started)
