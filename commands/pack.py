@@ -6,8 +6,8 @@ import click
 
 from ..attention_core import DEFAULT_SENTENCE
 from .common import film_command
-from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
-                      dry_run_option, narration_option, trace_options, video_options)
+from .options import (drawing_options, dry_run_option, narration_option, trace_options,
+                      video_options)
 
 __all__ = ["command"]
 
@@ -26,11 +26,7 @@ Examples:
 @narration_option
 @dry_run_option
 @click.pass_context
-def command(ctx: click.Context, sentence: str, out_dir: str | None, tracing: TraceOptions,
-            video: VideoOptions, drawing: DrawingOptions, narration: str | None,
-            dry_run: bool, trace_path: str | None, quiet: bool, as_json: bool):
+def command(ctx: click.Context, out_dir: str | None, **options):
     """Render a lecture pack: the MP4 with chapters, each beat as a clip with its poster,
     WebVTT chapters and captions, PowerPoint slides and an offline web deck."""
-    return film_command(ctx, sentence, tracing=tracing, video=video, drawing=drawing,
-                        trace_path=trace_path, output=out_dir, narration=narration,
-                        dry_run=dry_run, quiet=quiet, as_json=as_json, pack=True)
+    return film_command(ctx, output=out_dir, pack=True, **options)

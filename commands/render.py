@@ -7,8 +7,8 @@ import click
 from ..attention_core import DEFAULT_SENTENCE
 from ..facts import GIF_MAX_FPS, GIF_MAX_WIDTH
 from .common import film_command
-from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
-                      dry_run_option, narration_option, trace_options, video_options)
+from .options import (drawing_options, dry_run_option, narration_option, trace_options,
+                      video_options)
 
 __all__ = ["command"]
 
@@ -33,11 +33,7 @@ Examples:
 @narration_option
 @dry_run_option
 @click.pass_context
-def command(ctx: click.Context, sentence: str, output: str | None, tracing: TraceOptions,
-            video: VideoOptions, drawing: DrawingOptions, narration: str | None,
-            dry_run: bool, trace_path: str | None, quiet: bool, as_json: bool):
+def command(ctx: click.Context, output: str | None, **options):
     """Render the explainer video (MP4, WebM or GIF, with .srt captions, a poster .png and
     the .npz trace)."""
-    return film_command(ctx, sentence, tracing=tracing, video=video, drawing=drawing,
-                        trace_path=trace_path, output=output, narration=narration,
-                        dry_run=dry_run, quiet=quiet, as_json=as_json, pack=False)
+    return film_command(ctx, output=output, pack=False, **options)
