@@ -113,11 +113,12 @@ class Atlas:
 def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
            resolution: str | None = None, fps: int | None = None, beats: str | None = None,
            theme: str | None = None, quality: str | None = None, force: bool = False,
-           narration: str | Path | None = None, **trace_options) -> Film:
+           narration: str | Path | None = None, progress=None, **trace_options) -> Film:
     """Render the film of ``source`` (a sentence or a trace) into ``output`` (.mp4, .webm or
     .gif; default: named after the sentence, as the command line names it).
     ``trace_options`` are those of :func:`trace` when ``source`` is a sentence. An option
-    left None is the command line's: the settings file's, a variable's, else its default."""
+    left None is the command line's: the settings file's, a variable's, else its default.
+    ``progress(done, total, beat)`` is called as each beat is ready (a notebook's bar)."""
     from .app import work
 
     given = {"resolution": _text("resolution", resolution, none=True),
@@ -126,8 +127,9 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
              "theme": _text("theme", theme, none=True),
              "narration": _path("narration", narration, none=True),
              "output": _path("output", output, none=True)}
+    watcher = _progress(progress)
     made = work.film(_film_request("render", source, given, trace_options, _force(force)),
-                     report=_note)
+                     progress=watcher, report=_note)
     return Film(made.files[0], tuple(made.files))
 
 
@@ -160,9 +162,10 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | 
 def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
          resolution: str | None = None, fps: int | None = None, beats: str | None = None,
          theme: str | None = None, force: bool = False, narration: str | Path | None = None,
-         **trace_options) -> Pack:
+         progress=None, **trace_options) -> Pack:
     """The lecture pack of ``source`` into the folder ``out``. An option left None is the
-    command line's (settings, variables, default)."""
+    command line's (settings, variables, default). ``progress(done, total, beat)``: as
+    :func:`render`'s."""
     from .app import work
 
     given = {"resolution": _text("resolution", resolution, none=True),
@@ -170,8 +173,9 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
              "theme": _text("theme", theme, none=True),
              "narration": _path("narration", narration, none=True),
              "output": _path("out", out)}
+    watcher = _progress(progress)
     made = work.film(_film_request("pack", source, given, trace_options, _force(force),
-                                   pack=True), report=_note)
+                                   pack=True), progress=watcher, report=_note)
     return Pack(Path(out).absolute(), tuple(made.files))
 
 
@@ -298,6 +302,17 @@ def _path(name: str, value, *, none: bool = False):
     if not isinstance(value, str):
         _refuse(name, value, "a path (str or pathlib.Path)" + (" or None" if none else ""))
     return value
+
+
+def _progress(value):
+    """A progress callable (or None) as the render's watcher."""
+    if value is None:
+        return None
+    if not callable(value):
+        _refuse("progress", value, "a callable progress(done, total, beat) or None")
+    from .app.work import callback_progress
+
+    return callback_progress(value)
 
 
 def _force(value) -> bool:

@@ -19,7 +19,7 @@ from ..attention_core.errors import InputError
 from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE
 from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions
 
-__all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "check_drawable",
+__all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress", "check_drawable",
            "compute_trace", "drawable_sentence", "film", "interrupts_held", "narration_for",
            "plan", "stills", "use_theme"]
 
@@ -176,6 +176,25 @@ def _drawing_turn():
                 from ..facts import DEFAULT_THEME
 
                 style.set_theme(before or DEFAULT_THEME)
+
+
+def callback_progress(report: Callable[[int, int, str], None]):
+    """A render's progress told to ``report(done, total, beat)`` once per beat ready (drawn
+    or taken from the beat cache): the Python API's ``progress=`` (a notebook's own bar,
+    a log line). The watcher class is the drawing's, so it is made when first asked for."""
+    from ..scenes.pipeline.render import RenderProgress
+
+    class Told(RenderProgress):
+        total = ready = 0
+
+        def start(self, beats, workers):
+            self.total, self.ready = len(beats), 0
+
+        def on_segment(self, segment):
+            self.ready += 1
+            report(self.ready, self.total, segment.beat)
+
+    return Told()
 
 
 # ---- a film or a lecture pack -------------------------------------------------------------------

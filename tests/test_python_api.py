@@ -86,7 +86,7 @@ BAD = {
     "output": NOT_PATH, "out": NOT_PATH + [None], "narration": NOT_PATH, "model": NOT_PATH + [None],
     "fps": [v for v in NOT_WHOLE if v is not None], "d_model": NOT_WHOLE, "num_heads": NOT_WHOLE, "seed": NOT_WHOLE,
     "max_tokens": NOT_WHOLE,
-    "force": ["no", 1, None, "True"],
+    "force": ["no", 1, None, "True"], "progress": [42, "bar", [print]],
     "beats": [42, b"x", [1], []], "at": [True, b"x", [], [None]],
     "layer": [1.5, None, b"x", True, [1]], "heads": [[], 1.5, [True], None, b"x"],
 }
@@ -221,3 +221,14 @@ def test_the_api_takes_its_defaults_where_the_command_line_does(tmp_path, monkey
     stills = ae.frames("The cat ate the fish", "stills2", at="key", resolution="96x54")
     assert [p.name for p in stills.files] == ["title-key.png"]
     assert Image.open(stills.files[0]).size == (96, 54)
+
+
+def test_a_render_tells_a_progress_callback_of_each_beat(tmp_path):
+    """progress(done, total, beat) once per beat, as each is ready: a notebook's own bar."""
+    import attention_explainer as ae
+
+    seen = []
+    ae.render("The dog ran home", tmp_path / "dog.mp4", resolution="64x36", fps=1,
+              beats="title,embed", progress=lambda *told: seen.append(told))
+    assert [(done, total) for done, total, _ in seen] == [(1, 2), (2, 2)]
+    assert sorted(beat for _, _, beat in seen) == ["embed", "title"]
