@@ -14,7 +14,8 @@ from ..scenes.pipeline.beat_cache import BeatCache
 from ..scenes.pipeline.estimate import LONG_WORK_SECONDS
 from ..scenes.pipeline.render import (RenderProgress, RenderResult, assemble, default_workers,
                                       discarded_line, draw_segments, film_estimate,
-                                      film_result, plan_film, stretched)
+                                      film_result, plan_film, segment_starts, stretched,
+                                      timed_segments)
 
 __all__ = ["render_video"]
 
@@ -40,8 +41,10 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     ``audit`` (tests) checks every step for small texts and glyph morphs and keeps the
     texts seen on screen. ``also(segments, starts, paths, sound)`` writes more files of
     the set before it is committed (a lecture pack). ``narration``
-    (``narration.Narration``): each beat's voice, the film's sound; a beat whose voice
-    outlasts it is drawn again with its last picture held longer.
+    (``narration.Narration``): each beat's voice, the film's sound; a beat whose recording
+    outlasts it is drawn again with its last picture held longer. A draft voice speaks
+    each caption: the film is timed first (no frame drawn), its captions spoken, then
+    drawn with each caption up as long as its voice and a pause.
     """
     tasks = plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality,
                       audit=audit)
@@ -54,6 +57,9 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
         report(guess.line())         # long work never starts silently
         bar.long_work(guess)
     started = wallclock.perf_counter()
+    if narration is not None and narration.per_caption:
+        with sigterm_as_interrupt():             # before anything is written
+            tasks, narration = _spoken(tasks, trace, narration, workers, cache)
     with sigterm_as_interrupt(), outputs.opened(report=report), bar:
         bar.start([task.beat for task in tasks], workers)
         segments = draw_segments(tasks, trace, workers=workers,
@@ -61,7 +67,7 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
                                  cache_folder=cache.folder if cache else None,
                                  on_done=bar.on_segment)
         if narration is not None:
-            narration = narration.voices_for(segments)
+            narration = narration.voices_for(segments, segment_starts(segments))
             tasks, segments = stretched(tasks, segments, trace, narration, workers=workers,
                                          scratch=outputs.scratch / "stretched",
                                          cache_folder=cache.folder if cache else None)
@@ -76,3 +82,16 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     if cache is not None:
         cache.trim()
     return film_result(segments, finals, tasks[0], seconds=wallclock.perf_counter() - started)
+
+
+def _spoken(tasks, trace, narration, workers: int, cache):
+    """The tasks with each caption held as long as its voice, and the narration holding
+    those voices: the film timed (its captions are what the beats say), then each caption
+    spoken by the draft voice or matched with its recording."""
+    from dataclasses import replace
+
+    timed = timed_segments(tasks, trace, workers, cache.folder if cache else None)
+    narration = narration.spoken_for({s.beat: [text for _, _, text in s.captions]
+                                      for s in timed})
+    return [replace(task, caption_seconds=narration.caption_seconds(task.beat))
+            for task in tasks], narration

@@ -144,14 +144,18 @@ def use_theme(name: str) -> None:
     style.set_theme(name)
 
 
-def narration_for(source, beats):
+def narration_for(source, beats, sentence: str = ""):
     """The film's narration from a folder of recordings or "speak" (decoded and checked
-    now, before anything is written), or None."""
+    now, before anything is written; a draft voice reads the words quoted from
+    ``sentence`` in its language), or None."""
     if source is None:
         return None
+    import re
+
+    from ..attention_core.words import language_of
     from ..scenes.pipeline.narration import load_narration
 
-    return load_narration(source, list(beats))
+    return load_narration(source, list(beats), language_of(re.findall(r"\w+", sentence)))
 
 
 # ---- one drawing at a time in a process --------------------------------------------------------
@@ -237,7 +241,7 @@ def _prepared(request: FilmRequest, *, peek: bool, report: Report):
     sentence, trace = _sentence_and_trace(request.source, request.tracing,
                                           request.drawing.max_tokens)
     outputs = _outputs(request, sentence)
-    voice = narration_for(request.narration, video.beats)
+    voice = narration_for(request.narration, video.beats, sentence)
     if trace is None:
         trace = compute_trace(sentence, request.tracing,
                               beat_cache(video.no_cache, peek=peek, report=report),

@@ -27,8 +27,8 @@ Examples:
 def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: VideoOptions,
             drawing: DrawingOptions, trace_path: str | None, quiet: bool, as_json: bool):
     """Print the narration script: per beat its title, the seconds it lasts now and its
-    captions, to read aloud into one recording per beat (title.wav, embed.wav, ...) for
-    `render --narration DIR`. Each beat is timed by running its script without drawing a
+    captions, to read aloud into one recording per beat (title.wav, embed.wav, ...) or per
+    caption (title-1.wav, title-2.wav, ...) for `render --narration DIR`. Each beat is timed by running its script without drawing a
     frame (or read from the beat cache, where a render left it): seconds, not minutes."""
     beat_cache(video.no_cache, peek=True)         # its variable checked before any work
     trace = saved_trace(ctx, trace_path)
@@ -47,6 +47,6 @@ def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: Vid
                                   height=video.height, fps=video.fps, jobs=video.jobs,
                                   cache=beat_cache(video.no_cache, report=say),
                                   quality=video.quality)
-    click.echo(f"# Narration of \u201c{trace.sentence}\u201d: one recording per beat, "
-               "named as below\n")
+    click.echo(f"# Narration of \u201c{trace.sentence}\u201d: one recording per beat, or "
+               "per caption, named as below\n")
     click.echo(script(segments, spans, TITLES))

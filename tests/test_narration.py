@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import srt
 
-from attention_explainer.scenes.pipeline.narration import MARGIN, MAX_SECONDS, RATE
+from attention_explainer.scenes.pipeline.narration import MARGIN, MAX_SECONDS, PAUSE, RATE
 from tests.conftest import DEFAULT, assert_refused, run_process
 
 FPS = 5
@@ -180,15 +180,63 @@ def test_bad_recordings_are_refused_before_anything_is_written(tmp_path):
 @pytest.mark.skipif(shutil.which("espeak-ng") is None,
                     reason="espeak-ng is not installed (make test installs it from Debian; "
                            "apt-get install espeak-ng): --narration speak was not tried")
-def test_speak_reads_the_default_film_aloud(tmp_path):
+def test_speak_reads_each_caption_as_it_appears_and_stops_before_the_next(tmp_path):
+    """The draft voice of the default film speaks caption by caption: each caption's
+    speech starts within one frame of the caption and is over before the next caption
+    begins (the picture waited for it); every beat is voiced (issue 38, acceptance 3)."""
     proc = run_process("render", DEFAULT, *TINY, "--json", "--narration", "speak",
                        "-o", tmp_path / "spoken.mp4")
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)
     sound = sound_of(tmp_path / "spoken.mp4")
+    captions = list(srt.parse((tmp_path / "spoken.srt").read_text(encoding="utf-8")))
+    assert len(captions) > 30
+    frame = 1 / FPS
+    for caption, following in zip(captions, captions[1:]):
+        start, next_start = caption.start.total_seconds(), following.start.total_seconds()
+        assert abs(onset(sound, start - frame / 2) - start) <= frame, caption.content
+        tail = sound[int((next_start - 0.2) * RATE):int(next_start * RATE)]
+        assert np.abs(tail).max() < 0.05, f"still speaking when {following.content!r} came"
     for beat, (start, end) in spans(report).items():
         voiced = np.abs(sound[int(start * RATE):int(end * RATE)]).max()
         assert voiced > 0.05, f"the {beat} beat is silent"
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None,
+                    reason="espeak-ng is not installed: its voices were not listed")
+def test_what_is_written_for_the_eye_is_spoken_as_words():
+    from attention_explainer.scenes.pipeline.narration import speakable
+
+    said = speakable("softmax(QKᵀ/√d_k) → 0.40 × ‘chat’; ΔE, 26 %", "fr")
+    assert "Q K transposed" in said and "the square root of d k" in said
+    assert " to 0.40 times " in said and "delta E" in said and "percent" in said
+    assert '<voice xml:lang="fr">chat</voice>' in said      # the sentence's own word
+    assert "‘" not in said and "→" not in said
+    assert speakable("‘ate’ & ‘<b>’", "en") == "ate &amp; &lt;b&gt;"    # SSML, escaped
+
+
+def test_a_recording_per_caption_starts_with_its_caption_which_waits_for_it(tmp_path):
+    """`sparks-2.wav` is the sparks beat's second caption's voice: it plays from that
+    caption's start, the caption stays up while it plays and a pause after; a recording
+    numbered past the beat's captions is refused before anything is written."""
+    voices = tmp_path / "voices"
+    voices.mkdir()
+    tone(voices / "sparks-2.wav", 6.0)
+    render("--narration", voices, "--beats", "title,sparks", "-o", tmp_path / "v.mp4")
+    sound = sound_of(tmp_path / "v.mp4")
+    captions = list(srt.parse((tmp_path / "v.srt").read_text(encoding="utf-8")))
+    spoken = [c for c in captions if np.abs(sound[int(c.start.total_seconds() * RATE):
+                                                  int(c.end.total_seconds() * RATE)]).max() > 0.1]
+    assert len(spoken) == 1 and spoken[0].content.startswith("Bold arcs"), spoken
+    start = spoken[0].start.total_seconds()
+    assert abs(onset(sound, start - 0.1) - start) <= 1 / FPS
+    following = captions[captions.index(spoken[0]) + 1].start.total_seconds()
+    assert following - start >= 6.0 + PAUSE - 1 / FPS
+    tone(voices / "sparks-9.wav", 1.0)
+    proc = run_process("render", DEFAULT, "--beats", "title,sparks", *TINY, "--narration",
+                       voices, "-o", tmp_path / "w.mp4")
+    assert_refused(proc, "sparks-9 names no caption")
+    assert not (tmp_path / "w.mp4").exists() and not (tmp_path / "w.srt").exists()
 
 
 def test_the_narration_script_gives_each_beat_its_time_and_captions():

@@ -237,14 +237,19 @@ class Beat:
 
     def say(self, text: str) -> None:
         """A caption for the steps that follow, up long enough to be read
-        (``style.READING_CPS``): if the last one is still being read, wait for it first."""
+        (``style.READING_CPS``) and, in a voiced film, to be heard (the film's
+        ``caption_seconds``): if the last one is still being read, wait for it first."""
         film = self.film
         now = film.renderer.time
         if now < film.caption_free_at - 1e-6:
             self.wait(film.caption_free_at - now)
             now = film.renderer.time
         text = tidy(text)
-        duration = max(len(text) / style.READING_CPS, style.MIN_CAPTION)
+        heard = film.caption_seconds.get(self.name, ())
+        said = self.__dict__.setdefault("_captions_said", 0)
+        self._captions_said = said + 1
+        duration = max(len(text) / style.READING_CPS, style.MIN_CAPTION,
+                       heard[said] if said < len(heard) else 0.0)
         film.add_subcaption(text, duration=duration)
         film.caption_free_at = now + duration
 

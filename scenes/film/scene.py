@@ -47,6 +47,8 @@ class FilmScene(MovingCameraScene):
         self.played: list[str] = []          # the beats drawn so far, in order
         self.caption_free_at = 0.0
         self.extra_holds: dict[str, float] = {}  # beat -> seconds more on its last picture
+        # beat -> the least each of its captions stays up, in order (a spoken caption's voice)
+        self.caption_seconds: dict[str, tuple] = {}
         self.audit_log: list[tuple] = []    # (beat, problem, detail) when auditing
         self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
         self.layout_log: list[tuple] = []   # (beat, problem, (time, moment, detail))

@@ -36,6 +36,7 @@ class SegmentJob:
     trace_fingerprint: str
     audit: bool = False
     hold_extra: float = 0.0   # seconds more on its last picture (a narrated beat's voice)
+    caption_seconds: tuple = ()   # the least each caption stays up (a spoken caption's voice)
 
     def key(self) -> str:
         """The name of this beat's entry in the beat cache (``beat_cache.entry_key``)."""

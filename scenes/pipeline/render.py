@@ -29,7 +29,7 @@ from .stills import render_stills, still_label
 
 __all__ = ["RenderProgress", "RenderResult", "assemble", "default_workers", "draw_segments",
            "discarded_line", "film_estimate", "film_result", "film_timing", "plan_film",
-           "render_stills", "still_label", "stretched"]
+           "render_stills", "segment_starts", "still_label", "stretched", "timed_segments"]
 
 
 @dataclass
@@ -98,13 +98,16 @@ def film_timing(trace, *, beats, width: int, height: int, fps: int, jobs: int | 
     span in the film, in seconds."""
     tasks = plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality)
     workers = default_workers() if jobs is None else max(1, int(jobs))
-    with sigterm_as_interrupt():
-        segments = run_in_workers(timed_segment,
-                                  [(job, trace, cache.folder if cache else None)
-                                   for job in tasks],
-                                  workers=workers, weights=[beat_weight(job.beat)
-                                                            for job in tasks])
+    segments = timed_segments(tasks, trace, workers, cache.folder if cache else None)
     return segments, beat_spans(segments, segment_starts(segments))
+
+
+def timed_segments(tasks, trace, workers: int, cache_folder: Path | None) -> list:
+    """The segments of ``tasks`` timed without drawing a frame (``segments.timed_segment``),
+    ``workers`` beats at once."""
+    with sigterm_as_interrupt():
+        return run_in_workers(timed_segment, [(job, trace, cache_folder) for job in tasks],
+                              workers=workers, weights=[beat_weight(job.beat) for job in tasks])
 
 
 def stretched(tasks, segments, trace, narration, **drawing):

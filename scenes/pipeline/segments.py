@@ -121,7 +121,8 @@ def timed_segment(job: SegmentJob, trace, cache_folder: Path | None = None) -> B
             tempconfig(manim_config(job.width, job.height, job.fps, fmt="none",
                                     media_dir=scratch, output_file=None)):
         scene = make_film(trace, [job.beat], stills=True, ends_film=not job.hands_off,
-                          carried_over=job.follows, extra_holds={job.beat: job.hold_extra})
+                          carried_over=job.follows, extra_holds={job.beat: job.hold_extra},
+                          caption_seconds={job.beat: job.caption_seconds})
         writer = scene.renderer.file_writer
         writer.draws = False
         scene.render()
@@ -170,7 +171,8 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
         with tempconfig(conf):
             scene = make_film(trace, [job.beat], ends_film=not job.hands_off,
                               audit=job.audit, carried_over=job.follows, video=video,
-                              extra_holds={job.beat: job.hold_extra})
+                              extra_holds={job.beat: job.hold_extra},
+                              caption_seconds={job.beat: job.caption_seconds})
             scene.render()
         video.close()
     except Exception as exc:
