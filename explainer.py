@@ -113,11 +113,13 @@ class Atlas:
 def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
            resolution: str | None = None, fps: int | None = None, beats: str | None = None,
            theme: str | None = None, quality: str | None = None, force: bool = False,
-           narration: str | Path | None = None, progress=None, **trace_options) -> Film:
+           narration: str | Path | None = None, captions: str | Path | None = None,
+           progress=None, **trace_options) -> Film:
     """Render the film of ``source`` (a sentence or a trace) into ``output`` (.mp4, .webm or
     .gif; default: named after the sentence, as the command line names it).
     ``trace_options`` are those of :func:`trace` when ``source`` is a sentence. An option
     left None is the command line's: the settings file's, a variable's, else its default.
+    ``captions``: an .srt of your words for the film's captions (``--captions``).
     ``progress(done, total, beat)`` is called as each beat is ready (a notebook's bar)."""
     from .app import work
 
@@ -126,6 +128,7 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
              "quality": _text("quality", quality, none=True),
              "theme": _text("theme", theme, none=True),
              "narration": _path("narration", narration, none=True),
+             "captions": _path("captions", captions, none=True),
              "output": _path("output", output, none=True)}
     watcher = _progress(progress)
     made = work.film(_film_request("render", source, given, trace_options, _force(force)),
@@ -162,7 +165,7 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | 
 def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
          resolution: str | None = None, fps: int | None = None, beats: str | None = None,
          theme: str | None = None, force: bool = False, narration: str | Path | None = None,
-         progress=None, **trace_options) -> Pack:
+         captions: str | Path | None = None, progress=None, **trace_options) -> Pack:
     """The lecture pack of ``source`` into the folder ``out``. An option left None is the
     command line's (settings, variables, default). ``progress(done, total, beat)``: as
     :func:`render`'s."""
@@ -172,6 +175,7 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
              "fps": _whole("fps", fps, none=True), "beats": _beats(beats),
              "theme": _text("theme", theme, none=True),
              "narration": _path("narration", narration, none=True),
+             "captions": _path("captions", captions, none=True),
              "output": _path("out", out)}
     watcher = _progress(progress)
     made = work.film(_film_request("pack", source, given, trace_options, _force(force),
@@ -250,7 +254,7 @@ def _film_request(command: str, source, given: dict, trace_options: dict, force:
     source, tracing, drawing, config = _drawing_parts(command, source, given, trace_options)
     value = {name: resolved(command, name, given.get(name), config)
              for name in ("resolution", "fps", "beats", "quality", "jobs", "no-cache",
-                          "output-dir", "narration")}
+                          "output-dir", "narration", "captions")}
     output = given["output"] if pack else resolved(command, "output", given["output"], config)
     video = VideoOptions(resolution=value["resolution"], fps=value["fps"],
                          beats=value["beats"], force=force, jobs=value["jobs"],
@@ -258,7 +262,7 @@ def _film_request(command: str, source, given: dict, trace_options: dict, force:
                          output_dir=value["output-dir"])
     return FilmRequest(source=source, tracing=tracing, video=video, drawing=drawing,
                        output=Path(output) if output else None, narration=value["narration"],
-                       pack=pack)
+                       pack=pack, captions=Path(value["captions"]) if value["captions"] else None)
 
 
 # ---- every argument's type, checked before any work ------------------------------------------

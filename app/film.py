@@ -25,7 +25,7 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
                  progress: RenderProgress | None = None,
                  report=None, audit: bool = False, jobs: int | None = None,
                  cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY,
-                 also=None, narration=None) -> RenderResult:
+                 also=None, narration=None, captions=None) -> RenderResult:
     """Render the explainer's ``beats`` for ``trace`` into ``output`` (an .mp4).
 
     Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
@@ -44,7 +44,9 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     (``narration.Narration``): each beat's voice, the film's sound; a beat whose recording
     outlasts it is drawn again with its last picture held longer. A draft voice speaks
     each caption: the film is timed first (no frame drawn), its captions spoken, then
-    drawn with each caption up as long as its voice and a pause.
+    drawn with each caption up as long as its voice and a pause. ``captions``: (the .srt's
+    path, its texts), the user's words for the film's captions (``app.captions``), fitted
+    to the timed film's captions before anything is drawn.
     """
     tasks = plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality,
                       audit=audit)
@@ -57,8 +59,14 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
         report(guess.line())         # long work never starts silently
         bar.long_work(guess)
     started = wallclock.perf_counter()
-    if narration is not None and narration.per_caption:
-        with sigterm_as_interrupt():             # before anything is written
+    with sigterm_as_interrupt():                 # before anything is written
+        if captions is not None:
+            tasks = _in_their_words(tasks, trace, captions, workers, cache)
+            if narration is not None and narration.speak:
+                from .captions import words_language
+
+                narration = narration.read_in(words_language(captions[1]))
+        if narration is not None and narration.per_caption:
             tasks, narration = _spoken(tasks, trace, narration, workers, cache)
     with sigterm_as_interrupt(), outputs.opened(report=report), bar:
         bar.start([task.beat for task in tasks], workers)
@@ -95,3 +103,15 @@ def _spoken(tasks, trace, narration, workers: int, cache):
                                       for s in timed})
     return [replace(task, caption_seconds=narration.caption_seconds(task.beat))
             for task in tasks], narration
+
+
+def _in_their_words(tasks, trace, captions, workers: int, cache):
+    """The tasks with the user's words for their captions: the film timed for its own
+    captions, the user's checked against them (count, order, numbers)."""
+    from dataclasses import replace
+
+    from .captions import fitted_captions
+
+    timed = timed_segments(tasks, trace, workers, cache.folder if cache else None)
+    words = fitted_captions(captions[0], timed, captions[1])
+    return [replace(task, caption_words=words.get(task.beat, ())) for task in tasks]

@@ -96,8 +96,9 @@ class LecturePack:
     the ``also`` step of ``render_video``. Chapters, slides and the deck are titled with
     the beats' titles (``facts.BEATS``)."""
 
-    def __init__(self, trace, width: int, height: int):
+    def __init__(self, trace, width: int, height: int, captions_language: str = "en"):
         self.trace, self.width, self.height = trace, width, height
+        self.captions_language = captions_language      # the captions' (a translation's)
         self.titles = {beat.name: beat.title for beat in BEATS}
         self.facts = {beat.name: beat for beat in BEATS}
 
@@ -274,7 +275,7 @@ class LecturePack:
       <h2>{n}. {html.escape(b['title'])}</h2>
       <video src="{b['clip']}.mp4" poster="{b['clip']}.png" preload="auto" playsinline
              controls width="{self.width}" height="{self.height}">
-        <track kind="captions" srclang="en" label="Captions" default src="{track(b['cues'])}">
+        <track kind="captions" srclang="{self.captions_language}" label="Captions" default src="{track(b['cues'])}">
       </video>
     </section>''' for n, b in enumerate(beats, 1))
         title = html.escape(self.trace.sentence)

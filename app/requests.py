@@ -70,7 +70,8 @@ class FilmRequest:
     """A film (``pack``: a lecture pack) of ``source``: a sentence, traced with ``tracing``,
     or an AttentionTrace (``tracing`` None). ``output``: the video (a pack's folder); None
     names it after the sentence in ``video.output_dir``. ``narration``: a folder of
-    recordings, "speak", or None."""
+    recordings, "speak", or None. ``captions``: an .srt of the user's words for the
+    film's captions (``app.captions``), or None."""
     source: object
     tracing: TraceOptions | None
     video: VideoOptions
@@ -78,6 +79,7 @@ class FilmRequest:
     output: Path | None = None
     narration: str | None = None
     pack: bool = False
+    captions: Path | None = None
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,7 @@ SETTINGS: dict[str, Setting] = {
     "no-cache": Setting(_flag, False),
     "output-dir": Setting(_text, DEFAULT_OUTPUT_DIR, output=True),
     "narration": Setting(_optional(_text), None),
+    "captions": Setting(_optional(_text), None),
     "output": Setting(_optional(_text), None, output=True),
     "focus": Setting(_text, ""),
     **_TRACE,

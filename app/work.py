@@ -235,18 +235,24 @@ def _outputs(request: FilmRequest, sentence: str):
 
 
 def _prepared(request: FilmRequest, *, peek: bool, report: Report):
-    """(trace, outputs, narration): everything checked before any work."""
+    """(trace, outputs, narration, the user's captions or None): everything checked
+    before any work (the captions against the film's own once it is timed)."""
     video = request.video
     beat_cache(video.no_cache, peek=peek, report=report)   # its variable checked first
     sentence, trace = _sentence_and_trace(request.source, request.tracing,
                                           request.drawing.max_tokens)
     outputs = _outputs(request, sentence)
     voice = narration_for(request.narration, video.beats, sentence)
+    captions = None
+    if request.captions is not None:
+        from .captions import read_captions
+
+        captions = (request.captions, read_captions(request.captions))
     if trace is None:
         trace = compute_trace(sentence, request.tracing,
                               beat_cache(video.no_cache, peek=peek, report=report),
                               keep=not peek)
-    return trace, outputs, voice
+    return trace, outputs, voice, captions
 
 
 def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
@@ -254,7 +260,7 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
     written (a dry run)."""
     video = request.video
     with _drawing_turn():
-        trace, outputs, _ = _prepared(request, peek=True, report=report)
+        trace, outputs, _, _ = _prepared(request, peek=True, report=report)
         with interrupts_held():         # the first import of manim
             from ..scenes.pipeline.plan import plan_film
             from ..scenes.pipeline.render import default_workers, film_estimate
@@ -272,7 +278,7 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
     ``RenderProgress``) is told of each beat, ``report`` receives one-line notes."""
     video = request.video
     with _drawing_turn():
-        trace, outputs, voice = _prepared(request, peek=False, report=report)
+        trace, outputs, voice, captions = _prepared(request, peek=False, report=report)
         with interrupts_held():         # the first import of manim
             from .film import render_video
         use_theme(request.drawing.theme)
@@ -280,13 +286,16 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
         if request.pack:
             from .lecture_pack import LecturePack
 
-            also = LecturePack(trace, video.width, video.height)
+            from .captions import words_language
+
+            language = (words_language(captions[1]) if captions else None) or "en"
+            also = LecturePack(trace, video.width, video.height, captions_language=language)
         result = render_video(trace, beats=video.beats, width=video.width,
                               height=video.height, fps=video.fps, outputs=outputs,
                               progress=progress, report=report, jobs=video.jobs,
                               quality=video.quality,
                               cache=beat_cache(video.no_cache, report=report), also=also,
-                              narration=voice)
+                              narration=voice, captions=captions)
     files = (list(outputs.files.values()) if request.pack else
              [result.video, result.captions, result.poster, result.trace])
     return FilmResult([Path(f) for f in files], result)

@@ -22,7 +22,8 @@ from ..scenes.pipeline.formats import parse_resolution
 
 __all__ = [
     "BEATS", "DrawingOptions", "FPS", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
-    "drawing_options", "dry_run_option", "narration_option", "trace_options", "video_options",
+    "captions_option", "drawing_options", "dry_run_option", "narration_option", "trace_options",
+    "video_options",
 ]
 
 class _ParsedBy(click.ParamType):
@@ -178,6 +179,16 @@ dry_run_option = click.option(
     "--dry-run", is_flag=True,
     help="Print the files it would write, each beat (from the beat cache or to draw) and an "
          "estimate of the time; draw and write nothing.")
+
+# the user's words for the captions (render and pack)
+captions_option = click.option(
+    "--captions", "captions", metavar="FILE.srt", default=None,
+    type=click.Path(dir_okay=False),
+    help="Your words for the film's captions: the .srt a render wrote, edited or translated "
+         "(one caption per caption of the film, in order; its times are ignored, and a "
+         "number the film does not say there is refused). They go into the captions, the "
+         "pack's notes and deck, and the voice (--narration speak reads them in their "
+         "language).")
 
 # a voice for the film (render and pack)
 narration_option = click.option(

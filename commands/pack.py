@@ -6,8 +6,8 @@ import click
 
 from ..attention_core import DEFAULT_SENTENCE
 from .common import film_command
-from .options import (drawing_options, dry_run_option, narration_option, trace_options,
-                      video_options)
+from .options import (captions_option, drawing_options, dry_run_option, narration_option,
+                      trace_options, video_options)
 
 __all__ = ["command"]
 
@@ -24,6 +24,7 @@ Examples:
               help="Folder of the pack (default renders/<slug>-<resolution>-pack).")
 @drawing_options
 @narration_option
+@captions_option
 @dry_run_option
 @click.pass_context
 def command(ctx: click.Context, out_dir: str | None, **options):

@@ -7,8 +7,8 @@ import click
 from ..attention_core import DEFAULT_SENTENCE
 from ..facts import GIF_MAX_FPS, GIF_MAX_WIDTH
 from .common import film_command
-from .options import (drawing_options, dry_run_option, narration_option, trace_options,
-                      video_options)
+from .options import (captions_option, drawing_options, dry_run_option, narration_option,
+                      trace_options, video_options)
 
 __all__ = ["command"]
 
@@ -31,6 +31,7 @@ Examples:
                    "colours); its .srt, .png and .npz are written beside it.")
 @drawing_options
 @narration_option
+@captions_option
 @dry_run_option
 @click.pass_context
 def command(ctx: click.Context, output: str | None, **options):

@@ -236,18 +236,20 @@ class Beat:
         return [UpdateFromAlphaFunc(owner, fader(entries)) for owner, entries in owners.values()]
 
     def say(self, text: str) -> None:
-        """A caption for the steps that follow, up long enough to be read
-        (``style.READING_CPS``) and, in a voiced film, to be heard (the film's
-        ``caption_seconds``): if the last one is still being read, wait for it first."""
+        """A caption for the steps that follow (in the user's words where the film has
+        them: ``caption_words``), up long enough to be read (``style.READING_CPS``) and, in
+        a voiced film, to be heard (``caption_seconds``): if the last one is still being
+        read, wait for it first."""
         film = self.film
         now = film.renderer.time
         if now < film.caption_free_at - 1e-6:
             self.wait(film.caption_free_at - now)
             now = film.renderer.time
-        text = tidy(text)
-        heard = film.caption_seconds.get(self.name, ())
         said = self.__dict__.setdefault("_captions_said", 0)
         self._captions_said = said + 1
+        words = film.caption_words.get(self.name, ())
+        text = tidy(words[said] if said < len(words) else text)    # the user's, if given
+        heard = film.caption_seconds.get(self.name, ())
         duration = max(len(text) / style.READING_CPS, style.MIN_CAPTION,
                        heard[said] if said < len(heard) else 0.0)
         film.add_subcaption(text, duration=duration)

@@ -49,6 +49,8 @@ class FilmScene(MovingCameraScene):
         self.extra_holds: dict[str, float] = {}  # beat -> seconds more on its last picture
         # beat -> the least each of its captions stays up, in order (a spoken caption's voice)
         self.caption_seconds: dict[str, tuple] = {}
+        # beat -> the user's words for its captions, in order (a translation: --captions)
+        self.caption_words: dict[str, tuple] = {}
         self.audit_log: list[tuple] = []    # (beat, problem, detail) when auditing
         self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
         self.layout_log: list[tuple] = []   # (beat, problem, (time, moment, detail))

@@ -58,6 +58,7 @@ class Narration:
     voices: dict[str, np.ndarray] = field(default_factory=dict)
     speak: bool = False
     language: str | None = None      # the sentence's: its quoted words are read in it
+    voice: str = "en"                # the language the captions are read in
     captions: dict[str, list] = field(default_factory=dict)    # beat -> a voice or None each
     placed: list = field(default_factory=list)
     # beat -> {caption number from 1: its recording} (``<beat>-<n>.wav``), before the film
@@ -80,8 +81,8 @@ class Narration:
         voice's, or the recording of each caption numbered (None where a caption has
         none). Raises InputError for a recording numbered past its beat's captions."""
         if self.speak:
-            return Narration(speak=True, language=self.language,
-                             captions=spoken_captions(texts, self.language))
+            return Narration(speak=True, language=self.language, voice=self.voice,
+                             captions=spoken_captions(texts, self.language, self.voice))
         captions = {}
         for beat, recorded in self.recorded_captions.items():
             count = len(texts.get(beat, []))
@@ -92,6 +93,13 @@ class Narration:
                                  "(`narration-script` lists them).")
             captions[beat] = [recorded.get(n) for n in range(1, count + 1)]
         return Narration(voices=self.voices, captions=captions)
+
+    def read_in(self, language: str | None) -> Narration:
+        """This draft voice reading its captions in ``language`` (the captions' own, a
+        translation's), where the voice engine speaks it; else as it was."""
+        if language is None or language not in _voices():
+            return self
+        return Narration(speak=self.speak, language=self.language, voice=language)
 
     def caption_seconds(self, beat: str) -> tuple[float, ...]:
         """How long each caption of ``beat`` must stay up: its voice, then ``PAUSE`` (0: a
@@ -116,7 +124,7 @@ class Narration:
             placed += [(start + caption[0], voice)
                        for caption, voice in zip(segment.captions, voices) if voice is not None]
         return Narration(voices=self.voices, speak=self.speak, language=self.language,
-                         captions=self.captions, placed=placed)
+                         voice=self.voice, captions=self.captions, placed=placed)
 
 
 def load_narration(source: str | Path | None, beats: list[str],
@@ -208,15 +216,15 @@ _SPOKEN_AS = [
     ("−∞", " minus infinity "), ("∞", " infinity "), ("→", " to "), ("←", " from "),
     ("×", " times "), ("÷", " divided by "), ("≈", " about "), ("·", " dot "),
     ("−", " minus "), ("Σ", " the sum of "), ("≤", " at most "), ("≥", " at least "),
-    ("[CLS]", " C L S "), ("[SEP]", " S E P "), ("[UNK]", " unknown "), ("%", " percent "),
+    ("[CLS]", " C L S "), ("[SEP]", " S E P "), ("[UNK]", " unknown "),
     ("…", ", "), ("—", ", "), ("–", " to "), ("“", ""), ("”", ""), ("\"", ""),
 ]
 
 
-def speakable(text: str, language: str | None = None) -> str:
+def speakable(text: str, language: str | None = None, voice: str = "en") -> str:
     """A caption as the voice engine should read it (SSML): symbols as words, and each
     word quoted from the sentence (‘…’) in the sentence's ``language`` when the engine
-    has a voice for it."""
+    has a voice for it (and it is not the ``voice``'s own)."""
     import html
 
     quoted = []
@@ -226,10 +234,13 @@ def speakable(text: str, language: str | None = None) -> str:
         return f"\x00{len(quoted) - 1}\x00"
 
     text = re.sub("\u2018(.*?)\u2019", keep, text.replace("\n", " "))
-    for written, said in _SPOKEN_AS:
-        text = text.replace(written, said)
+    for written, said in _SPOKEN_AS:        # the symbols' words are English
+        text = text.replace(written, f" \x01{said.strip()}\x02 " if said.strip() else said)
     text = html.escape(re.sub(r"\s+", " ", text).strip(), quote=False)
-    own = language if language and language != "en" and language in _voices() else None
+    english = voice != "en" and "en" in _voices()
+    text = text.replace("\x01", '<voice xml:lang="en">' if english else "")
+    text = text.replace("\x02", "</voice>" if english else "")
+    own = language if language and language != voice and language in _voices() else None
 
     def word(match):
         said = html.escape(quoted[int(match.group(1))], quote=False)
@@ -246,8 +257,8 @@ def _voices() -> frozenset[str]:
     return frozenset(codes | {c.split("-")[0] for c in codes})
 
 
-def spoken_captions(texts: dict[str, list[str]], language: str | None = None
-                    ) -> dict[str, list[np.ndarray]]:
+def spoken_captions(texts: dict[str, list[str]], language: str | None = None,
+                    voice: str = "en") -> dict[str, list[np.ndarray]]:
     """Each caption read aloud by the voice engine (a draft voice), by beat and in order;
     the silence it begins with cut, so that a voice starts with its caption."""
     voices: dict[str, list[np.ndarray]] = {}
@@ -256,16 +267,16 @@ def spoken_captions(texts: dict[str, list[str]], language: str | None = None
             voices[beat] = []
             for n, caption in enumerate(captions):
                 wav = Path(folder) / f"{beat}-{n}.wav"
-                done = subprocess.run([VOICE_ENGINE, "-m", "-v", "en", "-s", "160", "-w",
-                                       str(wav), "--", speakable(caption, language)],
+                done = subprocess.run([VOICE_ENGINE, "-m", "-v", voice, "-s", "160", "-w",
+                                       str(wav), "--", speakable(caption, language, voice)],
                                       capture_output=True, text=True, timeout=120)
                 if done.returncode != 0 or not wav.is_file():
                     raise RuntimeError(f"{VOICE_ENGINE} could not read a caption of the "
                                        f"{beat} beat: {done.stderr.strip()[:200]}")
-                voice = decode(wav)
-                sound = np.nonzero(np.abs(voice) > 0.01)[0]
-                voices[beat].append(voice[sound[0]:sound[-1] + 1] if sound.size
-                                    else voice[:0])
+                heard = decode(wav)
+                sound = np.nonzero(np.abs(heard) > 0.01)[0]
+                voices[beat].append(heard[sound[0]:sound[-1] + 1] if sound.size
+                                    else heard[:0])
     return voices
 
 

@@ -37,6 +37,7 @@ class SegmentJob:
     audit: bool = False
     hold_extra: float = 0.0   # seconds more on its last picture (a narrated beat's voice)
     caption_seconds: tuple = ()   # the least each caption stays up (a spoken caption's voice)
+    caption_words: tuple = ()     # the user's words for its captions, in order (--captions)
 
     def key(self) -> str:
         """The name of this beat's entry in the beat cache (``beat_cache.entry_key``)."""

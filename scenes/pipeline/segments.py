@@ -122,7 +122,8 @@ def timed_segment(job: SegmentJob, trace, cache_folder: Path | None = None) -> B
                                     media_dir=scratch, output_file=None)):
         scene = make_film(trace, [job.beat], stills=True, ends_film=not job.hands_off,
                           carried_over=job.follows, extra_holds={job.beat: job.hold_extra},
-                          caption_seconds={job.beat: job.caption_seconds})
+                          caption_seconds={job.beat: job.caption_seconds},
+                          caption_words={job.beat: job.caption_words})
         writer = scene.renderer.file_writer
         writer.draws = False
         scene.render()
@@ -172,7 +173,8 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
             scene = make_film(trace, [job.beat], ends_film=not job.hands_off,
                               audit=job.audit, carried_over=job.follows, video=video,
                               extra_holds={job.beat: job.hold_extra},
-                              caption_seconds={job.beat: job.caption_seconds})
+                              caption_seconds={job.beat: job.caption_seconds},
+                              caption_words={job.beat: job.caption_words})
             scene.render()
         video.close()
     except Exception as exc:
