@@ -114,12 +114,13 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
            resolution: str | None = None, fps: int | None = None, beats: str | None = None,
            theme: str | None = None, quality: str | None = None, force: bool = False,
            narration: str | Path | None = None, captions: str | Path | None = None,
-           progress=None, **trace_options) -> Film:
+           length: str | float | None = None, progress=None, **trace_options) -> Film:
     """Render the film of ``source`` (a sentence or a trace) into ``output`` (.mp4, .webm or
     .gif; default: named after the sentence, as the command line names it).
     ``trace_options`` are those of :func:`trace` when ``source`` is a sentence. An option
     left None is the command line's: the settings file's, a variable's, else its default.
-    ``captions``: an .srt of your words for the film's captions (``--captions``).
+    ``captions``: an .srt of your words for the film's captions (``--captions``);
+    ``length``: "short", "full" or seconds (``--length``).
     ``progress(done, total, beat)`` is called as each beat is ready (a notebook's bar)."""
     from .app import work
 
@@ -129,7 +130,7 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
              "theme": _text("theme", theme, none=True),
              "narration": _path("narration", narration, none=True),
              "captions": _path("captions", captions, none=True),
-             "output": _path("output", output, none=True)}
+             "length": _length(length), "output": _path("output", output, none=True)}
     watcher = _progress(progress)
     made = work.film(_film_request("render", source, given, trace_options, _force(force)),
                      progress=watcher, report=_note)
@@ -165,7 +166,8 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | 
 def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
          resolution: str | None = None, fps: int | None = None, beats: str | None = None,
          theme: str | None = None, force: bool = False, narration: str | Path | None = None,
-         captions: str | Path | None = None, progress=None, **trace_options) -> Pack:
+         captions: str | Path | None = None, length: str | float | None = None,
+         progress=None, **trace_options) -> Pack:
     """The lecture pack of ``source`` into the folder ``out``. An option left None is the
     command line's (settings, variables, default). ``progress(done, total, beat)``: as
     :func:`render`'s."""
@@ -176,7 +178,7 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
              "theme": _text("theme", theme, none=True),
              "narration": _path("narration", narration, none=True),
              "captions": _path("captions", captions, none=True),
-             "output": _path("out", out)}
+             "length": _length(length), "output": _path("out", out)}
     watcher = _progress(progress)
     made = work.film(_film_request("pack", source, given, trace_options, _force(force),
                                    pack=True), progress=watcher, report=_note)
@@ -254,12 +256,12 @@ def _film_request(command: str, source, given: dict, trace_options: dict, force:
     source, tracing, drawing, config = _drawing_parts(command, source, given, trace_options)
     value = {name: resolved(command, name, given.get(name), config)
              for name in ("resolution", "fps", "beats", "quality", "jobs", "no-cache",
-                          "output-dir", "narration", "captions")}
+                          "output-dir", "narration", "captions", "length")}
     output = given["output"] if pack else resolved(command, "output", given["output"], config)
     video = VideoOptions(resolution=value["resolution"], fps=value["fps"],
                          beats=value["beats"], force=force, jobs=value["jobs"],
                          quality=value["quality"], no_cache=value["no-cache"],
-                         output_dir=value["output-dir"])
+                         output_dir=value["output-dir"], length=value["length"])
     return FilmRequest(source=source, tracing=tracing, video=video, drawing=drawing,
                        output=Path(output) if output else None, narration=value["narration"],
                        pack=pack, captions=Path(value["captions"]) if value["captions"] else None)
@@ -305,6 +307,15 @@ def _path(name: str, value, *, none: bool = False):
         value = os.fspath(value)
     if not isinstance(value, str):
         _refuse(name, value, "a path (str or pathlib.Path)" + (" or None" if none else ""))
+    return value
+
+
+def _length(value):
+    """A length: "short", "full", seconds (a number), or None (the command line's)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        _refuse("length", value, 'a str ("short", "full") or seconds (a number)')
     return value
 
 

@@ -12,7 +12,8 @@ __all__ = [
     "VIDEO_SUFFIXES", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS", "DEFAULT_OUTPUT_DIR", "JOBS_RANGE",
     "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
-    "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES",
+    "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
+    "KEPT_FIRST",
 ]
 
 # ---- colour themes: name -> what its roles follow (the palettes are in vocabulary.style)
@@ -147,6 +148,14 @@ BEATS: tuple[BeatFacts, ...] = (
               ask="Did {focus} move toward the words it weighed most? Which number says so?"),
 )
 BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
+
+# a film of a chosen length (--length): its first beat (the question) and its last (the
+# answer) always stay, every hold is at its floor, and the other beats are kept in this
+# order while the film fits (a beat not named here comes last, in storyboard order)
+LENGTHS = {"short": 90.0, "full": None}
+LENGTH_RANGE = (20.0, 3600.0)        # seconds a film of a chosen length may be asked for
+KEPT_FIRST = ("sparks", "softmax", "pull", "summary", "project", "embed", "heads", "mask",
+              "position")
 
 
 def beat_facts(name: str) -> BeatFacts:

@@ -25,7 +25,8 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
                  progress: RenderProgress | None = None,
                  report=None, audit: bool = False, jobs: int | None = None,
                  cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY,
-                 also=None, narration=None, captions=None) -> RenderResult:
+                 also=None, narration=None, captions=None,
+                 length: float | None = None) -> RenderResult:
     """Render the explainer's ``beats`` for ``trace`` into ``output`` (an .mp4).
 
     Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
@@ -46,28 +47,22 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     each caption: the film is timed first (no frame drawn), its captions spoken, then
     drawn with each caption up as long as its voice and a pause. ``captions``: (the .srt's
     path, its texts), the user's words for the film's captions (``app.captions``), fitted
-    to the timed film's captions before anything is drawn.
+    to the timed film's captions before anything is drawn. ``length``: seconds the film is
+    fitted to (``app.length``: fewer beats, holds at their floor; said to ``report``).
     """
-    tasks = plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality,
-                      audit=audit)
     workers = default_workers() if jobs is None else max(1, int(jobs))
     if outputs is None:
         outputs = video_outputs(output, force=force).check()
+    with sigterm_as_interrupt():                 # before anything is written
+        tasks, narration = _planned(trace, beats, dict(width=width, height=height, fps=fps,
+                                                       quality=quality, audit=audit),
+                                    workers, cache, report, length, captions, narration)
     guess = film_estimate(tasks, workers, cache)
     bar = progress or RenderProgress()
     if guess.seconds > LONG_WORK_SECONDS and report is not None:
         report(guess.line())         # long work never starts silently
         bar.long_work(guess)
     started = wallclock.perf_counter()
-    with sigterm_as_interrupt():                 # before anything is written
-        if captions is not None:
-            tasks = _in_their_words(tasks, trace, captions, workers, cache)
-            if narration is not None and narration.speak:
-                from .captions import words_language
-
-                narration = narration.read_in(words_language(captions[1]))
-        if narration is not None and narration.per_caption:
-            tasks, narration = _spoken(tasks, trace, narration, workers, cache)
     with sigterm_as_interrupt(), outputs.opened(report=report), bar:
         bar.start([task.beat for task in tasks], workers)
         segments = draw_segments(tasks, trace, workers=workers,
@@ -103,6 +98,31 @@ def _spoken(tasks, trace, narration, workers: int, cache):
                                       for s in timed})
     return [replace(task, caption_seconds=narration.caption_seconds(task.beat))
             for task in tasks], narration
+
+
+def _planned(trace, beats, plan: dict, workers: int, cache, report, length, captions,
+             narration):
+    """(the film's tasks, its narration): planned (``plan``: plan_film's size, rate,
+    quality, audit), fitted to ``length``, in the user's ``captions``, each caption held
+    for its voice; what each step decides is checked before anything is drawn."""
+    tasks = plan_film(trace, beats, **plan)
+    if length is not None:
+        from .length import fitted_film
+
+        fitted = fitted_film(trace, beats, length, workers=workers,
+                             cache_folder=cache.folder if cache else None, **plan)
+        tasks = fitted.tasks
+        if report is not None:
+            report(fitted.line())
+    if captions is not None:
+        tasks = _in_their_words(tasks, trace, captions, workers, cache)
+        if narration is not None and narration.speak:
+            from .captions import words_language
+
+            narration = narration.read_in(words_language(captions[1]))
+    if narration is not None and narration.per_caption:
+        tasks, narration = _spoken(tasks, trace, narration, workers, cache)
+    return tasks, narration
 
 
 def _in_their_words(tasks, trace, captions, workers: int, cache):

@@ -34,8 +34,9 @@ class TraceOptions:
 
 @dataclass(frozen=True)
 class VideoOptions:
-    """How a video is rendered: size, rate, beats, workers, encoding, cache, overwrite, and
-    where outputs go when no path is given."""
+    """How a video is rendered: size, rate, beats, workers, encoding, cache, overwrite,
+    where outputs go when no path is given, and the length asked for (seconds; None: the
+    film as its beats make it)."""
     resolution: tuple[int, int, str]      # (width, height, label)
     fps: int
     beats: list[str]
@@ -44,6 +45,7 @@ class VideoOptions:
     quality: str
     no_cache: bool
     output_dir: str
+    length: float | None = None
 
     @property
     def width(self) -> int:

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from ..attention_core.errors import InputError
 from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_OUTPUT_DIR, DEFAULT_QUALITY,
                      DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE, JOBS_RANGE,
-                     MAX_TOKENS_RANGE, QUALITIES, THEMES, TRACE_DEFAULTS)
+                     LENGTH_RANGE, LENGTHS, MAX_TOKENS_RANGE, QUALITIES, THEMES,
+                     TRACE_DEFAULTS)
 from ..scenes.film.registry import parse_beats
 from ..scenes.pipeline.formats import parse_resolution
 from .settings_file import ENV_PREFIX, ConfigFile, inside_settings_folder
 
 __all__ = ["D_MODEL_RANGE", "NUM_HEADS_RANGE", "SEED_RANGE", "SETTINGS", "Setting",
-           "parse_times", "resolved", "setting_value", "shared_values"]
+           "parse_length", "parse_times", "resolved", "setting_value", "shared_values"]
 
 SEED_RANGE = (0, 2 ** 63 - 1)
 D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly
@@ -82,6 +83,21 @@ def _optional(parse):
     return lambda value: None if value in (None, "") else parse(value)
 
 
+def parse_length(spec) -> float | None:
+    """--length: short, full (None: the film as it is) or seconds ("75", "75s", 75)."""
+    text = str(spec).strip().lower() if spec is not None else "full"
+    if text in LENGTHS:
+        return LENGTHS[text]
+    try:
+        seconds = float(text.rstrip("s"))
+    except ValueError:
+        seconds = -1.0
+    if not LENGTH_RANGE[0] <= seconds <= LENGTH_RANGE[1]:
+        raise InputError(f"{spec!r} is not a length; use {' or '.join(LENGTHS)}, or seconds "
+                         f"from {LENGTH_RANGE[0]:.0f} to {LENGTH_RANGE[1]:.0f} (e.g. 120).")
+    return seconds
+
+
 def parse_times(spec) -> list:
     """--at: seconds from the beat's start, key or end, comma-separated."""
     times = []
@@ -122,6 +138,7 @@ SETTINGS: dict[str, Setting] = {
     "output-dir": Setting(_text, DEFAULT_OUTPUT_DIR, output=True),
     "narration": Setting(_optional(_text), None),
     "captions": Setting(_optional(_text), None),
+    "length": Setting(parse_length, "full"),
     "output": Setting(_optional(_text), None, output=True),
     "focus": Setting(_text, ""),
     **_TRACE,

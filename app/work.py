@@ -268,6 +268,17 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
         tasks = plan_film(trace, video.beats, width=video.width, height=video.height,
                           fps=video.fps, quality=video.quality)
         workers = video.jobs or default_workers()
+        if video.length is not None:
+            from .length import fitted_film
+
+            cache = beat_cache(video.no_cache, peek=True)
+            fitted = fitted_film(trace, video.beats, video.length, workers=workers,
+                                 cache_folder=cache.folder if cache else None,
+                                 width=video.width, height=video.height, fps=video.fps,
+                                 quality=video.quality)
+            tasks = fitted.tasks
+            if report is not None:
+                report(fitted.line())
         guess = film_estimate(tasks, workers, beat_cache(video.no_cache, peek=True))
     return FilmPlan([Path(f) for f in outputs.files.values()], [t.beat for t in tasks],
                     frozenset(guess.cached), guess, workers)
@@ -295,7 +306,7 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
                               progress=progress, report=report, jobs=video.jobs,
                               quality=video.quality,
                               cache=beat_cache(video.no_cache, report=report), also=also,
-                              narration=voice, captions=captions)
+                              narration=voice, captions=captions, length=video.length)
     files = (list(outputs.files.values()) if request.pack else
              [result.video, result.captions, result.poster, result.trace])
     return FilmResult([Path(f) for f in files], result)

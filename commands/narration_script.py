@@ -43,10 +43,22 @@ def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: Vid
         from ..scenes.pipeline.render import film_timing
 
     use_theme(drawing.theme)
-    segments, spans = film_timing(trace, beats=video.beats, width=video.width,
+    cache = beat_cache(video.no_cache, report=say)
+    beats = video.beats
+    if video.length is not None:         # the script of the film --length makes
+        from ..app.length import fitted_film
+        from ..scenes.pipeline.render import default_workers
+
+        fitted = fitted_film(trace, beats, video.length,
+                             workers=video.jobs or default_workers(),
+                             cache_folder=cache.folder if cache else None, width=video.width,
+                             height=video.height, fps=video.fps, quality=video.quality)
+        say(fitted.line())
+        beats = fitted.kept
+    segments, spans = film_timing(trace, beats=beats, width=video.width,
                                   height=video.height, fps=video.fps, jobs=video.jobs,
-                                  cache=beat_cache(video.no_cache, report=say),
-                                  quality=video.quality)
+                                  cache=cache, quality=video.quality,
+                                  brief=video.length is not None)
     click.echo(f"# Narration of \u201c{trace.sentence}\u201d: one recording per beat, or "
                "per caption, named as below\n")
     click.echo(script(segments, spans, TITLES))

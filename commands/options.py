@@ -13,10 +13,10 @@ import click
 from ..attention_core.errors import InputError
 from ..facts import (BEAT_NAMES, FILM_BEATS, DEFAULT_FPS, DEFAULT_MAX_TOKENS,
                      DEFAULT_OUTPUT_DIR, DEFAULT_QUALITY, DEFAULT_RESOLUTION, DEFAULT_THEME,
-                     DTYPES, FPS_RANGE, JOBS_RANGE, MAX_TOKENS_RANGE, QUALITIES, RESOLUTIONS,
-                     THEMES, TRACE_DEFAULTS)
+                     DTYPES, FPS_RANGE, JOBS_RANGE, LENGTHS, MAX_TOKENS_RANGE, QUALITIES,
+                     RESOLUTIONS, THEMES, TRACE_DEFAULTS)
 from ..app.requests import DrawingOptions, TraceOptions, VideoOptions
-from ..app.values import D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_times
+from ..app.values import D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_length, parse_times
 from ..scenes.film.registry import parse_beats
 from ..scenes.pipeline.formats import parse_resolution
 
@@ -64,6 +64,7 @@ RESOLUTION = _ParsedBy("resolution", parse_resolution, "|".join(RESOLUTIONS) + "
 BEATS = _ParsedBy("beats", parse_beats, "all|" + ",".join(BEAT_NAMES[:2]) + ",...",
                   ("all", *BEAT_NAMES), listed=True)
 TIMES = _ParsedBy("times", parse_times, "T[,T...]|key|end")
+LENGTH = _ParsedBy("length", parse_length, "short|full|SECONDS", tuple(LENGTHS))
 FPS = click.IntRange(*FPS_RANGE)
 
 
@@ -165,6 +166,12 @@ _VIDEO = [
     click.option("--quiet", is_flag=True, help="Print nothing (no progress, no file list)."),
     click.option("--json", "as_json", is_flag=True,
                  help="Print the files written as JSON (and the video's facts)."),
+    click.option("--length", default="full", show_default=True, type=LENGTH,
+                 help=f"A film of about this length: short ({LENGTHS['short']:.0f} s, a "
+                      "five-minute slot), full, or seconds. The first beat (the question) "
+                      "and the last (the answer) stay, every hold is at its floor, and the "
+                      "others are kept while the film fits (which, is said); a film that "
+                      "cannot be that short is as short as it can be."),
     click.option("--output-dir", default=DEFAULT_OUTPUT_DIR, show_default=True, metavar="DIR",
                  type=click.Path(file_okay=False),
                  help="Where outputs go when -o/--out is not given."),

@@ -38,9 +38,10 @@ CORPUS = [
 
 
 def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=None,
-               width: int = 1920, height: int = 1080):
+               width: int = 1920, height: int = 1080, brief: bool = False):
     """The film of ``sentence`` drawn with the layout audit on (every play's middle and
-    end): the scene, with its ``layout_log`` and the numbers it drew."""
+    end): the scene, with its ``layout_log`` and the numbers it drew. ``brief``: a short
+    film's holds (--length)."""
     from manim import tempconfig
 
     from attention_explainer.attention_core import compute_trace
@@ -57,6 +58,7 @@ def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=Non
                          "verbosity": "ERROR"}):
             scene = FilmScene(trace, beats=beats, skip_animations=True)
             scene.audit = True
+            scene.brief = brief
             # the audit reads the scene graph, never a pixel: draw no frame at all (manim
             # paints the still objects at every play, even when it skips the animation)
             scene.renderer.update_frame = lambda *args, **kwargs: None

@@ -51,6 +51,7 @@ class FilmScene(MovingCameraScene):
         self.caption_seconds: dict[str, tuple] = {}
         # beat -> the user's words for its captions, in order (a translation: --captions)
         self.caption_words: dict[str, tuple] = {}
+        self.brief = False          # a short film (--length): every hold at its floor
         self.audit_log: list[tuple] = []    # (beat, problem, detail) when auditing
         self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
         self.layout_log: list[tuple] = []   # (beat, problem, (time, moment, detail))
@@ -185,11 +186,13 @@ class FilmScene(MovingCameraScene):
         self._halves = []
         beat.script()
         self.mark_key_frame(beat_cls.name)
+        held = style.T_HOLD_FLOOR if self.brief else beat.hold
         if beat.has_coda():
-            self.wait(max(beat.hold, self.caption_free_at - self.renderer.time))
+            self.wait(max(held, self.caption_free_at - self.renderer.time))
             beat.coda()
         self.mark_held_end(beat_cls.name)
-        hold = max(beat.hold, style.T_LAST_HOLD) if last else beat.hold
+        hold = max(held, style.T_HOLD_FLOOR if self.brief else style.T_LAST_HOLD) if last \
+            else held
         # a narrated beat holds its picture longer, until its recording has been heard
         self.wait(max(hold, self.caption_free_at - self.renderer.time)
                   + self.extra_holds.get(beat_cls.name, 0.0))

@@ -38,6 +38,7 @@ class SegmentJob:
     hold_extra: float = 0.0   # seconds more on its last picture (a narrated beat's voice)
     caption_seconds: tuple = ()   # the least each caption stays up (a spoken caption's voice)
     caption_words: tuple = ()     # the user's words for its captions, in order (--captions)
+    brief: bool = False           # a short film's beat (--length): its holds at their floor
 
     def key(self) -> str:
         """The name of this beat's entry in the beat cache (``beat_cache.entry_key``)."""
@@ -48,11 +49,12 @@ class SegmentJob:
 
 def plan_film(trace, beats, *, width: int, height: int, fps: int,
               quality: str = DEFAULT_QUALITY, audit: bool = False,
-              theme: str | None = None) -> list[SegmentJob]:
+              theme: str | None = None, brief: bool = False) -> list[SegmentJob]:
     """The film of ``beats`` (any form ``parse_beats`` reads) as tasks, in storyboard
     order; every beat but the last hands its stage on. ``theme``: the palette's name (None:
-    the one in use). The only maker of segment jobs: a render, a dry run, a film's timing
-    and a course's worker all plan here. Raises InputError for a size, a rate, a beat or a
+    the one in use); ``brief``: a short film's (its holds at their floor). The only maker
+    of segment jobs: a render, a dry run, a film's timing and a course's worker all plan
+    here. Raises InputError for a size, a rate, a beat or a
     quality that cannot be rendered."""
     from ..vocabulary import style
 
@@ -65,7 +67,8 @@ def plan_film(trace, beats, *, width: int, height: int, fps: int,
     return [SegmentJob(beat=name, hands_off=n < len(names) - 1, follows=follows(names, n),
                        width=width, height=height, fps=fps,
                        theme=theme or style.theme_name(),
-                       quality=quality, trace_fingerprint=fingerprint, audit=audit)
+                       quality=quality, trace_fingerprint=fingerprint, audit=audit,
+                       brief=brief)
             for n, name in enumerate(names)]
 
 

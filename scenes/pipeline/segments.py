@@ -123,7 +123,8 @@ def timed_segment(job: SegmentJob, trace, cache_folder: Path | None = None) -> B
         scene = make_film(trace, [job.beat], stills=True, ends_film=not job.hands_off,
                           carried_over=job.follows, extra_holds={job.beat: job.hold_extra},
                           caption_seconds={job.beat: job.caption_seconds},
-                          caption_words={job.beat: job.caption_words})
+                          caption_words={job.beat: job.caption_words},
+                          brief=job.brief)
         writer = scene.renderer.file_writer
         writer.draws = False
         scene.render()
@@ -174,7 +175,8 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
                               audit=job.audit, carried_over=job.follows, video=video,
                               extra_holds={job.beat: job.hold_extra},
                               caption_seconds={job.beat: job.caption_seconds},
-                              caption_words={job.beat: job.caption_words})
+                              caption_words={job.beat: job.caption_words},
+                          brief=job.brief)
             scene.render()
         video.close()
     except Exception as exc:

@@ -23,7 +23,7 @@ __all__ = [
     "MIN_ARROW", "MIN_CAPTION", "MIN_CAP_PX", "MIN_FONT", "MIN_LABEL_SCALE", "PALETTE", "PALETTES",
     "Palette", "READING_CPS", "ROLE_ANGLE", "ROLE_GAP",
     "SCORE_DECIMALS", "SEED", "SERIF", "T_ARC", "T_BUILD", "T_BUNDLE", "T_BUNDLE_MANY",
-    "T_CAMERA", "T_COOL", "T_FLICK", "T_HANDOFF", "T_HOLD", "T_LAST_HOLD", "T_MOVE",
+    "T_CAMERA", "T_COOL", "T_FLICK", "T_HANDOFF", "T_HOLD", "T_HOLD_FLOOR", "T_LAST_HOLD", "T_MOVE",
     "T_PAUSE", "T_POP", "T_QUICK", "T_ROW", "T_ROW_FAST", "T_SHORT", "T_SPARK", "T_STEP",
     "T_WRITE", "VECTOR_DECIMALS", "WEIGHT_DECIMALS", "lag_for", "register_fonts",
     "set_theme", "theme_name",
@@ -198,6 +198,7 @@ T_WRITE = 2.0       # a formula is written, columns of numbers are born
 T_PAUSE = 1.0       # stillness after each step
 T_HOLD = 3.0        # stillness on a beat's key frame (the floor is 2.5 s)
 T_LAST_HOLD = 4.0   # ... on the film's last picture
+T_HOLD_FLOOR = 2.5  # a short film's holds (--length): the least a key frame is held
 T_HANDOFF = 1.4     # a beat hands its stage to the next: things move, nothing goes black
 T_CAMERA = 2.0      # a camera move
 READING_CPS = 18.0  # captions stay up at least len / this (the usual ceiling is 20)

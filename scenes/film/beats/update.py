@@ -178,8 +178,9 @@ class UpdateBeat(Beat):
                       *([self.new_at - origin] if self.normed else [])]
         place_labels(labels, anchors, directions=directions,
                      segments=[(a.get_start(), a.get_end()) for a in arrows] + self.plane.axes,
-                     keep_clear=[[*(a.get_end()[:2] - 0.1), *(a.get_end()[:2] + 0.1)]
-                                 for a in arrows],
+                     # each tip as drawn (a 0.2 triangle), and a margin: a word beside
+                     # a tip read as touching it ("the other 7" on E + ΔE's)
+                     keep_clear=[_tip_box(a) for a in arrows],
                      bounds=self.plane.plane, solo=range(len(labels)))
 
     # ---- ΔE, piece by piece ---------------------------------------------------------------
@@ -404,6 +405,16 @@ def _arrow(start, end, color: str, width: float, opacity: float = 1.0) -> Arrow:
     arrow = Arrow(start, end, buff=0, stroke_width=width, color=color, tip_length=0.2,
                   max_tip_length_to_length_ratio=0.25, max_stroke_width_to_length_ratio=8)
     return arrow.set_opacity(opacity)
+
+
+def _tip_box(arrow, margin: float = 0.08) -> list[float]:
+    """The box a word must stay off around ``arrow``'s tip: the tip as drawn (or its end,
+    for an arrow too short for one), with ``margin``."""
+    tip = arrow.get_tip() if arrow.has_tip() else None
+    x0, y0, x1, y1 = ([tip.get_left()[0], tip.get_bottom()[1], tip.get_right()[0],
+                       tip.get_top()[1]] if tip is not None
+                      else [*arrow.get_end()[:2], *arrow.get_end()[:2]])
+    return [x0 - margin, y0 - margin, x1 + margin, y1 + margin]
 
 
 READ_CONTRAST = 4.5   # WCAG AA: a word of the picture, however faint, still reads

@@ -1,0 +1,55 @@
+"""A film of a chosen length (issue 38): `--length short` keeps the question (the first
+beat) and the answer (the last), every hold at its floor, and the other beats in
+facts.KEPT_FIRST's order while the film fits 90 s, and says which; the short film passes
+the layout and claims audits, on sentences of several scripts."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from attention_explainer.facts import FILM_BEATS, LENGTHS
+from tests.conftest import DEFAULT, assert_refused, run_process
+from tests.layout_corpus import audit_film, sum_faults
+
+SHORT = LENGTHS["short"]
+SENTENCES = [(DEFAULT, {}), ("小猫吃了一条鱼", {}), ("She gave him the book because he asked", {})]
+
+
+def fitted(sentence: str, options: dict):
+    from attention_explainer.app.length import fitted_film
+    from attention_explainer.attention_core import compute_trace
+
+    trace = compute_trace(sentence, **options)
+    return trace, fitted_film(trace, list(FILM_BEATS), SHORT, workers=2, width=320,
+                              height=180, fps=30, quality="final")
+
+
+@pytest.mark.parametrize("sentence, options", SENTENCES, ids=["default", "chinese", "pronoun"])
+def test_a_short_film_keeps_the_question_and_the_answer_and_passes_the_audits(
+        sentence, options, tmp_path):
+    from attention_explainer.scenes.film.claims import claim_faults
+
+    _, film = fitted(sentence, options)
+    assert film.seconds <= SHORT, film.line()
+    assert film.kept[0] == FILM_BEATS[0] and film.kept[-1] == FILM_BEATS[-1]
+    assert film.left_out and set(film.kept) | set(film.left_out) == set(FILM_BEATS)
+    assert all(task.brief for task in film.tasks)
+    assert f"left out: {', '.join(film.left_out)}" in film.line()
+    scene = audit_film(sentence, options, "3b1b", tmp_path, beats=film.kept, brief=True)
+    assert not scene.layout_log, scene.layout_log[:5]
+    assert not scene.audit_log, scene.audit_log[:5]
+    assert not sum_faults(scene.trace, scene.shown_numbers)
+    assert scene.book.claims and not claim_faults(scene.trace, scene.book.claims)
+
+
+def test_the_command_line_renders_the_short_film_and_says_which_beats(tmp_path):
+    proc = run_process("render", DEFAULT, "--length", "short", "--resolution", "64x36",
+                       "--fps", "30", "--json", "-o", tmp_path / "short.mp4")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["duration"] <= SHORT
+    assert report["beats"][0] == "title" and report["beats"][-1] == "update"
+    assert "--length 90 s:" in proc.stderr and "left out:" in proc.stderr
+    assert_refused(run_process("render", DEFAULT, "--length", "soon", "-o", tmp_path / "x.mp4"),
+                   "is not a length")
