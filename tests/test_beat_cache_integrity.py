@@ -28,11 +28,12 @@ PASSWD = Path("/etc/passwd").read_bytes()
 # ---- the key covers every input of a beat's pixels --------------------------------------
 @pytest.fixture
 def package_copy(tmp_path) -> Path:
-    """The package's tree (scenes/, attention_core/, the top-level modules) in tmp_path."""
+    """The package's tree (every package of it, the top-level modules) in tmp_path."""
     copy = tmp_path / "attention_explainer"
     skip = shutil.ignore_patterns("__pycache__", "data", "*.pyc")
-    for folder in ("scenes", "attention_core"):
-        shutil.copytree(ROOT / folder, copy / folder, ignore=skip)
+    for init in sorted(ROOT.glob("*/__init__.py")):
+        if init.parent.name != "tests":
+            shutil.copytree(init.parent, copy / init.parent.name, ignore=skip)
     for path in ROOT.glob("*.py"):
         shutil.copy2(path, copy / path.name)
     return copy
