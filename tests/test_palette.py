@@ -194,3 +194,30 @@ def test_the_update_pictures_faint_words_still_read(theme):
             assert colors.contrast(seen, palette.background) >= AA - 0.01, (opacity, alpha)
     finally:
         style.set_theme("3b1b")
+
+
+def test_the_palette_is_each_threads_own_not_the_processes():
+    """Two drawings at once in one process (the Python API from two threads) each draw in
+    their own theme: a thread's set_theme never reaches another thread (issue 36: the
+    theme travels with the request, not in a global)."""
+    import threading
+
+    from attention_explainer.scenes.vocabulary import style
+
+    before = style.theme_name()
+    seen = {}
+
+    def draw(theme):
+        style.set_theme(theme)
+        barrier.wait()                  # both threads have set their theme
+        seen[theme] = style.PALETTE.background
+
+    barrier = threading.Barrier(2)
+    threads = [threading.Thread(target=draw, args=(t,)) for t in ("light", "3b1b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == {"light": style.PALETTES["light"].background,
+                    "3b1b": style.PALETTES["3b1b"].background}
+    assert style.theme_name() == before

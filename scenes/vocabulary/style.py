@@ -8,6 +8,7 @@ colours are not 3b1b's.
 """
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,7 @@ __all__ = [
     "CAP_PX_PER_POINT", "CJK", "DIM_CONTRAST", "EASE", "FAINT_ROW", "FEW", "FONT_BODY",
     "FONT_LABEL", "FONT_NUMBER", "FONT_SMALL", "FONT_TITLE", "FONT_TOKEN", "LAG_ARCS",
     "HEAD_CLEAR", "HEAD_GAP", "LAG_ARCS_MANY", "LAG_FEW", "LAG_MANY", "MAX_TOKENS_DRAWN",
-    "MIN_ARROW", "MIN_CAPTION", "MIN_CAP_PX", "MIN_FONT", "MIN_LABEL_SCALE", "PALETTE", "PALETTES",
+    "MIN_ARROW", "MIN_CAPTION", "MIN_CAP_PX", "MIN_FONT", "MIN_LABEL_SCALE", "PALETTES",
     "Palette", "READING_CPS", "ROLE_ANGLE", "ROLE_GAP",
     "SCORE_DECIMALS", "SEED", "SERIF", "T_ARC", "T_BUILD", "T_BUNDLE", "T_BUNDLE_MANY",
     "T_CAMERA", "T_COOL", "T_FLICK", "T_HANDOFF", "T_HOLD", "T_HOLD_FLOOR", "T_LAST_HOLD", "T_MOVE",
@@ -131,19 +132,30 @@ PALETTES = {
                      heat=("#EDEDED", "#BDBDBD", "#8A8A8A", "#4F4F4F", "#000000"),
                      signed_floor=0.8),
 }
-PALETTE = PALETTES[DEFAULT_THEME]
+# the palette in use is this context's, not the process's: a thread (two renders of the
+# Python API at once) or a worker process (told its beat's theme by name, SegmentJob.theme)
+# draws in its own, and starts with the default
+_PALETTE: ContextVar[Palette] = ContextVar("palette", default=PALETTES[DEFAULT_THEME])
+
+
+def __getattr__(name: str):
+    """``style.PALETTE``: the palette of this thread's drawing (PEP 562: read at each use,
+    so a drawing never keeps another's colours)."""
+    if name == "PALETTE":
+        return _PALETTE.get()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def set_theme(name: str) -> Palette:
-    """Switch the palette for the scenes constructed afterwards."""
-    global PALETTE
-    PALETTE = PALETTES[name]
-    return PALETTE
+    """Switch this context's palette (this thread's) for what it draws afterwards."""
+    _PALETTE.set(PALETTES[name])
+    return PALETTES[name]
 
 
 def theme_name() -> str:
-    """The name of the palette in use (a worker process is told it by name)."""
-    return next(name for name, palette in PALETTES.items() if palette is PALETTE)
+    """The name of the palette in use here (a worker process is told it by name)."""
+    current = _PALETTE.get()
+    return next(name for name, palette in PALETTES.items() if palette is current)
 
 
 # ---- fonts ---------------------------------------------------------------------------
