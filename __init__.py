@@ -1,19 +1,21 @@
 """attention-explainer: a real transformer's attention on your sentence, as a
 3Blue1Brown-style video.
 
-The Python API (``explainer``): :func:`trace`, :func:`render`, :func:`frames`,
-:func:`pack` and :func:`atlas`, which raise :class:`InputError` where the command line
-exits 2; the results display inline in Jupyter.
+The Python API (``explainer``): :func:`trace`, :func:`attentions` (every layer, with
+TransformerLens's hook names), :func:`render`, :func:`frames`, :func:`pack` and
+:func:`atlas`, which raise :class:`InputError` where the command line exits 2; the results
+display inline in Jupyter.
 
 - ``attention_core``: numbers only (sentence -> AttentionTrace), never imports manim
 - ``scenes``: drawing only (AttentionTrace -> beats -> MP4), never runs a model
-- ``cli``: the command line; ``outputs``: the user's files; ``testing``: a pytest helper
-  for lecture repos (``from attention_explainer.testing import assert_frame_matches``)
+- ``app``: the application the faces call; ``files``: the user's files
+- ``cli``: the command line; ``testing``: a pytest helper for lecture repos
+  (``from attention_explainer.testing import assert_frame_matches``)
 """
 from .attention_core import __version__
 
-__all__ = ["AttentionTrace", "InputError", "__version__", "atlas", "frames", "pack", "render",
-           "trace"]
+__all__ = ["AttentionTrace", "InputError", "__version__", "atlas", "attentions", "frames",
+           "pack", "render", "trace"]
 
 
 def __getattr__(name):

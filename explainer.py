@@ -35,8 +35,8 @@ from pathlib import Path
 from .attention_core import DEFAULT_SENTENCE
 from .attention_core.errors import InputError
 
-__all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "atlas", "frames", "pack",
-           "render", "trace"]
+__all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "atlas", "attentions", "frames",
+           "pack", "render", "trace"]
 
 
 def trace(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm", focus: str | None = None,
@@ -51,6 +51,24 @@ def trace(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm", focus: str
     options = _trace_options(dict(model=model, focus=focus, layer=layer, heads=heads,
                                   mask=mask, device=device, dtype=dtype, **scratch))
     return trace_for(TraceRequest(sentence=sentence, **options))
+
+
+def attentions(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm",
+               device: str = "auto", dtype: str = "float32", as_torch: bool = False,
+               **scratch):
+    """Every layer's attention on ``sentence`` from one run of the model: q, k, v,
+    scores, weights, the mask, each head's z and its output through W_O (L first; numpy
+    float32, or torch tensors with ``as_torch``), the tokens and the words as written.
+    Index it with TransformerLens's hook names: ``result["blocks.3.attn.hook_pattern"]``
+    (H x T x T). ``scratch`` options: d_model, num_heads, seed. Raises InputError."""
+    from .attention_core.api import TraceRequest
+    from .attention_core.layers import attentions_for
+
+    _text("sentence", sentence)
+    if not isinstance(as_torch, bool):
+        _refuse("as_torch", as_torch, "True or False")
+    options = _trace_options(dict(model=model, device=device, dtype=dtype, **scratch))
+    return attentions_for(TraceRequest(sentence=sentence, **options), as_torch=as_torch)
 
 
 # ---- results ----------------------------------------------------------------------------------

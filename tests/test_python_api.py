@@ -67,8 +67,9 @@ def test_the_stable_surface():
     import attention_explainer as ae
     from attention_explainer import explainer
 
-    assert set(ae.__all__) >= {"trace", "render", "frames", "pack", "atlas", "InputError"}
-    for name in ("trace", "render", "frames", "pack", "atlas"):
+    assert set(ae.__all__) >= {"trace", "attentions", "render", "frames", "pack", "atlas",
+                               "InputError"}
+    for name in ("trace", "attentions", "render", "frames", "pack", "atlas"):
         function = getattr(ae, name)
         assert function.__doc__ and function.__annotations__, name
         assert function is getattr(explainer, name)
@@ -86,7 +87,7 @@ BAD = {
     "output": NOT_PATH, "out": NOT_PATH + [None], "narration": NOT_PATH, "captions": NOT_PATH, "length": [b"x", ["short"], True], "model": NOT_PATH + [None],
     "fps": [v for v in NOT_WHOLE if v is not None], "d_model": NOT_WHOLE, "num_heads": NOT_WHOLE, "seed": NOT_WHOLE,
     "max_tokens": NOT_WHOLE,
-    "force": ["no", 1, None, "True"], "progress": [42, "bar", [print]],
+    "force": ["no", 1, None, "True"], "as_torch": ["yes", 1, None], "progress": [42, "bar", [print]],
     "beats": [42, b"x", [1], []], "at": [True, b"x", [], [None]],
     "layer": [1.5, None, b"x", True, [1]], "heads": [[], 1.5, [True], None, b"x"],
 }
@@ -107,12 +108,12 @@ def test_every_public_function_refuses_a_wrong_type_in_one_line(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(api, "trace_for", lambda *a, **k: pytest.fail("the model ran"))
     tried = 0
-    for name in ("trace", "render", "frames", "pack", "atlas"):
+    for name in ("trace", "attentions", "render", "frames", "pack", "atlas"):
         function = getattr(ae, name)
         parameters = [p for p in inspect.signature(function).parameters.values()
                       if p.kind is not p.VAR_KEYWORD]
-        names = [p.name for p in parameters] + list(TRACE_OPTIONS if name != "trace" else
-                                                    TRACE_OPTIONS[-3:])
+        names = [p.name for p in parameters] + list(
+            TRACE_OPTIONS[-3:] if name in ("trace", "attentions") else TRACE_OPTIONS)
         names += ["max_tokens"] if name in ("render", "frames", "pack") else []
         for parameter in names:
             for value in BAD[parameter]:
