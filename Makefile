@@ -7,8 +7,9 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config fonts-cmu fonts-noto-cjk fonts-symbola \
 	fonts-dejavu-core
-# for the tests only: a real browser opens the lecture pack's web deck, LibreOffice its slides
-TEST_APT_PACKAGES := chromium libreoffice-impress
+# for the tests only: a real browser opens the lecture pack's web deck, LibreOffice its slides;
+# librsvg and poppler read vector stills back with Cairo, the renderer of the PNGs
+TEST_APT_PACKAGES := chromium libreoffice-impress librsvg2-bin poppler-utils
 # the draft voice of --narration speak: installed if it can be (without it, that option
 # says how to install it and the rest works)
 VOICE_APT_PACKAGES := espeak-ng

@@ -97,14 +97,16 @@ class Film:
 
 @dataclass(frozen=True)
 class Stills:
-    """PNG stills written into ``folder``."""
+    """Stills written into ``folder`` (PNG, SVG or PDF)."""
     folder: Path
     files: tuple
 
     def _repr_html_(self) -> str:
+        kinds = {".png": "image/png", ".svg": "image/svg+xml"}     # a PDF: its name only
         return "".join(f'<figure style="display:inline-block;margin:4px">'
-                       f'{_img(p, "image/png", 320)}<figcaption>{html.escape(p.stem)}'
-                       "</figcaption></figure>" for p in self.files)
+                       + (_img(p, kinds[p.suffix], 320) if p.suffix in kinds else "")
+                       + f"<figcaption>{html.escape(p.name)}</figcaption></figure>"
+                       for p in self.files)
 
 
 @dataclass(frozen=True)
@@ -157,8 +159,9 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
 
 def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | None = None,
            at: str | None = None, resolution: str | None = None, theme: str | None = None,
-           force: bool = False, **trace_options) -> Stills:
-    """PNG stills of ``beats`` at ``at`` (seconds, key or end) into the folder ``out``. An
+           format: str = "png", force: bool = False, **trace_options) -> Stills:
+    """Stills of ``beats`` at ``at`` (seconds, key or end) into the folder ``out``: PNGs,
+    or with ``format`` "svg" or "pdf" the same pictures as vector graphics (for print). An
     option left None is the command line's (settings, variables, default)."""
     from .app import work
     from .app.requests import StillsRequest
@@ -168,6 +171,7 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | 
              "resolution": _text("resolution", resolution, none=True),
              "theme": _text("theme", theme, none=True)}
     folder = _path("out", out)
+    still_format = _text("format", format)
     force = _force(force)
     source, tracing, drawing, config = _drawing_parts("frames", source, given, trace_options)
     value = {name: resolved("frames", name, given.get(name), config)
@@ -175,10 +179,11 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | 
     request = StillsRequest(source=source, tracing=tracing, drawing=drawing,
                             beats=value["beat"], times=value["at"], out_dir=Path(folder),
                             resolution=value["resolution"], fps=value["fps"],
-                            jobs=value["jobs"], no_cache=value["no-cache"], force=force)
+                            jobs=value["jobs"], no_cache=value["no-cache"], force=force,
+                            format=still_format)
     made = work.stills(request, report=None)
     return Stills(Path(folder).absolute(),
-                  tuple(p for p in made.files if p.suffix == ".png"))
+                  tuple(p for p in made.files if p.suffix == f".{still_format}"))
 
 
 def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,

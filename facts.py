@@ -13,7 +13,7 @@ __all__ = [
     "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
-    "KEPT_FIRST",
+    "KEPT_FIRST", "STILL_FORMATS",
 ]
 
 # ---- colour themes: name -> what its roles follow (the palettes are in vocabulary.style)
@@ -43,6 +43,7 @@ JOBS_RANGE = (1, 256)             # worker processes (or a course's Dask workers
 VIDEO_SUFFIXES = {".mp4": "H.264 MP4", ".webm": "VP9 WebM", ".gif": "GIF"}
 GIF_MAX_FPS = 12            # a GIF's frame rate is capped (browsers slow faster ones down)
 GIF_MAX_WIDTH = 640         # ... and its width: a GIF compresses poorly, frame by frame
+STILL_FORMATS = ("png", "svg", "pdf")    # a still as pixels, or as vector graphics (print)
 
 # ---- what is drawn ---------------------------------------------------------------------
 MAX_TOKENS_DRAWN = 16       # beyond this a window of tokens around the focus is drawn

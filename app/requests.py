@@ -101,6 +101,7 @@ class StillsRequest:
     jobs: int | None = None
     no_cache: bool = False
     force: bool = False
+    format: str = "png"                  # png, or svg / pdf: vector graphics
 
 
 @dataclass(frozen=True)

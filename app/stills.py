@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..attention_core.errors import InputError
+from ..facts import STILL_FORMATS
 from ..files.outputs import OutputSet, output_path, sigterm_as_interrupt
 from ..scenes.pipeline.draw import default_workers, run_in_workers
 from ..scenes.pipeline.estimate import beat_weight
@@ -41,17 +42,24 @@ class StillsJob:
     jobs: int | None = None           # beats drawn at once (default: the cores)
     cache: object = None              # a BeatCache: texts built once per machine
     force: bool = False               # replace existing stills and sheet (else refuse)
+    format: str = "png"               # png, or svg / pdf: the same picture as vector graphics
     stills: list[Path] = field(default_factory=list)
 
     def names(self) -> list[tuple[str, str]]:
         """(beat, file name) of every still, in order."""
-        return [(beat, f"{beat}-{still_label(t)}.png") for beat in self.beats for t in self.times]
+        return [(beat, f"{beat}-{still_label(t)}.{self.format}") for beat in self.beats
+                for t in self.times]
 
     def check(self) -> "StillsJob":
         """Refuse what cannot work, writing nothing: the stills' folder is a file or lies
         in the golden folder, the golden folder is none, the sheet has an unknown format
         or lands among the goldens."""
         asked_out, asked_sheet = Path(self.out_dir), self.sheet    # links are looked for there
+        if self.format not in STILL_FORMATS:
+            raise InputError(f"--format {self.format!r}: use {', '.join(STILL_FORMATS)}.")
+        if self.format != "png" and self.golden is not None:
+            raise InputError(f"--check compares PNG stills with golden PNGs; drop --format "
+                             f"{self.format}, or --check.")
         self.out_dir = output_path(self.out_dir)
         if self.out_dir.exists() and not self.out_dir.is_dir():
             raise InputError(f"the stills' folder {self.out_dir} is a file; give a folder "
@@ -89,18 +97,23 @@ class StillsJob:
         """Render the stills (and the sheet) and commit them as one set."""
         times = list(self.times) + (["key"] if self.sheet and "key" not in self.times else [])
         texts = self.cache.texts if self.cache is not None else None
+        vector = None if self.format == "png" else self.format
         calls = [(trace, beat, times, self.width, self.height, self.fps, style.theme_name(),
-                  texts) for beat in self.beats]
+                  texts, vector) for beat in self.beats]
         with sigterm_as_interrupt(), self.outputs.opened(report=report):
             key_frames = []
             drawn = run_in_workers(stills_in_worker, calls,
                                    workers=self.jobs or default_workers(),
                                    weights=[beat_weight(beat) for beat in self.beats])
-            for beat, images in zip(self.beats, drawn):
+            for beat, pictures in zip(self.beats, drawn):
+                images, vectors = pictures["images"], pictures["vectors"]
                 for when in self.times:
                     label = still_label(when)
-                    images[label].save(self.outputs.path(f"still:{beat}-{label}.png"),
-                                       format="PNG")
+                    path = self.outputs.path(f"still:{beat}-{label}.{self.format}")
+                    if vector is None:
+                        images[label].save(path, format="PNG")
+                    else:
+                        path.write_bytes(vectors[label])
                 key_frames.append((beat, images.get("key")))
             if self.sheet is not None:
                 sheet = contact_sheet(key_frames)

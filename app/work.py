@@ -333,7 +333,7 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
                         width=width, height=height, fps=request.fps, sheet=request.sheet,
                         golden=request.golden, jobs=request.jobs,
                         cache=beat_cache(request.no_cache, report=report),
-                        force=request.force).check()
+                        force=request.force, format=request.format).check()
         sentence, trace = _sentence_and_trace(request.source, request.tracing,
                                               request.drawing.max_tokens)
         if trace is None:

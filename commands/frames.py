@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from ..facts import BEAT_NAMES, DEFAULT_FPS, DEFAULT_RESOLUTION
+from ..facts import BEAT_NAMES, DEFAULT_FPS, DEFAULT_RESOLUTION, STILL_FORMATS
 from ..scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
 from .common import report_files, saved_trace, say
 from .options import (BEATS, FPS, RESOLUTION, TIMES, DrawingOptions, TraceOptions,
@@ -32,6 +32,10 @@ __all__ = ["command"]
               help="Still size.")
 @click.option("--fps", default=DEFAULT_FPS, show_default=True, type=FPS,
               help="Frame rate the times are counted in.")
+@click.option("--format", "still_format", default="png", show_default=True,
+              type=click.Choice(list(STILL_FORMATS)),
+              help="png, or the same picture as vector graphics for print: svg or pdf "
+                   "(every text and shape a path, drawn by Cairo as the PNG is).")
 @click.option("--contact-sheet", "sheet_path", type=click.Path(dir_okay=True), metavar="PATH",
               help="Also write one labelled grid of the beats' key frames (.png, .jpg or .webp).")
 @click.option("--check", "golden_dir", type=click.Path(file_okay=True), metavar="GOLDEN_DIR",
@@ -53,8 +57,8 @@ __all__ = ["command"]
 @click.option("--json", "as_json", is_flag=True, help="Print the files written as JSON.")
 @drawing_options
 @click.pass_context
-def command(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, golden_dir,
-            tolerance, max_diff_share, jobs, no_cache, force, quiet, as_json,
+def command(ctx, sentence, beat, times, out_dir, resolution, fps, still_format, sheet_path,
+            golden_dir, tolerance, max_diff_share, jobs, no_cache, force, quiet, as_json,
             tracing: TraceOptions, drawing: DrawingOptions, trace_path):
     """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
     from ..app import work
@@ -67,7 +71,7 @@ def command(ctx, sentence, beat, times, out_dir, resolution, fps, sheet_path, go
                             resolution=resolution, fps=fps,
                             sheet=Path(sheet_path) if sheet_path else None,
                             golden=Path(golden_dir) if golden_dir else None, jobs=jobs,
-                            no_cache=no_cache, force=force)
+                            no_cache=no_cache, force=force, format=still_format)
     made = work.stills(request, report=None if quiet else say, tolerance=tolerance,
                        max_share=max_diff_share)
     files = report_files(made.files, quiet=quiet, as_json=as_json)

@@ -84,7 +84,7 @@ BAD = {
     "resolution": NOT_TEXT, "quality": NOT_TEXT,
     "mask": NOT_TEXT + [None], "device": NOT_TEXT + [None], "dtype": NOT_TEXT + [None],
     "theme": NOT_TEXT, "focus": NOT_TEXT,
-    "output": NOT_PATH, "out": NOT_PATH + [None], "narration": NOT_PATH, "captions": NOT_PATH, "length": [b"x", ["short"], True], "model": NOT_PATH + [None],
+    "output": NOT_PATH, "out": NOT_PATH + [None], "narration": NOT_PATH, "captions": NOT_PATH, "length": [b"x", ["short"], True], "format": NOT_TEXT, "model": NOT_PATH + [None],
     "fps": [v for v in NOT_WHOLE if v is not None], "d_model": NOT_WHOLE, "num_heads": NOT_WHOLE, "seed": NOT_WHOLE,
     "max_tokens": NOT_WHOLE,
     "force": ["no", 1, None, "True"], "as_torch": ["yes", 1, None], "progress": [42, "bar", [print]],

@@ -23,7 +23,7 @@ from ..vocabulary import style
 from ..vocabulary.stage import frame_size
 
 __all__ = ["CapturingFilm", "FrameCaptureWriter", "SNAP", "SegmentVideo", "SteadyCamera",
-           "StillsRenderer", "make_film", "manim_config"]
+           "StillsRenderer", "make_film", "manim_config", "vector_picture"]
 
 
 def manim_config(width: int, height: int, fps: int, *, fmt: str, media_dir: Path,
@@ -125,6 +125,8 @@ class FrameCaptureWriter(SceneFileWriter):
         self.wanted: dict[int, list[str]] = defaultdict(list)
         self.captured: dict[str, np.ndarray] = {}
         self.expected: set[str] = set()      # stills: once all are captured, the render stops
+        self.vector: str | None = None        # stills: "svg" or "pdf" too, for each kept frame
+        self.vectors: dict[str, bytes] = {}   # label -> that frame as vector graphics
 
     draws = True          # False: a timing run, which keeps (and so draws) no frame at all
 
@@ -151,6 +153,43 @@ class FrameCaptureWriter(SceneFileWriter):
             self.video.write(pixels, repeat)
         self.keep(self.frames_written, repeat, pixels)
         self.frames_written += repeat
+
+
+def vector_picture(camera, mobjects, fmt: str) -> bytes:
+    """The frame ``camera`` shows of ``mobjects`` drawn again on Cairo's SVG or PDF surface
+    (``fmt``), by the same calls that draw the pixels (manim's own ``capture_mobjects``):
+    every text and shape a path, the stage its background colour, one unit a pixel."""
+    import io
+
+    from manim.utils.color import ManimColor
+
+    width, height = camera.pixel_width, camera.pixel_height
+    out = io.BytesIO()
+    surface = (cairo.SVGSurface if fmt == "svg" else cairo.PDFSurface)(out, width, height)
+    if fmt == "svg":
+        surface.set_document_unit(cairo.SVGUnit.PX)
+    ctx = cairo.Context(surface)
+    ctx.set_source_rgba(*ManimColor(camera.background_color).to_rgb(),
+                        camera.background_opacity)
+    ctx.paint()
+    fw, fh, centre = camera.frame_width, camera.frame_height, camera.frame_center
+    ctx.set_matrix(cairo.Matrix(*(float(np.rint(v * SNAP) / SNAP) for v in (
+        width / fw, 0, 0, -(height / fh), width / 2 - centre[0] * (width / fw),
+        height / 2 + centre[1] * (height / fh)))))       # as SteadyCamera's, snapped
+    # every draw of this frame lands on the vector surface (a moving camera caches no
+    # context: it asks for one per draw)
+    camera.get_cairo_context = lambda pixel_array: ctx
+    # manim hands Cairo each colour as B, G, R (its pixels are read as RGBA from Cairo's
+    # BGRA memory); a vector surface stores colours as given: swapped back before
+    paint = type(camera).set_cairo_context_color
+    camera.set_cairo_context_color = lambda context, rgbas, vmobject: paint(
+        camera, context, np.asarray(rgbas)[:, [2, 1, 0, 3]], vmobject)
+    try:
+        camera.capture_mobjects(mobjects)
+    finally:
+        del camera.get_cairo_context, camera.set_cairo_context_color
+        surface.finish()
+    return out.getvalue()
 
 
 class StillsRenderer(CairoRenderer):
@@ -185,6 +224,10 @@ class StillsRenderer(CairoRenderer):
             if not frozen:
                 scene.update_to_time(t)
             self.update_frame(scene, scene.moving_mobjects)
+            if writer.vector is not None:        # the same picture, as vector graphics
+                for label in [label for i in indices for label in writer.wanted.get(i, [])]:
+                    writer.vectors[label] = vector_picture(self.camera, scene.mobjects,
+                                                           writer.vector)
             writer.keep(indices[0], len(indices), self.get_frame())
         for animation in scene.animations:
             animation.finish()

@@ -46,24 +46,31 @@ def _wanted_frames(times, fps: int) -> dict[str, int | str]:
 
 
 def stills_in_worker(trace, beat: str, times: list, width: int, height: int, fps: int,
-                     theme: str, texts: Path | None) -> dict:
-    """:func:`render_stills` in a worker process, told the theme and where texts are kept."""
+                     theme: str, texts: Path | None, vector: str | None = None) -> dict:
+    """:func:`render_stills` in a worker process, told the theme and where texts are kept;
+    with ``vector`` ("svg", "pdf"), each still's vector picture too, as ``vectors``."""
     from ..vocabulary.text import keep_texts_in
     from .text_store import TextStore
 
     style.set_theme(theme)
     keep_texts_in(TextStore(texts) if texts is not None else None)
-    return render_stills(trace, beat=beat, times=times, width=width, height=height, fps=fps)
+    vectors: dict = {}
+    images = render_stills(trace, beat=beat, times=times, width=width, height=height, fps=fps,
+                           vector=vector, vectors=vectors)
+    return {"images": images, "vectors": vectors}
 
 
 def render_stills(trace, *, beat: str, times: list[float | str], width: int, height: int,
-                  fps: int = DEFAULT_FPS) -> dict:
+                  fps: int = DEFAULT_FPS, vector: str | None = None,
+                  vectors: dict | None = None) -> dict:
     """Raw frames of one beat, rendered alone, drawing only the frames asked for.
 
     ``times``: seconds from the beat's start (frame round(t * fps)), "key" (the beat's key
     frame) or "end" (its last frame, before the stage clears). Everything between is
     skipped, not animated, so a still costs little more than building the beat. Returns
     {still_label(t): RGB image}, each exactly the frame a video render would show there.
+    With ``vector`` ("svg" or "pdf") the same frames are drawn as vector graphics too, into
+    ``vectors`` ({still_label(t): bytes}).
     """
     from manim import tempconfig
     from PIL import Image
@@ -79,6 +86,7 @@ def render_stills(trace, *, beat: str, times: list[float | str], width: int, hei
                                     output_file=None)):
         scene = make_film(trace, names, stills=True, want_ends="end" in wanted)
         writer = scene.renderer.file_writer
+        writer.vector = vector
         for label, index in wanted.items():
             if isinstance(index, int):
                 writer.want(index, label)
@@ -93,4 +101,7 @@ def render_stills(trace, *, beat: str, times: list[float | str], width: int, hei
                              f"({writer.frames_written} frames at {fps} fps); ask for a time "
                              f"from 0 to {max(duration - 1 / fps, 0):.2f}, key or end.")
         stills[label] = Image.fromarray(np.asarray(frame)[..., :3].copy())
+        if vector is not None and vectors is not None:
+            key = f"{index}:{names[0]}" if isinstance(index, str) else label
+            vectors[label] = writer.vectors[key]
     return stills
