@@ -15,7 +15,7 @@ display inline in Jupyter.
 from .attention_core import __version__
 
 __all__ = ["AttentionTrace", "InputError", "__version__", "atlas", "attentions", "frames",
-           "pack", "render", "trace"]
+           "pack", "render", "trace", "view"]
 
 
 def __getattr__(name):

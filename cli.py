@@ -53,7 +53,7 @@ __all__ = ["COMMANDS", "Interrupted", "LazyGroup", "cli", "main"]
 
 # every command, by name: the module commands/<name>.py (- as _) holds it as ``command``
 COMMANDS = ("atlas", "batch", "cache", "config", "doctor", "frames", "inspect",
-            "narration-script", "pack", "render")
+            "narration-script", "pack", "render", "view")
 
 
 class LazyGroup(click.Group):

@@ -35,8 +35,8 @@ from pathlib import Path
 from .attention_core import DEFAULT_SENTENCE
 from .attention_core.errors import InputError
 
-__all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "atlas", "attentions", "frames",
-           "pack", "render", "trace"]
+__all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "View", "atlas", "attentions",
+           "frames", "pack", "render", "trace", "view"]
 
 
 def trace(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm", focus: str | None = None,
@@ -227,6 +227,38 @@ def atlas(sentence: str = DEFAULT_SENTENCE, output: str | Path = "atlas.png", *,
                             force=force), report=_note)
     png = Path(path).absolute()
     return Atlas(png, png.with_suffix(".svg"))
+
+
+@dataclass(frozen=True)
+class View:
+    """The interactive page of every layer and head (one self-contained HTML file)."""
+    page: Path
+
+    def _repr_html_(self) -> str:          # in its own frame: its script stays its own
+        page = html.escape(self.page.read_text(encoding="utf-8"), quote=True)
+        return f'<iframe srcdoc="{page}" style="width:100%;height:720px;border:0"></iframe>'
+
+
+def view(sentence: str = DEFAULT_SENTENCE, output: str | Path = "view.html", *,
+         theme: str | None = None, force: bool = False, **trace_options) -> View:
+    """Every layer and head on ``sentence`` as one interactive, offline HTML page (the
+    ``view`` command): a head picker, a token's weights as lines, the query·key products
+    of a pair, every head's pattern tag. Shows inline in Jupyter."""
+    from .app import work
+    from .app.requests import ViewRequest
+    from .app.settings_file import find_config
+    from .app.values import resolved
+
+    _text("sentence", sentence)
+    path = _path("output", output)
+    theme = _text("theme", theme, none=True)
+    force = _force(force)
+    options = _trace_options(trace_options)
+    config = find_config()
+    work.view(ViewRequest(sentence=sentence, tracing=_tracing("view", options, config),
+                          output=Path(path), theme=resolved("view", "theme", theme, config),
+                          force=force), report=_note)
+    return View(Path(path).absolute())
 
 
 # ---- requests, built as the command line builds them -------------------------------------------

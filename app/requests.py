@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 __all__ = ["AtlasRequest", "DrawingOptions", "FilmRequest", "StillsRequest", "TraceOptions",
-           "VideoOptions"]
+           "VideoOptions", "ViewRequest"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,17 @@ class StillsRequest:
 class AtlasRequest:
     """Every layer x head's weights on ``sentence`` as a PNG ``output`` and an SVG beside
     it."""
+    sentence: str
+    tracing: TraceOptions
+    output: Path
+    theme: str
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class ViewRequest:
+    """The interactive view of every layer and head on ``sentence``: one HTML file,
+    ``output``, in ``theme``'s colours."""
     sentence: str
     tracing: TraceOptions
     output: Path

@@ -17,11 +17,12 @@ from pathlib import Path
 
 from ..attention_core.errors import InputError
 from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE
-from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions
+from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions, ViewRequest
 
-__all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress", "check_drawable",
+__all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress",
+           "check_drawable",
            "compute_trace", "drawable_sentence", "film", "interrupts_held", "narration_for",
-           "plan", "stills", "use_theme"]
+           "plan", "stills", "use_theme", "view"]
 
 Report = Callable[[str], None] | None      # receives one-line notes for the user
 
@@ -383,4 +384,36 @@ def atlas(request: AtlasRequest, *, report: Report = None) -> list[Path]:
         with outputs.opened(report=report):
             write_atlas(weights, outputs.path("atlas"), outputs.path("svg"))
             outputs.commit()
+    return [Path(p) for p in outputs.files.values()]
+
+
+# ---- the interactive view ----------------------------------------------------------------------
+def view(request: ViewRequest, *, report: Report = None) -> list[Path]:
+    """Every layer and head on the sentence as one self-contained HTML page: written."""
+    import dataclasses
+
+    from ..files.outputs import OutputSet
+
+    if (request.tracing.mask or "none").strip().lower() != "none":
+        raise InputError(f"--mask {request.tracing.mask}: the view shows the model's own "
+                         "attention in every layer; drop --mask.")
+    page = Path(request.output)
+    if page.suffix.lower() not in (".html", ".htm"):
+        raise InputError(f"-o {str(request.output)!r} must name an .html file; e.g. -o "
+                         "view.html.")
+    outputs = OutputSet({"view": page}, force=request.force, what="view",
+                        hint="choose another -o or add --force").check()
+    with interrupts_held():
+        from ..attention_core.api import atlas_for
+        from ..attention_core.layers import attentions_for
+
+        req = dataclasses.replace(request.tracing.request(request.sentence), layer="auto")
+        layers = attentions_for(req)
+        atlas = atlas_for(req)
+    from ..scenes.vocabulary.style import PALETTES
+    from .view import write_view
+
+    with outputs.opened(report=report):
+        write_view(layers, atlas, PALETTES[request.theme], outputs.path("view"))
+        outputs.commit()
     return [Path(p) for p in outputs.files.values()]

@@ -108,7 +108,7 @@ def test_every_public_function_refuses_a_wrong_type_in_one_line(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(api, "trace_for", lambda *a, **k: pytest.fail("the model ran"))
     tried = 0
-    for name in ("trace", "attentions", "render", "frames", "pack", "atlas"):
+    for name in ("trace", "attentions", "render", "frames", "pack", "atlas", "view"):
         function = getattr(ae, name)
         parameters = [p for p in inspect.signature(function).parameters.values()
                       if p.kind is not p.VAR_KEYWORD]

@@ -43,7 +43,8 @@ def tiny(argv: list[str]) -> list[str]:
 
 def test_the_readme_has_examples_of_every_command():
     assert {argv[0] for argv in readme_commands()} >= {"inspect", "render", "frames", "pack",
-                                                        "batch", "config", "cache", "atlas"}
+                                                        "batch", "config", "cache", "atlas",
+                                                        "view"}
 
 
 def test_every_readme_example_runs(tmp_path, tmp_path_factory):

@@ -1,0 +1,41 @@
+"""`attention-explainer view`: every layer and head on the sentence as one interactive,
+self-contained HTML page (no network): pick a head, hover a token, see its weights and
+the query·key products behind them."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..attention_core import DEFAULT_SENTENCE
+from ..facts import DEFAULT_THEME, THEMES
+from .common import report_files, say
+from .options import TraceOptions, trace_options
+
+__all__ = ["command"]
+
+
+@click.command("view", epilog="""\b
+Examples:
+  attention-explainer view "The cat ate the fish" -o cat-view.html
+""")
+@click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
+@trace_options
+@click.option("-o", "--output", "out_path", type=click.Path(dir_okay=False),
+              default="view.html", show_default=True, metavar="FILE.html",
+              help="The page to write: one file, its data and script inside.")
+@click.option("--force", is_flag=True, help="Overwrite an existing page.")
+@click.option("--theme", default=DEFAULT_THEME, show_default=True, type=click.Choice(list(THEMES)),
+              help="The page's colours, as the film's.")
+@click.option("--quiet", is_flag=True, help="Print nothing on success.")
+def command(sentence: str, out_path: str, force: bool, theme: str, quiet: bool,
+            tracing: TraceOptions):
+    """Write every layer and head on the sentence as one interactive HTML page, offline:
+    a layer and head picker, a token's weights as lines, the query·key products of a
+    query and a key, every head's pattern tag (click one to show it)."""
+    from ..app import work
+    from ..app.requests import ViewRequest
+
+    files = work.view(ViewRequest(sentence=sentence, tracing=tracing, output=Path(out_path),
+                                  theme=theme, force=force), report=say)
+    return report_files(files, quiet=quiet, as_json=False)
