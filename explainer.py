@@ -213,19 +213,10 @@ def atlas(sentence: str = DEFAULT_SENTENCE, output: str | Path = "atlas.png", *,
     """Every layer x head's weights on ``sentence``, tagged by pattern: a PNG and an SVG."""
     from .app import work
     from .app.requests import AtlasRequest
-    from .app.settings_file import find_config
-    from .app.values import resolved
 
-    _text("sentence", sentence)
-    path = _path("output", output)
-    theme = _text("theme", theme, none=True)
-    force = _force(force)
-    options = _trace_options(trace_options)
-    config = find_config()
-    work.atlas(AtlasRequest(sentence=sentence, tracing=_tracing("atlas", options, config),
-                            output=Path(path), theme=resolved("atlas", "theme", theme, config),
-                            force=force), report=_note)
-    png = Path(path).absolute()
+    work.atlas(AtlasRequest(**_picture("atlas", sentence, output, theme, force, trace_options)),
+               report=_note)
+    png = Path(output).absolute()
     return Atlas(png, png.with_suffix(".svg"))
 
 
@@ -246,6 +237,22 @@ def view(sentence: str = DEFAULT_SENTENCE, output: str | Path = "view.html", *,
     of a pair, every head's pattern tag. Shows inline in Jupyter."""
     from .app import work
     from .app.requests import ViewRequest
+
+    work.view(ViewRequest(**_picture("view", sentence, output, theme, force, trace_options)),
+              report=_note)
+    return View(Path(output).absolute())
+
+
+# ---- requests, built as the command line builds them -------------------------------------------
+def _note(line: str) -> None:
+    """A note for the user (a cache that cannot be used, a long render's estimate): stderr,
+    as the command line says it."""
+    print(line, file=sys.stderr)
+
+
+def _picture(command: str, sentence, output, theme, force, trace_options: dict) -> dict:
+    """The request of a picture of every head (``atlas``, ``view``), its arguments checked
+    and its options resolved as the command line resolves them."""
     from .app.settings_file import find_config
     from .app.values import resolved
 
@@ -255,17 +262,8 @@ def view(sentence: str = DEFAULT_SENTENCE, output: str | Path = "view.html", *,
     force = _force(force)
     options = _trace_options(trace_options)
     config = find_config()
-    work.view(ViewRequest(sentence=sentence, tracing=_tracing("view", options, config),
-                          output=Path(path), theme=resolved("view", "theme", theme, config),
-                          force=force), report=_note)
-    return View(Path(path).absolute())
-
-
-# ---- requests, built as the command line builds them -------------------------------------------
-def _note(line: str) -> None:
-    """A note for the user (a cache that cannot be used, a long render's estimate): stderr,
-    as the command line says it."""
-    print(line, file=sys.stderr)
+    return dict(sentence=sentence, tracing=_tracing(command, options, config),
+                output=Path(path), theme=resolved(command, "theme", theme, config), force=force)
 
 
 def _tracing(command: str, options: dict, config):

@@ -7,9 +7,8 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from ..facts import DEFAULT_THEME, THEMES
 from .common import report_files, say
-from .options import TraceOptions, trace_options
+from .options import TraceOptions, picture_options, trace_options
 
 __all__ = ["command"]
 
@@ -24,10 +23,7 @@ Examples:
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default="atlas.png",
               show_default=True, metavar="FILE.png",
               help="The PNG to write; the SVG is written beside it (FILE.svg).")
-@click.option("--force", is_flag=True, help="Overwrite an existing atlas.")
-@click.option("--theme", default=DEFAULT_THEME, show_default=True, type=click.Choice(list(THEMES)),
-              help="The stage's colours, as the film's.")
-@click.option("--quiet", is_flag=True, help="Print nothing on success.")
+@picture_options("atlas")
 def command(sentence: str, out_path: str, force: bool, theme: str, quiet: bool,
             tracing: TraceOptions):
     """Draw every layer × head's weight matrix on the sentence as one picture (PNG and SVG)

@@ -22,7 +22,7 @@ from ..scenes.pipeline.formats import parse_resolution
 
 __all__ = [
     "BEATS", "DrawingOptions", "FPS", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
-    "captions_option", "drawing_options", "dry_run_option", "narration_option", "trace_options",
+    "captions_option", "drawing_options", "picture_options", "dry_run_option", "narration_option", "trace_options",
     "video_options",
 ]
 
@@ -186,6 +186,21 @@ dry_run_option = click.option(
     "--dry-run", is_flag=True,
     help="Print the files it would write, each beat (from the beat cache or to draw) and an "
          "estimate of the time; draw and write nothing.")
+
+# a picture of every head (atlas, view): overwrite, colours, quiet
+def picture_options(what: str):
+    """--force, --theme and --quiet of a command that writes one picture of every head."""
+    def decorate(func):
+        for option in reversed([
+                click.option("--force", is_flag=True, help=f"Overwrite an existing {what}."),
+                click.option("--theme", default=DEFAULT_THEME, show_default=True,
+                             type=click.Choice(list(THEMES)),
+                             help="The colours, as the film's."),
+                click.option("--quiet", is_flag=True, help="Print nothing on success.")]):
+            func = option(func)
+        return func
+    return decorate
+
 
 # the user's words for the captions (render and pack)
 captions_option = click.option(

@@ -8,9 +8,8 @@ from pathlib import Path
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
-from ..facts import DEFAULT_THEME, THEMES
 from .common import report_files, say
-from .options import TraceOptions, trace_options
+from .options import TraceOptions, picture_options, trace_options
 
 __all__ = ["command"]
 
@@ -24,10 +23,7 @@ Examples:
 @click.option("-o", "--output", "out_path", type=click.Path(dir_okay=False),
               default="view.html", show_default=True, metavar="FILE.html",
               help="The page to write: one file, its data and script inside.")
-@click.option("--force", is_flag=True, help="Overwrite an existing page.")
-@click.option("--theme", default=DEFAULT_THEME, show_default=True, type=click.Choice(list(THEMES)),
-              help="The page's colours, as the film's.")
-@click.option("--quiet", is_flag=True, help="Print nothing on success.")
+@picture_options("page")
 def command(sentence: str, out_path: str, force: bool, theme: str, quiet: bool,
             tracing: TraceOptions):
     """Write every layer and head on the sentence as one interactive HTML page, offline:
