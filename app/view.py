@@ -85,6 +85,10 @@ const ROW = 22, svg = document.getElementById("lines"), NS = "http://www.w3.org/
 svg.setAttribute("width", 420); svg.setAttribute("height", ROW * T + 10);
 function draw() {            // the head's lines and the tokens, built once per head
   svg.innerHTML = "";
+  const groups = [];             // a query's lines in one group: a hover shows one group
+  for (let i = 0; i < T; i++) {
+    const g = document.createElementNS(NS, "g"); g.setAttribute("data-i", i);
+    svg.appendChild(g); groups.push(g); }
   for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) {
     const line = document.createElementNS(NS, "line");
     line.setAttribute("x1", 130); line.setAttribute("y1", ROW * i + 15);
@@ -93,7 +97,7 @@ function draw() {            // the head's lines and the tokens, built once per 
     line.setAttribute("stroke-opacity", weight(layer, head, i, j).toFixed(4));
     line.setAttribute("data-i", i); line.setAttribute("data-j", j);
     line.style.pointerEvents = "none";
-    svg.appendChild(line);
+    groups[i].appendChild(line);
   }
   for (let i = 0; i < T; i++) for (const side of ["query", "key"]) {
     const t = document.createElementNS(NS, "text");
@@ -108,9 +112,9 @@ function draw() {            // the head's lines and the tokens, built once per 
   shown();
 }
 function shown() {          // a hovered query: its lines alone
-  for (const line of svg.querySelectorAll("line")) {
-    const mine = hovered === null || +line.getAttribute("data-i") === hovered;
-    line.setAttribute("visibility", mine ? "visible" : "hidden");
+  for (const g of svg.querySelectorAll("g")) {
+    const mine = hovered === null || +g.getAttribute("data-i") === hovered;
+    g.setAttribute("visibility", mine ? "visible" : "hidden");
   }
 }
 function explain() {

@@ -33,7 +33,7 @@ def test_the_view_works_offline_and_its_numbers_are_the_models(tmp_path):
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(page_file.as_uri())
         visible = "Array.from(document.querySelectorAll('line')).filter(" \
-                  "l => l.getAttribute('visibility') !== 'hidden').length"
+                  "l => l.parentNode.getAttribute('visibility') !== 'hidden').length"
         assert page.evaluate(visible) == T * T
         page.hover("svg text.query >> nth=3")
         assert page.evaluate(visible) == T                 # its lines alone
