@@ -26,7 +26,7 @@ def read_captions(path) -> list[str]:
     import srt
 
     with opened_checked(Path(path), what="--captions", max_bytes=MAX_CAPTIONS_BYTES,
-                        fix="; give the .srt a film wrote, edited") as fh:
+                        fix="; give the .srt a render wrote (edited or translated)") as fh:
         data = fh.read()
     try:
         entries = list(srt.parse(data.decode("utf-8-sig")))

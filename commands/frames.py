@@ -60,7 +60,8 @@ __all__ = ["command"]
 def command(ctx, sentence, beat, times, out_dir, resolution, fps, still_format, sheet_path,
             golden_dir, tolerance, max_diff_share, jobs, no_cache, force, quiet, as_json,
             tracing: TraceOptions, drawing: DrawingOptions, trace_path):
-    """Write PNG stills of beats at chosen times, a contact sheet, or check against goldens."""
+    """Write stills of beats at chosen times (PNG, or SVG or PDF for print), a contact sheet,
+    or check against goldens."""
     from ..app import work
     from ..app.requests import StillsRequest
 
