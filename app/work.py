@@ -403,13 +403,11 @@ def view(request: ViewRequest, *, report: Report = None) -> list[Path]:
                          "view.html.")
     outputs = OutputSet({"view": page}, force=request.force, what="view",
                         hint="choose another -o or add --force").check()
-    with interrupts_held():
-        from ..attention_core.api import atlas_for
-        from ..attention_core.layers import attentions_for
+    with interrupts_held():               # one run of the model gives both
+        from ..attention_core.layers import attentions_and_atlas
 
         req = dataclasses.replace(request.tracing.request(request.sentence), layer="auto")
-        layers = attentions_for(req)
-        atlas = atlas_for(req)
+        layers, atlas = attentions_and_atlas(req)
     from ..scenes.vocabulary.style import PALETTES
     from .view import write_view
 

@@ -26,8 +26,9 @@ from .words import language_of
 from .trace import (UPDATE_NORMED, UPDATE_PLAIN, UPDATE_PRENORM, AttentionTrace,
                     kept_projection_rows, model_label)
 
-__all__ = ["MODEL_CHOICES", "TraceRequest", "atlas_for", "check_request", "check_sentence",
-           "compute_trace", "count_tokens", "model_files", "trace_for", "trace_key"]
+__all__ = ["MODEL_CHOICES", "TraceRequest", "atlas_for", "atlas_of", "check_request",
+           "check_sentence", "compute_trace", "count_tokens", "every_layer_run", "model_files",
+           "trace_for", "trace_key"]
 
 # the position vectors a trace keeps: this many positions at least (the sentence's, and
 # enough more that the position beat's waves show their shape)
@@ -235,25 +236,35 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
 def atlas_for(req: TraceRequest):
     """Every layer's every head on the sentence, as the model runs (its own mask only),
     each tagged by its pattern, and the head the film would explain with ``req``."""
+    import torch
+
+    setup = _setup(req)
+    with one_cpu_thread(), torch.inference_mode():
+        return atlas_of(setup, every_layer_run(setup))
+
+
+def every_layer_run(setup: _Setup) -> Forward:
+    """One run of the request's model through every layer (call under inference mode)."""
     import dataclasses
 
     import torch
 
+    kind, device = setup.kind, setup.device
+    weights = loaded_weights(kind.weights_of, str(device), str(setup.dtype).replace("torch.", ""))
+    every_layer = dataclasses.replace(setup, layer_spec="auto")
+    return kind.forward(weights, torch.tensor([setup.tokens.ids], device=device), every_layer)
+
+
+def atlas_of(setup: _Setup, run: Forward):
+    """The atlas of a run through every layer (:func:`atlas_for`'s; under inference mode)."""
     from .atlas import Atlas, patterns_of, punctuation_tokens
 
-    setup = _setup(req)
-    kind, device = setup.kind, setup.device
-    with one_cpu_thread(), torch.inference_mode():
-        weights = loaded_weights(kind.weights_of, str(device),
-                                  str(setup.dtype).replace("torch.", ""))
-        every_layer = dataclasses.replace(setup, layer_spec="auto")
-        run = kind.forward(weights, torch.tensor([setup.tokens.ids], device=device), every_layer)
-        choice = _choose(setup, run.captures)
-        stacked = np.stack([bert.to_numpy(cap.weights[0]) for cap in run.captures])
-        blocked = np.stack([bert.to_numpy(cap.blocked[0]).astype(bool)
-                            for cap in run.captures])
-        film = run.captures[choice.layer]      # its mask is the one the atlas names
-        own = bert.to_numpy(film.blocked[0]).astype(bool)
+    kind, req = setup.kind, setup.req
+    choice = _choose(setup, run.captures)
+    stacked = np.stack([bert.to_numpy(cap.weights[0]) for cap in run.captures])
+    blocked = np.stack([bert.to_numpy(cap.blocked[0]).astype(bool) for cap in run.captures])
+    film = run.captures[choice.layer]      # its mask is the one the atlas names
+    own = bert.to_numpy(film.blocked[0]).astype(bool)
     tokens = setup.tokens
     content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words,
                                        selection.written_words(tokens))

@@ -12,10 +12,9 @@ import numpy as np
 from . import bert
 from .device import one_cpu_thread
 from .errors import InputError
-from .model_kinds import loaded_weights
 from .word_model import WordModel
 
-__all__ = ["Attentions", "HOOKS", "attentions_for"]
+__all__ = ["Attentions", "HOOKS", "attentions_and_atlas", "attentions_for"]
 
 # TransformerLens's hook names of one attention block, with the shape each holds for one
 # sentence (its batch dimension dropped): T tokens, H heads, d the head size, D the model
@@ -99,37 +98,55 @@ def attentions_for(req, *, as_torch: bool = False) -> Attentions:
     dtype; a mask asked for is the model's own only, so ``req.mask`` must be none) from one
     run of the model; numpy float32 arrays, or torch tensors on the model's device in its
     dtype with ``as_torch``."""
+    return _one_run(req, as_torch=as_torch)[0]
+
+
+def attentions_and_atlas(req):
+    """:func:`attentions_for` and the atlas (every head's pattern, the film's head), from
+    the same one run of the model (the interactive view shows both)."""
+    return _one_run(req, with_atlas=True)
+
+
+def _one_run(req, *, as_torch: bool = False, with_atlas: bool = False):
     import dataclasses
 
     import torch
 
-    from .api import _setup, words_of
+    from .api import _setup, atlas_of, every_layer_run
 
     if str(req.mask).strip().lower() != "none":
         raise InputError(f"mask {req.mask!r}: every layer is as the model runs it (a "
                          "decoder's own causal mask included); drop the mask.")
     setup = dataclasses.replace(_setup(req), layer_spec="auto")
-    kind, device = setup.kind, setup.device
     with one_cpu_thread(), torch.inference_mode():
-        weights = loaded_weights(kind.weights_of, str(device),
-                                  str(setup.dtype).replace("torch.", ""))
-        run = kind.forward(weights, torch.tensor([setup.tokens.ids], device=device), setup)
-        caps = run.captures
-        results = []
-        for n, cap in enumerate(caps):
-            (w_o, _), _ = run.after(n)
-            H, d = cap.context.shape[1], cap.context.shape[3]
-            per_head = w_o.reshape(w_o.shape[0], H, d)           # D x H x d
-            results.append(torch.einsum("htd,ehd->the", cap.context[0], per_head))
-        stacked = {name: torch.stack([getattr(c, name)[0] for c in caps])
-                   for name in ("q", "k", "v", "scores", "weights", "context", "blocked")}
-        stacked["result"] = torch.stack(results)
-        if not as_torch:
-            stacked = {name: (bert.to_numpy(t) if name != "blocked"
-                              else t.detach().cpu().numpy().astype(bool))
-                       for name, t in stacked.items()}
+        run = every_layer_run(setup)
+        layers = _attentions_of(req.sentence, setup, run, as_torch)
+        atlas = atlas_of(setup, run) if with_atlas else None
+    return layers, atlas
+
+
+def _attentions_of(sentence: str, setup, run, as_torch: bool) -> Attentions:
+    """The Attentions of a run through every layer (under inference mode)."""
+    import torch
+
+    from .api import words_of
+
+    caps = run.captures
+    results = []
+    for n, cap in enumerate(caps):
+        (w_o, _), _ = run.after(n)
+        H, d = cap.context.shape[1], cap.context.shape[3]
+        per_head = w_o.reshape(w_o.shape[0], H, d)           # D x H x d
+        results.append(torch.einsum("htd,ehd->the", cap.context[0], per_head))
+    stacked = {name: torch.stack([getattr(c, name)[0] for c in caps])
+               for name in ("q", "k", "v", "scores", "weights", "context", "blocked")}
+    stacked["result"] = torch.stack(results)
+    if not as_torch:
+        stacked = {name: (bert.to_numpy(t) if name != "blocked"
+                          else t.detach().cpu().numpy().astype(bool))
+                   for name, t in stacked.items()}
     tokens = setup.tokens
-    return Attentions(req.sentence, kind.names["model"], tuple(tokens.display_tokens),
+    return Attentions(sentence, setup.kind.names["model"], tuple(tokens.display_tokens),
                       tuple(tokens.special), words_of(tokens), stacked["q"], stacked["k"],
                       stacked["v"], stacked["scores"], stacked["weights"], stacked["blocked"],
                       stacked["context"], stacked["result"])
