@@ -47,11 +47,12 @@ def numbers_in(text: str) -> Counter:
                    for m in _NUMBER.finditer(text))
 
 
-def fitted_captions(path, segments, texts: list[str]) -> dict[str, tuple[str, ...]]:
-    """The user's ``texts`` for the captions of the timed ``segments`` (each beat's, in
-    order): {beat: its captions}. Raises InputError for another count, or a caption whose
-    number the film's caption there does not say."""
-    film = [(s.beat, text) for s in segments for _, _, text in s.captions]
+def fitted_captions(path, said: dict[str, list[str]], texts: list[str]
+                    ) -> dict[str, tuple[str, ...]]:
+    """The user's ``texts`` for the film's captions ``said`` ({beat: its captions}, in
+    the film's order): {beat: the user's}. Raises InputError for another count, or a
+    caption whose number the film's caption there does not say."""
+    film = [(beat, text) for beat, captions in said.items() for text in captions]
     if len(film) != len(texts):
         raise InputError(f"--captions {path} has {len(texts)} captions; this film has "
                          f"{len(film)} (`narration-script` lists them, the film's .srt has "

@@ -87,15 +87,15 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     return film_result(segments, finals, tasks[0], seconds=wallclock.perf_counter() - started)
 
 
-def _spoken(tasks, trace, narration, workers: int, cache):
+def _spoken(tasks, trace, narration, workers: int, cache, said: dict | None):
     """The tasks with each caption held as long as its voice, and the narration holding
-    those voices: the film timed (its captions are what the beats say), then each caption
-    spoken by the draft voice or matched with its recording."""
+    those voices: each beat's captions (``said``, or the film timed for what the beats
+    say) spoken by the draft voice or matched with its recording."""
     from dataclasses import replace
 
-    timed = timed_segments(tasks, trace, workers, cache.folder if cache else None)
-    narration = narration.spoken_for({s.beat: [text for _, _, text in s.captions]
-                                      for s in timed})
+    if said is None:
+        said = _said(timed_segments(tasks, trace, workers, cache.folder if cache else None))
+    narration = narration.spoken_for(said)
     return [replace(task, caption_seconds=narration.caption_seconds(task.beat))
             for task in tasks], narration
 
@@ -105,33 +105,41 @@ def _planned(trace, beats, plan: dict, workers: int, cache, report, length, capt
     """(the film's tasks, its narration): planned (``plan``: plan_film's size, rate,
     quality, audit), fitted to ``length``, in the user's ``captions``, each caption held
     for its voice; what each step decides is checked before anything is drawn."""
-    tasks = plan_film(trace, beats, **plan)
+    tasks, said = plan_film(trace, beats, **plan), None     # said: each beat's captions
     if length is not None:
         from .length import fitted_film
 
         fitted = fitted_film(trace, beats, length, workers=workers,
                              cache_folder=cache.folder if cache else None, **plan)
-        tasks = fitted.tasks
+        tasks, said = fitted.tasks, _said(fitted.timed)
         if report is not None:
             report(fitted.line())
     if captions is not None:
-        tasks = _in_their_words(tasks, trace, captions, workers, cache)
+        tasks, said = _in_their_words(tasks, trace, captions, workers, cache, said)
         if narration is not None and narration.speak:
             from .captions import words_language
 
             narration = narration.read_in(words_language(captions[1]))
     if narration is not None and narration.per_caption:
-        tasks, narration = _spoken(tasks, trace, narration, workers, cache)
+        tasks, narration = _spoken(tasks, trace, narration, workers, cache, said)
     return tasks, narration
 
 
-def _in_their_words(tasks, trace, captions, workers: int, cache):
-    """The tasks with the user's words for their captions: the film timed for its own
-    captions, the user's checked against them (count, order, numbers)."""
+def _said(timed) -> dict[str, list[str]]:
+    """Each timed segment's captions, by beat."""
+    return {s.beat: [text for _, _, text in s.captions] for s in timed}
+
+
+def _in_their_words(tasks, trace, captions, workers: int, cache, said: dict | None):
+    """(the tasks with the user's words for their captions, those words by beat): the
+    film's own captions (``said``, or the film timed for them) and the user's checked
+    against them (count, order, numbers)."""
     from dataclasses import replace
 
     from .captions import fitted_captions
 
-    timed = timed_segments(tasks, trace, workers, cache.folder if cache else None)
-    words = fitted_captions(captions[0], timed, captions[1])
-    return [replace(task, caption_words=words.get(task.beat, ())) for task in tasks]
+    if said is None:
+        said = _said(timed_segments(tasks, trace, workers, cache.folder if cache else None))
+    words = fitted_captions(captions[0], said, captions[1])
+    return ([replace(task, caption_words=words.get(task.beat, ())) for task in tasks],
+            {beat: list(words.get(beat, ())) for beat in said})

@@ -6,7 +6,7 @@ The numbers are the same: a short film is the same beats of the same trace, fewe
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..facts import KEPT_FIRST
 from ..scenes.film.registry import parse_beats
@@ -25,6 +25,7 @@ class FittedFilm:
     kept: list[str]
     left_out: list[str]
     target: float
+    timed: list = field(default=(), repr=False)    # its segments as timed (captions, frames)
 
     def line(self) -> str:
         """The one line that says which beats the film keeps and how long it is."""
@@ -68,4 +69,5 @@ def fitted_film(trace, beats, target: float, *, workers: int, cache_folder=None,
         if total <= target or not added:
             break
         order.remove(added.pop())
-    return FittedFilm(tasks, total, order, [b for b in names if b not in order], target)
+    return FittedFilm(tasks, total, order, [b for b in names if b not in order], target,
+                      timed)
