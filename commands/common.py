@@ -53,7 +53,8 @@ def film_command(ctx: click.Context, sentence: str, *, tracing: TraceOptions,
                           captions=Path(captions) if captions else None)
     if dry_run:
         return show_plan(work.plan(request, report=say), quiet=quiet, as_json=as_json)
-    from .progress import RenderBar
+    with work.interrupts_held():         # the progress bar's module loads the drawing's
+        from .progress import RenderBar
 
     chatty = not (quiet or as_json)
     made = work.film(request, progress=RenderBar(chatty), report=say)
