@@ -357,10 +357,6 @@ def atlas(request: AtlasRequest, *, report: Report = None) -> list[Path]:
     written."""
     from ..files.outputs import OutputSet
 
-    if (request.tracing.mask or "none").strip().lower() != "none":
-        raise InputError(f"--mask {request.tracing.mask}: the atlas draws the model's own "
-                         "attention (a decoder's causal mask included), not a mask added to "
-                         "teach with; drop --mask.")
     png = Path(request.output)
     if png.suffix.lower() != ".png":
         raise InputError(f"--out {str(request.output)!r} must name a .png file (the SVG goes "

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..facts import TRACE_DEFAULTS
 from . import DEFAULT_SENTENCE, bert, grammar, selection
-from .attention import MaskSpec, build_mask, parse_mask
+from .attention import MaskSpec, build_mask, parse_mask, resolve_mask
+from .variants import asked_blocked, blocked_for_all, kept_shares, mask_meta
 from .device import one_cpu_thread
 from .errors import InputError, check_sentence
 from .model_kinds import (MODEL_CHOICES, Forward, HFModelFiles, ModelKind, kind_for,
@@ -124,6 +125,7 @@ def _setup(req: TraceRequest, where_it_runs: bool = True) -> _Setup:
     layer_spec = selection.parse_layer(req.layer, kind.num_layers)
     tokens = kind.files.tokenize(sentence)
     kind.files.check_length(len(tokens.ids))
+    mask_spec = resolve_mask(mask_spec, tokens.display_tokens, tokens.tokens)
     focus = selection.resolve_focus(req.focus, tokens,
                                     reads_ahead=not kind.extra_meta.get("causal", False))
     if where_it_runs:
@@ -225,9 +227,8 @@ def trace_for(req: TraceRequest) -> AttentionTrace:
         run = kind.forward(weights, torch.tensor([setup.tokens.ids], device=device), setup)
         choice = _choose(setup, run.captures)
         cap = run.captures[choice.layer]
-        if setup.mask.any():   # recompute the chosen layer with the mask asked for
-            blocked = cap.blocked | torch.as_tensor(setup.mask, device=device)[None]
-            cap = run.rerun(choice.layer, cap, blocked)
+        if setup.mask.any() or setup.mask_spec.depends_on_scores:
+            cap = run.rerun(choice.layer, cap, asked_blocked(setup.mask_spec, setup.mask, cap))   # the mask asked for
         trace = _trace(setup, choice, cap, run)
     trace.validate()
     return trace
@@ -273,11 +274,19 @@ def atlas_of(setup: _Setup, run: Forward):
     stacked, blocked = stacked[list(layers)], blocked[list(layers)]
     patterns = patterns_of(stacked, tokens.special, content,
                            punctuation_tokens(tokens.display_tokens), layers, blocked)
-    mask = _mask_meta(setup, film).get("model_mask", "none") if own.any() else "none"
+    causal = bool(kind.extra_meta.get("causal", False))
+    meta = mask_meta(setup.mask_spec, own, causal)
+    mask = meta.get("model_mask", "none") if own.any() else "none"
+    variant, kept = "", None
+    if meta["mask_is_illustration"]:        # what the mask asked for keeps of every head
+        variant = setup.mask_spec.name
+        kept = np.stack([kept_shares(bert.to_numpy(run.captures[n].scores[0].float()),
+                                     blocked[i], setup.mask_spec)
+                         for i, n in enumerate(layers)])
     return Atlas(req.sentence, model_label({**kind.names, **kind.extra_meta}),
                  tuple(tokens.display_tokens),
                  tuple(tokens.special), stacked, patterns, choice.layer, choice.primary, mask,
-                 layers)
+                 layers, variant, kept)
 
 
 def words_of(tokens) -> WordModel:
@@ -364,7 +373,7 @@ def _trace(setup: _Setup, choice: _Choice, cap, run: Forward) -> AttentionTrace:
         q=f(cap.q[0, sel]), k=f(cap.k[0, sel]), v=f(cap.v[0, sel]),
         scores=f(cap.scores[0, sel]),
         # the model's own mask (a decoder's causal one) and the one asked for
-        mask=np.ascontiguousarray(bert.to_numpy(cap.blocked[0]).astype(bool) | setup.mask),
+        mask=np.ascontiguousarray(blocked_for_all(bert.to_numpy(cap.blocked[0])) | setup.mask),
         weights=f(cap.weights[0, sel]),
         context=f(cap.context[0, sel]),
         output=f(cap.output[0]),
@@ -428,27 +437,6 @@ def _shared_heads(setup: _Setup, choice: _Choice) -> dict:
     return extra
 
 
-def _mask_meta(setup: _Setup, cap) -> dict:
-    """What the trace's mask is: the model's own (a decoder's causal mask, read from the
-    mask the model built: ``cap`` as the model ran it), one asked for to teach with, or
-    none."""
-    own = bert.to_numpy(cap.blocked[0]).astype(bool)
-    T = own.shape[0]
-    causal = bool(setup.kind.extra_meta.get("causal", False))
-    spec = setup.mask_spec
-    if not causal:
-        # a causal/window mask on a bidirectional model is drawn for teaching, not what it does
-        return {"mask": spec.name, "bidirectional": True, "mask_is_illustration":
-                spec.kind != "none", "mask_is_model_own": False}
-    name = "causal"
-    if not np.array_equal(own, build_mask("causal", T)):
-        reach = int((~own).sum(axis=1).max())           # a sliding window's width
-        name = f"causal, a window of {reach}"
-    asked = spec.kind == "window"
-    return {"mask": spec.name if asked else name, "bidirectional": False,
-            "mask_is_illustration": asked, "mask_is_model_own": not asked, "model_mask": name}
-
-
 def _meta(setup: _Setup, choice: _Choice, cap, as_run) -> dict:
     """The trace's metadata: the model, the choices made and the tokens' own text."""
     req, tokens, focus, layer = setup.req, setup.tokens, setup.focus, choice.layer
@@ -475,7 +463,8 @@ def _meta(setup: _Setup, choice: _Choice, cap, as_run) -> dict:
         "focus_index": int(focus.index),
         "focus_span": [int(focus.span[0]), int(focus.span[1])],
         "focus_span_text": focus.span_text,
-        **_mask_meta(setup, as_run),     # the mask the model itself built at that layer
+        **mask_meta(setup.mask_spec, bert.to_numpy(as_run.blocked[0]).astype(bool),
+                     bool(setup.kind.extra_meta.get("causal", False))),  # the model's own
         "device": str(setup.device),
         "dtype": str(setup.dtype).replace("torch.", ""),
         "special": tokens.special,

@@ -73,15 +73,28 @@ class Atlas:
     film_head: int
     mask: str                     # the model's own mask: "none" or "causal", ...
     layers: tuple = ()            # the model's index of each layer of ``weights``
+    # a cheaper attention asked for (``variants``): its name, and each head's weight kept
+    # under it (L x H, the mean over rows of the weight its rows share with the real ones)
+    variant: str = ""
+    kept: np.ndarray | None = None
 
     def pattern(self, layer: int, head: int) -> HeadPattern:
         """The pattern of the model's ``layer``, ``head``."""
         return self.patterns[self.layers.index(layer) * self.weights.shape[1] + head]
 
+    def kept_share(self, layer: int, head: int) -> float | None:
+        """The weight the variant keeps of the model's ``layer``, ``head`` (None: none asked)."""
+        return None if self.kept is None else float(self.kept[self.layers.index(layer), head])
+
     def to_json(self) -> dict:
-        return {"sentence": self.sentence, "model": self.model, "tokens": list(self.tokens),
-                "mask": self.mask, "film": {"layer": self.film_layer, "head": self.film_head},
-                "heads": [p.to_json() for p in self.patterns]}
+        heads = [p.to_json() for p in self.patterns]
+        if self.kept is not None:
+            heads = [{**h, "kept": self.kept_share(p.layer, p.head)}
+                     for h, p in zip(heads, self.patterns)]
+        doc = {"sentence": self.sentence, "model": self.model, "tokens": list(self.tokens),
+               "mask": self.mask, "film": {"layer": self.film_layer, "head": self.film_head},
+               "heads": heads}
+        return {**doc, "variant": self.variant} if self.variant else doc
 
 
 def punctuation_tokens(tokens) -> np.ndarray:

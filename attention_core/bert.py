@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .attention import attend, padding_blocked, scaled_scores
+from .attention import attend, heads_blocked, padding_blocked, scaled_scores
 from ..facts import MAX_TOKENIZER_BYTES
 from .errors import InputError
 from .user_files import checked_folder, opened_checked
@@ -300,7 +300,8 @@ def _activation(name, x):
 
 
 def layer_attention(weights: BertWeights, layer: int, x, blocked) -> LayerCapture:
-    """One layer's self-attention on its input x (B x T x D); blocked: B x T x T."""
+    """One layer's self-attention on its input x (B x T x D); blocked: B x T x T, or
+    B x H x T x T where each head has its own (top-k)."""
     B, T, _ = x.shape
     lw = weights.layers[layer]
 
@@ -309,7 +310,7 @@ def layer_attention(weights: BertWeights, layer: int, x, blocked) -> LayerCaptur
 
     q, k, v = heads(_linear(x, lw["q"])), heads(_linear(x, lw["k"])), heads(_linear(x, lw["v"]))
     scores = scaled_scores(q, k)
-    attn, context = attend(scores, v, blocked[:, None])
+    attn, context = attend(scores, v, heads_blocked(blocked))
     merged = context.transpose(1, 2).reshape(B, T, weights.d_model)
     return LayerCapture(x, q, k, v, scores, blocked, attn, context, _linear(merged, lw["o"]))
 

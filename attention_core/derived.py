@@ -13,10 +13,11 @@ import numpy as np
 
 from .attention import build_mask, masked_softmax
 from .projection import fit_pca
+from .variants import head_blocked, real_weights
 from .word_model import WordModel
 
 __all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_weights",
-           "answer_words", "closeness_after", "closeness_before", "word_weight", "word_update_share",
+           "answer_words", "illustrated_row", "kept_percent", "output_error_percent", "closeness_after", "closeness_before", "word_weight", "word_update_share",
            "word_mean_weight", "uniform_target_weight", "mean_weight", "position_dims", "question", "question_targets",
            "target_weight", "hot_temperature", "lookup", "masked_score", "num_heads_total", "projection",
            "projection_bias", "qk_dot", "shown_kind", "shown_row", "temperature_weights", "unmasked_weights",
@@ -32,8 +33,8 @@ def qk_dot(trace, h, i, j) -> float:
 
 
 def masked_score(trace, h, i, j) -> float:
-    """The score after the trace's own mask (-inf where masked)."""
-    return -math.inf if trace.mask[i, j] else float(trace.scores[h, i, j])
+    """The score after the head's own mask (-inf where masked)."""
+    return -math.inf if head_blocked(trace, h)[i, j] else float(trace.scores[h, i, j])
 
 
 def causal_mask(trace) -> np.ndarray:
@@ -90,14 +91,14 @@ def projected(trace, p: int, i: int, r: int) -> float:
 def temperature_weights(trace, h: int, i: int, temperature: float) -> np.ndarray:
     """Row i of head h's weights at a softmax temperature: softmax(scores / T) under the
     trace's mask; T = 1 gives the model's weights, a large T the plain average."""
-    return masked_softmax(trace.scores[h, i] / temperature, trace.mask[i])
+    return masked_softmax(trace.scores[h, i] / temperature, head_blocked(trace, h)[i])
 
 
 def hot_temperature(trace, h: int, i: int, spread: float = 1.05) -> float:
     """The smallest round temperature (1, 2 or 5 times a power of ten) at which row i of
     head h's unmasked weights are all within a factor ``spread`` of each other: the
     "nearly equal" weights of a hot softmax, stated, not assumed."""
-    scores = trace.scores[h, i][~trace.mask[i]].astype(np.float64)
+    scores = trace.scores[h, i][~head_blocked(trace, h)[i]].astype(np.float64)
     needed = float(scores.max() - scores.min()) / math.log(spread) if scores.size else 1.0
     exponent = math.floor(math.log10(max(needed, 1.0)))
     for base in (10 ** exponent, 2 * 10 ** exponent, 5 * 10 ** exponent, 10 ** (exponent + 1)):
@@ -250,6 +251,30 @@ def closeness_after(trace, j: int) -> float:
     return _cosine(trace.updated, trace.embeddings[j])
 
 
+def illustrated_row(trace, h: int, i: int) -> np.ndarray:
+    """Row i of head h as the mask beat shows it after its mask: the trace's weights under
+    a mask asked for, else (a trace with no mask) under the causal mask it illustrates."""
+    if trace.meta.get("mask_is_illustration"):
+        return trace.weights[h, i].astype(np.float64)
+    return causal_weights(trace, h, i)
+
+
+def kept_percent(trace, h: int, i: int) -> float:
+    """% of row i's real weight (as the model runs: the model's own mask) that the mask
+    illustrated keeps: the weight the real row and the masked one share."""
+    real = real_weights(trace)[h, i]
+    return 100.0 * float(np.minimum(real, illustrated_row(trace, h, i)).sum())
+
+
+def output_error_percent(trace, h: int, i: int) -> float:
+    """How far row i's output (weights times values) moves under the mask illustrated:
+    ‖o' − o‖ / ‖o‖ in %, o the output as the model runs."""
+    values = trace.v[h].astype(np.float64)
+    real = real_weights(trace)[h, i] @ values
+    moved = illustrated_row(trace, h, i) @ values
+    return 100.0 * float(np.linalg.norm(moved - real) / (np.linalg.norm(real) or 1.0))
+
+
 DERIVED = {
     "qk_dot": qk_dot,
     "projected": projected,
@@ -267,6 +292,9 @@ DERIVED = {
     "causal_weight_sum": lambda trace, h, i: float(sum(
         float(w) for w in causal_weights(trace, h, i))),
     "unmasked_weight": lambda trace, h, i, j: float(unmasked_weights(trace, h, i)[j]),
+    "real_weight": lambda trace, h, i, j: float(real_weights(trace)[h, i, j]),
+    "kept_percent": kept_percent,
+    "output_error_percent": output_error_percent,
     "value_view_percent": value_view_percent,
     "num_heads_total": num_heads_total,
     "projection": projection,
@@ -330,6 +358,7 @@ ROWS = {
     "weights": lambda trace, h, i: trace.weights[h, i],
     "causal_weight": causal_weights,
     "unmasked_weight": unmasked_weights,
+    "real_weight": lambda trace, h, i: real_weights(trace)[h, i],
     "temperature_weight": lambda trace, h, i, t: temperature_weights(trace, h, i, t),
 }
 # a row's sums, drawn as the sum of its drawn entries

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import bert, hf_models, scratch
-from .attention import attend, padding_blocked, scaled_scores
+from .attention import attend, heads_blocked, padding_blocked, scaled_scores
 from .errors import InputError
 from .trace import POSITIONS_LEARNED, POSITIONS_ROTARY, POSITIONS_SINUSOIDAL
 
@@ -139,7 +139,7 @@ def hf_forward(model, ids, setup: _Setup) -> Forward:
         import torch
 
         scores = scaled_scores(q, k)
-        weights, context = attend(scores, v, blocked[:, None])
+        weights, context = attend(scores, v, heads_blocked(blocked))
         if output is None:           # a rerun under another mask: through W_O again
             merged = context.transpose(1, 2).reshape(1, ids.shape[1], -1)
             output = torch.nn.functional.linear(merged, *hf_models.out_map(files, layers[layer]))

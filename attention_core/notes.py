@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .trace import AttentionTrace
+from .variants import head_blocked
 from .word_model import WordModel
 
 __all__ = ["TOP", "beat_quotes"]
@@ -41,7 +42,7 @@ def beat_quotes(trace: AttentionTrace) -> dict[str, list[str]]:
     """Per beat, the numbers worth quoting, each a short line read from ``trace``."""
     f, s, head = trace.focus_index, trace.primary_slot, trace.primary_head
     focus = _word(trace, f)
-    seen = ~np.asarray(trace.mask[f], bool)           # the keys the focus may attend to
+    seen = ~head_blocked(trace, s)[f]           # the keys the focus may attend to
     dots = trace.q[s, f].astype(np.float64) @ trace.k[s].astype(np.float64).T
     weights = trace.weights[s, f].astype(np.float64)
     top_dots = _strongest(dots, seen)

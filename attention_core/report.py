@@ -8,10 +8,11 @@ import numpy as np
 from . import derived
 from .grammar import ONE_ANSWER, TARGETS_SAID, UNTAGGED
 from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
+from .variants import head_blocked
 from .word_model import PIECES_SUM_NOTE, WordModel
 
-__all__ = ["BAR_WIDTH", "choice_lines", "focus_table", "matrix_lines", "summary_lines", "to_json",
-           "update_lines", "word_lines", "words_json"]
+__all__ = ["BAR_WIDTH", "choice_lines", "focus_table", "keeps_json", "keeps_lines", "matrix_lines",
+           "summary_lines", "to_json", "update_lines", "word_lines", "words_json"]
 
 BAR_WIDTH = 24
 
@@ -177,11 +178,35 @@ def matrix_lines(trace: AttentionTrace) -> list[str]:
     for s, h in enumerate(trace.heads):
         lines.append(f"head {h} weights (row = query, column = key):")
         lines.append(" " * (width + 1) + "".join(f"{_cell(t, 7):>8}" for t in trace.display_tokens))
+        blocked = head_blocked(trace, s)
         for i, tok in enumerate(trace.display_tokens):
             lines.append(f"{_cell(tok, width)} " + "".join(
-                f"{'-inf' if trace.mask[i, j] else format(trace.weights[s, i, j], '.4f'):>8}"
+                f"{'-inf' if blocked[i, j] else format(trace.weights[s, i, j], '.4f'):>8}"
                 for j in range(trace.num_tokens)))
         lines.append("")
+    return lines
+
+
+def keeps_lines(trace: AttentionTrace, kept: list) -> list[str]:
+    """What a cheaper attention keeps of each shown head (``keeps.keeps``): the weight the
+    real and the variant's rows share, the output's relative error and cosine, for the
+    focus word and over every row, and whether the question gets the same answer."""
+    words = WordModel.of_trace(trace)
+    focus = trace.display_tokens[trace.focus_index]
+
+    def named(w):
+        return "nothing" if w is None else repr(words.words[w].text)
+
+    lines = [f"what {kept[0].variant} keeps of the real head, as the model ran it (an "
+             "illustration: the model was not trained with it)",
+             f"head  weight kept ({focus} | all rows)  output error ({focus} | all)  "
+             f"cosine ({focus} | all)  answer"]
+    for k in kept:
+        answer = (f"{named(k.answer)} stays" if k.same_answer
+                  else f"{named(k.answer)} -> {named(k.answer_after)}")
+        lines.append(f"{k.head:>4}  {100 * k.weight_kept:>9.1f} % | {100 * k.weight_kept_all:5.1f} %"
+                     f"{100 * k.error:>15.1f} % | {100 * k.error_all:5.1f} %"
+                     f"{k.cosine:>11.3f} | {k.cosine_all:.3f}  {answer}")
     return lines
 
 
@@ -194,13 +219,16 @@ def diagnosis_lines(atlas) -> list[str]:
              f"each head's weights show, tagged where its share exceeds chance (a head "
              f"spreading evenly) by {ABOVE_CHANCE:.2f}, and every pattern's share",
              "layer head  pattern       share  chance   "
-             + " ".join(f"{p[:7]:>7}" for p in PATTERNS)]
+             + " ".join(f"{p[:7]:>7}" for p in PATTERNS)
+             + (f"  kept by {atlas.variant}" if atlas.kept is not None else "")]
     for p in atlas.patterns:
         film = "  <- the film's head" if (p.layer, p.head) == (atlas.film_layer,
                                                                 atlas.film_head) else ""
         tag = p.tag if p.tag != UNTAGGED else f"({p.of})"
         lines.append(f"{p.layer:>5} {p.head:>4}  {tag:<12} {p.share:>6.2f} {p.chance:>7.2f}   "
-                     + " ".join(f"{p.shares[k]:>7.2f}" for k in PATTERNS) + film)
+                     + " ".join(f"{p.shares[k]:>7.2f}" for k in PATTERNS)
+                     + (f"  {100 * atlas.kept_share(p.layer, p.head):>6.1f} %"
+                        if atlas.kept is not None else "") + film)
     counts = {}
     for p in atlas.patterns:
         counts[p.tag] = counts.get(p.tag, 0) + 1
@@ -210,12 +238,22 @@ def diagnosis_lines(atlas) -> list[str]:
     return lines
 
 
-def to_json(trace: AttentionTrace, atlas=None) -> str:
+def keeps_json(kept: list) -> list[dict]:
+    """``keeps_lines``' numbers, one object per head (answers as word indices)."""
+    from dataclasses import asdict
+
+    return [{**asdict(k), "same_answer": k.same_answer} for k in kept]
+
+
+def to_json(trace: AttentionTrace, atlas=None, kept=None) -> str:
     """The trace's numbers and metadata as one JSON document (same names as the .npz),
-    with every head's pattern under "diagnosis" when an atlas is given."""
+    with every head's pattern under "diagnosis" when an atlas is given, and what a
+    cheaper attention keeps of each head under "keeps" when measured."""
     doc = {"tokens": list(trace.tokens), "meta": trace.meta, "words": words_json(trace)}
     if atlas is not None:
         doc["diagnosis"] = atlas.to_json()
+    if kept:
+        doc["keeps"] = keeps_json(kept)
     for name in ARRAY_FIELDS + OPTIONAL_FIELDS:
         arr = getattr(trace, name)
         if arr is None:

@@ -25,12 +25,17 @@ __all__ = ["command"]
 @click.option("--diagnose", is_flag=True,
               help="Also tag every layer's every head by the pattern its weights show (sink, "
                    "previous, next, itself, punctuation, content, broad), as `atlas` draws them.")
+@click.option("--approx", default="none", show_default=True, metavar="none|lowrank:R",
+              help="Also measure what the scores' best rank-R approximation keeps of the "
+                   "shown heads (as a --mask asked for is measured).")
 def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, force: bool,
-            diagnose: bool, tracing: TraceOptions):
+            diagnose: bool, approx: str, tracing: TraceOptions):
     """Print the tokens, the chosen layer and heads and the focus token's attention."""
     from ..attention_core import report
+    from ..attention_core.variants import parse_approx
     from ..files.outputs import OutputSet
 
+    approximation = parse_approx(approx)
     saving = None
     if npz_path:
         saving = OutputSet({"trace": Path(npz_path)}, force=force, what="trace",
@@ -42,17 +47,20 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
             from ..attention_core.api import atlas_for
 
             atlas = atlas_for(tracing.request(sentence))
+    kept = measured_variant(trace, approximation)
     if saving is not None:
         with saving.opened(report=say):
             trace.save(saving.path("trace"))
             saving.commit()
     if as_json:
-        click.echo(report.to_json(trace, atlas))
+        click.echo(report.to_json(trace, atlas, kept))
         return
     lines = report.summary_lines(trace) + report.choice_lines(trace) + [""] \
         + report.focus_table(trace) + [""] + report.update_lines(trace)
     if matrix:
         lines += [""] + report.matrix_lines(trace)
+    if kept:
+        lines += [""] + report.keeps_lines(trace, kept)
     if atlas is not None:
         lines += [""] + report.diagnosis_lines(atlas)
     if saving is not None:
@@ -60,3 +68,15 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
     click.echo("\n".join(lines))
     if saving is not None:
         note_settings()
+
+
+def measured_variant(trace, approximation) -> list:
+    """What the cheaper attention asked for keeps of each shown head: the approximation,
+    else the mask asked for where it is not the model's own; none when neither."""
+    from ..attention_core.keeps import keeps
+
+    if approximation is not None:
+        return keeps(trace, approximation)
+    if trace.meta.get("mask_is_illustration"):
+        return keeps(trace, trace.mask_kind)
+    return []

@@ -119,10 +119,11 @@ _TRACE = [
     click.option("--seed", default=TRACE_DEFAULTS["seed"], show_default=True,
                  type=click.IntRange(*SEED_RANGE), help="scratch model: seed of its weights."),
     click.option("--mask", default=TRACE_DEFAULTS["mask"], show_default=True,
-                 metavar="none|causal|window:K",
+                 metavar="none|causal|window:K|global:TOKENS+window:K|topk:K",
                  help="Mask applied at the shown layer (an illustration on an encoder such as "
                       "MiniLM, which reads both ways; a decoder's own causal mask is always "
-                      "there)."),
+                      "there): a sliding window, Longformer's global tokens (positions or "
+                      "texts, comma-separated) and window, or each query's top K scores."),
     click.option("--device", default=TRACE_DEFAULTS["device"], show_default=True,
                  metavar="auto|cpu|cuda", help="Where the model runs (auto: CUDA when available)."),
     click.option("--dtype", default=TRACE_DEFAULTS["dtype"], show_default=True,

@@ -80,15 +80,19 @@ def _layout(atlas) -> tuple[int, int, list]:
              f"Every head of layer {atlas.layers[0]} of {atlas.model}")
     title = f"{which} on \u201c{atlas.sentence}\u201d"
     width = MARGIN * 2 + LAYER_W + H * TILE + (H - 1) * GAP
-    width = max(width, MARGIN * 2 + _text_width(KEY, SMALL))
+    film = (f"outlined: layer {atlas.film_layer}, head {atlas.film_head}, the head the film "
+            f"explains; rows are queries, columns keys; its layer's mask: {atlas.mask}")
+    if atlas.kept is not None:
+        film += (f"; under each, the weight {atlas.variant} keeps (an illustration: not "
+                 "trained with it)")
+    width = max(width, MARGIN * 2 + _text_width(KEY, SMALL), MARGIN * 2 + _text_width(film, SMALL))
     key_line = MARGIN + TITLE + 48 + 2 * SMALL          # the key's baseline
     top = key_line + 40 + FONT + 14                       # the heads' names above the tiles
-    height = top + L * (TILE + TAG_H + GAP) + MARGIN
+    tag_h = TAG_H * (2 if atlas.kept is not None else 1)    # a second line: what a mask keeps
+    height = top + L * (TILE + tag_h + GAP) + MARGIN
     shapes: list = [_Rect(0, 0, width, height, pal.background)]
     shapes.append(_Text(MARGIN, MARGIN + TITLE, _fit(title, width - 2 * MARGIN, TITLE),
                         TITLE, pal.text))
-    film = (f"outlined: layer {atlas.film_layer}, head {atlas.film_head}, the head the film "
-            f"explains; rows are queries, columns keys; its layer's mask: {atlas.mask}")
     shapes.append(_Text(MARGIN, MARGIN + TITLE + 24 + SMALL, film, SMALL, pal.soft))
     shapes.append(_Text(MARGIN, key_line, KEY, SMALL, pal.dim))
     left = MARGIN + LAYER_W
@@ -96,7 +100,7 @@ def _layout(atlas) -> tuple[int, int, list]:
         shapes.append(_Text(left + h * (TILE + GAP) + TILE / 2, top - 14, f"head {h}", FONT,
                             pal.soft, "middle"))
     for n, layer in enumerate(atlas.layers):
-        y = top + n * (TILE + TAG_H + GAP)
+        y = top + n * (TILE + tag_h + GAP)
         shapes.append(_Text(MARGIN, y + TILE / 2 + FONT * 0.35, f"layer {layer}", FONT,
                             pal.soft))
         for h in range(H):
@@ -107,8 +111,12 @@ def _layout(atlas) -> tuple[int, int, list]:
                     if pattern.tag in TAG_WORDS else "no pattern")
             shapes.append(_Text(x + TILE / 2, y + TILE + TAG_H - 16, said, FONT, pal.text,
                                 "middle"))
+            if atlas.kept is not None:
+                kept = f"keeps {round(100 * atlas.kept_share(layer, h))}\u00a0%"
+                shapes.append(_Text(x + TILE / 2, y + TILE + 2 * TAG_H - 16, kept, FONT,
+                                    pal.mask, "middle"))
             if (layer, h) == (atlas.film_layer, atlas.film_head):
-                shapes.append(_Rect(x - 8, y - 8, TILE + 16, TILE + TAG_H + 8, None,
+                shapes.append(_Rect(x - 8, y - 8, TILE + 16, TILE + tag_h + 8, None,
                                     pal.query, 5))
     return int(width), int(height), shapes
 

@@ -71,7 +71,7 @@ def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=Non
     return scene
 
 
-ROW_KINDS = ("shown_weights", "shown_causal_weight", "shown_unmasked_weight",
+ROW_KINDS = ("shown_weights", "shown_causal_weight", "shown_unmasked_weight", "shown_real_weight",
              "shown_temperature_weight")
 
 

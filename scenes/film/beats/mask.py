@@ -18,7 +18,8 @@ import numpy as np
 from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart,
                    Rectangle, Transform, VGroup, config)
 
-from ....attention_core.derived import causal_mask, causal_weights, unmasked_weights
+from ....attention_core.derived import causal_mask, causal_weights, lookup
+from ....attention_core.variants import head_blocked
 from ...vocabulary import stage, style
 from ...vocabulary.grid import LABEL_BUFF, column_words, place_column_word
 from ..beat import Beat, Role, Stage, replace_in_place
@@ -37,9 +38,12 @@ ZOOM_MARGIN = 1.04      # the zoomed frame is this much wider than the focus row
 
 
 def line(trace):
-    kind = trace.mask_kind if trace.mask.any() else "causal"
+    kind = trace.mask_kind if trace.mask.any() or trace.mask_kind.startswith("topk") \
+        else "causal"
     if kind == "causal":
         return beat_line("The causal mask: no word looks at the words after it")
+    if kind.startswith("topk"):
+        return beat_line(f"Top-k attention ({kind}): each word keeps its largest scores")
     return beat_line(f"The mask ({kind}): some keys are off limits")
 
 
@@ -81,14 +85,17 @@ class MaskBeat(Beat):
     def choose_the_mask(self):
         trace = self.trace
         self.slot, self.focus, T = trace.primary_slot, trace.focus_index, trace.num_tokens
-        self.own_mask = bool(trace.mask.any())
+        self.mask = head_blocked(trace, self.slot)
+        self.own_mask = bool(self.mask.any())
         rows = range(T)
         if self.own_mask:
-            self.mask = trace.mask.copy()
             self.after = trace.weights[self.slot].astype(np.float64)
-            # what the grid shows "before": the softmax of the unmasked scores
-            self.before = np.array([unmasked_weights(trace, self.slot, i) for i in rows])
-            self.before_kind, self.after_kind = "unmasked_weight", "weights"
+            # what the grid shows "before": the weights as the model runs (a mask asked
+            # for), or the softmax of the unmasked scores (the model's own mask)
+            self.before_kind = "real_weight" if self.asked else "unmasked_weight"
+            self.before = np.array([lookup(trace, self.before_kind, (self.slot, i, j))
+                                    for i in rows for j in rows]).reshape(T, T)
+            self.after_kind = "weights"
             self.score_kind, self.sum_kind = "masked_score", "weight_sum"
         else:
             self.mask = causal_mask(trace)
@@ -96,6 +103,11 @@ class MaskBeat(Beat):
             self.after = np.array([causal_weights(trace, self.slot, i) for i in rows])
             self.before_kind, self.after_kind = "weights", "causal_weight"
             self.score_kind, self.sum_kind = "causal_masked_score", "causal_weight_sum"
+
+    @property
+    def asked(self) -> bool:
+        """Whether the trace's mask was asked for, to teach with (not the model's own)."""
+        return bool(self.trace.meta.get("mask_is_illustration"))
 
     def notice(self):
         """Said on screen: whose mask this is (:func:`notice_text`)."""
@@ -303,8 +315,36 @@ class MaskBeat(Beat):
             if self.labels_make_way:
                 self.play(*self._texts_back(list(self.grid.col_labels)),
                           run_time=style.T_QUICK)
-        note = label_text("each row renormalised: it sums to 1", style.FONT_SMALL,
+        note = label_text("each row renormalised:\nit sums to 1", style.FONT_SMALL,
                           style.PALETTE.soft)
         note.next_to(self.red_key, DOWN, buff=0.3, aligned_edge=LEFT)
         stage.keep_right_of(note)
         self.play(FadeIn(note, shift=UP * 0.1), run_time=style.T_SHORT)
+        if not self.trace.meta.get("mask_is_model_own"):
+            self.what_it_keeps(note)
+
+    # ---- an illustration's cost: what it keeps of the weights the model gives -----------------
+    def what_it_keeps(self, above):
+        """The share of the focus word's real weight the mask keeps and how far its output
+        moves, read as the model runs: a mask the model was not trained with."""
+        pal, index = style.PALETTE, (self.slot, self.focus)
+        kept = self.number("kept_percent", index, decimals=0, font_size=style.FONT_SMALL,
+                           color=pal.text)
+        moved = self.number("output_error_percent", index, decimals=0,
+                            font_size=style.FONT_SMALL, color=pal.text)
+        soft = [pal.soft]
+        first = VGroup(label_text("the boxed row keeps", style.FONT_SMALL, *soft), kept,
+                       label_text("%", style.FONT_SMALL, *soft))
+        middle = label_text("of the weight the model gives;", style.FONT_SMALL, *soft)
+        last = VGroup(label_text("its output moves", style.FONT_SMALL, *soft), moved,
+                      label_text("%", style.FONT_SMALL, *soft))
+        for part in (first, last):
+            part.arrange(RIGHT, buff=0.1, aligned_edge=DOWN)
+        block = VGroup(first, middle, last).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+        block.next_to(above, DOWN, buff=0.3, aligned_edge=LEFT)
+        stage.keep_right_of(block)
+        share = self.record("kept_percent", index, 0)
+        error = self.record("output_error_percent", index, 0)
+        self.say(f"This mask keeps {share} % of the weight {focus_name(self.trace)} gives as "
+                 f"the model runs; its output moves {error} %")
+        self.play(FadeIn(block, shift=UP * 0.1), run_time=style.T_SHORT)

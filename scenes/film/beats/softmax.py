@@ -15,6 +15,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTr
 
 from ...vocabulary import stage, style
 from ...vocabulary.bars import SoftmaxBars
+from ....attention_core.variants import head_blocked
 from ..beat import Beat, Role, Stage, replace_in_place
 from ...vocabulary.formula import FormulaMap, role_colored
 from ...vocabulary.headers import beat_line
@@ -106,7 +107,8 @@ class SoftmaxBeat(Beat):
         self.indices = drawn_indices(trace)
         self.word = token_word(trace, self.f)
         self.n = len(self.indices)
-        self.masked_row = np.array([bool(trace.mask[self.f, j]) for j in self.indices])
+        blocked = head_blocked(trace, self.slot)[self.f]
+        self.masked_row = np.array([bool(blocked[j]) for j in self.indices])
         self.open(line(trace), "softmax")
         self.lift_the_focus_row()
         self.divide_by_root_dk()

@@ -11,6 +11,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, 
                    TransformFromCopy, VGroup)
 
 from ...vocabulary import colors, style
+from ....attention_core.variants import head_blocked
 from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.grid import AttentionGrid, make_grid
@@ -147,6 +148,7 @@ class SparksBeat(Beat):
     def the_bundle(self):
         trace, pal, row = self.trace, style.PALETTE, self.row
         dots = self.dots()
+        blocked = head_blocked(trace, self.slot)[self.f]
         strength = (dots - dots.min()) / (float(dots.max() - dots.min()) or 1.0)
         self.grid = QKGrid(self.book)
         # written as the grid will write them, so each number lands in its cell unchanged
@@ -162,7 +164,7 @@ class SparksBeat(Beat):
             for j, s in zip(self.indices, strength):
                 value = self.number("qk_dot", (self.slot, self.f, j), decimals=decimals,
                                     signed=True, font_size=style.FONT_SMALL,
-                                    color=pal.mask if trace.mask[self.f, j] else None)
+                                    color=pal.mask if blocked[j] else None)
                 dimmed(value, 0.55 + 0.45 * s)
                 self.values.add(value)
             fit_width(self.values, 0.94 * pitch)
@@ -177,7 +179,7 @@ class SparksBeat(Beat):
             arc = strength_arc(start, end, s, sag=MAX_SAG, own=j == self.f)
             spark = Spark(arc.get_start(), arc.get_end(), s, angle=arc.bend, seed=n,
                           max_width=18.0, n_segments=SPARK_SEGMENTS, burst_radius=0.1)
-            if trace.mask[self.f, j]:
+            if blocked[j]:
                 arc.set_stroke(pal.mask)
                 spark.tint(pal.mask)
             self.arcs.add(arc)
@@ -218,7 +220,8 @@ class SparksBeat(Beat):
         key's entries (the first two and the last; the others elided)."""
         trace, pal, slot, f = self.trace, style.PALETTE, self.slot, self.f
         dots = self.dots()
-        open_keys = [n for n, j in enumerate(self.indices) if not trace.mask[f, j]]
+        blocked = head_blocked(trace, slot)[f]
+        open_keys = [n for n, j in enumerate(self.indices) if not blocked[j]]
         if not open_keys:
             self.worked = VGroup()
             return
