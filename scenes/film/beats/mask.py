@@ -26,6 +26,7 @@ from ..beat import Beat, Role, Stage, replace_in_place
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ..audits import drawn_size
+from ..craft import TEXT_MARGIN
 from ...vocabulary.text import label_text, line_of
 from ..views import sentence_grid, shown_tokens_note
 from ..wording import focus_name, word_name
@@ -347,4 +348,14 @@ class MaskBeat(Beat):
         error = self.record("output_error_percent", index, 0)
         self.say(f"This mask keeps {share} % of the weight {focus_name(self.trace)} gives as "
                  f"the model runs; its output moves {error} %")
-        self.play(FadeIn(block, shift=UP * 0.1), run_time=style.T_SHORT)
+        # the right column rises to make room where the block would cross the bottom
+        column = VGroup(self.legend, self.red_key, above)
+        lowest = -config.frame_height / 2 + TEXT_MARGIN + 0.05       # clear of the edge
+        short = lowest - block.get_bottom()[1]
+        room = stage.BODY_TOP - column.get_top()[1]
+        if short > room:            # no room for it on screen: the caption says it alone
+            return
+        lift = [column.animate.shift(UP * short)] if short > 0 else []
+        if lift:
+            block.shift(UP * short)
+        self.play(*lift, FadeIn(block, shift=UP * 0.1), run_time=style.T_SHORT)
