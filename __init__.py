@@ -14,7 +14,7 @@ display inline in Jupyter.
 """
 from .attention_core import __version__
 
-__all__ = ["AttentionTrace", "InputError", "__version__", "atlas", "attentions", "frames",
+__all__ = ["AttentionTrace", "InputError", "__version__", "atlas", "attentions", "compare", "frames",
            "pack", "render", "trace", "view"]
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from .attention_core import DEFAULT_SENTENCE
 from .attention_core.errors import InputError
 
-__all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "View", "atlas", "attentions",
+__all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "View", "atlas", "attentions", "compare",
            "frames", "pack", "render", "trace", "view"]
 
 
@@ -51,6 +51,24 @@ def trace(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm", focus: str
     options = _trace_options(dict(model=model, focus=focus, layer=layer, heads=heads,
                                   mask=mask, device=device, dtype=dtype, **scratch))
     return trace_for(TraceRequest(sentence=sentence, **options))
+
+
+def compare(sentence_a: str = DEFAULT_SENTENCE, sentence_b: str | None = None, *,
+            model: str = "minilm",
+            focus: str | None = None, layer: str | int = "auto", heads: str = "auto",
+            mask: str = "none", device: str = "auto", dtype: str = "float32", **scratch):
+    """A minimal pair (what ``compare`` prints): the layer, heads and focus word chosen on
+    ``sentence_a``, used on both; the words aligned, the focus word's weights in both and
+    the update's shares (``.pairs``, ``.weight()``, ``.change()``, ``.share()``,
+    ``.summary()``, ``.to_json()``). Raises InputError."""
+    from .attention_core.api import TraceRequest
+    from .attention_core.compare import compare_sentences
+
+    options = _trace_options(dict(model=model, focus=focus, layer=layer, heads=heads,
+                                  mask=mask, device=device, dtype=dtype, **scratch))
+    _text("sentence_a", sentence_a)
+    _text("sentence_b", sentence_b)
+    return compare_sentences(TraceRequest(sentence=sentence_a, **options), sentence_b)
 
 
 def attentions(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm",
@@ -134,13 +152,15 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
            resolution: str | None = None, fps: int | None = None, beats: str | None = None,
            theme: str | None = None, quality: str | None = None, force: bool = False,
            narration: str | Path | None = None, captions: str | Path | None = None,
-           length: str | float | None = None, progress=None, **trace_options) -> Film:
+           length: str | float | None = None, versus: str | None = None, progress=None,
+           **trace_options) -> Film:
     """Render the film of ``source`` (a sentence or a trace) into ``output`` (.mp4, .webm or
     .gif; default: named after the sentence, as the command line names it).
     ``trace_options`` are those of :func:`trace` when ``source`` is a sentence. An option
     left None is the command line's: the settings file's, a variable's, else its default.
     ``captions``: an .srt of your words for the film's captions (``--captions``);
-    ``length``: "short", "full" or seconds (``--length``).
+    ``length``: "short", "full" or seconds (``--length``); ``versus``: a second sentence,
+    a minimal pair (``--versus``: the film ends with the versus beat).
     ``progress(done, total, beat)`` is called as each beat is ready (a notebook's bar)."""
     from .app import work
 
@@ -152,8 +172,9 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
              "captions": _path("captions", captions, none=True),
              "length": _length(length), "output": _path("output", output, none=True)}
     watcher = _progress(progress)
-    made = work.film(_film_request("render", source, given, trace_options, _force(force)),
-                     progress=watcher, report=_note)
+    request = _film_request("render", source, given, trace_options, _force(force),
+                            versus=_text("versus", versus, none=True))
+    made = work.film(request, progress=watcher, report=_note)
     return Film(made.files[0], tuple(made.files))
 
 
@@ -300,7 +321,7 @@ def _drawing_parts(command: str, source, given: dict, trace_options: dict):
 
 
 def _film_request(command: str, source, given: dict, trace_options: dict, force: bool, *,
-                  pack: bool = False):
+                  pack: bool = False, versus: str | None = None):
     """The FilmRequest of a render or a pack, each option resolved as the command line
     resolves it."""
     from .app.requests import FilmRequest, VideoOptions
@@ -317,7 +338,8 @@ def _film_request(command: str, source, given: dict, trace_options: dict, force:
                          output_dir=value["output-dir"], length=value["length"])
     return FilmRequest(source=source, tracing=tracing, video=video, drawing=drawing,
                        output=Path(output) if output else None, narration=value["narration"],
-                       pack=pack, captions=Path(value["captions"]) if value["captions"] else None)
+                       pack=pack, captions=Path(value["captions"]) if value["captions"] else None,
+                       versus=versus)
 
 
 # ---- every argument's type, checked before any work ------------------------------------------

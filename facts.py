@@ -147,6 +147,13 @@ BEATS: tuple[BeatFacts, ...] = (
               "weight that is not influence where the numbers show it; the film ends on the "
               "picture again, the answer in a line under it",
               ask="Did {focus} move toward the words it weighed most? Which number says so?"),
+    BeatFacts("versus", seconds=20, title="Two sentences, one head",
+              shows="a minimal pair (--versus): both sentences as rows of words, the same "
+              "word joined across them, the weight the focus word gives each word in A and in B "
+              "(the same model, layer, head and focus word) and each change, B minus A; "
+              "words of one sentence alone marked. Optional: drawn when a second sentence "
+              "is given", optional=True,
+              ask="Change a few words: which weights should move, and which should not?"),
 )
 BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
 
@@ -155,8 +162,8 @@ BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
 # order while the film fits (a beat not named here comes last, in storyboard order)
 LENGTHS = {"short": 90.0, "full": None}
 LENGTH_RANGE = (20.0, 3600.0)        # seconds a film of a chosen length may be asked for
-KEPT_FIRST = ("sparks", "softmax", "pull", "summary", "project", "embed", "heads", "mask",
-              "position")
+KEPT_FIRST = ("versus", "sparks", "softmax", "pull", "summary", "project", "embed", "heads",
+              "mask", "position")
 
 
 def beat_facts(name: str) -> BeatFacts:

@@ -73,7 +73,8 @@ class FilmRequest:
     or an AttentionTrace (``tracing`` None). ``output``: the video (a pack's folder); None
     names it after the sentence in ``video.output_dir``. ``narration``: a folder of
     recordings, "speak", or None. ``captions``: an .srt of the user's words for the
-    film's captions (``app.captions``), or None."""
+    film's captions (``app.captions``), or None. ``versus``: a second sentence, a
+    minimal pair of the first (the film ends with the versus beat), or None."""
     source: object
     tracing: TraceOptions | None
     video: VideoOptions
@@ -82,6 +83,7 @@ class FilmRequest:
     narration: str | None = None
     pack: bool = False
     captions: Path | None = None
+    versus: str | None = None
 
 
 @dataclass(frozen=True)

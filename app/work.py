@@ -20,7 +20,7 @@ from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE
 from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions, ViewRequest
 
 __all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress",
-           "check_drawable",
+           "check_drawable", "compare",
            "compute_trace", "drawable_sentence", "film", "interrupts_held", "narration_for",
            "plan", "stills", "use_theme", "view"]
 
@@ -253,14 +253,54 @@ def _prepared(request: FilmRequest, *, peek: bool, report: Report):
         trace = compute_trace(sentence, request.tracing,
                               beat_cache(video.no_cache, peek=peek, report=report),
                               keep=not peek)
+    if request.versus is not None:
+        trace = _paired(trace, request)
     return trace, outputs, voice, captions
+
+
+def _paired(trace, request: FilmRequest):
+    """The film's trace carrying its minimal pair (``.versus``: sentence B on A's model,
+    layer, heads and focus word), checked as ``compare`` checks it."""
+    if request.tracing is None:
+        raise InputError("--versus compares two sentences: give sentence A as text, not a "
+                         "saved trace (--trace).")
+    drawable_sentence(request.versus, request.tracing, request.drawing.max_tokens)
+    with interrupts_held():
+        from ..attention_core.compare import compare_sentences, paired
+
+        asked = request.tracing.request(trace.sentence)
+        comparison = compare_sentences(asked, request.versus,
+                                       compute=lambda req: trace if req is asked
+                                       else _trace_for(req))
+    return paired(comparison.a, comparison.b)
+
+
+def _trace_for(req):
+    from ..attention_core.api import trace_for
+
+    return trace_for(req)
+
+
+def _with_versus_beat(request: FilmRequest) -> FilmRequest:
+    """A film with a second sentence ends with the versus beat, named or not."""
+    import dataclasses
+
+    from ..scenes.film.registry import parse_beats
+
+    beats = parse_beats(request.video.beats or "all")
+    if request.versus is None or "versus" in beats:
+        return request
+    video = dataclasses.replace(request.video, beats=",".join([*beats, "versus"]))
+    return dataclasses.replace(request, video=video)
 
 
 def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
     """What ``request`` would write and draw, and about how long it takes; nothing drawn or
     written (a dry run)."""
-    video = request.video
     with _drawing_turn():
+        with interrupts_held():         # the first import of manim
+            request = _with_versus_beat(request)
+        video = request.video
         trace, outputs, _, _ = _prepared(request, peek=True, report=report)
         with interrupts_held():         # the first import of manim
             from ..scenes.pipeline.plan import plan_film
@@ -288,8 +328,10 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
 def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmResult:
     """Render the film (or the lecture pack) of ``request``; ``progress`` (a
     ``RenderProgress``) is told of each beat, ``report`` receives one-line notes."""
-    video = request.video
     with _drawing_turn():
+        with interrupts_held():         # the first import of manim
+            request = _with_versus_beat(request)
+        video = request.video
         trace, outputs, voice, captions = _prepared(request, peek=False, report=report)
         with interrupts_held():         # the first import of manim
             from .film import render_video
@@ -349,6 +391,16 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
                 tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
                 max_share=DEFAULT_MAX_SHARE if max_share is None else max_share)
     return StillsResult(written, list(changed), len(job.stills))
+
+
+# ---- minimal pairs ---------------------------------------------------------------------------
+def compare(sentence_a: str, sentence_b: str, tracing: TraceOptions):
+    """The focus word's attention on two sentences, A's layer, heads and focus word on
+    both (``attention_core.compare.Comparison``)."""
+    with interrupts_held():
+        from ..attention_core.compare import compare_sentences, paired
+
+        return compare_sentences(tracing.request(sentence_a), sentence_b)
 
 
 # ---- the atlas -------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from .trace import (UPDATE_NORMED, UPDATE_PLAIN, UPDATE_PRENORM, AttentionTrace,
 
 __all__ = ["MODEL_CHOICES", "TraceRequest", "atlas_for", "atlas_of", "check_request",
            "check_sentence", "compute_trace", "count_tokens", "every_layer_run", "model_files",
-           "trace_for", "trace_key"]
+           "setup_of", "trace_for", "trace_key"]
 
 # the position vectors a trace keeps: this many positions at least (the sentence's, and
 # enough more that the position beat's waves show their shape)
@@ -134,6 +134,11 @@ def _setup(req: TraceRequest, where_it_runs: bool = True) -> _Setup:
         device, dtype = check_device_name(req.device), check_dtype_name(req.dtype)
     return _Setup(req, kind, tokens, focus, mask_spec, build_mask(mask_spec, len(tokens.ids)),
                   layer_spec, head_spec, device, dtype)
+
+
+def setup_of(req: TraceRequest):
+    """The request checked and resolved, its model not run (for :mod:`.ablation`)."""
+    return _setup(req)
 
 
 def check_request(req: TraceRequest) -> None:

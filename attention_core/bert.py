@@ -299,9 +299,10 @@ def _activation(name, x):
     return F.gelu(x)
 
 
-def layer_attention(weights: BertWeights, layer: int, x, blocked) -> LayerCapture:
+def layer_attention(weights: BertWeights, layer: int, x, blocked, silenced=()) -> LayerCapture:
     """One layer's self-attention on its input x (B x T x D); blocked: B x T x T, or
-    B x H x T x T where each head has its own (top-k)."""
+    B x H x T x T where each head has its own (top-k); the heads ``silenced`` add nothing
+    (their outputs zeroed before W_O: :mod:`.ablation`)."""
     B, T, _ = x.shape
     lw = weights.layers[layer]
 
@@ -311,6 +312,9 @@ def layer_attention(weights: BertWeights, layer: int, x, blocked) -> LayerCaptur
     q, k, v = heads(_linear(x, lw["q"])), heads(_linear(x, lw["k"])), heads(_linear(x, lw["v"]))
     scores = scaled_scores(q, k)
     attn, context = attend(scores, v, heads_blocked(blocked))
+    if silenced:
+        context = context.clone()
+        context[:, list(silenced)] = 0
     merged = context.transpose(1, 2).reshape(B, T, weights.d_model)
     return LayerCapture(x, q, k, v, scores, blocked, attn, context, _linear(merged, lw["o"]))
 
@@ -328,12 +332,14 @@ def embed(weights: BertWeights, ids, positions: bool = True):
     return torch.nn.functional.layer_norm(x, (weights.d_model,), *weights.emb_ln, weights.eps)
 
 
-def forward(weights: BertWeights, ids, lengths, *, last_layer: int | None = None):
+def forward(weights: BertWeights, ids, lengths, *, last_layer: int | None = None,
+            silenced: dict | None = None):
     """Run the encoder on a padded batch, as trained (only padding masked).
 
     ids: B x T int tensor; lengths: the real length of each row. Returns the hidden states
     (embedding output, then each layer's output) and each layer's LayerCapture. Stops after
-    ``last_layer`` when given (its output is still computed).
+    ``last_layer`` when given (its output is still computed). ``silenced``: {layer: heads}
+    whose outputs are zeroed before W_O.
     """
     import torch
 
@@ -341,7 +347,7 @@ def forward(weights: BertWeights, ids, lengths, *, last_layer: int | None = None
     blocked = padding_blocked(lengths, ids.shape[1], x.device)
     hidden, captures = [x], []
     for n, lw in enumerate(weights.layers):
-        cap = layer_attention(weights, n, x, blocked)
+        cap = layer_attention(weights, n, x, blocked, (silenced or {}).get(n, ()))
         captures.append(cap)
         h = torch.nn.functional.layer_norm(cap.output + x, (weights.d_model,), *lw["attn_ln"],
                                            weights.eps)

@@ -11,8 +11,9 @@ from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
 from .variants import head_blocked
 from .word_model import PIECES_SUM_NOTE, WordModel
 
-__all__ = ["BAR_WIDTH", "choice_lines", "focus_table", "keeps_json", "keeps_lines", "matrix_lines",
-           "summary_lines", "to_json", "update_lines", "word_lines", "words_json"]
+__all__ = ["BAR_WIDTH", "choice_lines", "compare_lines", "effect_line", "focus_table", "influence_lines",
+           "keeps_json", "keeps_lines", "matrix_lines", "summary_lines", "to_json", "update_lines",
+           "word_lines", "words_json"]
 
 BAR_WIDTH = 24
 
@@ -210,6 +211,69 @@ def keeps_lines(trace: AttentionTrace, kept: list) -> list[str]:
     return lines
 
 
+def effect_line(effect) -> list[str]:
+    """What silencing heads did to the model's output (``ablation.Effect``)."""
+    heads = ", ".join(f"{layer}:{head}" for layer, head in effect.silenced)
+    lines = [f"silenced  {heads} (outputs zeroed before W_O, in the model's own forward)"]
+    if effect.kl is None:
+        lines.append(f"effect    {effect.kind}: cosine before/after {effect.cosine:.4f} "
+                     f"(1 - cosine {1 - effect.cosine:.4f}); the focus word's final vector: "
+                     f"cosine {effect.focus_cosine:.4f}")
+        return lines
+    lines.append(f"effect    {effect.kind}: KL(before || after) {effect.kl:.4f} nats; the "
+                 f"focus word's final vector: cosine {effect.focus_cosine:.4f}")
+    for name, top in (("before", effect.top_before), ("after", effect.top_after)):
+        lines.append(f"  {name:<7} " + "  ".join(f"{t!r} {p:.3f}" for t, p in top))
+    return lines
+
+
+def influence_lines(trace: AttentionTrace, rows: list) -> list[str]:
+    """Weight is not influence: every head of the layer, by what silencing it alone does
+    to the model's output, beside its weight on the focus word's answer and on special
+    tokens (``ablation.ablation_table``)."""
+    focus = trace.display_tokens[trace.focus_index]
+    kind = rows[0].effect.kind if rows else "output"
+    measure = "KL, nats" if rows and rows[0].effect.kl is not None else "1 - cosine"
+    lines = [f"weight vs influence in layer {trace.layer}: each head silenced alone, its effect "
+             f"on the {kind} ({measure}), beside the weight {focus!r} gives",
+             f"head  effect on {kind:<20} weight on the answer  on special tokens  "
+             "focus vector cosine"]
+    for r in rows:
+        film = "  <- the film's head" if r.head == trace.primary_head else ""
+        lines.append(f"{r.head:>4}  {r.effect.size:>27.5f}  {r.answer_weight:>20.3f}  "
+                     f"{r.special_weight:>17.3f}  {r.effect.focus_cosine:>19.4f}{film}")
+    return lines
+
+
+def compare_lines(comparison) -> list[str]:
+    """A minimal pair (``compare.Comparison``): both sentences, then each word's weight from
+    the focus word in A and in B (the explained head), the change, and its share of the
+    focus word's update in each; a word of one sentence alone is marked."""
+    a, b = comparison.a, comparison.b
+    lines = [f"A         {a.sentence}", f"B         {b.sentence}",
+             f"model     {a.meta.get('model_name', a.meta['model'])}, layer {a.layer}, head "
+             f"{a.primary_head} (chosen on A; heads {', '.join(map(str, a.heads))}), focus "
+             f"{comparison.focus_pair.text!r}",
+             f"{'word':<14} {'weight A':>9} {'weight B':>9} {'change':>8}   "
+             f"{'update A':>8} {'update B':>8}"]
+
+    def cell(value, width, signed=False, percent=False):
+        if value is None:
+            return "-".rjust(width)
+        if percent:
+            return f"{100 * value:.1f}%".rjust(width)
+        return format(value, "+.3f" if signed else ".3f").rjust(width)
+    for p in comparison.pairs:
+        mark = "" if not p.changed else ("  only in A" if p.b is None else "  only in B")
+        lines.append(f"{p.text[:14]:<14} {cell(comparison.weight('a', p), 9)} "
+                     f"{cell(comparison.weight('b', p), 9)} "
+                     f"{cell(comparison.change(p), 8, signed=True)}   "
+                     f"{cell(comparison.share('a', p), 8, percent=True)} "
+                     f"{cell(comparison.share('b', p), 8, percent=True)}{mark}")
+    lines.append(comparison.summary() + ".")
+    return lines
+
+
 def diagnosis_lines(atlas) -> list[str]:
     """Every head's pattern, one line each, as the atlas tags it (``attention_core.atlas``):
     its share beside what a head spreading evenly scores (chance), the film's head marked."""
@@ -245,7 +309,7 @@ def keeps_json(kept: list) -> list[dict]:
     return [{**asdict(k), "same_answer": k.same_answer} for k in kept]
 
 
-def to_json(trace: AttentionTrace, atlas=None, kept=None) -> str:
+def to_json(trace: AttentionTrace, atlas=None, kept=None, extra=None) -> str:
     """The trace's numbers and metadata as one JSON document (same names as the .npz),
     with every head's pattern under "diagnosis" when an atlas is given, and what a
     cheaper attention keeps of each head under "keeps" when measured."""
@@ -254,6 +318,7 @@ def to_json(trace: AttentionTrace, atlas=None, kept=None) -> str:
         doc["diagnosis"] = atlas.to_json()
     if kept:
         doc["keeps"] = keeps_json(kept)
+    doc.update(extra or {})
     for name in ARRAY_FIELDS + OPTIONAL_FIELDS:
         arr = getattr(trace, name)
         if arr is None:

@@ -28,8 +28,16 @@ __all__ = ["command"]
 @click.option("--approx", default="none", show_default=True, metavar="none|lowrank:R",
               help="Also measure what the scores' best rank-R approximation keeps of the "
                    "shown heads (as a --mask asked for is measured).")
+@click.option("--ablate", default=None, metavar="L:H[,L:H...]|L:all",
+              help="Silence these heads (their outputs zeroed before W_O) in the model's own "
+                   "forward and print the effect on its output: the sentence embedding "
+                   "(MiniLM) or the next token's distribution (a decoder).")
+@click.option("--ablation", is_flag=True,
+              help="Silence each head of the shown layer alone and rank them by their effect "
+                   "on the model's output, beside their weight on the focus word's answer.")
 def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, force: bool,
-            diagnose: bool, approx: str, tracing: TraceOptions):
+            diagnose: bool, approx: str, ablate: str | None, ablation: bool,
+            tracing: TraceOptions):
     """Print the tokens, the chosen layer and heads and the focus token's attention."""
     from ..attention_core import report
     from ..attention_core.variants import parse_approx
@@ -48,12 +56,19 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
 
             atlas = atlas_for(tracing.request(sentence))
     kept = measured_variant(trace, approximation)
+    effect, table = silenced_heads(sentence, tracing, trace, ablate, ablation)
     if saving is not None:
         with saving.opened(report=say):
             trace.save(saving.path("trace"))
             saving.commit()
     if as_json:
-        click.echo(report.to_json(trace, atlas, kept))
+        extra = {"ablation": effect.to_json()} if effect is not None else {}
+        if table:
+            extra["influence"] = [{"layer": r.layer, "head": r.head,
+                                   "answer_weight": r.answer_weight,
+                                   "special_weight": r.special_weight, **r.effect.to_json()}
+                                  for r in table]
+        click.echo(report.to_json(trace, atlas, kept, extra))
         return
     lines = report.summary_lines(trace) + report.choice_lines(trace) + [""] \
         + report.focus_table(trace) + [""] + report.update_lines(trace)
@@ -61,6 +76,10 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
         lines += [""] + report.matrix_lines(trace)
     if kept:
         lines += [""] + report.keeps_lines(trace, kept)
+    if effect is not None:
+        lines += [""] + report.effect_line(effect)
+    if table:
+        lines += [""] + report.influence_lines(trace, table)
     if atlas is not None:
         lines += [""] + report.diagnosis_lines(atlas)
     if saving is not None:
@@ -80,3 +99,18 @@ def measured_variant(trace, approximation) -> list:
     if trace.meta.get("mask_is_illustration"):
         return keeps(trace, trace.mask_kind)
     return []
+
+
+def silenced_heads(sentence: str, tracing: TraceOptions, trace, ablate: str | None,
+                   ablation: bool):
+    """The effect of silencing the heads ``ablate`` names, and (``ablation``) every head
+    of the trace's layer ranked by its own: (Effect or None, rows or [])."""
+    if ablate is None and not ablation:
+        return None, []
+    with interrupts_held():
+        from ..attention_core import ablation as silencing
+
+        request = tracing.request(sentence)
+        effect = silencing.ablation_effect(request, ablate) if ablate is not None else None
+        table = silencing.ablation_table(trace, request) if ablation else []
+    return effect, table

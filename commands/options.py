@@ -23,7 +23,7 @@ from ..scenes.pipeline.formats import parse_resolution
 __all__ = [
     "BEATS", "DrawingOptions", "FPS", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
     "captions_option", "drawing_options", "picture_options", "dry_run_option", "narration_option", "trace_options",
-    "video_options",
+    "versus_option", "video_options",
 ]
 
 class _ParsedBy(click.ParamType):
@@ -204,6 +204,12 @@ def picture_options(what: str):
 
 
 # the user's words for the captions (render and pack)
+versus_option = click.option(
+    "--versus", "versus", metavar="SENTENCE", default=None,
+    help="A second sentence, a minimal pair of the first: the film ends with the versus beat, "
+         "the same model, layer, head and focus word on both, each word's weight in both and "
+         "its change (`compare` prints the same).")
+
 captions_option = click.option(
     "--captions", "captions", metavar="FILE.srt", default=None,
     type=click.Path(dir_okay=False),

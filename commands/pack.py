@@ -7,7 +7,7 @@ import click
 from ..attention_core import DEFAULT_SENTENCE
 from .common import film_command
 from .options import (captions_option, drawing_options, dry_run_option, narration_option,
-                      trace_options, video_options)
+                      trace_options, versus_option, video_options)
 
 __all__ = ["command"]
 
@@ -25,6 +25,7 @@ Examples:
 @drawing_options
 @narration_option
 @captions_option
+@versus_option
 @dry_run_option
 @click.pass_context
 def command(ctx: click.Context, out_dir: str | None, **options):

@@ -8,7 +8,7 @@ from ..attention_core import DEFAULT_SENTENCE
 from ..facts import GIF_MAX_FPS, GIF_MAX_WIDTH
 from .common import film_command
 from .options import (captions_option, drawing_options, dry_run_option, narration_option,
-                      trace_options, video_options)
+                      trace_options, versus_option, video_options)
 
 __all__ = ["command"]
 
@@ -20,6 +20,7 @@ Examples:
   attention-explainer render --trace talk.npz --quality draft --jobs 2
   attention-explainer render "The cat ate the fish" -o talk.webm
   attention-explainer render "The cat ate the fish" --narration my-voice/ -o talk.mp4
+  attention-explainer render "The cat ate the fish" --versus "The fish ate the cat"
 """)
 @click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
 @trace_options
@@ -32,6 +33,7 @@ Examples:
 @drawing_options
 @narration_option
 @captions_option
+@versus_option
 @dry_run_option
 @click.pass_context
 def command(ctx: click.Context, output: str | None, **options):

@@ -38,17 +38,26 @@ CORPUS = [
 
 
 def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=None,
-               width: int = 1920, height: int = 1080, brief: bool = False):
+               width: int = 1920, height: int = 1080, brief: bool = False,
+               versus: str | None = None):
     """The film of ``sentence`` drawn with the layout audit on (every play's middle and
     end): the scene, with its ``layout_log`` and the numbers it drew. ``brief``: a short
-    film's holds (--length)."""
+    film's holds (--length); ``versus``: a minimal pair's sentence B (the versus beat)."""
     from manim import tempconfig
 
     from attention_explainer.attention_core import compute_trace
     from attention_explainer.scenes.film.scene import FilmScene
     from attention_explainer.scenes.vocabulary import style
 
-    trace = compute_trace(sentence, **options)
+    pair = None
+    if versus is not None:
+        from attention_explainer.attention_core.api import TraceRequest
+        from attention_explainer.attention_core.compare import compare_sentences
+
+        comparison = compare_sentences(TraceRequest(sentence=sentence, **options), versus)
+        trace, pair = comparison.a, comparison.b
+    else:
+        trace = compute_trace(sentence, **options)
     style.set_theme(theme)
     try:
         with tempconfig({"pixel_height": height, "pixel_width": width, "frame_rate": 30,
@@ -56,7 +65,7 @@ def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=Non
                          "media_dir": str(folder / "media"), "seed": 0,
                          "output_file": str(folder / "out"), "progress_bar": "none",
                          "verbosity": "ERROR"}):
-            scene = FilmScene(trace, beats=beats, skip_animations=True)
+            scene = FilmScene(trace, beats=beats, skip_animations=True, versus=pair)
             scene.audit = True
             scene.brief = brief
             # the audit reads the scene graph, never a pixel: draw no frame at all (manim

@@ -81,6 +81,7 @@ NOT_WHOLE = ["30", 2.5, True, None, [1]]
 NOT_PATH = [42, b"x", ["a"]]
 BAD = {
     "sentence": NOT_TEXT + [None], "source": NOT_TEXT + [None],
+    "sentence_a": NOT_TEXT + [None], "sentence_b": NOT_TEXT + [None], "versus": NOT_TEXT,
     "resolution": NOT_TEXT, "quality": NOT_TEXT,
     "mask": NOT_TEXT + [None], "device": NOT_TEXT + [None], "dtype": NOT_TEXT + [None],
     "theme": NOT_TEXT, "focus": NOT_TEXT,
@@ -108,12 +109,12 @@ def test_every_public_function_refuses_a_wrong_type_in_one_line(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(api, "trace_for", lambda *a, **k: pytest.fail("the model ran"))
     tried = 0
-    for name in ("trace", "attentions", "render", "frames", "pack", "atlas", "view"):
+    for name in ("trace", "attentions", "compare", "render", "frames", "pack", "atlas", "view"):
         function = getattr(ae, name)
         parameters = [p for p in inspect.signature(function).parameters.values()
                       if p.kind is not p.VAR_KEYWORD]
         names = [p.name for p in parameters] + list(
-            TRACE_OPTIONS[-3:] if name in ("trace", "attentions") else TRACE_OPTIONS)
+            TRACE_OPTIONS[-3:] if name in ("trace", "attentions", "compare") else TRACE_OPTIONS)
         names += ["max_tokens"] if name in ("render", "frames", "pack") else []
         for parameter in names:
             for value in BAD[parameter]:

@@ -63,8 +63,9 @@ class NumberBook:
     """The numbers a film shows: each read from ``trace``, formatted, recorded under the
     beat being drawn (``self.beat``); and the claims it makes about them (``claims``)."""
 
-    def __init__(self, trace):
+    def __init__(self, trace, versus=None):
         self.trace = trace
+        self.versus = versus          # a minimal pair's sentence B (``compare.pair_lookup``)
         self.shown: list[ShownNumber] = []
         self.claims: list[Claim] = []
         self.beat = "beat"
@@ -75,6 +76,10 @@ class NumberBook:
 
     def value(self, kind: str, index: tuple = ()) -> float:
         """The number itself (not drawn, not recorded): for sizes, colours, order."""
+        if self.versus is not None:
+            from ...attention_core.compare import pair_lookup
+
+            return pair_lookup(self.trace, self.versus, kind, tuple(index))
         return lookup(self.trace, kind, tuple(index))
 
     def text(self, kind: str, index: tuple = (), decimals: int = 2,

@@ -31,12 +31,14 @@ class FilmScene(MovingCameraScene):
     # before it there (None: as this scene drew it)
     carried_over: bool | None = None
 
-    def __init__(self, trace=None, beats=None, **kwargs):
+    def __init__(self, trace=None, beats=None, versus=None, **kwargs):
         if trace is None:
             from ...attention_core.trace import trace_from_environment
             trace = trace_from_environment()
         self.trace = trace
-        self.book = NumberBook(trace)
+        # a minimal pair's sentence B, for the versus beat (given, or carried by the trace)
+        self.versus = versus if versus is not None else getattr(trace, "versus", None)
+        self.book = NumberBook(trace, self.versus)
         self.beat_names = parse_beats(beats if beats is not None else self.default_beats)
         # import every beat before any frame is drawn: a missing one fails fast
         self.beat_classes = [load_beat(name) for name in self.beat_names]

@@ -63,7 +63,11 @@ def plan_film(trace, beats, *, width: int, height: int, fps: int,
     names = parse_beats(beats)
     if quality not in QUALITIES:
         raise InputError(f"quality {quality!r} is unknown; use {' or '.join(QUALITIES)}.")
-    fingerprint = trace.fingerprint()
+    versus = getattr(trace, "versus", None)      # a minimal pair's sentence B
+    if "versus" in names and versus is None:
+        raise InputError("the versus beat compares two sentences: give the second with "
+                         "--versus SENTENCE.")
+    fingerprint = trace.fingerprint() + (f"+{versus.fingerprint()}" if versus else "")
     return [SegmentJob(beat=name, hands_off=n < len(names) - 1, follows=follows(names, n),
                        width=width, height=height, fps=fps,
                        theme=theme or style.theme_name(),

@@ -1,0 +1,251 @@
+"""Weight is not influence: heads silenced in the model's own forward, and the effect on
+what the model outputs.
+
+A silenced head's output (its weights times its values) is zeroed before W_O, in every
+position, and the model runs on to its own output: for a sentence encoder such as MiniLM
+the sentence embedding it was trained to make (its pooling: the mean of the last layer's
+vectors, or its first token's where its 1_Pooling says so), for a decoder the
+distribution of the next token (its language-model head, loaded only for this). The focus
+word's final vector is compared too. Nothing here draws.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError
+
+__all__ = ["ABLATE_HELP", "Effect", "HeadInfluence", "ModelOutput", "ablation_effect",
+           "ablation_table", "parse_ablate"]
+
+ABLATE_HELP = "use L:H[,L:H...] or L:all (layers and heads counted from 0)"
+TOP = 5                           # the next tokens listed before and after
+
+
+def parse_ablate(spec: str, num_layers: int, num_heads: int) -> tuple:
+    """'L:H[,L:H…]' or 'L:all' as sorted (layer, head) pairs, checked against the model."""
+    pairs = set()
+    for part in str(spec).replace(" ", "").split(","):
+        match = re.fullmatch(r"(\d+):(\d+|all)", part.lower())
+        if not match:
+            raise InputError(f"--ablate {spec!r} is not a list of heads; {ABLATE_HELP}.")
+        layer = int(match.group(1))
+        if layer >= num_layers:
+            raise InputError(f"--ablate {spec!r}: layer {layer} does not exist; the model has "
+                             f"layers 0 to {num_layers - 1}.")
+        heads = range(num_heads) if match.group(2) == "all" else [int(match.group(2))]
+        for head in heads:
+            if head >= num_heads:
+                raise InputError(f"--ablate {spec!r}: head {head} does not exist; each layer "
+                                 f"has heads 0 to {num_heads - 1}.")
+            pairs.add((layer, head))
+    return tuple(sorted(pairs))
+
+
+@dataclass(frozen=True)
+class ModelOutput:
+    """What the model outputs for the sentence: ``kind`` names it; ``vector`` is the
+    sentence embedding (D) or the next token's probabilities (V); ``focus`` the focus
+    token's final vector (D)."""
+    kind: str
+    vector: np.ndarray
+    focus: np.ndarray
+
+
+@dataclass(frozen=True)
+class Effect:
+    """The model's output with ``silenced`` heads (layer, head) against without: the
+    embedding's cosine, or the next token's KL divergence (before ‖ after, in nats) and its
+    top tokens (text, probability) before and after; and the focus vector's cosine."""
+    silenced: tuple
+    kind: str
+    cosine: float | None
+    kl: float | None
+    focus_cosine: float
+    top_before: tuple = ()
+    top_after: tuple = ()
+
+    @property
+    def size(self) -> float:
+        """One number for how much the output changed: 1 − cosine, or the KL."""
+        return self.kl if self.kl is not None else 1.0 - self.cosine
+
+    def to_json(self) -> dict:
+        doc = {"silenced": [list(p) for p in self.silenced], "output": self.kind,
+               "focus_cosine": self.focus_cosine, "effect": self.size}
+        if self.kl is None:
+            return {**doc, "cosine": self.cosine}
+        return {**doc, "kl": self.kl, "top_before": [list(t) for t in self.top_before],
+                "top_after": [list(t) for t in self.top_after]}
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    both = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / both if both else 1.0
+
+
+class _Runner:
+    """The request's model loaded once (with its output head where it has one to load),
+    run with any heads silenced."""
+
+    def __init__(self, req):
+        import torch
+
+        from .api import setup_of
+        from .model_kinds import HFModelFiles, loaded_weights
+
+        if req.model == "scratch":
+            raise InputError("--ablate: the scratch model is one seeded layer with no trained "
+                             "output to change; use minilm or a model folder.")
+        self.setup = setup = setup_of(req)
+        self.ids = torch.tensor([setup.tokens.ids], device=setup.device)
+        self.hf = isinstance(setup.kind.files, HFModelFiles)
+        dtype = str(setup.dtype).replace("torch.", "")
+        if not self.hf or not setup.kind.files.family.causal:   # an encoder's base model
+            self.weights = loaded_weights(setup.kind.weights_of, str(setup.device), dtype)
+            self.model = self.weights
+        else:                                    # a decoder, with its language-model head
+            self.model = _with_output(setup.kind.files, setup.device, setup.dtype)
+
+    def output(self, silenced: tuple = ()) -> ModelOutput:
+        import torch
+
+        from . import bert
+        from .device import one_cpu_thread
+
+        heads: dict = {}
+        for layer, head in silenced:
+            heads.setdefault(layer, []).append(head)
+        with one_cpu_thread(), torch.inference_mode():
+            if not self.hf:
+                hidden, _ = bert.forward(self.weights, self.ids, [self.ids.shape[1]],
+                                         silenced=heads)
+                last = bert.to_numpy(hidden[-1][0]).astype(np.float64)
+                return ModelOutput("sentence embedding", self._pooled(last),
+                                   last[self.setup.focus.index])
+            return self._hf_output(heads)
+
+    def _pooled(self, last: np.ndarray) -> np.ndarray:
+        folder = getattr(self.setup.kind.files, "folder", None)
+        pooling = folder / "1_Pooling" / "config.json" if folder is not None else None
+        if pooling is not None and pooling.is_file() and json.loads(
+                pooling.read_text(encoding="utf-8")).get("pooling_mode_cls_token"):
+            return last[0]
+        return last.mean(axis=0)
+
+    def _hf_output(self, heads: dict) -> ModelOutput:
+        import torch
+
+        from . import bert
+        from .hf_models import module_at
+
+        files = self.setup.kind.files
+        layers = list(module_at(self.model.base_model, files.family.layers))
+        hooks = []
+        for layer, silenced in heads.items():
+            out = module_at(layers[layer], files.family.out)
+
+            def zero(module, args, silenced=tuple(silenced)):
+                merged = args[0].clone()
+                width = merged.shape[-1] // self.setup.kind.num_heads    # W_O reads H x d
+                for h in silenced:
+                    merged[..., h * width:(h + 1) * width] = 0
+                return (merged, *args[1:])
+            hooks.append(out.register_forward_pre_hook(zero))
+        try:
+            result = self.model(input_ids=self.ids, output_hidden_states=True)
+        finally:
+            for hook in hooks:
+                hook.remove()
+        last = bert.to_numpy(result.hidden_states[-1][0]).astype(np.float64)
+        focus = last[self.setup.focus.index]
+        if files.family.causal:
+            logits = result.logits[0, -1].double()
+            return ModelOutput("next token", bert.to_numpy(torch.softmax(logits, -1))
+                               .astype(np.float64), focus)
+        return ModelOutput("sentence embedding", last.mean(axis=0), focus)
+
+    def token_text(self, token_id: int) -> str:
+        return self.setup.kind.files.tokenizer.decode([int(token_id)])
+
+
+def _with_output(files, device, dtype):
+    """A decoder's folder with its language-model head, by the base model's safety rules
+    (local safetensors, no remote code); a head the files lack is refused."""
+    from transformers import AutoModelForCausalLM
+
+    from .hf_models import _quiet_transformers
+
+    _quiet_transformers()
+    try:
+        model, info = AutoModelForCausalLM.from_pretrained(
+            str(files.folder), local_files_only=True, trust_remote_code=False,
+            use_safetensors=True, dtype=dtype, attn_implementation="eager",
+            output_loading_info=True)
+    except Exception as exc:
+        raise InputError(f"{files.what}: transformers cannot load it with its language-model "
+                         f"head ({type(exc).__name__}).") from None
+    if info.get("missing_keys"):
+        raise InputError(f"{files.what}: its files have no language-model head "
+                         f"({sorted(info['missing_keys'])[0]}), so there is no prediction to "
+                         "change; --ablate needs a decoder saved with its head.")
+    return model.to(device).eval()
+
+
+def _effect(runner: _Runner, before: ModelOutput, after: ModelOutput, silenced) -> Effect:
+    focus = _cosine(before.focus, after.focus)
+    if before.kind != "next token":
+        return Effect(silenced, before.kind, _cosine(before.vector, after.vector), None, focus)
+    p, q = before.vector, after.vector
+    kl = float(np.sum(np.where(p > 0, p * (np.log(np.maximum(p, 1e-300))
+                                           - np.log(np.maximum(q, 1e-300))), 0.0)))
+
+    def top(dist):
+        return tuple((runner.token_text(j), float(dist[j]))
+                     for j in np.argsort(-dist, kind="stable")[:TOP])
+    return Effect(silenced, before.kind, None, max(kl, 0.0), focus, top(p), top(q))
+
+
+def ablation_effect(req, spec: str) -> Effect:
+    """The effect on the model's output of silencing the heads ``spec`` names."""
+    runner = _Runner(req)
+    kind = runner.setup.kind
+    silenced = parse_ablate(spec, kind.num_layers, kind.num_heads)
+    return _effect(runner, runner.output(), runner.output(silenced), silenced)
+
+
+@dataclass(frozen=True)
+class HeadInfluence:
+    """One head of a layer: its weight on the focus word's answer and on special tokens
+    (from the trace's focus rows), and the effect of silencing it alone."""
+    layer: int
+    head: int
+    answer_weight: float
+    special_weight: float
+    effect: Effect
+
+
+def ablation_table(trace, req) -> list[HeadInfluence]:
+    """Every head of the trace's layer, by its effect on the model's output (largest
+    first), beside the weight it gives the focus word's answer."""
+    from .derived import answer_words
+    from .word_model import WordModel
+
+    if trace.focus_weights_all is None:
+        raise InputError("the trace holds no focus row of every head; compute it again.")
+    runner = _Runner(req)
+    before = runner.output()
+    words, answers = WordModel.of_trace(trace), answer_words(trace)
+    special = np.asarray(trace.special, dtype=bool)
+    rows = []
+    for head, row in enumerate(trace.focus_weights_all.astype(np.float64)):
+        silenced = ((trace.layer, head),)
+        rows.append(HeadInfluence(trace.layer, head,
+                                  float(sum(words.total(row, w) for w in answers)),
+                                  float(row[special].sum()),
+                                  _effect(runner, before, runner.output(silenced), silenced)))
+    return sorted(rows, key=lambda r: (-r.effect.size, r.head))

@@ -1,0 +1,245 @@
+"""Minimal pairs: the same model, layer, heads and focus word on two sentences, their words
+aligned, and what the focus word's weights and its update's shares do between them.
+
+Words are matched by what they say (case aside), the k-th occurrence in one sentence with
+the k-th in the other, so a word that moves ("The cat ate the fish" / "The fish ate the
+cat") is compared with itself; a word in one sentence alone is marked as changed. Each
+word weighs the sum of its pieces (:mod:`.word_model`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError
+from .trace import AttentionTrace
+from .word_model import WordModel
+
+__all__ = ["Comparison", "PairedTrace", "WordPair", "paired", "align_words", "compare_sentences", "compare_traces",
+           "pair_lookup"]
+
+SHOWN = 2            # decimals the weights are said with: a change that rounds to 0 is none
+
+
+@dataclass(frozen=True)
+class WordPair:
+    """A word of either sentence: ``a`` and ``b`` its index in each one's word model
+    (None: that sentence has no such word)."""
+    text: str
+    a: int | None
+    b: int | None
+
+    @property
+    def changed(self) -> bool:
+        return self.a is None or self.b is None
+
+
+def _key(text: str) -> str:
+    return text.casefold()
+
+
+def align_words(words_a: WordModel, words_b: WordModel) -> tuple:
+    """The words of both sentences, A's in order then B's own, each matched by its text and
+    occurrence (the model's special tokens, [CLS] and [SEP], match each other)."""
+    seen_b: dict[str, list[int]] = {}
+    for n, w in enumerate(words_b.words):
+        seen_b.setdefault(_key(w.text), []).append(n)
+    used: dict[str, int] = {}
+    pairs, matched_b = [], set()
+    for n, w in enumerate(words_a.words):
+        k = _key(w.text)
+        rank = used.get(k, 0)
+        used[k] = rank + 1
+        others = seen_b.get(k, [])
+        b = others[rank] if rank < len(others) else None
+        if b is not None:
+            matched_b.add(b)
+        pairs.append(WordPair(w.text, n, b))
+    pairs += [WordPair(w.text, None, n) for n, w in enumerate(words_b.words)
+              if n not in matched_b]
+    return tuple(pairs)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two traces of the same model, layer, heads and focus word, their words aligned."""
+    a: object                     # AttentionTrace of sentence A
+    b: object                     # of sentence B
+    pairs: tuple
+
+    def _words(self, side: str) -> WordModel:
+        return WordModel.of_trace(self.a if side == "a" else self.b)
+
+    def weight(self, side: str, pair: WordPair, slot: int = 0) -> float | None:
+        """The weight the focus word gives ``pair``'s word in head ``slot`` (on the head axis;
+        0 the explained head) of sentence ``side``, its pieces summed."""
+        trace, n = (self.a, pair.a) if side == "a" else (self.b, pair.b)
+        if n is None:
+            return None
+        row = trace.weights[slot, trace.focus_index].astype(np.float64)
+        return float(self._words(side).total(row, n))
+
+    def change(self, pair: WordPair, slot: int = 0) -> float | None:
+        """B's weight minus A's (None for a word of one sentence alone)."""
+        if pair.changed:
+            return None
+        return self.weight("b", pair, slot) - self.weight("a", pair, slot)
+
+    def share(self, side: str, pair: WordPair) -> float | None:
+        """``pair``'s word's share of the focus word's update (all the layer's heads)."""
+        from .derived import word_update_share
+
+        trace, n = (self.a, pair.a) if side == "a" else (self.b, pair.b)
+        if n is None or getattr(trace, "update_base", None) is None:
+            return None
+        word = self._words(side).words[n]
+        return word_update_share(trace, word.first, word.last)
+
+    @property
+    def focus_pair(self) -> WordPair:
+        own = WordModel.of_trace(self.a).index_of(self.a.focus_index)
+        return next(p for p in self.pairs if p.a == own)
+
+    def movers(self, slot: int = 0) -> tuple[WordPair | None, WordPair | None]:
+        """The matched word whose weight grew most and the one that lost most (the focus's
+        own word aside), each None where no change rounds to a shown one."""
+        step = 0.5 * 10 ** -SHOWN
+        changes = [(self.change(p, slot), p) for p in self.pairs
+                   if not p.changed and p is not self.focus_pair]
+        gain = max(changes, key=lambda c: c[0], default=(0.0, None))
+        loss = min(changes, key=lambda c: c[0], default=(0.0, None))
+        return (gain[1] if gain[0] >= step else None, loss[1] if loss[0] <= -step else None)
+
+    def summary(self, slot: int = 0) -> str:
+        """The measured change in one sentence, as the screen and inspect say it: what the
+        words of one sentence alone take, then what moves among the words of both."""
+        focus = f"\u2018{self.focus_pair.text}\u2019"
+
+        def heaviest(side):
+            alone = [p for p in self.pairs if (p.b is None if side == "a" else p.a is None)]
+            return max(alone, key=lambda p: self.weight(side, p, slot), default=None)
+        new, old = heaviest("b"), heaviest("a")
+        parts = []
+        if new is not None:
+            said = (f"the new \u2018{new.text}\u2019 {self.weight('b', new, slot):.{SHOWN}f}")
+            if old is not None:
+                said += (f" (A gave \u2018{old.text}\u2019 "
+                         f"{self.weight('a', old, slot):.{SHOWN}f})")
+            parts.append(said)
+        elif old is not None:
+            parts.append(f"nothing to \u2018{old.text}\u2019 (A gave it "
+                         f"{self.weight('a', old, slot):.{SHOWN}f})")
+        gain, loss = self.movers(slot)
+        moved = []
+        if gain is not None:
+            moved.append(f"{self.change(gain, slot):.{SHOWN}f} more to \u2018{gain.text}\u2019")
+        if loss is not None:
+            moved.append(f"{-self.change(loss, slot):.{SHOWN}f} less to \u2018{loss.text}\u2019")
+        both = " and ".join(moved) if moved else (
+            f"the same weight to each word of both, to {SHOWN} decimals")
+        if not parts:
+            return f"In B, {focus} gives {both}" if moved else (
+                f"{focus} gives {both}: this head barely changes")
+        return f"In B, {focus} gives {parts[0]}; of the words of both, " + (
+            f"it gives {both}" if moved else f"each keeps its weight to {SHOWN} decimals")
+
+    def to_json(self) -> dict:
+        heads = [int(h) for h in self.a.heads]
+        return {"a": self.a.sentence, "b": self.b.sentence, "model": self.a.meta.get("model"),
+                "layer": int(self.a.layer), "heads": heads, "focus": self.focus_pair.text,
+                "summary": self.summary(),
+                "words": [{"word": p.text, "in_a": p.a is not None, "in_b": p.b is not None,
+                           "weight_a": [self.weight("a", p, s) for s in range(len(heads))],
+                           "weight_b": [self.weight("b", p, s) for s in range(len(heads))],
+                           "change": [self.change(p, s) for s in range(len(heads))],
+                           "update_share_a": self.share("a", p),
+                           "update_share_b": self.share("b", p)} for p in self.pairs]}
+
+
+def compare_traces(a, b) -> Comparison:
+    """The comparison of two traces, checked: the same model, layer, heads and focus word
+    (the same tokens), and at least one other word in common."""
+    same = ("model", "weights_sha256", "layer", "heads", "mask")
+    differ = [k for k in same if a.meta.get(k) != b.meta.get(k)]
+    if differ:
+        raise InputError(f"the two traces differ in {', '.join(differ)}; compare sentences "
+                         "on one model, layer and heads.")
+    pairs = align_words(WordModel.of_trace(a), WordModel.of_trace(b))
+    comparison = Comparison(a, b, pairs)
+    focus = comparison.focus_pair
+    if focus.b is None:
+        raise InputError(f"the focus word {focus.text!r} is not in sentence B; choose a focus "
+                         "word both sentences have (--focus).")
+    word_a = WordModel.of_trace(a).words[focus.a]
+    word_b = WordModel.of_trace(b).words[focus.b]
+    if [a.display_tokens[j] for j in word_a.pieces] != [b.display_tokens[j]
+                                                       for j in word_b.pieces] \
+            or b.focus_index != word_b.first:
+        raise InputError(f"the focus word {focus.text!r} is cut into different tokens in the "
+                         "two sentences (or is not B's focus); choose another focus (--focus).")
+    common = [p for p in pairs if not p.changed and p is not focus
+              and WordModel.of_trace(a).words[p.a].kind != "special"]
+    if not common:
+        raise InputError("the two sentences share no word but the focus; a minimal pair "
+                         "changes a few words of one sentence.")
+    return comparison
+
+
+def compare_sentences(req_a, sentence_b: str, compute=None) -> Comparison:
+    """Sentence A as ``req_a`` asks (its layer, heads and focus chosen on it), then B with
+    A's layer, heads and focus word; ``compute`` (request -> trace) defaults to
+    :func:`.api.trace_for`."""
+    import dataclasses
+
+    from .api import trace_for
+
+    compute = compute or trace_for
+    a = compute(req_a)
+    words_a = WordModel.of_trace(a)
+    focus = words_a.words[words_a.index_of(a.focus_index)]
+    rank = sum(1 for w in words_a.words[:words_a.index_of(a.focus_index)]
+               if _key(w.text) == _key(focus.text))
+    if rank:
+        raise InputError(f"the focus word {focus.text!r} comes more than once in A; choose "
+                         "its first occurrence or another word (--focus).")
+    req_b = dataclasses.replace(req_a, sentence=sentence_b, layer=int(a.layer),
+                                heads=",".join(str(h) for h in a.heads), focus=focus.text)
+    try:
+        b = compute(req_b)
+    except InputError as exc:
+        if "--focus" not in str(exc):
+            raise
+        raise InputError(f"the focus word {focus.text!r} is not in sentence B; choose a focus "
+                         "word both sentences have (--focus).") from None
+    return compare_traces(a, b)
+
+
+@dataclass(frozen=True, eq=False)
+class PairedTrace(AttentionTrace):
+    """A trace carrying its minimal pair (``versus``: sentence B on the same model, layer,
+    heads and focus word), for a film that ends with the versus beat."""
+    versus: AttentionTrace | None = None
+
+
+def paired(a, b) -> PairedTrace:
+    """Trace ``a`` carrying ``b`` as its minimal pair."""
+    import dataclasses
+
+    return PairedTrace(**{f.name: getattr(a, f.name) for f in dataclasses.fields(a)},
+                       versus=b)
+
+
+def pair_lookup(a, b, kind: str, index: tuple) -> float:
+    """A number of a minimal pair's film: ``kind`` read from A's trace, ``versus:KIND``
+    from B's, ``pair:change`` B's word weight minus A's (index: slot, A's focus, A's word
+    first, last, then B's focus, first, last)."""
+    from .derived import lookup
+
+    if kind.startswith("versus:"):
+        return lookup(b, kind[len("versus:"):], index)
+    if kind == "pair:change":
+        s, fa, a0, a1, fb, b0, b1 = index
+        return lookup(b, "word_weight", (s, fb, b0, b1)) - lookup(a, "word_weight",
+                                                                    (s, fa, a0, a1))
+    return lookup(a, kind, index)
