@@ -153,10 +153,12 @@ def narration_for(source, beats, sentence: str = ""):
         return None
     import re
 
-    from ..attention_core.words import language_of
-    from ..scenes.pipeline.narration import load_narration
+    # the first imports of manim and PyAV, and the decoding (C code calling Python): held
+    with interrupts_held():
+        from ..attention_core.words import language_of
+        from ..scenes.pipeline.narration import load_narration
 
-    return load_narration(source, list(beats), language_of(re.findall(r"\w+", sentence)))
+        return load_narration(source, list(beats), language_of(re.findall(r"\w+", sentence)))
 
 
 # ---- one drawing at a time in a process --------------------------------------------------------

@@ -42,6 +42,7 @@ WORK_PREFIX = ".attention-explainer-"      # our staging folders and claims (hid
 LOCK = "lock"                              # the lock file inside a staging folder
 JOURNAL = "commit.json"                    # what a commit moves, and whether it finished
 UNLOCKED_GRACE = 60.0                      # seconds: a lock-less staging folder is stale after
+REMOVE_TRIES = 40             # a working folder's removal, tried 2 s at most
 PLACE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
                 errno.ENOTDIR, errno.EEXIST}     # the place, not the program: exit 2
 OLD_PART = re.compile(r"^\..+\.[a-z0-9_]{8}\.part\.(mp4|png|srt|npz|jpg|jpeg|webp)$")
@@ -229,7 +230,13 @@ def _remove(folder: Path) -> int:
             os.rename(folder, trash)
         except OSError:
             return 0
-    shutil.rmtree(trash, ignore_errors=True)
+    # a worker stopped by the same signal may still be closing a file in it: what it
+    # writes after rmtree has listed the folder keeps the folder, so try again briefly
+    for _ in range(REMOVE_TRIES):
+        shutil.rmtree(trash, ignore_errors=True)
+        if not os.path.lexists(trash):
+            break
+        time.sleep(0.05)
     return 1
 
 

@@ -39,13 +39,14 @@ def test_an_interrupt_at_any_moment_leaves_nothing_and_a_rerun_finishes(kind, si
     assert partial_files(out) == []
 
 
-@pytest.mark.parametrize("kind", ["frames", "pack", "batch"])
+@pytest.mark.parametrize("kind", ["frames", "pack", "batch", "narrated"])
 def test_the_native_stacks_load_with_interrupts_held(kind, tmp_path):
     """A signal during the first import of manim, torch or Dask is held until it ends: raised
     inside their C code it is printed there as a traceback, and Python, told of a Ctrl-C
     nobody caught, ends itself by SIGINT (exit -2) whatever the program then says."""
     argv, _ = command(kind, tmp_path)
-    stacks = ["manim", "dask"] if kind == "batch" else ["manim", "torch"]
+    stacks = {"batch": ["manim", "dask"], "narrated": ["manim", "torch", "av"]}.get(
+        kind, ["manim", "torch"])
     # a cache of its own: a trace kept by an earlier test would spare the model and torch
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
     assert first_imports(argv, stacks, cwd=tmp_path, env=env) == dict.fromkeys(stacks, True)
