@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "BEATS", "BEAT_NAMES", "BeatFacts", "beat_facts", "FILM_BEATS", "GIF_MAX_FPS", "GIF_MAX_WIDTH",
+    "BEATS", "BEAT_NAMES", "BeatFacts", "beat_facts", "FILM_BEATS", "TRACE_BEATS", "GIF_MAX_FPS",
+    "GIF_MAX_WIDTH",
     "VIDEO_SUFFIXES", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS", "DEFAULT_OUTPUT_DIR", "JOBS_RANGE",
     "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
@@ -81,6 +82,7 @@ class BeatFacts:
     seconds: float                   # of video in the film, typically (estimates, order of work)
     optional: bool = False
     ask: str = ""
+    needs: str = ""                  # what it draws besides the trace, said where it lacks
 
     @property
     def scene_name(self) -> str:
@@ -147,13 +149,24 @@ BEATS: tuple[BeatFacts, ...] = (
               "weight that is not influence where the numbers show it; the film ends on the "
               "picture again, the answer in a line under it",
               ask="Did {focus} move toward the words it weighed most? Which number says so?"),
-    BeatFacts("versus", seconds=20, title="Two sentences, one head",
+    BeatFacts("influence", seconds=16, title="Does this head matter?",
+              shows="every head of the layer silenced in turn, in the model's own forward: "
+              "beside each, the weight the focus word gives the special tokens, and how far "
+              "the model's output moves without it (the sentence embedding's angle, or the "
+              "next token's KL); the head with the most weight on special tokens and the one "
+              "whose silence moves the output most, with their numbers. Optional: named in "
+              "--beats", optional=True,
+              ask="Does the head with the most weight do the most? How would you test it?",
+              needs="every head of the layer silenced in the model (render, pack and frames "
+              "run it from the sentence)"),
+    BeatFacts("versus", seconds=11, title="Two sentences, one head",
               shows="a minimal pair (--versus): both sentences as rows of words, the same "
               "word joined across them, the weight the focus word gives each word in A and in B "
               "(the same model, layer, head and focus word) and each change, B minus A; "
               "words of one sentence alone marked. Optional: drawn when a second sentence "
               "is given", optional=True,
-              ask="Change a few words: which weights should move, and which should not?"),
+              ask="Change a few words: which weights should move, and which should not?",
+              needs="a second sentence (render and pack take it as --versus SENTENCE)"),
 )
 BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
 
@@ -162,8 +175,8 @@ BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
 # order while the film fits (a beat not named here comes last, in storyboard order)
 LENGTHS = {"short": 90.0, "full": None}
 LENGTH_RANGE = (20.0, 3600.0)        # seconds a film of a chosen length may be asked for
-KEPT_FIRST = ("versus", "sparks", "softmax", "pull", "summary", "project", "embed", "heads",
-              "mask", "position")
+KEPT_FIRST = ("versus", "influence", "sparks", "softmax", "pull", "summary", "project",
+              "embed", "heads", "mask", "position")
 
 
 def beat_facts(name: str) -> BeatFacts:
@@ -174,3 +187,5 @@ def beat_facts(name: str) -> BeatFacts:
 _BY_NAME = {b.name: b for b in BEATS}
 # the default film ("all"): every beat but the optional ones
 FILM_BEATS: tuple[str, ...] = tuple(b.name for b in BEATS if not b.optional)
+# every beat a trace alone draws (the others need a second sentence or the model again)
+TRACE_BEATS: tuple[str, ...] = tuple(b.name for b in BEATS if not b.needs)

@@ -9,7 +9,6 @@ thread waits its turn."""
 from __future__ import annotations
 
 import contextlib
-import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +16,9 @@ from pathlib import Path
 
 from ..attention_core.errors import InputError
 from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE
+from .film_extras import beats_of, paired_with, with_influence, with_versus_beat
 from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions, ViewRequest
+from .signals import interrupts_held    # one rule, which the faces reach through here
 
 __all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress",
            "check_drawable", "compare",
@@ -25,28 +26,6 @@ __all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "cal
            "plan", "stills", "use_theme", "view"]
 
 Report = Callable[[str], None] | None      # receives one-line notes for the user
-
-
-@contextlib.contextmanager
-def interrupts_held():
-    """Hold Ctrl-C and SIGTERM while C++ code calls Python (importing torch or manim, the
-    model's forward): a KeyboardInterrupt raised inside such a call crosses C++ code that
-    cannot pass it on, and pybind11 then aborts the process ("terminate called …") instead
-    of the clean exit 130. A signal that comes meanwhile is acted on when the block ends."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    heard: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.signal(sig, lambda signum, frame: heard.append(signum))
-                for sig in held}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if heard:
-        raise KeyboardInterrupt
 
 
 # ---- the checks made before any work ---------------------------------------------------------
@@ -255,45 +234,12 @@ def _prepared(request: FilmRequest, *, peek: bool, report: Report):
         trace = compute_trace(sentence, request.tracing,
                               beat_cache(video.no_cache, peek=peek, report=report),
                               keep=not peek)
+    if "influence" in beats_of(request):
+        trace = with_influence(trace, request.tracing)
     if request.versus is not None:
-        trace = _paired(trace, request)
+        drawable_sentence(request.versus, request.tracing, request.drawing.max_tokens)
+        trace = paired_with(trace, request)
     return trace, outputs, voice, captions
-
-
-def _paired(trace, request: FilmRequest):
-    """The film's trace carrying its minimal pair (``.versus``: sentence B on A's model,
-    layer, heads and focus word), checked as ``compare`` checks it."""
-    if request.tracing is None:
-        raise InputError("--versus compares two sentences: give sentence A as text, not a "
-                         "saved trace (--trace).")
-    drawable_sentence(request.versus, request.tracing, request.drawing.max_tokens)
-    with interrupts_held():
-        from ..attention_core.compare import compare_sentences, paired
-
-        asked = request.tracing.request(trace.sentence)
-        comparison = compare_sentences(asked, request.versus,
-                                       compute=lambda req: trace if req is asked
-                                       else _trace_for(req))
-    return paired(comparison.a, comparison.b)
-
-
-def _trace_for(req):
-    from ..attention_core.api import trace_for
-
-    return trace_for(req)
-
-
-def _with_versus_beat(request: FilmRequest) -> FilmRequest:
-    """A film with a second sentence ends with the versus beat, named or not."""
-    import dataclasses
-
-    from ..scenes.film.registry import parse_beats
-
-    beats = parse_beats(request.video.beats or "all")
-    if request.versus is None or "versus" in beats:
-        return request
-    video = dataclasses.replace(request.video, beats=",".join([*beats, "versus"]))
-    return dataclasses.replace(request, video=video)
 
 
 def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
@@ -301,7 +247,7 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
     written (a dry run)."""
     with _drawing_turn():
         with interrupts_held():         # the first import of manim
-            request = _with_versus_beat(request)
+            request = with_versus_beat(request)
         video = request.video
         trace, outputs, _, _ = _prepared(request, peek=True, report=report)
         with interrupts_held():         # the first import of manim
@@ -332,7 +278,7 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
     ``RenderProgress``) is told of each beat, ``report`` receives one-line notes."""
     with _drawing_turn():
         with interrupts_held():         # the first import of manim
-            request = _with_versus_beat(request)
+            request = with_versus_beat(request)
         video = request.video
         trace, outputs, voice, captions = _prepared(request, peek=False, report=report)
         with interrupts_held():         # the first import of manim
@@ -383,6 +329,8 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
                                               request.drawing.max_tokens)
         if trace is None:
             trace = compute_trace(sentence, request.tracing, job.cache)
+        if "influence" in request.beats:
+            trace = with_influence(trace, request.tracing)
         use_theme(request.drawing.theme)
         written = [Path(p) for p in job.run(trace, report=report)]
         changed = []
@@ -400,7 +348,7 @@ def compare(sentence_a: str, sentence_b: str, tracing: TraceOptions):
     """The focus word's attention on two sentences, A's layer, heads and focus word on
     both (``attention_core.compare.Comparison``)."""
     with interrupts_held():
-        from ..attention_core.compare import compare_sentences, paired
+        from ..attention_core.compare import compare_sentences
 
         return compare_sentences(tracing.request(sentence_a), sentence_b)
 

@@ -19,7 +19,7 @@ import numpy as np
 from .errors import InputError
 
 __all__ = ["ABLATE_HELP", "Effect", "HeadInfluence", "ModelOutput", "ablation_effect",
-           "ablation_table", "parse_ablate"]
+           "ablation_table", "parse_ablate", "with_influence"]
 
 ABLATE_HELP = "use L:H[,L:H...] or L:all (layers and heads counted from 0)"
 TOP = 5                           # the next tokens listed before and after
@@ -249,3 +249,19 @@ def ablation_table(trace, req) -> list[HeadInfluence]:
                                   float(row[special].sum()),
                                   _effect(runner, before, runner.output(silenced), silenced)))
     return sorted(rows, key=lambda r: (-r.effect.size, r.head))
+
+
+def with_influence(trace, req):
+    """``trace`` with every head of its layer silenced in turn and measured, kept in its
+    meta (``influence``: the output, the measure, and each head's effect, weight on the
+    answer and on special tokens) for the influence beat, which runs no model."""
+    import dataclasses
+
+    rows = sorted(ablation_table(trace, req), key=lambda r: r.head)
+    kind = rows[0].effect.kind
+    influence = {"output": kind, "measure": "KL" if rows[0].effect.kl is not None
+                 else "1 - cosine", "layer": int(trace.layer),
+                 "heads": [{"head": r.head, "effect": float(r.effect.size),
+                            "answer_weight": r.answer_weight,
+                            "special_weight": r.special_weight} for r in rows]}
+    return dataclasses.replace(trace, meta={**trace.meta, "influence": influence})

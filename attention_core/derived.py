@@ -17,7 +17,7 @@ from .variants import head_blocked, real_weights
 from .word_model import WordModel
 
 __all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_weights",
-           "answer_words", "illustrated_row", "kept_percent", "output_error_percent", "closeness_after", "closeness_before", "word_weight", "word_update_share",
+           "answer_words", "illustrated_row", "influence", "influence_angle", "influence_of", "kept_percent", "output_error_percent", "closeness_after", "closeness_before", "word_weight", "word_update_share",
            "word_mean_weight", "uniform_target_weight", "mean_weight", "position_dims", "question", "question_targets",
            "target_weight", "hot_temperature", "lookup", "masked_score", "num_heads_total", "projection",
            "projection_bias", "qk_dot", "shown_kind", "shown_row", "temperature_weights", "unmasked_weights",
@@ -275,6 +275,36 @@ def output_error_percent(trace, h: int, i: int) -> float:
     return 100.0 * float(np.linalg.norm(moved - real) / (np.linalg.norm(real) or 1.0))
 
 
+def influence(trace) -> dict:
+    """Every head of the layer silenced in turn (``meta["influence"]``, made by
+    ``ablation.with_influence``), checked: the output, its measure, a row per head."""
+    from ..facts import beat_facts
+    from .errors import InputError
+
+    found = trace.meta.get("influence")
+    heads = found.get("heads") if isinstance(found, dict) else None
+    if not isinstance(heads, list) or len(heads) != num_heads_total(trace) or not all(
+            isinstance(h, dict) and all(isinstance(h.get(k), (int, float)) and
+                                        math.isfinite(h[k]) for k in INFLUENCE_KEYS)
+            for h in heads) or [h["head"] for h in heads] != list(range(len(heads))):
+        raise InputError(f"the influence beat needs {beat_facts('influence').needs}; a trace "
+                         "saved without them cannot draw it.")
+    return found
+
+
+INFLUENCE_KEYS = ("head", "effect", "answer_weight", "special_weight")
+
+
+def influence_of(trace, head: int, key: str) -> float:
+    return float(influence(trace)["heads"][int(head)][key])
+
+
+def influence_angle(trace, head: int) -> float:
+    """How far silencing ``head`` turns the sentence embedding, in degrees."""
+    return math.degrees(math.acos(max(-1.0, min(1.0, 1.0 - influence_of(trace, head,
+                                                                          "effect")))))
+
+
 DERIVED = {
     "qk_dot": qk_dot,
     "projected": projected,
@@ -294,6 +324,11 @@ DERIVED = {
     "unmasked_weight": lambda trace, h, i, j: float(unmasked_weights(trace, h, i)[j]),
     "real_weight": lambda trace, h, i, j: float(real_weights(trace)[h, i, j]),
     "kept_percent": kept_percent,
+    "influence_effect": lambda trace, h: influence_of(trace, h, "effect"),
+    "influence_head": lambda trace, h: influence_of(trace, h, "head"),
+    "influence_answer_weight": lambda trace, h: influence_of(trace, h, "answer_weight"),
+    "influence_special_weight": lambda trace, h: influence_of(trace, h, "special_weight"),
+    "influence_angle": influence_angle,
     "output_error_percent": output_error_percent,
     "value_view_percent": value_view_percent,
     "num_heads_total": num_heads_total,

@@ -169,10 +169,9 @@ def sweep_stale(folder: Path) -> int:
 
 
 def _age(path: Path) -> float:
-    try:
+    with contextlib.suppress(OSError):
         return time.time() - path.stat().st_mtime
-    except OSError:
-        return 0.0
+    return 0.0
 
 
 def _sweep_staging(folder: Path) -> int:
@@ -230,10 +229,8 @@ def _remove(folder: Path) -> int:
             os.rename(folder, trash)
         except OSError:
             return 0
-    # a worker stopped by the same signal may still be closing a file in it: what it
-    # writes after rmtree has listed the folder keeps the folder, so try again briefly
-    for _ in range(REMOVE_TRIES):
-        shutil.rmtree(trash, ignore_errors=True)
+    for _ in range(REMOVE_TRIES):   # a worker stopped by the same signal may still be
+        shutil.rmtree(trash, ignore_errors=True)     # closing a file in it: try again
         if not os.path.lexists(trash):
             break
         time.sleep(0.05)

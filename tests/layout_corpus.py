@@ -39,10 +39,11 @@ CORPUS = [
 
 def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=None,
                width: int = 1920, height: int = 1080, brief: bool = False,
-               versus: str | None = None):
+               versus: str | None = None, influence: bool = False):
     """The film of ``sentence`` drawn with the layout audit on (every play's middle and
     end): the scene, with its ``layout_log`` and the numbers it drew. ``brief``: a short
-    film's holds (--length); ``versus``: a minimal pair's sentence B (the versus beat)."""
+    film's holds (--length); ``versus``: a minimal pair's sentence B (the versus beat);
+    ``influence``: every head of the layer silenced and measured (the influence beat)."""
     from manim import tempconfig
 
     from attention_explainer.attention_core import compute_trace
@@ -58,6 +59,11 @@ def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=Non
         trace, pair = comparison.a, comparison.b
     else:
         trace = compute_trace(sentence, **options)
+    if influence:
+        from attention_explainer.attention_core.ablation import with_influence
+        from attention_explainer.attention_core.api import TraceRequest
+
+        trace = with_influence(trace, TraceRequest(sentence=sentence, **options))
     style.set_theme(theme)
     try:
         with tempconfig({"pixel_height": height, "pixel_width": width, "frame_rate": 30,

@@ -105,3 +105,38 @@ def test_a_tiny_gpt2s_next_token_kl_is_re_derived_and_nothing_silenced_changes_n
     nothing = _effect(runner, runner.output(), runner.output(()), ())
     assert nothing.kl == pytest.approx(0.0, abs=1e-12) and nothing.focus_cosine == \
         pytest.approx(1.0, abs=1e-12)
+
+
+INFLUENCE_FILMS = [("The cat ate the fish", {}), ("我爱北京天安门", {"focus": "北京"}),
+                   ("The lawyer questioned the witness because she was lying", {"focus": "she"}),
+                   ("the chef who won the prize cooked", "gpt2")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sentence, options", INFLUENCE_FILMS,
+                         ids=[s[:12] for s, _ in INFLUENCE_FILMS])
+def test_the_influence_beat_draws_the_measured_heads_and_holds_its_layout(sentence, options,
+                                                                          tmp_path):
+    from attention_explainer.scenes.film.claims import claim_faults
+    from tests import tiny_models
+    from tests.layout_corpus import audit_film
+
+    if options == "gpt2":            # a decoder: the next token's KL, its LM head loaded
+        options = {"model": str(tiny_models.build("gpt2", tmp_path / "gpt2"))}
+    scene = audit_film(sentence, options, "3b1b", tmp_path, beats=["title", "influence"],
+                       influence=True)
+    assert not scene.layout_log, scene.layout_log[:5]
+    assert not scene.audit_log, scene.audit_log[:5]
+    heads = scene.trace.meta["influence"]["heads"]
+    assert len(heads) == scene.trace.meta["num_heads_total"]
+    drawn = [n for n in scene.shown_numbers if n.beat == "influence"]
+    for n in [n for n in drawn if n.kind.startswith("influence_")]:
+        row = heads[n.index[0]]           # each drawn number is its head's measured one
+        value = {"influence_special_weight": row["special_weight"],
+                 "influence_effect": row["effect"], "influence_head": row["head"],
+                 "influence_angle": float(np.degrees(np.arccos(1 - row["effect"])))
+                 }.get(n.kind)
+        if value is not None:
+            assert abs(float(n.text.replace("\u2212", "-")) - value) <= 0.5 * 10 ** -n.decimals
+    assert drawn and not claim_faults(scene.trace, scene.book.claims)
+    assert any(c.kind == "head_most" for c in scene.book.claims)

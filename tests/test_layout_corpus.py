@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from attention_explainer.facts import BEAT_NAMES, FILM_BEATS
+from attention_explainer.facts import FILM_BEATS, TRACE_BEATS
 from attention_explainer.scenes.film.claims import claim_faults, pieces_named_as_words
 from tests.layout_corpus import CORPUS, audit_film, sum_faults
 
@@ -37,7 +37,7 @@ POSITION_TOO = {"The cat ate the fish", "小猫吃了一条鱼", "We saw her duc
 @pytest.mark.parametrize("sentence, options, theme", CORPUS,
                          ids=[f"{n:02d}-{s[:24]}" for n, (s, _, _) in enumerate(CORPUS)])
 def test_the_layout_holds_on_every_sentence(sentence, options, theme, tmp_path):
-    beats = BEAT_NAMES if sentence in POSITION_TOO else FILM_BEATS
+    beats = TRACE_BEATS if sentence in POSITION_TOO else FILM_BEATS
     scene = audit_film(sentence, options, theme, tmp_path, beats=list(beats))
     known = KNOWN_OPEN.get(sentence, set())
     found_known = {(beat, problem) for beat, problem, _ in scene.layout_log} & known

@@ -89,12 +89,12 @@ def test_beats_come_in_storyboard_order_from_one_parser(run_cli, tmp_path, monke
 
 @pytest.mark.parametrize("name", ["default", "chinese"])
 def test_full_explainer_renders_one_video(name, tmp_path):
-    from attention_explainer.scenes.film.registry import BEAT_NAMES, FILM_BEATS
+    from attention_explainer.facts import FILM_BEATS, TRACE_BEATS
     from attention_explainer.app.film import render_video
     trace = load(name)
     out = tmp_path / "explainer.mp4"
-    # the default film, and for one sentence every beat (the optional one too)
-    beats = list(BEAT_NAMES if name == "default" else FILM_BEATS)
+    # the default film, and for one sentence every beat a trace draws (the optional too)
+    beats = list(TRACE_BEATS if name == "default" else FILM_BEATS)
     result = render_video(trace, beats=beats, width=160, height=90, fps=5,
                           output=out, progress=False)
     assert list(result.beat_times) == beats

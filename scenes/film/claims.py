@@ -91,6 +91,13 @@ def claim_faults(trace, claims) -> list[str]:
             made = [_units(p) for p in parts]
             if any(pd != d for _, pd in made) or sum(u for u, _ in made) != whole:
                 faults.append(f"{where}: {' + '.join(parts)} is not {total}")
+        elif c.kind == "head_most":        # (influence key, head): the head has the most
+            key, head = c.facts
+            values = [derived.influence_of(trace, h, key)
+                      for h in range(len(derived.influence(trace)["heads"]))]
+            if values[head] < max(values) - 1e-12:
+                faults.append(f"{where}: head {values.index(max(values))} has more "
+                              f"({max(values):.4g} > {values[head]:.4g})")
         else:
             faults.append(f"{where}: unknown kind of claim")
     return faults

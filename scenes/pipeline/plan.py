@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ...attention_core.errors import InputError
-from ...facts import DEFAULT_QUALITY, QUALITIES
+from ...facts import DEFAULT_QUALITY, QUALITIES, beat_facts
 from ..film.registry import parse_beats
 from . import encoding
 from .beat_cache import entry_key
@@ -65,8 +65,7 @@ def plan_film(trace, beats, *, width: int, height: int, fps: int,
         raise InputError(f"quality {quality!r} is unknown; use {' or '.join(QUALITIES)}.")
     versus = getattr(trace, "versus", None)      # a minimal pair's sentence B
     if "versus" in names and versus is None:
-        raise InputError("the versus beat compares two sentences: give the second with "
-                         "--versus SENTENCE.")
+        raise InputError(f"the versus beat needs {beat_facts('versus').needs}.")
     fingerprint = trace.fingerprint() + (f"+{versus.fingerprint()}" if versus else "")
     return [SegmentJob(beat=name, hands_off=n < len(names) - 1, follows=follows(names, n),
                        width=width, height=height, fps=fps,

@@ -16,6 +16,7 @@ from manim import DOWN, UP, Create, FadeIn, FadeOut, LaggedStart, Line, Surround
 from ....attention_core.compare import SHOWN, align_words
 from ....attention_core.errors import InputError
 from ....attention_core.word_model import WordModel
+from ....facts import beat_facts
 from ...vocabulary import stage, style
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.scripts import reads_right_to_left
@@ -67,8 +68,7 @@ class VersusBeat(Beat):
     def script(self):
         film = self.film
         if film.versus is None:
-            raise InputError("the versus beat compares two sentences: give the second with "
-                             "--versus SENTENCE.")
+            raise InputError(f"the versus beat needs {beat_facts('versus').needs}.")
         self.a, self.b = self.trace, film.versus
         self.words = {"a": WordModel.of_trace(self.a), "b": WordModel.of_trace(self.b)}
         self.pairs = align_words(self.words["a"], self.words["b"])

@@ -1,0 +1,30 @@
+"""Signals held while native code runs: one rule for every face and the application."""
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+
+__all__ = ["interrupts_held"]
+
+
+@contextlib.contextmanager
+def interrupts_held():
+    """Hold Ctrl-C and SIGTERM while C++ code calls Python (importing torch or manim, the
+    model's forward): a KeyboardInterrupt raised inside such a call crosses C++ code that
+    cannot pass it on, and pybind11 then aborts the process ("terminate called …") instead
+    of the clean exit 130. A signal that comes meanwhile is acted on when the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    heard: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda signum, frame: heard.append(signum))
+                for sig in held}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if heard:
+        raise KeyboardInterrupt
