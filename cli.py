@@ -16,10 +16,17 @@ INTERRUPTED = "interrupted; nothing was written in place of your files."
 
 
 def _interrupted_line(terminal: bool) -> str:
-    """The one line an interrupt says. On a ``terminal`` it first returns to the start of
-    the line and clears it: the terminal echoed ``^C`` there, and a blank line after it
-    (what click prints) would make the answer more than one line."""
-    return ("\r\x1b[K" if terminal else "") + f"Error: {INTERRUPTED}\n"
+    """The one line an interrupt says: nothing written, or which files were written whole
+    before it came. On a ``terminal`` it first returns to the start of the line and clears
+    it: the terminal echoed ``^C`` there, and a blank line after it (what click prints)
+    would make the answer more than one line."""
+    outputs = sys.modules.get(f"{__package__}.files.outputs")
+    written = [p.name for p in getattr(outputs, "COMMITTED", [])]
+    said = INTERRUPTED if not written else (
+        f"interrupted after writing {', '.join(written[:4])}"
+        f"{f' and {len(written) - 4} more' if len(written) > 4 else ''}: they are whole; "
+        "nothing else was written.")
+    return ("\r\x1b[K" if terminal else "") + f"Error: {said}\n"
 
 
 def _interrupted_on_the_way_in(signum, frame):

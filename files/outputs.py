@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
-import re
-import shutil
 import signal
 import tempfile
 import threading
@@ -31,21 +28,17 @@ from pathlib import Path
 from ..attention_core.errors import InputError, NoSpaceLeft
 from ..facts import VIDEO_SUFFIXES
 from .locks import try_lock
+from .staging import (JOURNAL, LOCK, WORK_PREFIX, remove_folder, roll_back, sweep_stale,
+                      write_json)
 
-__all__ = ["refuse_links", 
+__all__ = ["refuse_links", "COMMITTED",
     "OutputSet", "VIDEO_SIDECARS", "WORK_PREFIX", "check_place", "output_path",
     "refuse_inside_the_cache", "scratch_folder", "sigterm_as_interrupt", "slugify",
     "sweep_stale", "video_outputs",
 ]
 
-WORK_PREFIX = ".attention-explainer-"      # our staging folders and claims (hidden files)
-LOCK = "lock"                              # the lock file inside a staging folder
-JOURNAL = "commit.json"                    # what a commit moves, and whether it finished
-UNLOCKED_GRACE = 60.0                      # seconds: a lock-less staging folder is stale after
-REMOVE_TRIES = 40             # a working folder's removal, tried 2 s at most
 PLACE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
                 errno.ENOTDIR, errno.EEXIST}     # the place, not the program: exit 2
-OLD_PART = re.compile(r"^\..+\.[a-z0-9_]{8}\.part\.(mp4|png|srt|npz|jpg|jpeg|webp)$")
 
 
 def slugify(sentence: str, max_length: int = 48) -> str:
@@ -137,106 +130,6 @@ def _holder(path: Path) -> str:
 
 
 # ---- stale leftovers of killed runs ---------------------------------------------------------
-def sweep_stale(folder: Path) -> int:
-    """Remove what killed runs of ours left in ``folder``: staging folders and claims whose
-    lock is free (rolling back a commit that was cut short), and ``.NAME.XXXXXXXX.part.EXT``
-    files of older versions. Returns how many were removed."""
-    removed = 0
-    try:
-        entries = list(folder.iterdir())
-    except OSError:
-        return 0
-    for entry in entries:
-        name = entry.name
-        if name.startswith(WORK_PREFIX) and entry.is_dir() and not entry.is_symlink():
-            removed += _sweep_staging(entry)
-        elif (name.startswith(WORK_PREFIX + "claim-") and entry.is_file()
-              and _age(entry) > UNLOCKED_GRACE):    # a young claim may be mid-lock: never race it
-            try:
-                fd = try_lock(entry)
-            except OSError:                             # removed by its own run meanwhile
-                fd = None
-            if fd is not None:
-                with contextlib.suppress(OSError):
-                    entry.unlink()
-                os.close(fd)
-                removed += 1
-        elif OLD_PART.match(name) and entry.is_file() and _age(entry) > UNLOCKED_GRACE:
-            with contextlib.suppress(OSError):
-                entry.unlink()
-                removed += 1
-    return removed
-
-
-def _age(path: Path) -> float:
-    with contextlib.suppress(OSError):
-        return time.time() - path.stat().st_mtime
-    return 0.0
-
-
-def _sweep_staging(folder: Path) -> int:
-    """A working folder of ours: in use while its lock is held; being made (no lock yet)
-    for a moment; otherwise stale: roll back a commit it was in the middle of, remove it."""
-    if folder.name.startswith(WORK_PREFIX + "trash-"):
-        return _remove(folder)
-    young = _age(folder) <= UNLOCKED_GRACE
-    if young and folder.name.startswith(WORK_PREFIX + "new-"):
-        # being made: its lock may not be taken yet, unless the run making it is gone
-        return _remove(folder) if _maker_gone(folder) else 0
-    lock = folder / LOCK
-    if not lock.exists():
-        return 0 if young else _remove(folder)
-    try:
-        fd = try_lock(lock)
-    except OSError:                             # renamed or removed by its own run meanwhile
-        return 0
-    if fd is None:                              # a live run
-        return 0
-    try:
-        journal = folder / JOURNAL
-        if journal.exists():
-            with contextlib.suppress(OSError, ValueError):
-                state = json.loads(journal.read_text())
-                if not state.get("done"):
-                    _roll_back(state["entries"])
-        return _remove(folder)
-    finally:
-        os.close(fd)
-
-
-def _maker_gone(folder: Path) -> bool:
-    """Whether the process a "new-PID-" working folder is named for has ended (a run
-    killed while it made the folder, between making and locking it)."""
-    pid = folder.name[len(WORK_PREFIX + "new-"):].split("-", 1)[0]
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:                 # another user's process: alive
-        return False
-    return False
-
-
-def _remove(folder: Path) -> int:
-    """Remove a working folder: first renamed to a trash name (one atomic step), so a run
-    killed while deleting never leaves a half-emptied folder that looks in use."""
-    trash = folder
-    if not folder.name.startswith(WORK_PREFIX + "trash-"):
-        trash = folder.with_name(f"{WORK_PREFIX}trash-{os.getpid()}-{folder.name[-8:]}")
-        try:
-            os.rename(folder, trash)
-        except OSError:
-            return 0
-    for _ in range(REMOVE_TRIES):   # a worker stopped by the same signal may still be
-        shutil.rmtree(trash, ignore_errors=True)     # closing a file in it: try again
-        if not os.path.lexists(trash):
-            break
-        time.sleep(0.05)
-    return 1
-
-
 def _new_working_folder(parent: Path, prefix: str) -> tuple[Path, int | None]:
     """A working folder that is never seen without its lock: made under a temporary
     name, locked, then renamed into place."""
@@ -249,17 +142,6 @@ def _new_working_folder(parent: Path, prefix: str) -> tuple[Path, int | None]:
     return final, fd
 
 
-def _roll_back(entries: list) -> None:
-    """Undo a commit: every final path gets its old file back (or none, if it had none)."""
-    for final, staged, backup in entries:
-        final, staged = Path(final), Path(staged)
-        placed = not staged.exists() and final.exists()
-        if backup and Path(backup).exists():
-            os.replace(backup, final)
-        elif placed:
-            final.unlink()
-
-
 @contextlib.contextmanager
 def scratch_folder(prefix: str = "scratch-"):
     """A private, locked working folder in the temporary folder (for renders that write
@@ -270,7 +152,7 @@ def scratch_folder(prefix: str = "scratch-"):
     try:
         yield folder
     finally:
-        _remove(folder)
+        remove_folder(folder)
         if fd is not None:
             os.close(fd)
 
@@ -291,6 +173,27 @@ def sigterm_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+# every file this process committed, for the one line an interrupt then says (the CLI's)
+COMMITTED: list[Path] = []
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """Ctrl-C and SIGTERM wait while a set is committed and its staging removed (a commit
+    cut short is rolled back, a removal cut short leaves our trash): the signals heard."""
+    heard: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield heard
+        return
+    previous = {sig: signal.signal(sig, lambda signum, frame: heard.append(signum))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield heard
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 class OutputSet:
@@ -413,19 +316,23 @@ class OutputSet:
             backup = staged.parent / ("old-" + final.name) if had_old else None
             entries.append([str(final), str(staged), str(backup) if backup else None])
         journal = self._staging[self.folders[0]] / JOURNAL
-        _write_json(journal, {"entries": entries, "done": False})
-        try:
-            for final, _, backup in entries:
-                if backup:
-                    os.replace(final, backup)
-            for final, staged, _ in entries:
-                os.replace(staged, final)
-            _write_json(journal, {"entries": entries, "done": True})
-        except BaseException:
-            _roll_back(entries)
-            raise
-        self.committed = True
-        self._discard()
+        with _signals_deferred() as heard:
+            write_json(journal, {"entries": entries, "done": False})
+            try:
+                for final, _, backup in entries:
+                    if backup:
+                        os.replace(final, backup)
+                for final, staged, _ in entries:
+                    os.replace(staged, final)
+                write_json(journal, {"entries": entries, "done": True})
+            except BaseException:
+                roll_back(entries)
+                raise
+            self.committed = True
+            self._discard()
+        COMMITTED.extend(self.files.values())
+        if heard:       # the set is whole: the interrupt goes on, and says what was written
+            raise KeyboardInterrupt("interrupted after the files were written")
         return list(self.files.values())
 
     # ---- clean-up -----------------------------------------------------------------------
@@ -459,7 +366,7 @@ class OutputSet:
 
     def _discard(self) -> None:
         for staging in self._staging.values():
-            _remove(staging)
+            remove_folder(staging)
         self._staging = {} if self.committed else self._staging
         if not self.committed:
             for folder in reversed(self._created):     # deepest first, only if empty
@@ -475,13 +382,6 @@ class OutputSet:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._locks = []
-
-
-def _write_json(path: Path, data: dict) -> None:
-    """Write a small JSON file atomically (a reader sees the old or the new, never half)."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data))
-    os.replace(tmp, path)
 
 
 VIDEO_SIDECARS = {"captions": ".srt", "poster": ".png", "trace": ".npz"}

@@ -335,3 +335,36 @@ def test_parallel_runs_sweeping_one_temporary_folder_never_take_each_others(tmp_
         errors = pool.starmap(_open_and_close_scratch_folders, [(str(tmp_path), 150)] * 6)
     assert [e for e in errors if e] == []
     assert leftovers(tmp_path) == []
+
+
+def test_a_signal_during_a_commit_waits_for_the_set_to_be_whole(tmp_path, monkeypatch):
+    """SIGTERM as the files are moved into place: the set is committed whole, our staging
+    is gone, and the interrupt goes on after, naming what was written (never a set half
+    replaced, never a trash folder left)."""
+    import os
+    import signal
+
+    from attention_explainer.files import outputs
+
+    finals = {"a": tmp_path / "a.txt", "b": tmp_path / "b.txt"}
+    finals["a"].write_text("old")
+    real_replace = os.replace
+    sent = []
+
+    def replace(src, dst):
+        if not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_replace(src, dst)
+    monkeypatch.setattr(outputs.os, "replace", replace)
+    monkeypatch.setattr(outputs, "COMMITTED", [])
+    out = outputs.OutputSet(finals, force=True).check()
+    with outputs.sigterm_as_interrupt():
+        with pytest.raises(KeyboardInterrupt):
+            with out.opened():
+                for kind in finals:
+                    out.path(kind).write_text("new " + kind)
+                out.commit()
+    assert sent and [f.read_text() for f in finals.values()] == ["new a", "new b"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+    assert outputs.COMMITTED == list(finals.values())
