@@ -15,13 +15,16 @@ import sys
 INTERRUPTED = "interrupted; nothing was written in place of your files."
 
 
+_committed_before = [0]        # how many files this process had committed as the command began
+
+
 def _interrupted_line(terminal: bool) -> str:
     """The one line an interrupt says: nothing written, or which files were written whole
     before it came. On a ``terminal`` it first returns to the start of the line and clears
     it: the terminal echoed ``^C`` there, and a blank line after it (what click prints)
     would make the answer more than one line."""
     outputs = sys.modules.get(f"{__package__}.files.outputs")
-    written = [p.name for p in getattr(outputs, "COMMITTED", [])]
+    written = [p.name for p in getattr(outputs, "COMMITTED", [])[_committed_before[0]:]]
     said = INTERRUPTED if not written else (
         f"interrupted after writing {', '.join(written[:4])}"
         f"{f' and {len(written) - 4} more' if len(written) > 4 else ''}: they are whole; "
@@ -150,8 +153,18 @@ def main(argv: list[str] | None = None) -> None:
         if "torch" in sys.modules:
             os._exit(code)
         _no_interrupts_while_exiting(code)
+        if code == 130:
+            # Python ends a process by SIGINT (exit -2), whatever it then exits with, once a
+            # KeyboardInterrupt has crossed native code that runs Python (PyRun_String): the
+            # exit hooks run, then the process ends with the code said
+            atexit._run_exitfuncs()
+            os._exit(code)
         sys.exit(code)
     argv = list(argv)
+    # the files this command commits are those after the ones already committed in this
+    # process (a notebook's or a test's earlier commands)
+    outputs = sys.modules.get(f"{__package__}.files.outputs")
+    _committed_before[0] = len(getattr(outputs, "COMMITTED", []))
     _arguments[:] = argv
     debug = "--debug" in argv
     try:
