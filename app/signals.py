@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import signal
-import threading
 
 __all__ = ["interrupts_held"]
 
@@ -14,17 +12,9 @@ def interrupts_held():
     model's forward): a KeyboardInterrupt raised inside such a call crosses C++ code that
     cannot pass it on, and pybind11 then aborts the process ("terminate called …") instead
     of the clean exit 130. A signal that comes meanwhile is acted on when the block ends."""
-    if threading.current_thread() is not threading.main_thread():
+    from ..files.outputs import signals_deferred
+
+    with signals_deferred() as heard:
         yield
-        return
-    heard: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.signal(sig, lambda signum, frame: heard.append(signum))
-                for sig in held}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     if heard:
         raise KeyboardInterrupt

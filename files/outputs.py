@@ -31,7 +31,7 @@ from .locks import try_lock
 from .staging import (JOURNAL, LOCK, WORK_PREFIX, remove_folder, roll_back, sweep_stale,
                       write_json)
 
-__all__ = ["refuse_links", "COMMITTED",
+__all__ = ["refuse_links", "COMMITTED", "signals_deferred",
     "OutputSet", "VIDEO_SIDECARS", "WORK_PREFIX", "check_place", "output_path",
     "refuse_inside_the_cache", "scratch_folder", "sigterm_as_interrupt", "slugify",
     "sweep_stale", "video_outputs",
@@ -180,9 +180,9 @@ COMMITTED: list[Path] = []
 
 
 @contextlib.contextmanager
-def _signals_deferred():
-    """Ctrl-C and SIGTERM wait while a set is committed and its staging removed (a commit
-    cut short is rolled back, a removal cut short leaves our trash): the signals heard."""
+def signals_deferred():
+    """Ctrl-C and SIGTERM wait (in the main thread) while the block runs: a commit and its
+    staging's removal, native code calling Python (``app.signals``). Yields those heard."""
     heard: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield heard
@@ -316,7 +316,7 @@ class OutputSet:
             backup = staged.parent / ("old-" + final.name) if had_old else None
             entries.append([str(final), str(staged), str(backup) if backup else None])
         journal = self._staging[self.folders[0]] / JOURNAL
-        with _signals_deferred() as heard:
+        with signals_deferred() as heard:
             write_json(journal, {"entries": entries, "done": False})
             try:
                 for final, _, backup in entries:

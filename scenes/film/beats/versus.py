@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, UP, Create, FadeIn, FadeOut, LaggedStart, Line, SurroundingRectangle, VGroup
 
-from ....attention_core.compare import SHOWN, align_words
+from ....attention_core.compare import SHOWN, Comparison, align_words
 from ....attention_core.errors import InputError
 from ....attention_core.word_model import WordModel
 from ....facts import beat_facts
@@ -207,12 +207,8 @@ class VersusBeat(Beat):
     # ---- the caption: the measured change -------------------------------------------------
     def say_the_change(self, slot: int):
         book = self.book
-        step = 0.5 * 10 ** -SHOWN
-        matched = [p for p in self.pairs if not p.changed
-                   and p.a != self.words["a"].index_of(self.a.focus_index)]
-        changes = [(book.value("pair:change", self._pair_index(p, slot)), p) for p in matched]
-        gain = max(changes, key=lambda c: c[0], default=(0.0, None))
-        loss = min(changes, key=lambda c: c[0], default=(0.0, None))
+        # the words whose weight grew and fell most, as `compare` finds them
+        movers = Comparison(self.a, self.b, self.pairs).movers(slot)
         new = [p for p in self.pairs if p.a is None]
         focus = self.words["a"].word_of(self.a.focus_index).text
         parts = []
@@ -220,8 +216,8 @@ class VersusBeat(Beat):
             heaviest = max(new, key=lambda p: book.value(*self._kind_index("b", p, slot)))
             given = book.text(*self._kind_index("b", heaviest, slot), SHOWN)
             parts.append(f"the new \u2018{heaviest.text}\u2019 gets {given}")
-        for value, p in (gain, loss):
-            if p is not None and abs(value) >= step:
+        for p in movers:
+            if p is not None:
                 moved = book.text("pair:change", self._pair_index(p, slot), SHOWN, True)
                 parts.append(f"\u2018{p.text}\u2019 changes by {moved}")
         if not parts:
