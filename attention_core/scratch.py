@@ -25,24 +25,32 @@ def check_shape(d_model: int, num_heads: int) -> None:
                          f"choose a divisor such as {', '.join(map(str, divisors[-6:]))}.")
 
 
-def build_module(d_model: int = 512, num_heads: int = 8):
-    """Return a MultiHeadAttention (defined here so importing this file needs no torch)."""
+def build_module(d_model: int = 512, num_heads: int = 8, d_head: int | None = None):
+    """Return a MultiHeadAttention (defined here so importing this file needs no torch).
+
+    ``d_head`` (default d_model / num_heads) lets the heads' total width differ from
+    d_model, as seed 001's balance asks (24 heads of 21 dimensions at d_model 512): Q, K
+    and V are then num_heads x d_head wide and the output map takes them back to d_model.
+    """
     import torch
     import torch.nn as nn
 
     from .attention import attention
 
-    check_shape(d_model, num_heads)
+    if d_head is None:
+        check_shape(d_model, num_heads)
+        d_head = d_model // num_heads
 
     class MultiHeadAttention(nn.Module):
-        def __init__(self, d_model: int, num_heads: int):
+        def __init__(self, d_model: int, num_heads: int, d_head: int):
             super().__init__()
             self.d_model = d_model
             self.num_heads = num_heads
-            self.d_k = d_model // num_heads
+            self.d_k = d_head
+            self.inner = num_heads * d_head
             # one fused layer makes Q, K and V at once (the seed's efficiency choice)
-            self.qkv_proj = nn.Linear(d_model, 3 * d_model)
-            self.out_proj = nn.Linear(d_model, d_model)
+            self.qkv_proj = nn.Linear(d_model, 3 * self.inner)
+            self.out_proj = nn.Linear(self.inner, d_model)
 
         def forward(self, x: torch.Tensor, blocked: torch.Tensor | None = None,
                     return_details: bool = False):
@@ -62,9 +70,9 @@ def build_module(d_model: int = 512, num_heads: int = 8):
 
         def _combine_heads(self, t: torch.Tensor) -> torch.Tensor:
             batch_size, _, seq_len, _ = t.shape
-            return t.transpose(1, 2).contiguous().view(batch_size, seq_len, self.d_model)
+            return t.transpose(1, 2).contiguous().view(batch_size, seq_len, self.inner)
 
-    return MultiHeadAttention(d_model, num_heads)
+    return MultiHeadAttention(d_model, num_heads, d_head)
 
 
 def seeded_module(d_model: int, num_heads: int, seed: int, device, dtype):

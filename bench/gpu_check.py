@@ -7,7 +7,10 @@
    and of the layer's output;
 4. a decoder through transformers (a tiny random Llama, built here: rotary positions,
    grouped-query attention, its own causal mask) on CUDA in float32, float16 and bfloat16
-   against the CPU in float32.
+   against the CPU in float32;
+5. the heads experiment's sweep (1, 4, 8, 16 heads at d_model 512, one epoch, one seed) on
+   CUDA in float32, bfloat16 and float16: accuracy, seconds per epoch and the peak memory
+   of a step (``torch.cuda.max_memory_allocated``), as seed 000 asks.
 
 Needs nothing downloaded; finishes in well under 3 minutes. Writes the "gpu" section of
 bench/RESULTS.md (or says why it could not run).
@@ -72,6 +75,28 @@ def decoder_deltas() -> dict:
                 for dtype in ("float32", "float16", "bfloat16")}
 
 
+def heads_sweep_on_cuda() -> list[str]:
+    """The heads experiment on CUDA per precision: a line per precision and head count."""
+    import torch
+
+    from attention_explainer.attention_core import heads_experiment as hx
+    from attention_explainer.attention_core import labelled_text as lt
+    from attention_explainer.attention_core.model_kinds import model_files
+
+    tokenizer = model_files("minilm").tokenizer
+    split = lt.split(lt.default_set())
+    lines = []
+    for dtype in ("float32", "bfloat16", "float16"):
+        spec = hx.SweepSpec(epochs=1, repeats=1, device="cuda", dtype=dtype).check()
+        runs, memory = hx.sweep(spec, split, tokenizer, torch.device("cuda"))
+        lines.append(f"- heads experiment on CUDA, {dtype}, one epoch: " + "; ".join(
+            f"{r.heads} heads {100 * r.accuracy:.1f} %, {r.epoch_seconds[0]:.1f} s, "
+            f"{r.peak_bytes / 2 ** 20:.0f} MiB (16/32/64 tokens: "
+            f"{'/'.join(f'{b / 2 ** 20:.0f}' for b in memory[r.heads].values())} MiB)"
+            for r in runs))
+    return lines
+
+
 def main() -> None:
     import numpy as np
     import torch
@@ -111,6 +136,7 @@ def main() -> None:
     lines.append("- a tiny Llama decoder through transformers on CUDA against the CPU (float32): "
                  "max |Δ| attention weights " + ", ".join(f"{dtype} {delta:.2e}"
                                                           for dtype, delta in decoder.items()))
+    lines += heads_sweep_on_cuda()
     update_section("gpu", "\n".join(lines))
     print("\n".join(lines))
 

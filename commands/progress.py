@@ -7,7 +7,7 @@ import time
 from ..app.course import CourseProgress
 from ..scenes.pipeline.render import RenderProgress
 
-__all__ = ["BeatLines", "CourseBar", "RenderBar", "TerminalProgress"]
+__all__ = ["BeatLines", "CourseBar", "RenderBar", "SweepBar", "TerminalProgress"]
 
 
 class TerminalProgress:
@@ -144,3 +144,38 @@ class CourseBar(TerminalProgress, CourseProgress):
             self.count += 1
             self.tell(f"output set {self.count} of {self.total} {what}: {plan.title}, "
                       f"{spoken_seconds(time.monotonic() - self.started)} so far")
+
+
+class SweepBar(TerminalProgress):
+    """`experiment heads`: a bar per configuration (training steps done of its steps),
+    marked with its accuracy as it finishes; with no terminal, a line per configuration
+    done (the sweep takes minutes: a log must not wait in silence)."""
+
+    def __init__(self, enabled: bool):
+        super().__init__(enabled)
+        self.enabled = enabled
+
+    def start(self, plan: list[tuple[int, int]], steps: int) -> None:
+        self.plan, self.count, self.started = plan, 0, time.monotonic()
+        if self.progress:
+            self.rows = [self.progress.add_task(f"{h} head{'s' * (h != 1)}, seed {seed}",
+                                                total=steps) for h, seed in plan]
+
+    def step(self) -> None:
+        if self.progress:
+            self.progress.advance(self.rows[self.count])
+
+    def done(self, run) -> None:
+        import click
+
+        from ..scenes.pipeline.estimate import spoken_seconds
+
+        said = (f"{run.heads} head{'s' * (run.heads != 1)}, seed {run.seed}: "
+                f"{100 * run.accuracy:.1f} %")
+        if self.progress:
+            self.progress.update(self.rows[self.count], description=f"{said} ✓")
+        elif self.enabled:
+            elapsed = time.monotonic() - self.started
+            click.echo(f"{self.count + 1} of {len(self.plan)}: {said}, "
+                       f"{spoken_seconds(elapsed)} so far", err=True)
+        self.count += 1

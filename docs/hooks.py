@@ -34,6 +34,11 @@ def cli_reference() -> str:
         ctx = click.Context(command, info_name=name, parent=root, max_content_width=100,
                             terminal_width=100)
         parts += ["", f"## {name}", "", "```text", command.get_help(ctx), "```"]
+        for sub_name in getattr(command, "commands", {}):   # a group's own commands
+            sub = command.commands[sub_name]
+            sub_ctx = click.Context(sub, info_name=sub_name, parent=ctx, max_content_width=100,
+                                    terminal_width=100)
+            parts += ["", f"### {name} {sub_name}", "", "```text", sub.get_help(sub_ctx), "```"]
     return "\n".join(parts) + "\n"
 
 

