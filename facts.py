@@ -14,7 +14,7 @@ __all__ = [
     "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
-    "KEPT_FIRST", "STILL_FORMATS",
+    "KEPT_FIRST", "STILL_FORMATS", "EXPERIMENT_DEFAULTS",
 ]
 
 # ---- colour themes: name -> what its roles follow (the palettes are in vocabulary.style)
@@ -64,6 +64,13 @@ TRACE_DEFAULTS = {
 }
 # the options a saved trace (--trace) fixes: a command refuses them beside it
 TRACE_DECIDES = ("sentence", "focus", *TRACE_DEFAULTS)
+
+# ---- the heads experiment (`experiment heads`: attention_core.heads_experiment.SweepSpec) ----
+EXPERIMENT_DEFAULTS = {
+    "heads": (1, 4, 8, 16), "d_model": 512, "layers": 1, "epochs": 2, "seed": 0,
+    "repeats": 2, "model": "minilm", "device": "auto", "dtype": "float32",
+    "resolution": "720p",
+}
 
 
 # ---- the storyboard --------------------------------------------------------------------

@@ -8,6 +8,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..attention_core.errors import InputError
 from .signals import interrupts_held
 
 __all__ = ["HeadsRequest", "HeadsResult", "heads"]
@@ -43,17 +44,21 @@ def _outputs(request: HeadsRequest):
              "chart": out / "chart.png", "svg": out / "chart.svg"}
     if request.film:
         files["film"] = out / "film.mp4"
+    elif (out / "film.mp4").exists() or (out / "film.mp4").is_symlink():
+        # --force replaces a set: an earlier film beside new numbers would contradict them
+        raise InputError(f"{out / 'film.mp4'} is the film of an earlier sweep; add --film to "
+                         "draw this one's, or move it away.")
     return OutputSet(files, force=request.force, what="experiment's results",
-                     hint="choose another --out or add --force").check()
+                     hint="choose another --out").check()
 
 
-def _command(request: HeadsRequest) -> str:
-    """The command line that reproduces the numbers (the film's options left out)."""
-    spec = request.spec
+def _command(request: HeadsRequest, spec, device) -> str:
+    """The command line that reproduces the numbers (the film's options left out), with
+    the device that was used (``auto`` would pick another on another machine)."""
     words = ["attention-explainer", "experiment", "heads", "--out", str(request.out),
              "--heads", ",".join(map(str, spec.heads)), "--d-model", str(spec.d_model),
              "--layers", str(spec.layers), "--epochs", str(spec.epochs), "--seed",
-             str(spec.seed), "--repeats", str(spec.repeats), "--device", spec.device,
+             str(spec.seed), "--repeats", str(spec.repeats), "--device", device.type,
              "--dtype", spec.dtype]
     if spec.balance:
         words.append("--balance")
@@ -97,7 +102,8 @@ def heads(request: HeadsRequest, *, progress=None, report=None) -> HeadsResult:
     runs, memory = hx.sweep(spec, split, tokenizer, device, progress)
     results = summarise(runs, spec=spec, data_source=data.source, split=split,
                         machine=hx.machine(device), labels=data.label_names,
-                        memory_by_tokens=memory, tokenizer=files.what, command=_command(request))
+                        memory_by_tokens=memory, tokenizer=files.what,
+                        command=_command(request, spec, device))
     with interrupts_held():
         from ..scenes.heads_chart import write_chart
     with outputs.opened(report=report):

@@ -17,8 +17,9 @@ import platform
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
+from ..facts import DTYPES, EXPERIMENT_DEFAULTS
 from .errors import InputError
 from .labelled_text import Split, encode
 from .scratch import build_module, sinusoidal_positions
@@ -34,12 +35,12 @@ PAD, UNKNOWN = 0, 1           # the first two rows of the learnt embedding
 @dataclass(frozen=True)
 class SweepSpec:
     """What one sweep trains: the head counts and everything that stays fixed."""
-    heads: tuple[int, ...] = (1, 4, 8, 16)
-    d_model: int = 512
-    layers: int = 1
-    epochs: int = 3
-    seed: int = 0
-    repeats: int = 1
+    heads: tuple[int, ...] = EXPERIMENT_DEFAULTS["heads"]
+    d_model: int = EXPERIMENT_DEFAULTS["d_model"]
+    layers: int = EXPERIMENT_DEFAULTS["layers"]
+    epochs: int = EXPERIMENT_DEFAULTS["epochs"]
+    seed: int = EXPERIMENT_DEFAULTS["seed"]
+    repeats: int = EXPERIMENT_DEFAULTS["repeats"]
     balance: bool = False
     batch_size: int = 32
     max_tokens: int = 64
@@ -47,9 +48,11 @@ class SweepSpec:
     dropout: float = 0.1
     limit: int | None = None          # examples kept before the split (None: all)
     device: str = "cpu"
-    dtype: str = "float32"
+    dtype: str = EXPERIMENT_DEFAULTS["dtype"]
 
     def check(self) -> "SweepSpec":
+        """The spec, checked, with its head counts in increasing order (the verdicts read
+        the first as the fewest and the last as the most)."""
         if not self.heads or min(self.heads) < 1 or len(set(self.heads)) != len(self.heads):
             raise InputError(f"--heads {','.join(map(str, self.heads))}: give distinct positive "
                              "head counts, e.g. --heads 1,4,8,16.")
@@ -59,8 +62,8 @@ class SweepSpec:
                                        ("--repeats", self.repeats, 1, 20)):
             if not low <= value <= high:
                 raise InputError(f"{name} {value} is out of range; give {low} to {high}.")
-        if self.dtype not in ("float32", "bfloat16", "float16"):
-            raise InputError(f"--dtype {self.dtype} is unknown; use float32, bfloat16 or float16.")
+        if self.dtype not in DTYPES:
+            raise InputError(f"--dtype {self.dtype} is unknown; use {', '.join(DTYPES)}.")
         if not 8 <= self.max_tokens <= 512:
             raise InputError(f"--max-tokens {self.max_tokens} is out of range; give 8 to 512.")
         for h in self.heads:
@@ -70,7 +73,7 @@ class SweepSpec:
             if not self.balance and self.d_model % h:
                 raise InputError(f"--heads {h} does not divide --d-model {self.d_model}; give "
                                  "divisors, or --balance for d_head = d_model // heads.")
-        return self
+        return replace(self, heads=tuple(sorted(self.heads)))
 
 
 @dataclass(frozen=True)
@@ -357,6 +360,24 @@ def machine(device) -> dict:
     return facts
 
 
+def _warm_up(spec: SweepSpec, config: Config, data, device) -> None:
+    """A few untimed steps of a throwaway model first: the first configuration's first
+    epoch would otherwise also pay for the kernels' and the allocator's start."""
+    import torch
+
+    vocab_size, train_ids, train_labels = data[:3]
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+        torch.manual_seed(0)
+        model = build_classifier(vocab_size, data[5], spec, config).to(device)
+        optimiser = torch.optim.AdamW(model.parameters(), lr=spec.learning_rate)
+        rng = torch.Generator().manual_seed(0)
+        for n, batch in enumerate(_batches(train_ids, train_labels, spec.batch_size, rng,
+                                           device, True)):
+            if n == 3:
+                break
+            _step(model, optimiser, batch, device, spec.dtype)
+
+
 def sweep(spec: SweepSpec, split: Split, tokenizer, device, progress=None):
     """Every configuration with every seed (``spec.seed``, +1, …), in order. ``progress``
     (optional) has ``start(runs, steps)``, ``step()`` and ``done(run)``. Returns the runs
@@ -371,6 +392,7 @@ def sweep(spec: SweepSpec, split: Split, tokenizer, device, progress=None):
     plan = [(c, spec.seed + n) for c in configs_of(spec) for n in range(spec.repeats)]
     if progress:
         progress.start([(c.heads, seed) for c, seed in plan], steps)
+    _warm_up(spec, configs_of(spec)[0], data, device)
     runs, memory = [], {}
     lengths = sorted({t for t in MEMORY_TOKENS if t < spec.max_tokens} | {spec.max_tokens})
     for config, seed in plan:

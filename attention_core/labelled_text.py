@@ -72,13 +72,13 @@ def _finish(pairs: list[tuple[str, str]], source: dict, what: str) -> LabelledTe
             continue
         seen[text] = label if seen.get(text, label) == label else None
     kept = [(t, lab) for t, lab in seen.items() if lab is not None]
-    names = tuple(sorted({lab for _, lab in kept}))
-    if len(names) < 2:
-        raise InputError(f"{what} has {len(names)} label{'s' * (len(names) != 1)} "
-                         f"({', '.join(names) or 'none'}); a classifier needs at least two.")
     if len(kept) < MIN_EXAMPLES:
         raise InputError(f"{what} has {len(kept)} usable examples; give at least "
                          f"{MIN_EXAMPLES} (text, label) rows.")
+    names = tuple(sorted({lab for _, lab in kept}))
+    if len(names) < 2:
+        raise InputError(f"{what} has {len(names)} label{'s' * (len(names) != 1)} "
+                         f"({', '.join(names)}); a classifier needs at least two.")
     if len(kept) > MAX_EXAMPLES:
         raise InputError(f"{what} has {len(kept)} examples, more than {MAX_EXAMPLES}; give a "
                          "sample of it.")

@@ -61,7 +61,7 @@ def section(results: dict, device: str, check: dict | None) -> str:
                      f"({100 * r['accuracy_min']:.1f}–{100 * r['accuracy_max']:.1f}) | "
                      f"{r['epoch_seconds_mean']:.1f} | {r['peak_bytes'] / 2 ** 20:.0f} MiB | "
                      f"{r['parameters']:,} |")
-    lines += ["", "What the seeds expected, against these numbers:", ""]
+    lines += ["", "The expectations, against these numbers (the rule: docs/heads-experiment.md):", ""]
     lines += [f"- **{e['verdict']}**: {e['claim']} ({e['source']}): {e['measured']}."
               for e in results["expectations"]]
     if check:
@@ -90,7 +90,7 @@ def main() -> None:
         moved = [abs(a["accuracy_mean"] - b["accuracy_mean"]) * 100
                  for a, b in zip(before["rows"], again["rows"])]
         for row, points in zip(before["rows"], moved):
-            print(f"{row['heads']:>3} heads: moved {points:.2f} points")
+            print(f"{row['heads']:>3} head{'s' * (row['heads'] != 1)}: moved {points:.2f} points")
         import datetime
 
         check = {"when": datetime.date.today().isoformat(), "largest": max(moved)}

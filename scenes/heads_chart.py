@@ -15,6 +15,7 @@ BAR = (0.30, 0.55, 0.85)
 INK, SOFT, GRID = (0.1, 0.1, 0.1), (0.35, 0.35, 0.35), (0.86, 0.86, 0.86)
 BASELINE = (0.75, 0.2, 0.15)
 VERDICT = {"holds": (0.15, 0.55, 0.25), "contradicted": (0.75, 0.20, 0.15),
+           "fails": (0.75, 0.20, 0.15),
            "not shown": (0.45, 0.45, 0.45)}
 
 
@@ -48,15 +49,16 @@ def _panel(ctx, x0, title, rows, values, *, axis, label, spans=None, line=None):
     ctx.move_to(x0, bottom)
     ctx.line_to(x0 + PANEL_W, bottom)
     ctx.stroke()
-    if not bars:                       # ticks every 5 points, with grid lines
-        tick = 0.05 * (int(low_end / 0.05) + 1)
+    if not bars:                       # ticks, with grid lines: 3 to 8 of them
+        step = next(s for s in (0.01, 0.02, 0.05, 0.1, 0.2) if (high_end - low_end) / s <= 8)
+        tick = step * (int(low_end / step) + 1)
         while tick < high_end:
             ctx.set_source_rgb(*GRID)
             ctx.move_to(x0, y_of(tick))
             ctx.line_to(x0 + PANEL_W, y_of(tick))
             ctx.stroke()
             _text(ctx, x0 - 8, y_of(tick) + 7, f"{100 * tick:.0f} %", 18, SOFT, anchor="right")
-            tick += 0.05
+            tick += step
     if line is not None:               # the majority-class baseline, dashed
         ctx.set_source_rgb(*BASELINE)
         ctx.set_dash([10, 8])
@@ -85,6 +87,8 @@ def _panel(ctx, x0, title, rows, values, *, axis, label, spans=None, line=None):
                 ctx.line_to(*b)
                 ctx.stroke()
             top_y = min(top_y, y_of(high) - 12)
+        if line is not None and abs(top_y - 8 - y_of(line)) < 16:    # off the dashed line
+            top_y = y_of(line) - 10
         _text(ctx, cx, top_y, label(value), 22, anchor="centre")
         _text(ctx, cx, bottom + 32, f"{row['heads']}", 24, anchor="centre", bold=True)
         _text(ctx, cx, bottom + 60, f"d_k {row['d_head']}", 20, SOFT, anchor="centre")
@@ -97,7 +101,7 @@ def _draw(ctx, results: dict) -> None:
     rows, setup, data = results["rows"], results["setup"], results["data"]
     _text(ctx, 60, 62, f"Heads at d_model {setup['d_model']}: {data['name']}", 34, bold=True)
     seeds = setup["seeds"]
-    _text(ctx, 60, 104, f"{data['training']} training and {data['validation']} validation "
+    _text(ctx, 60, 104, f"{data['training']:,} training and {data['validation']:,} validation "
                         f"examples; {setup['layers']} layer{'s' * (setup['layers'] > 1)}, "
                         f"{setup['epochs']} epoch{'s' * (setup['epochs'] > 1)}, "
                         f"{len(seeds)} seed{'s' * (len(seeds) > 1)} "
@@ -119,14 +123,16 @@ def _draw(ctx, results: dict) -> None:
     _panel(ctx, 690, "peak memory, forward + backward (MiB)", rows, peaks, axis=(0, max(peaks) * 1.18),
            label=lambda v: f"{v:.0f}")
     times = [r["epoch_seconds_mean"] for r in rows]
-    _panel(ctx, 1270, "seconds per epoch", rows, times, axis=(0, max(times) * 1.18),
-           label=lambda v: f"{v:.1f}" if v >= 1 else f"{v:.2f}")
-    y = TOP + PANEL_H + 160
+    _panel(ctx, 1270, "seconds per epoch (bars: the range)", rows, times,
+           axis=(0, max(r["epoch_seconds_max"] for r in rows) * 1.18),
+           label=lambda v: f"{v:.1f}" if v >= 1 else f"{v:.2f}",
+           spans=[(r["epoch_seconds_min"], r["epoch_seconds_max"]) for r in rows])
+    y = TOP + PANEL_H + 150
     for said in results["expectations"]:
-        _text(ctx, 60, y, f"{said['verdict']}", 22, VERDICT[said["verdict"]], bold=True)
-        _text(ctx, 250, y, f"{said['source']}: {said['claim']}", 22)
-        _text(ctx, 250, y + 30, said["measured"], 19, SOFT)
-        y += 72
+        _text(ctx, 60, y, f"{said['verdict']}", 21, VERDICT[said["verdict"]], bold=True)
+        _text(ctx, 230, y, f"{said['source']}: {said['claim']}", 21)
+        _text(ctx, 230, y + 26, said["measured"], 18, SOFT)
+        y += 60
 
 
 def write_chart(results: dict, png: Path, svg: Path) -> None:
