@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
+from .lm_head import with_lm_head
 
 __all__ = ["ABLATE_HELP", "Effect", "HeadInfluence", "ModelOutput", "ablation_effect",
            "ablation_table", "parse_ablate", "with_influence"]
@@ -109,7 +110,8 @@ class _Runner:
             self.weights = loaded_weights(setup.kind.weights_of, str(setup.device), dtype)
             self.model = self.weights
         else:                                    # a decoder, with its language-model head
-            self.model = _with_output(setup.kind.files, setup.device, setup.dtype)
+            self.model = with_lm_head(setup.kind.files, setup.device, setup.dtype,
+                                      needed_for="--ablate")
 
     def output(self, silenced: tuple = ()) -> ModelOutput:
         import torch
@@ -171,29 +173,6 @@ class _Runner:
 
     def token_text(self, token_id: int) -> str:
         return self.setup.kind.files.tokenizer.decode([int(token_id)])
-
-
-def _with_output(files, device, dtype):
-    """A decoder's folder with its language-model head, by the base model's safety rules
-    (local safetensors, no remote code); a head the files lack is refused."""
-    from transformers import AutoModelForCausalLM
-
-    from .hf_models import _quiet_transformers
-
-    _quiet_transformers()
-    try:
-        model, info = AutoModelForCausalLM.from_pretrained(
-            str(files.folder), local_files_only=True, trust_remote_code=False,
-            use_safetensors=True, dtype=dtype, attn_implementation="eager",
-            output_loading_info=True)
-    except Exception as exc:
-        raise InputError(f"{files.what}: transformers cannot load it with its language-model "
-                         f"head ({type(exc).__name__}).") from None
-    if info.get("missing_keys"):
-        raise InputError(f"{files.what}: its files have no language-model head "
-                         f"({sorted(info['missing_keys'])[0]}), so there is no prediction to "
-                         "change; --ablate needs a decoder saved with its head.")
-    return model.to(device).eval()
 
 
 def _effect(runner: _Runner, before: ModelOutput, after: ModelOutput, silenced) -> Effect:

@@ -31,7 +31,7 @@ from .model_checks import (MAX_CONFIG_BYTES, check_finite_weights, check_sizes, 
                            parameter_estimate)
 
 __all__ = ["CAPTURE_ATTENTION", "FAMILIES", "Family", "HFModelFiles", "LayerWatch",
-           "SUPPORTED", "agreement_tolerance", "family_of_config", "heads_and_mask",
+           "SUPPORTED", "agreement_tolerance", "family_of_config", "from_folder", "heads_and_mask",
            "module_at", "out_map", "position_table", "post_norm", "qkv_maps", "run_watched"]
 
 CAPTURE_ATTENTION = "attention_explainer_watch"
@@ -276,15 +276,7 @@ class HFModelFiles(ModelFiles):
 
         self.check_memory(device, dtype)
         _register_watch()
-        _quiet_transformers()
-        try:
-            model, info = AutoModel.from_pretrained(
-                str(self.folder), local_files_only=True, trust_remote_code=False,
-                use_safetensors=True, dtype=dtype, attn_implementation=CAPTURE_ATTENTION,
-                output_loading_info=True)
-        except Exception as exc:
-            raise InputError(f"{self.what}: transformers cannot load it "
-                             f"({type(exc).__name__}: {quoted_reason(exc)}).") from None
+        model, info = from_folder(AutoModel, self, dtype, CAPTURE_ATTENTION)
         # transformers fills a weight the file lacks with random numbers: never drawn
         missing = sorted(info.get("missing_keys") or []) + sorted(
             str(k[0]) if isinstance(k, tuple) else str(k) for k in info.get("mismatched_keys") or [])
@@ -295,6 +287,20 @@ class HFModelFiles(ModelFiles):
                              "together.")
         check_finite_weights(model.state_dict().items(), self.what)
         return model.to(device).eval()
+
+
+def from_folder(auto_class, files, dtype, attention: str, *, with_what: str = ""):
+    """``auto_class.from_pretrained`` on the folder by the rules (local files only, no
+    remote code, safetensors only): (model, loading info); its failure in one line."""
+    _quiet_transformers()
+    try:
+        return auto_class.from_pretrained(
+            str(files.folder), local_files_only=True, trust_remote_code=False,
+            use_safetensors=True, dtype=dtype, attn_implementation=attention,
+            output_loading_info=True)
+    except Exception as exc:
+        raise InputError(f"{files.what}: transformers cannot load it{with_what} "
+                         f"({type(exc).__name__}: {quoted_reason(exc)}).") from None
 
 
 def _free_memory(device) -> tuple[int, str]:

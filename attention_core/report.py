@@ -11,7 +11,8 @@ from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
 from .variants import head_blocked
 from .word_model import PIECES_SUM_NOTE, WordModel
 
-__all__ = ["BAR_WIDTH", "choice_lines", "compare_lines", "effect_line", "focus_table", "influence_lines",
+__all__ = ["BAR_WIDTH", "choice_lines", "compare_lines", "effect_line", "focus_table",
+           "generation_lines", "influence_lines",
            "keeps_json", "keeps_lines", "matrix_lines", "summary_lines", "to_json", "update_lines",
            "word_lines", "words_json"]
 
@@ -225,6 +226,31 @@ def effect_line(effect) -> list[str]:
     for name, top in (("before", effect.top_before), ("after", effect.top_after)):
         lines.append(f"  {name:<7} " + "  ".join(f"{t!r} {p:.3f}" for t, p in top))
     return lines
+
+
+def generation_lines(generation) -> list[str]:
+    """A decoder's writing (``generation.Generation``): each token as chosen, with its
+    likeliest alternatives, then fed back in: each shown head's strongest key in the cache
+    and the first token's share; an attention sink named where it is large."""
+    from .generation import sink_line
+
+    g = generation
+    done = "; it wrote its end-of-text token" if g.stopped == "end of text" else ""
+    lines = [f"{g.model}: {len(g.written)} token{'s' * (len(g.written) != 1)} written after "
+             f"the prompt's {len(g.prompt)}, each the likeliest of its language-model head's "
+             f"next-token distribution (greedy){done}",
+             f"prompt    {''.join(g.prompt)!r}", f"written   {g.text!r}", "",
+             f"each new token, fed back in: its query in layer {g.layer} over the cache of keys "
+             f"(heads {', '.join(map(str, g.heads))})"]
+    for n, w in enumerate(g.written, 1):
+        then = ", ".join(f"{t!r} {p:.2f}" for t, p in w.top[1:4])
+        lines.append(f"{n:>3}. {w.text!r} p {w.probability:.2f} (then {then}); {len(w.keys)} "
+                     f"keys, the first takes {w.first_share.mean():.2f}")
+        strongest = [f"{h}: {w.keys[int(np.argmax(row))]!r} {row.max():.2f}"
+                     for h, row in zip(g.heads, w.weights)]
+        lines.append("     strongest key by head  " + ", ".join(strongest))
+    sink = sink_line(g)
+    return lines + (["", sink] if sink else [])
 
 
 def influence_lines(trace: AttentionTrace, rows: list) -> list[str]:

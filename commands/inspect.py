@@ -35,14 +35,25 @@ __all__ = ["command"]
 @click.option("--ablation", is_flag=True,
               help="Silence each head of the shown layer alone and rank them by their effect "
                    "on the model's output, beside their weight on the focus word's answer.")
+@click.option("--generate", "generate", type=int, default=None, metavar="N",
+              help="A decoder (GPT-2, Llama, Mistral, Qwen2 folder) continues the sentence by "
+                   "N greedy tokens with its language-model head; for each, its query in the "
+                   "layer (auto: the last) over the growing cache of keys, per head, and the "
+                   "next token's likeliest choices.")
 def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, force: bool,
             diagnose: bool, approx: str, ablate: str | None, ablation: bool,
-            tracing: TraceOptions):
+            generate: int | None, tracing: TraceOptions):
     """Print the tokens, the chosen layer and heads and the focus token's attention."""
     from ..attention_core import report
     from ..attention_core.variants import parse_approx
     from ..files.outputs import OutputSet
 
+    if generate is not None:
+        return written(sentence, generate, tracing, as_json, {
+            "--matrix": matrix, "--npz": npz_path, "--diagnose": diagnose,
+            "--approx": approx != "none", "--ablate": ablate is not None,
+            "--ablation": ablation, "--mask": tracing.mask not in ("none", "causal"),
+            "--focus": bool(tracing.focus)})
     approximation = parse_approx(approx)
     saving = None
     if npz_path:
@@ -87,6 +98,28 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
     click.echo("\n".join(lines))
     if saving is not None:
         note_settings()
+
+
+def written(sentence: str, count: int, tracing: TraceOptions, as_json: bool,
+            others: dict) -> None:
+    """`inspect --generate N`: what a decoder writes, token by token (alone: the options
+    about one sentence's trace are refused)."""
+    import json
+
+    from ..attention_core import report
+
+    given = [name for name, on in others.items() if on]
+    if given:
+        raise click.UsageError(f"--generate prints what the model writes, token by token; "
+                               f"drop {given[0]}.")
+    with interrupts_held():
+        from ..attention_core.generation import generate
+
+        generation = generate(tracing.request(sentence), count)
+    if as_json:
+        click.echo(json.dumps(generation.to_json(), ensure_ascii=False))
+        return
+    click.echo("\n".join(report.generation_lines(generation)))
 
 
 def measured_variant(trace, approximation) -> list:
