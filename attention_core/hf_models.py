@@ -92,8 +92,10 @@ def family_of_config(config: dict, what: str) -> str:
     model_type = config.get("model_type")
     if model_type not in FAMILIES:
         shown = f"a {model_type!r}" if isinstance(model_type, str) else "an unnamed"
+        reads = ("; `inspect` reads an encoder–decoder's attention, its film is not built yet"
+                 if model_type in ("marian", "bart", "mbart", "t5", "mt5") else "")
         raise InputError(f"{what} is {shown} model, not of a supported family; supported "
-                         f"model types: {SUPPORTED}.")
+                         f"model types: {SUPPORTED}{reads}.")
     return model_type
 
 
@@ -336,6 +338,8 @@ class LayerWatch:
     scaling: float
     weights: object         # B x H x T x T   the model's own
     output: object = None   # B x T x D   W_O's output
+    bias: object = None     # what the model adds to the scores besides the mask (T5's
+    #                         relative position bias), or None
 
 
 _WATCH = threading.local()
@@ -351,7 +355,7 @@ def _watched_attention(module, query, key, value, attention_mask, scaling=None, 
     if calls is not None:
         calls.append(LayerWatch(module, None, None, query, key, value, attention_mask,
                                 query.shape[-1] ** -0.5 if scaling is None else float(scaling),
-                                weights))
+                                weights, bias=kwargs.get("position_bias")))
     return out, weights
 
 

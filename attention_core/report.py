@@ -11,8 +11,8 @@ from .trace import ARRAY_FIELDS, HINT, OPTIONAL_FIELDS, AttentionTrace
 from .variants import head_blocked
 from .word_model import PIECES_SUM_NOTE, WordModel
 
-__all__ = ["BAR_WIDTH", "choice_lines", "compare_lines", "effect_line", "focus_table",
-           "generation_lines", "influence_lines",
+__all__ = ["BAR_WIDTH", "alignment_lines", "choice_lines", "compare_lines", "effect_line",
+           "focus_table", "generation_lines", "influence_lines",
            "keeps_json", "keeps_lines", "matrix_lines", "summary_lines", "to_json", "update_lines",
            "word_lines", "words_json"]
 
@@ -225,6 +225,30 @@ def effect_line(effect) -> list[str]:
                  f"focus word's final vector: cosine {effect.focus_cosine:.4f}")
     for name, top in (("before", effect.top_before), ("after", effect.top_after)):
         lines.append(f"  {name:<7} " + "  ".join(f"{t!r} {p:.3f}" for t, p in top))
+    return lines
+
+
+ATTENTION_KINDS = {"cross": "cross-attention: the decoder's queries over the encoder's keys",
+                   "self": "the encoder's self-attention",
+                   "decoder": "the decoder's self-attention (causal)"}
+
+
+def alignment_lines(alignment) -> list[str]:
+    """An encoder–decoder's attention (``seq2seq.Alignment``): for each query token, the
+    keys its weights favour, the mean over the heads shown."""
+    a = alignment
+    mean = a.weights.mean(axis=0)
+    whose = "the model's own (greedy)" if a.own_translation else "given"
+    lines = [f"{a.model}, layer {a.layer}: {ATTENTION_KINDS[a.kind]}; heads "
+             f"{', '.join(map(str, a.heads))} (their mean below)",
+             f"source    {' '.join(repr(t) for t in a.source)}",
+             f"target    {' '.join(repr(t) for t in a.target)}  (the translation: {whose})", ""]
+    what = "target token (the query that wrote it)" if a.kind == "cross" else "token"
+    lines.append(f"each {what}: the keys it weighs most")
+    for n, query in enumerate(a.queries):
+        best = np.argsort(-mean[n], kind="stable")[:3]
+        lines.append(f"  {query!r:<14} " + ", ".join(f"{a.keys[k]!r} {mean[n, k]:.2f}"
+                                                    for k in best))
     return lines
 
 

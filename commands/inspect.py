@@ -40,20 +40,35 @@ __all__ = ["command"]
                    "N greedy tokens with its language-model head; for each, its query in the "
                    "layer (auto: the last) over the growing cache of keys, per head, and the "
                    "next token's likeliest choices.")
+@click.option("--attention", "attention", default=None,
+              type=click.Choice(["cross", "self", "decoder"]),
+              help="An encoder–decoder folder (Marian, BART, mBART, T5, mT5): which attention "
+                   "to print, "
+                   "cross (the decoder's queries over the source; the default), self (the "
+                   "encoder's) or decoder (the decoder's own, causal).")
+@click.option("--target", "target", default=None, metavar="TEXT",
+              help="An encoder–decoder's translation to read (teacher-forced) [default: the "
+                   "model's own greedy translation].")
+@click.option("--max-new-tokens", "max_new_tokens", default=32, show_default=True,
+              type=click.IntRange(1, 64), help="The longest translation the model writes.")
 def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, force: bool,
             diagnose: bool, approx: str, ablate: str | None, ablation: bool,
-            generate: int | None, tracing: TraceOptions):
+            generate: int | None, attention: str | None, target: str | None,
+            max_new_tokens: int, tracing: TraceOptions):
     """Print the tokens, the chosen layer and heads and the focus token's attention."""
     from ..attention_core import report
     from ..attention_core.variants import parse_approx
     from ..files.outputs import OutputSet
 
+    others = {"--matrix": matrix, "--npz": npz_path, "--diagnose": diagnose,
+              "--approx": approx != "none", "--ablate": ablate is not None,
+              "--ablation": ablation, "--mask": tracing.mask not in ("none", "causal"),
+              "--focus": bool(tracing.focus)}
+    if translated(sentence, tracing, attention, target, max_new_tokens, as_json,
+                  {**others, "--generate": generate is not None}):
+        return None
     if generate is not None:
-        return written(sentence, generate, tracing, as_json, {
-            "--matrix": matrix, "--npz": npz_path, "--diagnose": diagnose,
-            "--approx": approx != "none", "--ablate": ablate is not None,
-            "--ablation": ablation, "--mask": tracing.mask not in ("none", "causal"),
-            "--focus": bool(tracing.focus)})
+        return written(sentence, generate, tracing, as_json, others)
     approximation = parse_approx(approx)
     saving = None
     if npz_path:
@@ -98,6 +113,39 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
     click.echo("\n".join(lines))
     if saving is not None:
         note_settings()
+
+
+def translated(sentence: str, tracing: TraceOptions, attention: str | None,
+               target: str | None, max_new_tokens: int, as_json: bool, others: dict) -> bool:
+    """An encoder–decoder folder's attention (printed; True), or False for any other
+    model (refusing --attention and --target there)."""
+    import json
+
+    from ..attention_core import report
+    from ..attention_core.seq2seq import seq2seq_files
+
+    files = seq2seq_files(tracing.model)
+    if files is None:
+        asked = "--attention" if attention is not None else "--target" if target else None
+        if asked:
+            raise click.UsageError(f"{asked} reads an encoder–decoder folder (Marian, BART, "
+                                   f"mBART, T5, mT5); {tracing.model} is not one.")
+        return False
+    given = [name for name, on in others.items() if on]
+    if given:
+        raise click.UsageError(f"an encoder–decoder's attention is printed alone; drop "
+                               f"{given[0]}.")
+    with interrupts_held():
+        from ..attention_core.device import resolve_device, resolve_dtype
+        from ..attention_core.seq2seq import align
+
+        result = align(files, sentence, target=target, kind=attention or "cross",
+                       layer=tracing.layer, heads=tracing.heads,
+                       max_new_tokens=max_new_tokens, device=resolve_device(tracing.device),
+                       dtype=resolve_dtype(tracing.dtype))
+    click.echo(json.dumps(result.to_json(), ensure_ascii=False) if as_json
+               else "\n".join(report.alignment_lines(result)))
+    return True
 
 
 def written(sentence: str, count: int, tracing: TraceOptions, as_json: bool,

@@ -59,6 +59,7 @@ def test_every_readme_example_runs(tmp_path, tmp_path_factory):
     # "your own model": tiny random ones of the families the README names, built here
     for family, name in (("gpt2", "my-gpt2"), ("llama", "my-llama")):
         tiny_models.build(family, tmp_path / "models" / name)
+    tiny_models.build_marian(tmp_path / "models" / "my-marian")     # a model that translates
     # a beat cache of its own: the README's `cache clear` must not empty the one the
     # other tests of this worker share
     cache_home = tmp_path_factory.mktemp("readme-cache")

@@ -125,3 +125,94 @@ def write_config(folder: Path, **changes) -> None:
     config = json.loads(path.read_text())
     config.update(changes)
     path.write_text(json.dumps(config))
+
+
+def build_seq2seq(family: str, folder: Path, seed: int = 0) -> Path:
+    """A tiny random encoder–decoder ("t5" or "bart") saved into ``folder`` with a fast
+    tokenizer trained here on TEXT (T5: a Unigram with </s> after a sentence; BART: a
+    byte-level BPE between <s> and </s>)."""
+    import transformers as T
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    if family == "t5":
+        tok = Tokenizer(models.Unigram())
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        tok.decoder = decoders.Metaspace()
+        tok.train_from_iterator(TEXT, trainers.UnigramTrainer(
+            vocab_size=300, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>",
+            show_progress=False))
+        tok.post_processor = processors.TemplateProcessing(
+            single="$A </s>", special_tokens=[("</s>", tok.token_to_id("</s>"))])
+        fast = T.T5TokenizerFast(tokenizer_object=tok, eos_token="</s>", pad_token="<pad>",
+                                 unk_token="<unk>", extra_ids=0)
+        config = T.T5Config(vocab_size=tok.get_vocab_size(), d_model=32, d_kv=8, d_ff=64,
+                            num_layers=2, num_heads=4, decoder_start_token_id=0,
+                            pad_token_id=0, eos_token_id=1)
+    else:
+        tok = _bpe_tokenizer("<s>", "</s>")
+        fast = T.BartTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>",
+                                   pad_token="<pad>", unk_token="<pad>", mask_token="<pad>")
+        config = T.BartConfig(vocab_size=tok.get_vocab_size(), d_model=32, encoder_layers=2,
+                              decoder_layers=2, encoder_attention_heads=4,
+                              decoder_attention_heads=4, encoder_ffn_dim=64,
+                              decoder_ffn_dim=64, max_position_embeddings=64, pad_token_id=0,
+                              bos_token_id=tok.token_to_id("<s>"),
+                              eos_token_id=tok.token_to_id("</s>"),
+                              decoder_start_token_id=tok.token_to_id("</s>"),
+                              forced_eos_token_id=None)
+    return _saved_random(config, fast, folder, seed)
+
+
+def _saved_random(config, tokenizer, folder: Path, seed: int) -> Path:
+    """An encoder–decoder of ``config`` with random weights large enough that heads
+    differ, saved into ``folder`` with its tokenizer."""
+    import torch
+    import transformers as T
+
+    torch.manual_seed(seed)
+    model = T.AutoModelForSeq2SeqLM.from_config(config)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() > 1:
+                p.normal_(0.0, 0.3)
+    model.save_pretrained(str(folder), safe_serialization=True)
+    tokenizer.save_pretrained(str(folder))
+    return folder
+
+
+def build_marian(folder: Path, seed: int = 0) -> Path:
+    """A tiny random Marian (opus-mt's architecture) with a SentencePiece model trained here
+    on TEXT for both sides, saved as Marian folders are: source.spm, target.spm, vocab.json."""
+    import io
+
+    import sentencepiece as spm
+    import transformers as T
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(TEXT), model_writer=model,
+                                   vocab_size=70, pad_id=3, character_coverage=1.0,
+                                   minloglevel=2)
+    work = folder / "spm-work"
+    work.mkdir()
+    (work / "source.spm").write_bytes(model.getvalue())
+    pieces = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    vocab = {pieces.id_to_piece(i): i for i in range(pieces.get_piece_size())}
+    (work / "vocab.json").write_text(json.dumps(vocab))
+    tokenizer = T.MarianTokenizer(str(work / "source.spm"), str(work / "source.spm"),
+                                  str(work / "vocab.json"), unk_token="<unk>", eos_token="</s>",
+                                  pad_token="<pad>")
+    config = T.MarianConfig(vocab_size=len(vocab), d_model=32, encoder_layers=2,
+                            decoder_layers=2, encoder_attention_heads=4,
+                            decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                            max_position_embeddings=64, pad_token_id=vocab["<pad>"],
+                            eos_token_id=vocab["</s>"], decoder_start_token_id=vocab["<pad>"],
+                            forced_eos_token_id=None)
+    _saved_random(config, tokenizer, folder, seed)
+    for path in work.iterdir():
+        path.unlink()
+    work.rmdir()
+    return folder

@@ -1,0 +1,232 @@
+"""Models that translate: an encoder–decoder folder (Marian, BART, mBART, T5, mT5) run by
+transformers itself, its attention watched as for the other families.
+
+The source sentence goes to the encoder; the target is the given translation (teacher
+forced) or, by default, the model's own greedy one. Every attention call is kept in the
+order the model makes them (the encoder's layers, then for each decoder layer its own
+self-attention and its cross-attention), and the kind asked for — the encoder's
+self-attention, the cross-attention (the decoder's queries over the encoder's keys and
+values) or the decoder's causal self-attention — is recomputed from the watched Q and K
+(with T5's relative position bias, added to its unscaled scores) and checked against the
+model's own weights before anything is said.
+
+A target row is the decoder's query at the step that writes that target token: the row
+of "Katze" is the query that chose "Katze".
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InputError
+
+__all__ = ["FAMILIES", "KINDS", "Alignment", "Seq2SeqFiles", "align", "is_seq2seq",
+           "seq2seq_files"]
+
+FAMILIES = {"marian": "Marian", "bart": "BART", "mbart": "mBART", "t5": "T5", "mt5": "mT5"}
+# a Marian (opus-mt) folder's tokenizer is SentencePiece's own files; the others' tokenizer.json
+MARIAN_TOKENIZER = ("source.spm", "target.spm", "vocab.json")
+MAX_TOKENIZER_FILE = 64 << 20
+KINDS = ("cross", "self", "decoder")
+MAX_NEW_TOKENS = 64
+
+
+def is_seq2seq(config: dict) -> bool:
+    return config.get("model_type") in FAMILIES
+
+
+def seq2seq_files(model: str) -> "Seq2SeqFiles | None":
+    """The encoder–decoder folder ``model`` names, checked; None for anything else (the
+    bundled models, another family's folder, a path that is no folder: the trace's own
+    checks say what is wrong with those)."""
+    from .hf_models import read_raw_config
+
+    path = Path(model).expanduser()
+    if model in ("minilm", "scratch") or not path.is_dir():
+        return None
+    config = read_raw_config(path, f"--model {str(path)!r}")
+    return Seq2SeqFiles(path.resolve(), config, name=str(path)) if is_seq2seq(config) else None
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """One layer's weights of one kind of attention: heads x queries x keys."""
+    kind: str
+    layer: int
+    heads: list
+    source: list                # the encoder's tokens, as texts
+    target: list                # the target tokens, as texts (a row each, for cross)
+    decoder_inputs: list        # what the decoder read: its start token, then the target
+    weights: np.ndarray
+    model: str
+    own_translation: bool       # the model's greedy translation, not a given one
+
+    @property
+    def queries(self) -> list:
+        return self.source if self.kind == "self" else self.target
+
+    @property
+    def keys(self) -> list:
+        return self.decoder_inputs if self.kind == "decoder" else self.source
+
+    def to_json(self) -> dict:
+        return {"model": self.model, "attention": self.kind, "layer": self.layer,
+                "heads": self.heads, "source": self.source, "target": self.target,
+                "decoder_inputs": self.decoder_inputs,
+                "translation": "the model's own (greedy)" if self.own_translation else "given",
+                "queries": self.queries, "keys": self.keys, "weights": self.weights.tolist()}
+
+
+class Seq2SeqFiles:
+    """A local encoder–decoder folder: config.json of a supported family (no remote
+    code), safetensors weights, its tokenizer (tokenizer.json; Marian's SentencePiece
+    files), each a regular file of the folder."""
+
+    def __init__(self, folder: Path, config: dict, *, name: str):
+        from .hf_models import HFModelFiles
+
+        self.folder, self.name = Path(folder), name
+        self.what = f"--model {str(folder)!r}"
+        if "auto_map" in config:
+            raise InputError(f"{self.what} needs code of its own (config.json has auto_map); "
+                             "attention-explainer never runs a model's own code.")
+        self.model_type = config["model_type"]
+        self.title = f"{FAMILIES[self.model_type]} encoder–decoder"
+        self.config = config
+        self.weights = HFModelFiles._safetensors(self)       # the same rule: never pickles
+        from .user_files import checked_file
+
+        names = MARIAN_TOKENIZER if self.model_type == "marian" else ("tokenizer.json",)
+        for name in names:
+            if not (self.folder / name).exists():
+                raise InputError(f"{self.what} lacks {name}, its tokenizer's file; save it "
+                                 "with tokenizer.save_pretrained.")
+            checked_file(self.folder / name, what=self.what, max_bytes=MAX_TOKENIZER_FILE,
+                         folder=self.folder, fix="; use the model's own tokenizer files")
+
+    @property
+    def tokenizer(self):
+        from transformers import AutoTokenizer
+
+        from .hf_models import _quiet_transformers
+
+        _quiet_transformers()
+        try:
+            with warnings.catch_warnings():    # Marian's asks for sacremoses, which only
+                warnings.simplefilter("ignore")     # normalises punctuation it is given
+                return AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True,
+                                                     trust_remote_code=False, use_fast=True)
+        except Exception as exc:
+            raise InputError(f"{self.what}: its tokenizer cannot be read "
+                             f"({type(exc).__name__}).") from None
+
+    def load(self, device, dtype):
+        from transformers import AutoModelForSeq2SeqLM
+
+        from .hf_models import CAPTURE_ATTENTION, _register_watch, from_folder
+        from .model_checks import check_finite_weights
+
+        _register_watch()
+        model, info = from_folder(AutoModelForSeq2SeqLM, self, dtype, CAPTURE_ATTENTION)
+        if info.get("missing_keys"):
+            raise InputError(f"{self.what}: its weights lack {sorted(info['missing_keys'])[0]}"
+                             "; the weights and config.json do not belong together.")
+        check_finite_weights(model.state_dict().items(), self.what)
+        return model.to(device).eval()
+
+
+def _target_ids(model, tokenizer, src, target: str | None, max_new: int, device):
+    """(decoder input ids, target ids): the given target shifted right as in training,
+    or the model's greedy translation (its start token, then what it wrote)."""
+    import torch
+
+    if target is not None:
+        labels = torch.tensor([tokenizer(text_target=target).input_ids], device=device)
+        return model.prepare_decoder_input_ids_from_labels(labels=labels), labels
+    written = model.generate(src, do_sample=False, num_beams=1, max_new_tokens=max_new)
+    return written[:, :-1], written[:, 1:]
+
+
+def _split_calls(model, calls) -> dict:
+    """The watched calls by kind: {"self": [...], "decoder": [...], "cross": [...]}."""
+    config = model.config
+    encoder = int(getattr(config, "encoder_layers", None) or config.num_layers)
+    decoder = int(getattr(config, "decoder_layers", None)
+                  or getattr(config, "num_decoder_layers", None) or config.num_layers)
+    if len(calls) != encoder + 2 * decoder:
+        raise InputError(f"the model called attention {len(calls)} times for its {encoder} "
+                         f"encoder and {decoder} decoder layers; its layout is not supported.")
+    rest = calls[encoder:]
+    return {"self": calls[:encoder], "decoder": rest[0::2], "cross": rest[1::2]}
+
+
+def _recomputed(watch, dtype) -> np.ndarray:
+    """softmax(QKᵀ·scaling + bias + mask) from the watched call, against its own weights."""
+    import torch
+
+    from .bert import to_numpy
+    from .hf_models import agreement_tolerance
+
+    q, k = watch.q.double(), watch.k.double()
+    scores = torch.matmul(q, k.transpose(-1, -2)) * watch.scaling
+    if watch.bias is not None:
+        scores = scores + watch.bias.double()
+    if watch.mask is not None:
+        scores = scores + watch.mask[..., : k.shape[-2]].double()
+    weights = torch.softmax(scores, dim=-1)
+    gap = float((weights - watch.weights.double()).abs().max())
+    if not gap <= agreement_tolerance(dtype):
+        raise RuntimeError(f"recomputed weights differ from the model's by {gap:.2e}")
+    return to_numpy(weights[0])
+
+
+def align(files: Seq2SeqFiles, sentence: str, *, target: str | None = None,
+          kind: str = "cross", layer="auto", heads="auto", max_new_tokens: int = 32,
+          device, dtype) -> Alignment:
+    """The ``kind`` of attention in ``layer`` (auto: the last), ``heads`` (auto: all), on
+    ``sentence`` and its translation (``target``, or the model's own greedy one)."""
+    import torch
+
+    from .device import one_cpu_thread
+    from .hf_models import _WATCH
+
+    if kind not in KINDS:
+        raise InputError(f"--attention {kind!r} is unknown; use {', '.join(KINDS)}.")
+    if not 1 <= max_new_tokens <= MAX_NEW_TOKENS:
+        raise InputError(f"--max-new-tokens {max_new_tokens}: give 1 to {MAX_NEW_TOKENS}.")
+    tokenizer = files.tokenizer
+    model = files.load(device, dtype)
+    src = torch.tensor([tokenizer(sentence).input_ids], device=device)
+    # BART's learned positions end; T5's relative buckets do not, 512 is what it trained on
+    positions = int(getattr(model.config, "max_position_embeddings", None) or 512)
+    with one_cpu_thread(), torch.inference_mode():
+        dec_in, labels = _target_ids(model, tokenizer, src, target, max_new_tokens, device)
+        for what, ids in (("the sentence", src), ("--target", dec_in)):
+            if ids.shape[1] > positions:
+                raise InputError(f"{what} is {ids.shape[1]} tokens long, more than the model's "
+                                 f"{positions} positions; shorten it.")
+        _WATCH.calls = calls = []
+        try:
+            model(input_ids=src, decoder_input_ids=dec_in, output_attentions=True)
+        finally:
+            _WATCH.calls = None
+    by_kind = _split_calls(model, calls)
+    count = len(by_kind[kind])
+    chosen = count - 1 if layer == "auto" else int(layer)
+    if not 0 <= chosen < count:
+        raise InputError(f"--layer {layer}: this model's {kind} attention has layers 0 to "
+                         f"{count - 1}.")
+    weights = _recomputed(by_kind[kind][chosen], dtype)
+    shown = list(range(weights.shape[0])) if heads in ("auto", "all") else \
+        [int(h) for h in str(heads).split(",") if h.strip()]
+    if not shown or not all(0 <= h < weights.shape[0] for h in shown):
+        raise InputError(f"--heads {heads}: this model's {kind} attention has heads 0 to "
+                         f"{weights.shape[0] - 1}; give auto, all or indices such as 0,2.")
+    def texts(ids):
+        return [tokenizer.decode([i]) for i in ids[0].tolist()]
+
+    return Alignment(kind, chosen, shown, texts(src), texts(labels), texts(dec_in),
+                     weights[shown], files.title, target is None)
