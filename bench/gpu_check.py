@@ -8,7 +8,9 @@
 4. a decoder through transformers (a tiny random Llama, built here: rotary positions,
    grouped-query attention, its own causal mask) on CUDA in float32, float16 and bfloat16
    against the CPU in float32;
-5. the heads experiment's sweep (1, 4, 8, 16 heads at d_model 512, one epoch, one seed) on
+5. an encoder–decoder (a tiny random Marian, built here with its SentencePiece model):
+   its cross-attention on CUDA in float32, float16 and bfloat16 against the CPU in float32;
+6. the heads experiment's sweep (1, 4, 8, 16 heads at d_model 512, one epoch, one seed) on
    CUDA in float32, bfloat16 and float16: accuracy, seconds per epoch and the peak memory
    of a step (``torch.cuda.max_memory_allocated``), as seed 000 asks.
 
@@ -75,6 +77,29 @@ def decoder_deltas() -> dict:
                 for dtype in ("float32", "float16", "bfloat16")}
 
 
+def translation_deltas() -> dict:
+    """max |Δ| of a tiny Marian's cross-attention on CUDA, per dtype, against the CPU."""
+    import tempfile
+
+    import numpy as np
+    import torch
+
+    sys.path.insert(0, str(ROOT))
+    from attention_explainer.attention_core.seq2seq import align, seq2seq_files
+    from tests import tiny_models
+
+    with tempfile.TemporaryDirectory() as folder:
+        files = seq2seq_files(str(tiny_models.build_marian(Path(folder) / "marian")))
+
+        def weights(device, dtype):
+            return align(files, "the cat sat on the mat", target="le chat",
+                         device=torch.device(device), dtype=getattr(torch, dtype)).weights
+
+        cpu = weights("cpu", "float32")
+        return {dtype: float(np.abs(weights("cuda", dtype) - cpu).max())
+                for dtype in ("float32", "float16", "bfloat16")}
+
+
 def heads_sweep_on_cuda() -> list[str]:
     """The heads experiment on CUDA per precision: a line per precision and head count."""
     import torch
@@ -136,6 +161,8 @@ def main() -> None:
     lines.append("- a tiny Llama decoder through transformers on CUDA against the CPU (float32): "
                  "max |Δ| attention weights " + ", ".join(f"{dtype} {delta:.2e}"
                                                           for dtype, delta in decoder.items()))
+    lines.append("- a tiny Marian's cross-attention on CUDA against the CPU (float32): max |Δ| "
+                 + ", ".join(f"{dtype} {delta:.2e}" for dtype, delta in translation_deltas().items()))
     lines += heads_sweep_on_cuda()
     update_section("gpu", "\n".join(lines))
     print("\n".join(lines))
