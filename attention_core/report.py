@@ -233,9 +233,10 @@ ATTENTION_KINDS = {"cross": "cross-attention: the decoder's queries over the enc
                    "decoder": "the decoder's self-attention (causal)"}
 
 
-def alignment_lines(alignment) -> list[str]:
+def alignment_lines(alignment, focus: str | None = None) -> list[str]:
     """An encoder–decoder's attention (``seq2seq.Alignment``): for each query token, the
-    keys its weights favour, the mean over the heads shown."""
+    keys its weights favour, the mean over the heads shown; with ``focus``, that token's
+    row head by head too."""
     a = alignment
     mean = a.weights.mean(axis=0)
     whose = "the model's own (greedy)" if a.own_translation else "given"
@@ -249,6 +250,12 @@ def alignment_lines(alignment) -> list[str]:
         best = np.argsort(-mean[n], kind="stable")[:3]
         lines.append(f"  {query!r:<14} " + ", ".join(f"{a.keys[k]!r} {mean[n, k]:.2f}"
                                                     for k in best))
+    for n in (a.rows_of(focus) if focus else []):
+        lines += ["", f"{a.queries[n]!r} (row {n}), head by head: the keys it weighs most"]
+        for h, row in zip(a.heads, a.weights[:, n]):
+            best = np.argsort(-row, kind="stable")[:3]
+            lines.append(f"  head {h:<3} " + ", ".join(f"{a.keys[k]!r} {row[k]:.2f}"
+                                                       for k in best))
     return lines
 
 

@@ -72,6 +72,26 @@ class Alignment:
     def keys(self) -> list:
         return self.decoder_inputs if self.kind == "decoder" else self.source
 
+    def rows_of(self, focus: str) -> list:
+        """The query rows of ``focus``: the first run of tokens whose text together reads
+        it (spaces and case aside), a word of several pieces being all of its pieces."""
+        wanted = "".join(focus.split()).casefold()
+        texts = ["".join(t.split()).casefold() for t in self.queries]
+        rows = []
+        for start in range(len(texts)):
+            joined, end = "", start
+            while end < len(texts) and len(joined) < len(wanted):
+                joined, end = joined + texts[end], end + 1
+            if joined == wanted and texts[start]:
+                rows = list(range(start, end))
+                break
+        if not rows:
+            shown = ", ".join(repr(t.strip()) for t in self.queries if t.strip())
+            raise InputError(f"--focus {focus!r} is none of the "
+                             f"{'target' if self.kind != 'self' else 'source'} tokens; choose "
+                             f"from {shown}.")
+        return rows
+
     def to_json(self) -> dict:
         return {"model": self.model, "attention": self.kind, "layer": self.layer,
                 "heads": self.heads, "source": self.source, "target": self.target,
@@ -114,11 +134,12 @@ class Seq2SeqFiles:
         from .hf_models import _quiet_transformers
 
         _quiet_transformers()
+        # Marian's asks for sacremoses (as it loads and as it reads), which only normalises
+        # the punctuation it is given: not for our users' terminals
+        warnings.filterwarnings("ignore", message=".*sacremoses.*")
         try:
-            with warnings.catch_warnings():    # Marian's asks for sacremoses, which only
-                warnings.simplefilter("ignore")     # normalises punctuation it is given
-                return AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True,
-                                                     trust_remote_code=False, use_fast=True)
+            return AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True,
+                                                 trust_remote_code=False, use_fast=True)
         except Exception as exc:
             raise InputError(f"{self.what}: its tokenizer cannot be read "
                              f"({type(exc).__name__}).") from None
@@ -226,7 +247,11 @@ def align(files: Seq2SeqFiles, sentence: str, *, target: str | None = None,
         raise InputError(f"--heads {heads}: this model's {kind} attention has heads 0 to "
                          f"{weights.shape[0] - 1}; give auto, all or indices such as 0,2.")
     def texts(ids):
-        return [tokenizer.decode([i]) for i in ids[0].tolist()]
+        # a SentencePiece piece that starts a word keeps its space, as a byte-level one does
+        ids = ids[0].tolist()
+        return [" " + tokenizer.decode([i]).lstrip() if str(piece).startswith("\u2581")
+                else tokenizer.decode([i])
+                for piece, i in zip(tokenizer.convert_ids_to_tokens(ids), ids)]
 
     return Alignment(kind, chosen, shown, texts(src), texts(labels), texts(dec_in),
                      weights[shown], files.title, target is None)

@@ -65,7 +65,7 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
               "--ablation": ablation, "--mask": tracing.mask not in ("none", "causal"),
               "--focus": bool(tracing.focus)}
     if translated(sentence, tracing, attention, target, max_new_tokens, as_json,
-                  {**others, "--generate": generate is not None}):
+                  {**others, "--generate": generate is not None, "--focus": False}):
         return None
     if generate is not None:
         return written(sentence, generate, tracing, as_json, others)
@@ -143,8 +143,13 @@ def translated(sentence: str, tracing: TraceOptions, attention: str | None,
                        layer=tracing.layer, heads=tracing.heads,
                        max_new_tokens=max_new_tokens, device=resolve_device(tracing.device),
                        dtype=resolve_dtype(tracing.dtype))
-    click.echo(json.dumps(result.to_json(), ensure_ascii=False) if as_json
-               else "\n".join(report.alignment_lines(result)))
+    if as_json:
+        doc = result.to_json()
+        if tracing.focus:
+            doc["focus_rows"] = result.rows_of(tracing.focus)
+        click.echo(json.dumps(doc, ensure_ascii=False))
+    else:
+        click.echo("\n".join(report.alignment_lines(result, tracing.focus or None)))
     return True
 
 

@@ -105,3 +105,28 @@ def test_the_film_of_a_translation_is_refused_with_what_reads_it(folders, run_cl
                            tmp_path / "t.mp4")
     assert code == 2 and "`inspect` reads an encoder–decoder's attention" in err
     assert not (tmp_path / "t.mp4").exists()
+
+
+def test_a_focus_word_is_its_row_head_by_head(folders, run_cli):
+    sentence, target = PAIRS[0]
+    code, out, err = run_cli("inspect", sentence, "--model", folders["bart"], "--target",
+                             target, "--focus", "chat", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert "".join(doc["target"][r] for r in doc["focus_rows"]).strip() == "chat"
+    code, out, err = run_cli("inspect", sentence, "--model", folders["bart"], "--target",
+                             target, "--focus", "chat")
+    row = np.array(doc["weights"])[:, doc["focus_rows"][0]]          # its first piece
+    for head in range(4):                # each head's strongest source token, as it weighs
+        best = int(np.argmax(row[head]))
+        assert f"  head {head:<3} {doc['source'][best]!r} {row[head, best]:.2f}" in out
+    code, _, err = run_cli("inspect", sentence, "--model", folders["bart"], "--target",
+                           target, "--focus", "Katze")
+    assert code == 2 and "none of the target tokens" in err
+    # a word of several pieces (Marian's SentencePiece cuts "chat" here) is all of them
+    code, out, err = run_cli("inspect", sentence, "--model", folders["marian"], "--target",
+                             target, "--focus", "chat", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert len(doc["focus_rows"]) > 1
+    assert "".join(doc["target"][r] for r in doc["focus_rows"]).strip() == "chat"
