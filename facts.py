@@ -14,7 +14,7 @@ __all__ = [
     "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
-    "KEPT_FIRST", "STILL_FORMATS", "EXPERIMENT_DEFAULTS",
+    "KEPT_FIRST", "STILL_FORMATS", "EXPERIMENT_DEFAULTS", "EXPERIMENT_RANGES",
 ]
 
 # ---- colour themes: name -> what its roles follow (the palettes are in vocabulary.style)
@@ -71,6 +71,9 @@ EXPERIMENT_DEFAULTS = {
     "repeats": 2, "model": "minilm", "device": "auto", "dtype": "float32",
     "resolution": "720p",
 }
+# what each of its sizes may be (inclusive): checked by the spec and by click alike
+EXPERIMENT_RANGES = {"d_model": (4, 4096), "layers": (1, 12), "epochs": (1, 200),
+                     "repeats": (1, 20)}
 
 
 # ---- the storyboard --------------------------------------------------------------------

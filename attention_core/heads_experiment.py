@@ -19,7 +19,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 
-from ..facts import DTYPES, EXPERIMENT_DEFAULTS
+from ..facts import DTYPES, EXPERIMENT_DEFAULTS, EXPERIMENT_RANGES
 from .errors import InputError
 from .labelled_text import Split, encode
 from .scratch import build_module, sinusoidal_positions
@@ -56,10 +56,8 @@ class SweepSpec:
         if not self.heads or min(self.heads) < 1 or len(set(self.heads)) != len(self.heads):
             raise InputError(f"--heads {','.join(map(str, self.heads))}: give distinct positive "
                              "head counts, e.g. --heads 1,4,8,16.")
-        for name, value, low, high in (("--d-model", self.d_model, 4, 4096),
-                                       ("--layers", self.layers, 1, 12),
-                                       ("--epochs", self.epochs, 1, 200),
-                                       ("--repeats", self.repeats, 1, 20)):
+        for field_name, (low, high) in EXPERIMENT_RANGES.items():
+            value, name = getattr(self, field_name), "--" + field_name.replace("_", "-")
             if not low <= value <= high:
                 raise InputError(f"{name} {value} is out of range; give {low} to {high}.")
         if self.dtype not in DTYPES:
@@ -123,6 +121,17 @@ def vocabulary(split: Split, tokenizer, max_tokens: int):
     dense = [[table.get(i, UNKNOWN) for i in ids] for ids in train_ids]
     val = [[table.get(i, UNKNOWN) for i in ids] for ids in val_ids]
     return len(table) + 2, dense, val
+
+
+@contextlib.contextmanager
+def _seeded(seed: int, device):
+    """torch's random streams seeded for what runs inside, and put back afterwards (the
+    caller's draws are not moved by an experiment's)."""
+    import torch
+
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+        torch.manual_seed(seed)
+        yield
 
 
 def build_classifier(vocab_size: int, labels: int, spec: SweepSpec, config: Config):
@@ -313,8 +322,7 @@ def train_config(config: Config, seed: int, spec: SweepSpec, data, *, device,
     import torch
 
     vocab_size, train_ids, train_labels, val_ids, val_labels, labels = data
-    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
-        torch.manual_seed(seed)
+    with _seeded(seed, device):
         model = build_classifier(vocab_size, labels, spec, config).to(device)
         optimiser = torch.optim.AdamW(model.parameters(), lr=spec.learning_rate)
         rng = torch.Generator().manual_seed(seed)
@@ -366,8 +374,7 @@ def _warm_up(spec: SweepSpec, config: Config, data, device) -> None:
     import torch
 
     vocab_size, train_ids, train_labels = data[:3]
-    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
-        torch.manual_seed(0)
+    with _seeded(0, device):
         model = build_classifier(vocab_size, data[5], spec, config).to(device)
         optimiser = torch.optim.AdamW(model.parameters(), lr=spec.learning_rate)
         rng = torch.Generator().manual_seed(0)
@@ -383,8 +390,6 @@ def sweep(spec: SweepSpec, split: Split, tokenizer, device, progress=None):
     (optional) has ``start(runs, steps)``, ``step()`` and ``done(run)``. Returns the runs
     and, per head count, the peak memory of a step at each of :data:`MEMORY_TOKENS` below
     ``max_tokens`` and at ``max_tokens`` (a run's ``peak_bytes``)."""
-    import torch
-
     vocab_size, train_ids, val_ids = vocabulary(split, tokenizer, spec.max_tokens)
     data = (vocab_size, train_ids, split.train.labels, val_ids, split.validation.labels,
             len(split.train.label_names))
@@ -399,8 +404,7 @@ def sweep(spec: SweepSpec, split: Split, tokenizer, device, progress=None):
         run = train_config(config, seed, spec, data, device=device,
                            on_step=progress.step if progress else None)
         if config.heads not in memory:       # measured on a model of its own, untrained
-            with torch.random.fork_rng(devices=[]):
-                torch.manual_seed(seed)
+            with _seeded(seed, device):
                 model = build_classifier(vocab_size, data[5], spec, config).to(device)
             memory[config.heads] = {
                 t: step_peak_bytes(model, spec.batch_size, t, device, spec.dtype)

@@ -7,13 +7,16 @@ from pathlib import Path
 
 import click
 
-from ..facts import DEFAULT_FPS, DEFAULT_THEME, DTYPES, EXPERIMENT_DEFAULTS, THEMES
+from ..facts import (DEFAULT_FPS, DEFAULT_THEME, DTYPES, EXPERIMENT_DEFAULTS,
+                     EXPERIMENT_RANGES, THEMES)
 from .common import report_files, say
 from .options import FPS, RESOLUTION
 
 __all__ = ["command"]
 
 DEFAULTS = EXPERIMENT_DEFAULTS
+# click checks the sizes (a bad value from a settings file or a variable is then named so)
+SIZE = {name: click.IntRange(*bounds) for name, bounds in EXPERIMENT_RANGES.items()}
 
 
 def _heads(ctx, param, value: str) -> tuple[int, ...]:
@@ -44,15 +47,15 @@ Examples:
 @click.option("--heads", "heads", default=",".join(map(str, DEFAULTS["heads"])),
               show_default=True, callback=_heads,
               help="Head counts to train, comma-separated.")
-@click.option("--d-model", "d_model", default=DEFAULTS["d_model"], show_default=True, type=int,
+@click.option("--d-model", "d_model", default=DEFAULTS["d_model"], show_default=True, type=SIZE["d_model"],
               help="The model's width, the same for every head count.")
-@click.option("--layers", default=DEFAULTS["layers"], show_default=True, type=int,
+@click.option("--layers", default=DEFAULTS["layers"], show_default=True, type=SIZE["layers"],
               help="Attention layers (each: attention, residual, LayerNorm).")
-@click.option("--epochs", default=DEFAULTS["epochs"], show_default=True, type=int,
+@click.option("--epochs", default=DEFAULTS["epochs"], show_default=True, type=SIZE["epochs"],
               help="Passes over the training examples.")
 @click.option("--seed", default=DEFAULTS["seed"], show_default=True, type=int,
               help="The first training seed (the split's seed is fixed).")
-@click.option("--repeats", default=DEFAULTS["repeats"], show_default=True, type=int,
+@click.option("--repeats", default=DEFAULTS["repeats"], show_default=True, type=SIZE["repeats"],
               help="Seeds per head count (seed, seed+1, ...): the spread between them is "
                    "the error bar.")
 @click.option("--balance", is_flag=True,
