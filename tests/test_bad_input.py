@@ -29,7 +29,7 @@ def _files(folder):
 @pytest.fixture
 def setup(tmp_path, monkeypatch):
     """Files some rows need: a foreign npz, a pickled npz, a corrupt npz, a GPT-2 folder,
-    a tampered MiniLM copy, a file standing where a folder should be."""
+    a file standing where a folder should be."""
     out = tmp_path / "out"
     out.mkdir()
     (out / "existing.mp4").write_bytes(b"a good render")
@@ -62,13 +62,18 @@ def setup(tmp_path, monkeypatch):
     (tmp_path / "zebra.toml").write_text('[[explainer]]\nsentence = "The cat sat"\nfocus = "zebra"\n')
     (tmp_path / "linked").mkdir()
     (tmp_path / "linked" / "talk.png").symlink_to(tmp_path / "a-file")
+    _labelled_files(tmp_path)
+    return tmp_path, out
+
+
+def _tampered_minilm(tmp_path):
+    """A MiniLM copy with one bit of its weights flipped: 88 MB, so made for its row only."""
     tampered = tmp_path / "tampered"
     shutil.copytree(bert.minilm_dir(), tampered)
     data = bytearray((tampered / "model.safetensors").read_bytes())
     data[1000] ^= 0x01
     (tampered / "model.safetensors").write_bytes(bytes(data))
-    _labelled_files(tmp_path)
-    return tmp_path, out
+    return tampered
 
 
 def _labelled_files(tmp_path) -> None:
@@ -223,7 +228,7 @@ def test_bad_input_row(name, argv, fragment, setup, run_cli, monkeypatch):
     if name == "cuda without cuda":
         monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     if name == "tampered weights":
-        monkeypatch.setenv(bert.MINILM_DIR_ENV, str(tmp / "tampered"))
+        monkeypatch.setenv(bert.MINILM_DIR_ENV, str(_tampered_minilm(tmp)))
     if name in IN_FOLDER:
         monkeypatch.chdir(tmp / IN_FOLDER[name])
     if name in ENVIRONMENT:

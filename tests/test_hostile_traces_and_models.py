@@ -235,12 +235,22 @@ def model_folder(root, name, config=None, *, raw_config=None, weights=None, toke
                                         else json.dumps(settings))
     for file, given in (("model.safetensors", weights), ("tokenizer.json", tokenizer)):
         if given is None:
-            shutil.copyfile(src / file, folder / file)    # a link out would be refused
+            _same_bytes(src / file, folder / file)
         elif isinstance(given, bytes):
             (folder / file).write_bytes(given)
         else:
             given(folder / file)
     return folder
+
+
+def _same_bytes(src, dst) -> None:
+    """The bundled file's bytes at ``dst``: a hard link where one can be made (a dozen
+    88 MB copies would fill a small disk), else a copy. Never a symbolic link: one out of
+    the folder is refused."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
 
 
 def _sparse(path, size: int) -> None:
