@@ -63,7 +63,7 @@ __all__ = ["COMMANDS", "Interrupted", "LazyGroup", "cli", "main"]
 
 # every command, by name: the module commands/<name>.py (- as _) holds it as ``command``
 COMMANDS = ("atlas", "batch", "cache", "compare", "config", "doctor", "experiment", "frames", "inspect",
-            "narration-script", "pack", "render", "view")
+            "narration-script", "pack", "render", "translate", "view")
 
 
 class LazyGroup(click.Group):

@@ -15,6 +15,7 @@ __all__ = [
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
     "KEPT_FIRST", "STILL_FORMATS", "EXPERIMENT_DEFAULTS", "EXPERIMENT_RANGES",
+    "TRANSLATION_BEATS", "TRANSLATION_DEFAULTS", "MAX_NEW_TOKENS_RANGE",
 ]
 
 # ---- colour themes: name -> what its roles follow (the palettes are in vocabulary.style)
@@ -74,6 +75,12 @@ EXPERIMENT_DEFAULTS = {
 # what each of its sizes may be (inclusive): checked by the spec and by click alike
 EXPERIMENT_RANGES = {"d_model": (4, 4096), "layers": (1, 12), "epochs": (1, 200),
                      "repeats": (1, 20)}
+
+# ---- a translation's film (`translate`: scenes.translation_film) and what it reads -------
+# the beats of the cross-attention film, in order (its own storyboard: two rows of tokens)
+TRANSLATION_BEATS = ("question", "sparks", "weights", "mask", "heads", "alignment", "answer")
+TRANSLATION_DEFAULTS = {"model": "scratch", "max_new_tokens": 32}
+MAX_NEW_TOKENS_RANGE = (1, 64)     # the longest translation or continuation a model writes
 
 
 # ---- the storyboard --------------------------------------------------------------------

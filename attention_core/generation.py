@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..facts import MAX_NEW_TOKENS_RANGE
 from .errors import InputError
 from .lm_head import with_lm_head
 
 __all__ = ["Generation", "MAX_NEW_TOKENS", "SINK_SHARE", "WrittenToken", "generate",
            "sink_line"]
 
-MAX_NEW_TOKENS = 64
+MAX_NEW_TOKENS = MAX_NEW_TOKENS_RANGE[1]
 SINK_SHARE = 0.5          # a first token's mean share above this is named a sink
 TOP = 5
 

@@ -92,7 +92,7 @@ def family_of_config(config: dict, what: str) -> str:
     model_type = config.get("model_type")
     if model_type not in FAMILIES:
         shown = f"a {model_type!r}" if isinstance(model_type, str) else "an unnamed"
-        reads = ("; `inspect` reads an encoder–decoder's attention, its film is not built yet"
+        reads = ("; an encoder–decoder's film is `translate`'s, its numbers `inspect`'s"
                  if model_type in ("marian", "bart", "mbart", "t5", "mt5") else "")
         raise InputError(f"{what} is {shown} model, not of a supported family; supported "
                          f"model types: {SUPPORTED}{reads}.")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..facts import MAX_NEW_TOKENS_RANGE
 from .errors import InputError
 
 __all__ = ["FAMILIES", "KINDS", "Alignment", "Seq2SeqFiles", "align", "is_seq2seq",
@@ -31,7 +32,7 @@ FAMILIES = {"marian": "Marian", "bart": "BART", "mbart": "mBART", "t5": "T5", "m
 MARIAN_TOKENIZER = ("source.spm", "target.spm", "vocab.json")
 MAX_TOKENIZER_FILE = 64 << 20
 KINDS = ("cross", "self", "decoder")
-MAX_NEW_TOKENS = 64
+MAX_NEW_TOKENS = MAX_NEW_TOKENS_RANGE[1]
 
 
 def is_seq2seq(config: dict) -> bool:
@@ -63,6 +64,9 @@ class Alignment:
     weights: np.ndarray
     model: str
     own_translation: bool       # the model's greedy translation, not a given one
+    source_special: tuple = ()  # which source tokens the tokenizer added (</s>, a language)
+    target_special: tuple = ()  # ... and which target tokens
+    num_layers: int = 0         # the layers of this kind the model has
 
     @property
     def queries(self) -> list:
@@ -253,5 +257,11 @@ def align(files: Seq2SeqFiles, sentence: str, *, target: str | None = None,
                 else tokenizer.decode([i])
                 for piece, i in zip(tokenizer.convert_ids_to_tokens(ids), ids)]
 
+    specials = set(tokenizer.all_special_ids)
+
+    def special(ids):
+        return tuple(int(i) in specials for i in ids[0].tolist())
+
     return Alignment(kind, chosen, shown, texts(src), texts(labels), texts(dec_in),
-                     weights[shown], files.title, target is None)
+                     weights[shown], files.title, target is None, special(src),
+                     special(labels), count)

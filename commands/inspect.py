@@ -8,6 +8,7 @@ import click
 
 from ..attention_core import DEFAULT_SENTENCE
 from ..app.work import beat_cache, compute_trace, interrupts_held
+from ..facts import MAX_NEW_TOKENS_RANGE, TRANSLATION_DEFAULTS
 from .common import note_settings, say
 from .options import TraceOptions, trace_options
 
@@ -49,8 +50,10 @@ __all__ = ["command"]
 @click.option("--target", "target", default=None, metavar="TEXT",
               help="An encoder–decoder's translation to read (teacher-forced) [default: the "
                    "model's own greedy translation].")
-@click.option("--max-new-tokens", "max_new_tokens", default=32, show_default=True,
-              type=click.IntRange(1, 64), help="The longest translation the model writes.")
+@click.option("--max-new-tokens", "max_new_tokens",
+              default=TRANSLATION_DEFAULTS["max_new_tokens"], show_default=True,
+              type=click.IntRange(*MAX_NEW_TOKENS_RANGE),
+              help="The longest translation the model writes.")
 def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, force: bool,
             diagnose: bool, approx: str, ablate: str | None, ablation: bool,
             generate: int | None, attention: str | None, target: str | None,

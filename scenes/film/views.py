@@ -24,8 +24,8 @@ from ..vocabulary.headers import head_name
 from ..vocabulary.labels import baseline_drop, place_arrow_labels
 from ..vocabulary.matrices import MatrixVectorProduct, WeightMatrix, entries_of
 from ..vocabulary.planes import LabelledArrow, Plane2D
-from ..vocabulary.scripts import InWord, reads_right_to_left
-from ..vocabulary.text import has_rtl, label_text, line_of, wrapped
+from ..vocabulary.scripts import in_their_words, reads_right_to_left
+from ..vocabulary.text import label_text, line_of, wrapped
 from ..vocabulary.tokens import TokenRow
 from ..vocabulary.vectors import VectorColumn
 from .wording import mark_label
@@ -110,17 +110,7 @@ def drawn_tokens(trace) -> list[str]:
     word (``scripts.InWord``), so it is drawn in the form it takes inside it, joined."""
     cached = trace.__dict__.get("_drawn_tokens")
     if cached is None:
-        cached = list(trace.display_tokens)
-        for word in WordModel.of_trace(trace).words:
-            if not word.split:
-                continue
-            texts = [trace.display_tokens[j] for j in word.pieces]
-            if not has_rtl("".join(texts)):
-                continue
-            ends = np.cumsum([0] + [len(t) for t in texts])
-            spans = list(zip(ends[:-1].tolist(), ends[1:].tolist()))
-            for n, j in enumerate(word.pieces):
-                cached[j] = InWord(texts[n], "".join(texts), spans, n)
+        cached = in_their_words(trace.display_tokens, WordModel.of_trace(trace))
         trace.__dict__["_drawn_tokens"] = cached
     return cached
 

@@ -300,19 +300,23 @@ def _row_reach(texts, special, font_size: float) -> float:
 def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: float,
               max_height: float, font_size: float, titles: bool = True,
               row_labels: bool = True, col_labels: bool = True,
-              limit: float = 1.0, fit: LabelFit = GRID_FIT) -> float:
-    """The largest cell for an n x n grid whose labels (as :func:`tidy_grid` draws them)
-    and titles fit in max_width x max_height."""
-    n = len(tokens)
-    widths = _widths(tokens, special, font_size)
-    row_w = max(widths)
+              limit: float = 1.0, fit: LabelFit = GRID_FIT,
+              cols: Sequence[str] | None = None,
+              col_special: Sequence[bool] | None = None) -> float:
+    """The largest cell for a grid of ``tokens`` by ``tokens`` (or by ``cols``: the keys
+    of another sentence) whose labels (as :func:`tidy_grid` draws them) and titles fit in
+    max_width x max_height."""
+    cols = list(tokens if cols is None else cols)
+    col_special = list(special if col_special is None else col_special)
+    widths = _widths(cols, col_special, font_size)
+    row_w = max(_widths(tokens, special, font_size))
     title = (line_box_height(style.FONT_SMALL) + TITLE_BUFF) if titles else 0.0
     longest = max(widths)
     cell = limit
-    upright_only = not all(may_turn(t) for t in tokens)
+    upright_only = not all(may_turn(t) for t in cols)
     for _ in range(8):       # the label plan depends on the cell: settle it
-        scale, turned = fit.plan(widths, special, cell, font_size, upright_only)
-        tiers = fit.tiers(widths, special, scale, cell) if upright_only else 1
+        scale, turned = fit.plan(widths, col_special, cell, font_size, upright_only)
+        tiers = fit.tiers(widths, col_special, scale, cell) if upright_only else 1
         col_h = ((longest if turned else tiers_height(tiers, line_box_height(font_size)))
                  * scale if col_labels else 0.0)
         if col_labels and not turned:       # a long special token turns on its own
@@ -323,7 +327,7 @@ def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
         row_scale, row_tiers = _row_plan(tokens, special, cell, font_size)
         w_used = ((row_w * row_scale + LABEL_BUFF) * row_tiers + title) if row_labels else 0.0
         h_used = (col_h + LABEL_BUFF + title) if col_labels else 0.0
-        new = min((max_width - w_used) / n, (max_height - h_used) / n, limit)
+        new = min((max_width - w_used) / len(cols), (max_height - h_used) / len(tokens), limit)
         if abs(new - cell) < 1e-4:
             break
         cell = new

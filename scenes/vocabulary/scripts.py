@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 
 
-__all__ = ["FSI", "InWord", "PDI", "isolated", "may_turn", "reading_slot", "reads_as_sign",
+__all__ = ["FSI", "InWord", "PDI", "in_their_words", "isolated", "may_turn", "reading_slot", "reads_as_sign",
            "reads_right_to_left"]
 
 _STRONG_RTL = ("R", "AL")
@@ -100,3 +100,24 @@ class InWord(str):
 
     def __getnewargs__(self):          # copies and pickles (to a worker) keep the word
         return str(self), self.word, self.spans, self.at
+
+
+def in_their_words(texts, words) -> list:
+    """Tokens' texts as drawn: each piece of a word of a right-to-left script as an
+    :class:`InWord` (drawn in the form it takes inside its word, joined), the others as
+    they are; ``words`` is the sentence's ``WordModel``."""
+    drawn = list(texts)
+    for word in words.words:
+        if not word.split:
+            continue
+        pieces = [texts[j] for j in word.pieces]
+        if not any(unicodedata.bidirectional(ch) in _STRONG_RTL for ch in "".join(pieces)):
+            continue
+        ends = [0]
+        for piece in pieces:
+            ends.append(ends[-1] + len(piece))
+        spans = list(zip(ends[:-1], ends[1:]))
+        for n, j in enumerate(word.pieces):
+            drawn[j] = InWord(pieces[n], "".join(pieces), spans, n)
+    return drawn
+

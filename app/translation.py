@@ -1,0 +1,95 @@
+"""`translate`: the film of a translation's cross-attention, checked, drawn and written as
+one set (the MP4, its poster .png — the alignment — and a .json of the numbers drawn): all
+of them, or — interrupted, failed — none, with every earlier file kept."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..attention_core.errors import InputError
+from ..facts import (DEFAULT_FPS, DEFAULT_OUTPUT_DIR, DEFAULT_RESOLUTION, DEFAULT_THEME,
+                     TRACE_DEFAULTS,
+                     TRANSLATION_DEFAULTS)
+from .signals import interrupts_held
+
+__all__ = ["TranslateRequest", "TranslateResult", "translate"]
+
+
+@dataclass(frozen=True)
+class TranslateRequest:
+    """What `translate` is asked: the source sentence, the model (an encoder–decoder folder
+    or scratch), the translation (None: the model's own, greedy), the focus word, layer
+    and head, the scratch model's sizes, where the film goes and how it looks."""
+    sentence: str
+    model: str = TRANSLATION_DEFAULTS["model"]
+    target: str | None = None
+    focus: str | None = None
+    layer: str = TRACE_DEFAULTS["layer"]
+    heads: str = TRACE_DEFAULTS["heads"]
+    max_new_tokens: int = TRANSLATION_DEFAULTS["max_new_tokens"]
+    seed: int = TRACE_DEFAULTS["seed"]
+    d_model: int = TRACE_DEFAULTS["d_model"]
+    num_heads: int = TRACE_DEFAULTS["num_heads"]
+    device: str = TRACE_DEFAULTS["device"]
+    dtype: str = TRACE_DEFAULTS["dtype"]
+    output: Path | None = None
+    resolution: tuple = (1920, 1080, DEFAULT_RESOLUTION)
+    fps: int = DEFAULT_FPS
+    theme: str = DEFAULT_THEME
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class TranslateResult:
+    files: list[Path]
+    view: object
+
+
+def _outputs(request: TranslateRequest):
+    from ..files.outputs import OutputSet, slugify
+
+    width, height, name = request.resolution
+    film = request.output or Path(DEFAULT_OUTPUT_DIR) / \
+        f"{slugify(request.sentence)}-translation-{name}.mp4"
+    film = Path(film)
+    if film.suffix.lower() != ".mp4":
+        raise InputError(f"the output {film.name!r} must end in .mp4; give -o NAME.mp4.")
+    return OutputSet({"video": film, "poster": film.with_suffix(".png"),
+                      "numbers": film.with_suffix(".json")}, force=request.force,
+                     what="film or one of its sidecars", hint="choose another -o").check()
+
+
+def translate(request: TranslateRequest, *, report=None) -> TranslateResult:
+    """Check the outputs' place and the drawing, run the model, then draw and write the
+    set."""
+    from .work import use_theme
+
+    if not request.sentence.strip():
+        raise InputError("the sentence is empty; give the source sentence to translate.")
+    if request.target is not None and not request.target.strip():
+        raise InputError("--target is empty; give the translation, or leave it out to "
+                         "read the model's own.")
+    outputs = _outputs(request)
+    use_theme(request.theme)             # manim and the fonts are there, before the model
+    with interrupts_held():              # the first import of torch
+        from ..attention_core.device import resolve_device, resolve_dtype
+        from ..attention_core.translation import cross_view
+
+        device, dtype = resolve_device(request.device), resolve_dtype(request.dtype)
+    view = cross_view(request.model, request.sentence, target=request.target,
+                      focus=request.focus, layer=request.layer, heads=request.heads,
+                      max_new_tokens=request.max_new_tokens, seed=request.seed,
+                      d_model=request.d_model, num_heads=request.num_heads, device=device,
+                      dtype=dtype)
+    with interrupts_held():
+        from ..scenes.translation_film import write_translation_film
+    width, height, _ = request.resolution
+    with outputs.opened(report=report):
+        write_translation_film(view, outputs.path("video"), width=width, height=height,
+                               fps=request.fps, scratch=outputs.scratch,
+                               poster=outputs.path("poster"))
+        outputs.path("numbers").write_text(json.dumps(view.to_json(), ensure_ascii=False,
+                                                      indent=2) + "\n", encoding="utf-8")
+        outputs.commit()
+    return TranslateResult([Path(p) for p in outputs.files.values()], view)

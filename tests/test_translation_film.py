@@ -1,0 +1,234 @@
+"""The film of a translation's cross-attention (issue 39): `translate` on a tiny random
+Marian (its SentencePiece model trained here) and on the scratch encoder–decoder. Every
+beat passes the layout audit on pairs in Latin, CJK, accented and right-to-left script and
+on pairs of 15 tokens and more (drawn in a window); every number drawn and every claim in
+words is re-derived from the view; the scratch model's weights are the formula's; the
+command writes its three files or, refused, nothing."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests import tiny_models
+
+MARIAN_PAIRS = [       # (source, target or None: the model's own, focus or None)
+    ("The chef cooked for the guests.", "Le chat a mangé.", None),
+    ("The street is tired.", "我爱北京天安门", None),
+    ("Le chat a mangé la souris", "The cat was tired.", None),
+    ("The animal didn't cross the street because it was too tired.",
+     "Le chat a mangé la souris parce qu'elle était lente.", None),
+    ("我爱北京天安门", None, None),
+]
+SCRATCH_PAIRS = [
+    ("The cat ate the fish", "Die Katze hat den Fisch gegessen", "Katze"),
+    ("I love Beijing", "我爱北京天安门", "北"),
+    ("The coffee was too hot", "Le café était trop chaud", "café"),
+    ("The lawyer questioned the witness because she doubted his story about that night.",
+     "L'avocate a interrogé le témoin parce qu'elle doutait de son histoire.", "témoin"),
+    ("القط الصغير أكل السمكة", "The small cat ate the fish", "cat"),
+    ("The small cat ate the fish", "القط الصغير أكل السمكة", None),
+]
+
+
+@pytest.fixture(scope="module")
+def marian(tmp_path_factory):
+    return tiny_models.build_marian(tmp_path_factory.mktemp("marian") / "marian")
+
+
+def _view(model, source, target, focus, **kwargs):
+    import torch
+
+    from attention_explainer.attention_core.translation import cross_view
+
+    sizes = dict(d_model=64, num_heads=4) if model == "scratch" else {}
+    return cross_view(model, source, target=target, focus=focus, max_new_tokens=6,
+                      device=torch.device("cpu"), dtype=torch.float32, **sizes, **kwargs)
+
+
+def _audited(view, folder):
+    from manim import tempconfig
+
+    from attention_explainer.scenes.translation_film import TranslationFilm
+
+    with tempconfig({"pixel_height": 1080, "pixel_width": 1920, "frame_rate": 30,
+                     "format": "none", "disable_caching": True,
+                     "media_dir": str(folder / "media"), "output_file": str(folder / "out"),
+                     "progress_bar": "none", "verbosity": "ERROR"}):
+        scene = TranslationFilm(view, skip_animations=True)
+        scene.audit = True
+        scene.renderer.update_frame = lambda *args, **kwargs: None   # the graph, no pixels
+        scene.get_moving_and_static_mobjects = lambda animations: ([], [])
+        scene.render()
+    return scene
+
+
+def _rederived(view, scene) -> None:
+    """Every number drawn is the view's, as drawn; every claim holds."""
+    from attention_explainer.scenes.film.readouts import format_number
+
+    assert scene.shown, "the film drew no number"
+    for beat, what, index, text in scene.shown:
+        if what == "word_weight":
+            head, word = index
+            expected = view.word_weights(head)[word]
+        else:
+            assert what == "row_sum"
+            expected = view.word_weights(index[0]).sum()
+        assert text == format_number(float(expected), 2), (beat, what, index, text)
+    (beat, kind, facts, said), = scene.claims
+    head, *named = facts
+    sums = view.word_weights(head)
+    assert kind == "most" and named[0] == int(np.argmax(sums)), said
+    assert all(sums[a] >= sums[b] for a, b in zip(named, named[1:])), said
+    words = view.source_words.words
+    assert all(words[w].text[:10] in said for w in named), said
+    # the words the answer names are drawn, whatever the window leaves out
+    assert all(j in scene.src for w in named for j in words[w].pieces)
+
+
+def _assert_clean(scene, label) -> None:
+    assert not scene.layout_log, f"{label}: {scene.layout_log[:6]}"
+    assert not scene.audit_log, f"{label}: {scene.audit_log[:6]}"
+    assert set(scene.key_times) == {"question", "sparks", "weights", "mask", "heads",
+                                    "alignment", "answer"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source, target, focus", MARIAN_PAIRS)
+def test_every_beat_of_a_marian_film_holds_its_layout(source, target, focus, marian,
+                                                      tmp_path):
+    view = _view(str(marian), source, target, focus)
+    scene = _audited(view, tmp_path)
+    _assert_clean(scene, source)
+    _rederived(view, scene)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source, target, focus", SCRATCH_PAIRS)
+def test_every_beat_of_a_scratch_film_holds_its_layout(source, target, focus, tmp_path):
+    view = _view("scratch", source, target, focus)
+    assert view.untrained
+    scene = _audited(view, tmp_path)
+    _assert_clean(scene, source)
+    _rederived(view, scene)
+    if focus:
+        assert view.focus_text == focus
+
+
+def test_a_long_pair_is_drawn_in_a_window_that_keeps_the_answer():
+    from attention_explainer.scenes.translation_film import drawn_windows
+
+    source, target, focus = SCRATCH_PAIRS[3]
+    view = _view("scratch", source, target, focus)
+    src, tgt = drawn_windows(view)
+    assert len(view.source) >= 15 and len(view.target) >= 15
+    assert len(src) < len(view.source) or len(tgt) < len(view.target)
+    assert set(view.focus) <= set(tgt)
+    top = view.source_words.words[view.ranked_words()[0]]
+    assert set(top.pieces) <= set(src)
+    # whole words only: a drawn piece's word is drawn whole
+    for words, drawn in ((view.source_words, src), (view.target_words, tgt)):
+        for j in drawn:
+            assert set(words.word_of(j).pieces) <= set(drawn)
+
+
+def test_the_scratch_cross_attention_is_the_formula():
+    """Queries from the decoder's states, keys from the encoder's, each seeded module's
+    own maps: softmax(QKᵀ/√d_k) recomputed here from the modules."""
+    import math
+
+    import torch
+
+    from attention_explainer.attention_core import bert, scratch
+    from attention_explainer.attention_core.model_kinds import model_files
+
+    source, target = "The cat ate the fish", "Die Katze hat den Fisch"
+    view = _view("scratch", source, target, None, seed=3)
+    files = model_files("scratch")
+    src, tgt = files.tokenize(source), files.tokenize(target)
+    cpu, f32 = torch.device("cpu"), torch.float32
+    weights = files.load_weights(cpu, f32)
+    proj = scratch.seeded_input_projection(weights.d_model, 64, 3, cpu, f32)
+
+    def embedded(ids):
+        ids = torch.tensor([ids])
+        return bert.embed(weights, ids, positions=False) @ proj + \
+            scratch.sinusoidal_positions(ids.shape[1], 64, cpu, f32)[None]
+
+    enc, dec, cross = (scratch.seeded_module(64, 4, 3 + n, cpu, f32) for n in range(3))
+    with torch.no_grad():
+        x = embedded(src.ids)
+        memory = x + enc(x)
+        y = embedded(tgt.ids[:-1])
+        later = torch.triu(torch.ones(y.shape[1], y.shape[1], dtype=torch.bool), 1)
+        states = y + dec(y, later[None, None])
+        w, b = cross.qkv_proj.weight, cross.qkv_proj.bias
+        q = states @ w[:64].T + b[:64]
+        k = memory @ w[64:128].T + b[64:128]
+        q = q.view(1, -1, 4, 16).transpose(1, 2)
+        k = k.view(1, -1, 4, 16).transpose(1, 2)
+        expected = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(16), dim=-1)[0]
+    assert view.weights.shape == (4, len(tgt.ids) - 1, len(src.ids))
+    np.testing.assert_allclose(view.weights, expected.double().numpy(), atol=1e-6)
+    np.testing.assert_allclose(view.weights.sum(-1), 1.0, atol=1e-5)
+
+
+def test_the_marian_view_is_its_checked_cross_attention(marian):
+    import torch
+
+    from attention_explainer.attention_core.seq2seq import align, seq2seq_files
+
+    source, target, _ = MARIAN_PAIRS[0]
+    view = _view(str(marian), source, target, None)
+    found = align(seq2seq_files(str(marian)), source, target=target, kind="cross",
+                  device=torch.device("cpu"), dtype=torch.float32)
+    np.testing.assert_array_equal(view.weights, found.weights)
+    assert view.layer == found.layer == found.num_layers - 1
+    assert view.source_special[-1] and view.target_special[-1]        # </s>
+    assert view.translation == "given" and not view.untrained
+
+
+@pytest.mark.slow
+def test_translate_writes_the_film_its_poster_and_its_numbers(run_cli, tmp_path):
+    import av
+
+    out = tmp_path / "cat.mp4"
+    code, stdout, stderr = run_cli("translate", "The cat ate the fish", "--target",
+                                   "Die Katze hat den Fisch gegessen", "--focus", "Katze",
+                                   "--d-model", "64", "--num-heads", "4",
+                                   "--resolution", "320x180", "--fps", "5", "-o", out)
+    assert code == 0, stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cat.json", "cat.mp4", "cat.png"]
+    with av.open(str(out)) as box:
+        assert box.streams.video[0].width == 320
+    numbers = json.loads((tmp_path / "cat.json").read_text())
+    view = _view("scratch", "The cat ate the fish", "Die Katze hat den Fisch gegessen",
+                 "Katze", seed=0)
+    assert numbers["focus"]["word"] == "Katze" and numbers["head"] == view.head
+    assert numbers["untrained"] is True
+    np.testing.assert_allclose(np.array(numbers["weights"]), view.weights, atol=1e-9)
+    got = numbers["focus_word_weights"]
+    assert abs(sum(got.values()) - 1.0) < 1e-5
+
+
+BAD = [       # beside the rows of tests/test_bad_input.py
+    (["translate", "The cat sat", "--target", "   "], "--target is empty"),
+    (["translate", "", "--target", "Le chat"], "the sentence is empty"),
+    (["translate", "The cat sat", "--target", "Le chat", "-o", "{t}/kept.mp4"],
+     "already exists"),
+]
+
+
+@pytest.mark.parametrize("argv, fragment", BAD, ids=[b[1][:24] for b in BAD])
+def test_a_bad_translate_is_one_line_and_writes_nothing(argv, fragment, run_cli, tmp_path):
+    (tmp_path / "kept.mp4").write_bytes(b"a lecturer's film")
+    before = sorted(tmp_path.iterdir())
+    code, stdout, stderr = run_cli(*[a.format(t=tmp_path) for a in argv], "--d-model", "64",
+                                   "--num-heads", "4", "--resolution", "320x180")
+    lines = stderr.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in stderr, stderr
+    assert fragment in lines[0], lines[0]
+    assert sorted(tmp_path.iterdir()) == before
+    assert (tmp_path / "kept.mp4").read_bytes() == b"a lecturer's film"
