@@ -34,9 +34,10 @@ from pathlib import Path
 
 from .attention_core import DEFAULT_SENTENCE
 from .attention_core.errors import InputError
+from .facts import DEFAULT_RESOLUTION, DEFAULT_THEME, TRANSLATION_DEFAULTS
 
-__all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "View", "atlas", "attentions", "compare",
-           "frames", "pack", "render", "trace", "view"]
+__all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "Translation", "View", "atlas",
+           "attentions", "compare", "frames", "pack", "render", "trace", "translate", "view"]
 
 
 def trace(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm", focus: str | None = None,
@@ -239,6 +240,52 @@ def atlas(sentence: str = DEFAULT_SENTENCE, output: str | Path = "atlas.png", *,
                report=_note)
     png = Path(output).absolute()
     return Atlas(png, png.with_suffix(".svg"))
+
+
+@dataclass(frozen=True)
+class Translation:
+    """The film of a translation's cross-attention: the MP4, its poster (the alignment and
+    the answer) and the numbers drawn (.json); shows inline in Jupyter."""
+    video: Path
+    poster: Path
+    numbers: Path
+
+    def _repr_html_(self) -> str:
+        return (f'<video controls src="data:video/mp4;base64,{_b64(self.video.read_bytes())}" '
+                'style="max-width:100%"></video>')
+
+
+def translate(sentence: str, output: str | Path = "translation.mp4", *, target: str | None = None,
+              model: str = TRANSLATION_DEFAULTS["model"], focus: str | None = None,
+              resolution: str = DEFAULT_RESOLUTION, theme: str = DEFAULT_THEME,
+              force: bool = False, **options) -> Translation:
+    """The film of ``sentence``'s translation (``target``, or the model's own) through an
+    encoder–decoder folder or the scratch encoder–decoder (untrained: give ``target``),
+    as the ``translate`` command draws it. ``options``: layer, heads, max_new_tokens,
+    seed, d_model, num_heads, device, dtype, fps."""
+    from .app.translation import TranslateRequest, translate as draw
+    from .scenes.pipeline.formats import parse_resolution
+
+    _text("sentence", sentence)
+    _text("target", target, none=True)
+    _text("model", model)
+    _text("focus", focus, none=True)
+    path = _path("output", output)
+    allowed = {"layer", "heads", "max_new_tokens", "seed", "d_model", "num_heads", "device",
+               "dtype", "fps"}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise InputError(f"translate() takes no {unknown[0]!r}; choose from "
+                         f"{', '.join(sorted(allowed))}.")
+    for name in ("max_new_tokens", "seed", "d_model", "num_heads", "fps"):
+        if name in options:
+            options[name] = _whole(name, options[name])
+    made = draw(TranslateRequest(sentence=sentence, model=model, target=target, focus=focus,
+                                 output=Path(path), resolution=parse_resolution(resolution),
+                                 theme=_text("theme", theme),
+                                 force=_force(force), **options), report=_note)
+    video, poster, numbers = (p.absolute() for p in made.files)
+    return Translation(video, poster, numbers)
 
 
 @dataclass(frozen=True)

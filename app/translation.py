@@ -63,6 +63,13 @@ def _outputs(request: TranslateRequest):
 def translate(request: TranslateRequest, *, report=None) -> TranslateResult:
     """Check the outputs' place and the drawing, run the model, then draw and write the
     set."""
+    from .work import drawing_turn
+
+    with drawing_turn():          # one drawing at a time in a process (the API's threads)
+        return _translated(request, report)
+
+
+def _translated(request: TranslateRequest, report) -> TranslateResult:
     from .work import use_theme
 
     if not request.sentence.strip():

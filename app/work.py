@@ -21,7 +21,7 @@ from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions, Vi
 from .signals import interrupts_held    # one rule, which the faces reach through here
 
 __all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress",
-           "check_drawable", "compare",
+           "check_drawable", "compare", "drawing_turn",
            "compute_trace", "drawable_sentence", "film", "interrupts_held", "narration_for",
            "plan", "stills", "use_theme", "view"]
 
@@ -145,7 +145,7 @@ _ONE_AT_A_TIME = threading.RLock()
 
 
 @contextlib.contextmanager
-def _drawing_turn():
+def drawing_turn():
     """This thread's turn to draw; the process's colour theme put back afterwards, so a
     later drawing (a notebook's, another call's) keeps its colours."""
     import sys
@@ -245,7 +245,7 @@ def _prepared(request: FilmRequest, *, peek: bool, report: Report):
 def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
     """What ``request`` would write and draw, and about how long it takes; nothing drawn or
     written (a dry run)."""
-    with _drawing_turn():
+    with drawing_turn():
         with interrupts_held():         # the first import of manim
             request = with_versus_beat(request)
         video = request.video
@@ -276,7 +276,7 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
 def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmResult:
     """Render the film (or the lecture pack) of ``request``; ``progress`` (a
     ``RenderProgress``) is told of each beat, ``report`` receives one-line notes."""
-    with _drawing_turn():
+    with drawing_turn():
         with interrupts_held():         # the first import of manim
             request = with_versus_beat(request)
         video = request.video
@@ -316,7 +316,7 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
            max_share: float | None = None) -> StillsResult:
     """Draw the stills of ``request`` (and compare them with its goldens, ``tolerance`` and
     ``max_share`` as ``regression`` takes them)."""
-    with _drawing_turn():
+    with drawing_turn():
         with interrupts_held():         # the first import of manim
             from .stills import StillsJob
         width, height, _ = request.resolution
@@ -369,7 +369,7 @@ def atlas(request: AtlasRequest, *, report: Report = None) -> list[Path]:
         from ..attention_core.api import atlas_for
 
         weights = atlas_for(request.tracing.request(request.sentence))
-    with _drawing_turn():
+    with drawing_turn():
         use_theme(request.theme)
         from ..scenes.atlas import MAX_PIXELS, picture_size, write_atlas
 

@@ -232,3 +232,20 @@ def test_a_bad_translate_is_one_line_and_writes_nothing(argv, fragment, run_cli,
     assert fragment in lines[0], lines[0]
     assert sorted(tmp_path.iterdir()) == before
     assert (tmp_path / "kept.mp4").read_bytes() == b"a lecturer's film"
+
+
+@pytest.mark.slow
+def test_the_python_api_draws_the_same_film(tmp_path):
+    import attention_explainer as ae
+
+    made = ae.translate("The cat ate the fish", tmp_path / "cat.mp4",
+                        target="Die Katze hat den Fisch gegessen", focus="Katze",
+                        resolution="320x180", d_model=64, num_heads=4, fps=5)
+    assert made.video.exists() and made.poster.exists() and made.numbers.exists()
+    assert json.loads(made.numbers.read_text())["focus"]["word"] == "Katze"
+    assert "<video" in made._repr_html_()
+    with pytest.raises(ae.InputError, match="takes no 'colour'"):
+        ae.translate("The cat", tmp_path / "x.mp4", target="Le chat", colour="red")
+    with pytest.raises(ae.InputError, match="whole number"):
+        ae.translate("The cat", tmp_path / "x.mp4", target="Le chat", d_model="64")
+    assert not (tmp_path / "x.mp4").exists()
