@@ -67,6 +67,8 @@ class Alignment:
     source_special: tuple = ()  # which source tokens the tokenizer added (</s>, a language)
     target_special: tuple = ()  # ... and which target tokens
     num_layers: int = 0         # the layers of this kind the model has
+    source_unknown: tuple = ()  # which source tokens the model reads as its unknown token
+    target_unknown: tuple = ()
 
     @property
     def queries(self) -> list:
@@ -257,11 +259,14 @@ def align(files: Seq2SeqFiles, sentence: str, *, target: str | None = None,
                 else tokenizer.decode([i])
                 for piece, i in zip(tokenizer.convert_ids_to_tokens(ids), ids)]
 
-    specials = set(tokenizer.all_special_ids)
+    specials, unknown_id = set(tokenizer.all_special_ids), tokenizer.unk_token_id
 
     def special(ids):
-        return tuple(int(i) in specials for i in ids[0].tolist())
+        return tuple(int(i) in specials and int(i) != unknown_id for i in ids[0].tolist())
+
+    def unknown(ids):
+        return tuple(unknown_id is not None and int(i) == unknown_id for i in ids[0].tolist())
 
     return Alignment(kind, chosen, shown, texts(src), texts(labels), texts(dec_in),
                      weights[shown], files.title, target is None, special(src),
-                     special(labels), count)
+                     special(labels), count, unknown(src), unknown(labels))

@@ -87,6 +87,8 @@ class CrossView:
     head: int
     translation: str            # "given", "the model's own (greedy)"
     untrained: bool = False
+    source_unknown: tuple = ()  # tokens the model reads as its unknown token
+    target_unknown: tuple = ()
 
     @property
     def source(self) -> list:
@@ -103,12 +105,14 @@ class CrossView:
     @cached_property
     def source_words(self) -> WordModel:
         return WordModel.from_parts(self.source, list(self.source_special),
-                                    word_runs(list(self.source_raw), list(self.source_special)))
+                                    word_runs(list(self.source_raw), list(self.source_special)),
+                                    [j for j, u in enumerate(self.source_unknown) if u])
 
     @cached_property
     def target_words(self) -> WordModel:
         return WordModel.from_parts(self.target, list(self.target_special),
-                                    word_runs(list(self.target_raw), list(self.target_special)))
+                                    word_runs(list(self.target_raw), list(self.target_special)),
+                                    [j for j, u in enumerate(self.target_unknown) if u])
 
     @property
     def focus_text(self) -> str:
@@ -136,8 +140,9 @@ class CrossView:
                 "source": self.source, "target": self.target,
                 "decoder_inputs": list(self.decoder_inputs),
                 "focus": {"word": self.focus_text, "rows": list(self.focus)},
-                "focus_word_weights": {words.words[w].text: round(float(v), 6)
-                                       for w, v in enumerate(self.word_weights())},
+                "focus_word_weights": [
+                    {"word": words.words[w].text, "tokens": list(words.words[w].pieces),
+                     "weight": round(float(v), 6)} for w, v in enumerate(self.word_weights())],
                 "weights": self.weights.tolist()}
 
 
@@ -165,8 +170,10 @@ def _focus_rows(view: CrossView, focus: str | None) -> tuple:
                 if view.target[j].casefold() == wanted:
                     return tuple(pieces)
         shown = ", ".join(repr(words.words[n].text) for n, _ in candidates)
-        raise InputError(f"--focus {focus!r} is not a word of the translation; choose from "
-                         f"{shown}.")
+        unread = " (the model reads some of the translation as its unknown token)" \
+            if any(view.target_unknown) else ""
+        raise InputError(f"--focus {focus!r} is not a word of the translation{unread}; "
+                         f"choose from {shown}.")
 
     def decided(pieces):
         rows = view.weights[:, pieces].mean(axis=(0, 1))
@@ -213,10 +220,21 @@ def cross_view(model: str, sentence: str, *, target: str | None, focus: str | No
                      tuple(found.source_special), tuple(found.target),
                      tuple(found.target_special), tuple(_display(t) for t in found.decoder_inputs),
                      np.asarray(found.weights, dtype=np.float64), (0,), 0,
-                     "the model's own (greedy)" if found.own_translation else "given",
-                     untrained=model == "scratch")
+                     _translation(found, max_new_tokens), untrained=model == "scratch",
+                     source_unknown=tuple(found.source_unknown),
+                     target_unknown=tuple(found.target_unknown))
     view = replace(view, focus=_focus_rows(view, focus))
     return replace(view, head=_followed_head(view, heads))
+
+
+def _translation(found, max_new_tokens: int) -> str:
+    """How the film names the translation: given, or the model's own (and, where it
+    stopped at the limit without its end token, that it was cut)."""
+    if not found.own_translation:
+        return "given"
+    ended = bool(found.target_special) and found.target_special[-1]
+    return "the model's own (greedy)" if ended else \
+        f"the model's own (greedy), cut at {max_new_tokens} tokens before it ended"
 
 
 def scratch_alignment(sentence: str, target: str, *, seed: int, d_model: int,
@@ -268,4 +286,5 @@ def scratch_alignment(sentence: str, target: str, *, seed: int, d_model: int,
     return Alignment("cross", 0, list(range(num_heads)), raw(src), raw(tgt, 1),
                      raw(tgt, 0, -1), rows,
                      f"{SCRATCH_TITLE} (seed {seed}, untrained)", False,
-                     tuple(src.special), tuple(tgt.special[1:]), 1)
+                     tuple(src.special), tuple(tgt.special[1:]), 1, tuple(src.unknown),
+                     tuple(tgt.unknown[1:]))

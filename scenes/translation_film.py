@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart,
-                   Line, Rectangle, VGroup, VMobject, Write)
+                   Line, Rectangle, RoundedRectangle, VGroup, VMobject, Write)
 
 from ..attention_core.word_model import PIECES_SUM_NOTE
 from ..facts import TRANSLATION_BEATS
@@ -24,7 +24,7 @@ from .film.readouts import format_number
 from .film.scene import FilmScene
 from .vocabulary import style
 from .vocabulary.grid import AttentionGrid, grid_cell
-from .vocabulary.scripts import in_their_words, reads_right_to_left
+from .vocabulary.scripts import InWord, in_their_words, reads_right_to_left
 from .vocabulary.sparks import Spark, SparkTravel
 from .vocabulary.text import label_text, line_of, wrapped
 from .vocabulary.tokens import TokenRow
@@ -87,48 +87,81 @@ def _row(texts, special, indices, words) -> TokenRow:
     return row
 
 
-def _legible(texts, special, indices) -> bool:
-    row = TokenRow(texts, special, indices=indices, max_width=ROW_WIDTH)
-    return row.drawn_size >= style.MIN_FONT - 1e-6
+def _legible(texts, special, indices, words) -> bool:
+    return _row(texts, special, indices, words).drawn_size >= style.MIN_FONT - 1e-6
 
 
-def _window(words, texts, special, order) -> list[int]:
+def _units(words, texts, tokens) -> int:
+    """How many chips ``tokens`` draw: a word of pieces drawn whole (a right-to-left word,
+    in the form its word gives each piece) is one."""
+    shown = {words.index_of(j) for j in tokens
+             if isinstance(texts[j], InWord)}
+    return len([j for j in tokens if not isinstance(texts[j], InWord)]) + len(shown)
+
+
+def _window(words, texts, special, order, grid: bool = False) -> list[int]:
     """The token positions a row draws: whole words, taken in ``order`` (what matters
-    first) while the row holds at most ``style.MAX_TOKENS_DRAWN`` tokens, legibly."""
+    first) while the row holds at most ``style.MAX_TOKENS_DRAWN`` chips, legibly; or a
+    grid's axis (``grid``): at most that many tokens (a grid gives each piece a cell)."""
+    def fits(tokens):
+        if grid:
+            return len(tokens) <= style.MAX_TOKENS_DRAWN
+        return _units(words, texts, tokens) <= style.MAX_TOKENS_DRAWN and \
+            _legible(texts, special, tokens, words)
+
     every = list(range(len(texts)))
-    if len(texts) <= style.MAX_TOKENS_DRAWN and _legible(texts, special, every):
+    if fits(every):
         return every
     chosen: list[int] = []
     for w in order:
         trial = sorted(set(chosen) | set(words.words[w].pieces))
-        if chosen and (len(trial) > style.MAX_TOKENS_DRAWN
-                       or not _legible(texts, special, trial)):
-            continue
-        chosen = trial
+        if not chosen or fits(trial):
+            chosen = trial
     return chosen
 
 
-def drawn_windows(view) -> tuple[list[int], list[int]]:
-    """(source, target) token positions the film draws: all where they fit; for a long
-    source its heaviest words for the followed head, each head's heaviest, then the rest
-    by weight; for a long target the focus word, then its neighbours nearest first."""
+def drawn_windows(view, grid: bool = False) -> tuple[list[int], list[int]]:
+    """(source, target) token positions the rows draw (``grid``: the grids' axes): all
+    where they fit; for a long source its heaviest words for the followed head, each
+    head's heaviest, then the rest by weight; for a long target the focus word, then its
+    neighbours nearest first."""
     ranked = view.ranked_words()
     heaviest = [int(np.argmax(view.word_weights(h))) for h in range(view.num_heads)]
     source = _window(view.source_words, in_their_words(view.source, view.source_words),
                      list(view.source_special),
-                     ranked[:WRITTEN] + heaviest + ranked[WRITTEN:])
+                     ranked[:WRITTEN] + heaviest + ranked[WRITTEN:], grid)
     words = view.target_words
     own = words.index_of(view.focus[0])
     near = sorted(range(len(words)), key=lambda w: (abs(w - own), w))
     return source, _window(words, in_their_words(view.target, words),
-                           list(view.target_special), near)
+                           list(view.target_special), near, grid)
 
 
-def _rows_box(grid: AttentionGrid, rows) -> Rectangle:
-    """One box round a run of rows, their labels included (the pieces of the focus word)."""
-    parts = VGroup(*[grid.row_rect(r) for r in rows], *[grid.row_labels[r] for r in rows])
-    box = Rectangle(width=parts.width + 0.12, height=parts.height + 0.08).move_to(parts)
-    return box.set_stroke(style.PALETTE.highlight, width=3)
+def _mark_focus(row: TokenRow, focus) -> None:
+    """The focus word's chips in the query colour: a piece's own box, or, for a word drawn
+    whole (its pieces shaped together), the outline round the whole word."""
+    pal = style.PALETTE
+    for j in focus:
+        chip = row.chip(j)
+        if chip is None:
+            continue
+        if not chip.shaped:
+            chip.set_role_color(pal.query)
+            continue
+        for part in chip.submobjects:
+            if isinstance(part, RoundedRectangle) and part is not chip.box:
+                part.set_stroke(pal.query, opacity=1.0)
+
+
+def _rows_box(grid: AttentionGrid, rows) -> VGroup:
+    """A box round a run of rows' cells (the pieces of the focus word), their labels in the
+    box's colour: a box round the labels too would cross the labels of the rows beside
+    them where they stand in tiers."""
+    cells = VGroup(*[grid.row_rect(r) for r in rows])
+    box = Rectangle(width=cells.width + 0.1, height=cells.height + 0.06).move_to(cells)
+    for r in rows:
+        grid.row_labels[r].set_color(style.PALETTE.query)
+    return VGroup(box.set_stroke(style.PALETTE.highlight, width=3))
 
 
 class TranslationFilm(FilmScene):
@@ -141,6 +174,7 @@ class TranslationFilm(FilmScene):
         self.source_texts = in_their_words(view.source, view.source_words)
         self.target_texts = in_their_words(view.target, view.target_words)
         self.src, self.tgt = drawn_windows(view)
+        self.grid_src, self.grid_tgt = drawn_windows(view, grid=True)
         self.shown: list[tuple] = []
         self.claims: list[tuple] = []
         super().__init__(trace=view, beats=["title"], **kwargs)
@@ -200,10 +234,9 @@ class TranslationFilm(FilmScene):
             self.title.scale_to_fit_width(13.2)
         said = ("untrained weights: this draws the mechanism, not a trained model's choices"
                 if view.untrained else f"the translation: {view.translation}")
-        self.note = VGroup(label_text(said, style.FONT_SMALL, pal.soft))
-        if self._window_note():
-            self.note.add(label_text(self._window_note().strip(" ()"), style.FONT_SMALL,
-                                     pal.soft))
+        self.note = VGroup(*[label_text(line, style.FONT_SMALL, pal.soft)
+                             for line in (said, self._window_note().strip(" ()"),
+                                          self._unknown_note()) if line])
         self.note.arrange(DOWN, buff=0.1).next_to(self.title, DOWN, 0.15)
         self.source_label = label_text("source: the encoder's tokens, its keys and values",
                                        style.FONT_SMALL, pal.key)
@@ -211,8 +244,7 @@ class TranslationFilm(FilmScene):
         self.target_label = label_text("target: the decoder's tokens, its queries",
                                        style.FONT_SMALL, pal.query)
         self.target_label.next_to(target, DOWN, buff=0.3).set_x(0)
-        for j in view.focus:
-            target.chip(j).set_role_color(pal.query)
+        _mark_focus(target, view.focus)
         self.question = line_of([(_quote(view.focus_text)[:1], pal.text),
                                  (_word(view.focus_text), ("user", pal.query)),
                                  ("\u2019: which source words does it draw on?", pal.text)],
@@ -292,10 +324,11 @@ class TranslationFilm(FilmScene):
 
     def _heads(self):
         view, pal = self.view, style.PALETTE
-        rows = np.stack([view.row(h)[self.src] for h in range(view.num_heads)])
+        rows = np.stack([view.row(h)[self.grid_src] for h in range(view.num_heads)])
         grid = self._side_grid([f"head {h}" for h in range(view.num_heads)],
-                               [self.source_texts[j] for j in self.src], [False] * view.num_heads,
-                               [view.source_special[j] for j in self.src], None,
+                               [self.source_texts[j] for j in self.grid_src],
+                               [False] * view.num_heads,
+                               [view.source_special[j] for j in self.grid_src], None,
                                "source keys")
         dots = grid.weight_dots(rows, pal.key)
         box = _rows_box(grid, [view.head])
@@ -305,18 +338,34 @@ class TranslationFilm(FilmScene):
                           + _wrapped_lines(f"in each of the {view.num_heads} heads of layer "
                                            f"{view.layer}: each head reads the source its own "
                                            f"way; the film follows head {view.head}"
-                                           + self._window_note(), pal.soft))
+                                           + self._window_note(("source",), grid=True),
+                                           pal.soft))
         self.play(FadeIn(grid), run_time=style.T_STEP)
         self.play(LaggedStart(*[FadeIn(d) for d in dots], lag_ratio=0.01),
                   run_time=style.T_BUILD)
         self.play(Create(box), FadeIn(said), run_time=style.T_QUICK)
         return VGroup(grid, dots, box, said)
 
-    def _window_note(self) -> str:
+    def _unknown_note(self) -> str:
+        """Where the model read text as its unknown token: what that token is, and how many."""
+        view = self.view
+        counts = [(sum(unknown), what) for unknown, what in ((view.source_unknown, "source"),
+                                                            (view.target_unknown, "target"))
+                  if any(unknown)]
+        if not counts:
+            return ""
+        name = next(view.source[j] for j, u in enumerate(view.source_unknown) if u) \
+            if any(view.source_unknown) else \
+            next(view.target[j] for j, u in enumerate(view.target_unknown) if u)
+        said = " and ".join(f"{n} {what} token{'s' * (n != 1)}" for n, what in counts)
+        return f"{_quote(name)} is the model's unknown token, for text it never saw: {said}"
+
+    def _window_note(self, kinds=("source", "target"), grid: bool = False) -> str:
         view, notes = self.view, []
-        for what, drawn, count in (("source", self.src, len(view.source)),
-                                   ("target", self.tgt, len(view.target))):
-            if len(drawn) < count:
+        src, tgt = (self.grid_src, self.grid_tgt) if grid else (self.src, self.tgt)
+        for what, drawn, count in (("source", src, len(view.source)),
+                                   ("target", tgt, len(view.target))):
+            if what in kinds and len(drawn) < count:
                 notes.append(f"{len(drawn)} of the {count} {what} tokens")
         return f" (showing {' and '.join(notes)})" if notes else ""
 
@@ -341,8 +390,7 @@ class TranslationFilm(FilmScene):
         top = Line([source.chips.get_left()[0], source.chips.get_bottom()[1] - 0.12, 0],
                    [source.chips.get_right()[0], source.chips.get_bottom()[1] - 0.12, 0],
                    stroke_width=6, color=pal.key)
-        said = VGroup(*[label_text(wrapped(text, 13.2), style.FONT_SMALL, pal.soft)
-                        for text in (
+        said = VGroup(*[_centred_lines(text, 13.2, pal.soft) for text in (
             "the decoder's own attention is masked: writing "
             f"{_quote(view.focus_text)}, it has read only the tokens before it",
             "cross-attention has no mask: every source token is open to it "
@@ -350,21 +398,23 @@ class TranslationFilm(FilmScene):
         said.arrange(DOWN, buff=0.12).to_edge(DOWN, buff=0.35)
         self.play(FadeOut(self.bars), FadeOut(self.numbers), FadeOut(self.sum_line),
                   FadeOut(self.question), run_time=style.T_QUICK)
-        self.play(hidden.animate.set_opacity(0.3), Create(line), FadeIn(said[0]),
+        self.play(*[chip.word.animate.set_opacity(0.3) for chip in later], Create(line),
+                  FadeIn(said[0]),
                   run_time=style.T_STEP)
         self.play(Create(top), FadeIn(said[1]), run_time=style.T_STEP)
 
     def _alignment(self):
         view, pal = self.view, style.PALETTE
-        grid = self._side_grid([self.target_texts[i] for i in self.tgt],
-                               [self.source_texts[j] for j in self.src],
-                               [view.target_special[i] for i in self.tgt],
-                               [view.source_special[j] for j in self.src], "target", "source")
-        dots = grid.weight_dots(view.weights[view.head][np.ix_(self.tgt, self.src)], pal.key)
-        boxes = _rows_box(grid, [self.tgt.index(i) for i in view.focus])
+        tgt, src = self.grid_tgt, self.grid_src
+        grid = self._side_grid([self.target_texts[i] for i in tgt],
+                               [self.source_texts[j] for j in src],
+                               [view.target_special[i] for i in tgt],
+                               [view.source_special[j] for j in src], "target", "source")
+        dots = grid.weight_dots(view.weights[view.head][np.ix_(tgt, src)], pal.key)
+        boxes = _rows_box(grid, [tgt.index(i) for i in view.focus])
         said = _side_text(_wrapped_lines(f"the alignment of head {view.head}: each target "
                                          "token's weights over the source, as translators "
-                                         "draw it" + self._window_note(), pal.soft))
+                                         "draw it" + self._window_note(grid=True), pal.soft))
         self.play(FadeIn(grid), run_time=style.T_STEP)
         self.play(LaggedStart(*[FadeIn(d) for d in dots], lag_ratio=0.004),
                   run_time=style.T_BUILD)
@@ -393,6 +443,11 @@ class TranslationFilm(FilmScene):
             lines.append(named_line("then ", ranked[1]))
             named.append(ranked[1])
         answer = _side_text(lines, style.FONT_BODY)
+        if words[first].kind == "special":
+            answer.add(*_side_text(_wrapped_lines(
+                f"({_quote(words[first].text)} is added by the tokenizer: a head with "
+                "nothing to look for parks its weight on such a token)", pal.soft)))
+            answer.arrange(DOWN, aligned_edge=LEFT, buff=0.14)
         if any(words[w].split for w in named):
             answer.add(*_side_text(_wrapped_lines(f"({PIECES_SUM_NOTE})", pal.soft)))
             answer.arrange(DOWN, aligned_edge=LEFT, buff=0.14)
@@ -400,6 +455,13 @@ class TranslationFilm(FilmScene):
                             " ".join(line.original_text for line in answer)))
         answer.next_to(self.alignment_said, DOWN, buff=0.5, aligned_edge=LEFT)
         self.play(FadeIn(answer, shift=UP * 0.1), run_time=style.T_SHORT)
+
+
+def _centred_lines(text: str, width: float, colour: str) -> VGroup:
+    """Our wording wrapped to ``width``, each line centred under the one before."""
+    lines = VGroup(*[label_text(line, style.FONT_SMALL, colour)
+                     for line in wrapped(text, width, style.FONT_SMALL).split("\n")])
+    return lines.arrange(DOWN, buff=0.1)
 
 
 def _wrapped_lines(text: str, colour: str) -> list:
