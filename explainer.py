@@ -27,16 +27,18 @@ from __future__ import annotations
 import base64
 import html
 import numbers
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .attention_core import DEFAULT_SENTENCE
+from .app.arguments import beats as _beats, force as _force, length as _length
+from .app.arguments import path as _path, refuse as _refuse, text as _text, times as _times
+from .app.arguments import whole as _whole
 from .attention_core.errors import InputError
 from .facts import DEFAULT_RESOLUTION, DEFAULT_THEME, TRANSLATION_DEFAULTS
 
-__all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "Translation", "View", "atlas",
+__all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "View", "atlas",
            "attentions", "compare", "frames", "pack", "render", "trace", "translate", "view"]
 
 
@@ -242,50 +244,38 @@ def atlas(sentence: str = DEFAULT_SENTENCE, output: str | Path = "atlas.png", *,
     return Atlas(png, png.with_suffix(".svg"))
 
 
-@dataclass(frozen=True)
-class Translation:
-    """The film of a translation's cross-attention: the MP4, its poster (the alignment and
-    the answer) and the numbers drawn (.json); shows inline in Jupyter."""
-    video: Path
-    poster: Path
-    numbers: Path
-
-    def _repr_html_(self) -> str:
-        return (f'<video controls src="data:video/mp4;base64,{_b64(self.video.read_bytes())}" '
-                'style="max-width:100%"></video>')
+# the arguments translate() names itself; the request's other fields are its ``options``
+_TRANSLATE_OWN = {"sentence", "output", "target", "model", "focus", "resolution", "theme",
+                  "force"}
 
 
 def translate(sentence: str, output: str | Path = "translation.mp4", *, target: str | None = None,
               model: str = TRANSLATION_DEFAULTS["model"], focus: str | None = None,
               resolution: str = DEFAULT_RESOLUTION, theme: str = DEFAULT_THEME,
-              force: bool = False, **options) -> Translation:
+              force: bool = False, **options) -> Film:
     """The film of ``sentence``'s translation (``target``, or the model's own) through an
-    encoder–decoder folder or the scratch encoder–decoder (untrained: give ``target``),
-    as the ``translate`` command draws it. ``options``: layer, heads, max_new_tokens,
-    seed, d_model, num_heads, device, dtype, fps."""
+    encoder–decoder folder or the scratch encoder–decoder (untrained: give ``target``), as
+    the ``translate`` command draws it; ``options``: the command's others (layer, seed, ...). The
+    film's files: the MP4, its poster (the alignment and the answer) and a .json of the
+    numbers drawn."""
     from .app.translation import TranslateRequest, translate as draw
     from .scenes.pipeline.formats import parse_resolution
 
-    _text("sentence", sentence)
-    _text("target", target, none=True)
-    _text("model", model)
-    _text("focus", focus, none=True)
-    path = _path("output", output)
-    allowed = {"layer", "heads", "max_new_tokens", "seed", "d_model", "num_heads", "device",
-               "dtype", "fps"}
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise InputError(f"translate() takes no {unknown[0]!r}; choose from "
-                         f"{', '.join(sorted(allowed))}.")
-    for name in ("max_new_tokens", "seed", "d_model", "num_heads", "fps"):
-        if name in options:
-            options[name] = _whole(name, options[name])
-    made = draw(TranslateRequest(sentence=sentence, model=model, target=target, focus=focus,
-                                 output=Path(path), resolution=parse_resolution(resolution),
-                                 theme=_text("theme", theme),
-                                 force=_force(force), **options), report=_note)
-    video, poster, numbers = (p.absolute() for p in made.files)
-    return Translation(video, poster, numbers)
+    fields = {name: f.type for name, f in TranslateRequest.__dataclass_fields__.items()
+              if name not in _TRANSLATE_OWN}
+    for name, value in options.items():
+        if name not in fields:
+            raise InputError(f"translate() takes no {name!r}; choose from "
+                             f"{', '.join(sorted(fields))}.")
+        number = isinstance(value, int) and not isinstance(value, bool)
+        options[name] = _whole(name, value) if fields[name] == "int" else \
+            str(value) if number else _text(name, value)      # a layer: 3 or "auto"
+    made = draw(TranslateRequest(
+        sentence=_text("sentence", sentence), model=_text("model", model),
+        target=_text("target", target, none=True), focus=_text("focus", focus, none=True),
+        output=Path(_path("output", output)), theme=_text("theme", theme), force=_force(force),
+        resolution=parse_resolution(_text("resolution", resolution)), **options), report=_note)
+    return Film(made.files[0].absolute(), tuple(p.absolute() for p in made.files))
 
 
 @dataclass(frozen=True)
@@ -397,48 +387,9 @@ TRACE_TYPES = {"model": "path", "focus": "text or none", "layer": "text or whole
 DRAWING_TYPES = {"max_tokens": "whole"}
 
 
-def _refuse(name: str, value, wanted: str):
-    shown = repr(value)
-    shown = shown if len(shown) <= 40 else shown[:37] + "..."
-    raise InputError(f"{name} must be {wanted}, not {type(value).__name__} {shown}.")
 
 
-def _text(name: str, value, *, none: bool = False):
-    """A str (or None where ``none``)."""
-    if value is None and none:
-        return None
-    if not isinstance(value, str):
-        _refuse(name, value, "a str" + (" or None" if none else ""))
-    return value
 
-
-def _whole(name: str, value, *, none: bool = False) -> int | None:
-    """A whole number (True and False are not numbers here), or None where ``none``."""
-    if value is None and none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        _refuse(name, value, "a whole number (int)" + (" or None" if none else ""))
-    return int(value)
-
-
-def _path(name: str, value, *, none: bool = False):
-    """A path: a str or an os.PathLike of one (or None where ``none``)."""
-    if value is None and none:
-        return None
-    if isinstance(value, os.PathLike):
-        value = os.fspath(value)
-    if not isinstance(value, str):
-        _refuse(name, value, "a path (str or pathlib.Path)" + (" or None" if none else ""))
-    return value
-
-
-def _length(value):
-    """A length: "short", "full", seconds (a number), or None (the command line's)."""
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        _refuse("length", value, 'a str ("short", "full") or seconds (a number)')
-    return value
 
 
 def _progress(value):
@@ -452,33 +403,7 @@ def _progress(value):
     return callback_progress(value)
 
 
-def _force(value) -> bool:
-    if not isinstance(value, bool):
-        _refuse("force", value, "True or False")
-    return value
 
-
-def _beats(value) -> str | None:
-    """Beats: "all", "sparks,pull", a list of names, or None (the command line's)."""
-    if value is None:
-        return None
-    if isinstance(value, (list, tuple)) and value \
-            and all(isinstance(b, str) for b in value):
-        return ",".join(value)
-    if not isinstance(value, str):
-        _refuse("beats", value, 'a str ("all", "sparks,pull") or a list of beat names')
-    return value
-
-
-def _times(value) -> str | None:
-    """--at: "key", "end", seconds, a list of those, or None (the command line's)."""
-    if value is None:
-        return None
-    items = list(value) if isinstance(value, (list, tuple)) else [value]
-    if not items or any(isinstance(item, bool) or not isinstance(item, (str, numbers.Real))
-                        for item in items):
-        _refuse("at", value, 'seconds, "key", "end" or a list of those')
-    return ",".join(str(item) for item in items)
 
 
 def _trace_options(options: dict, extra: dict | None = None) -> dict:

@@ -109,12 +109,15 @@ class StillsRequest:
 @dataclass(frozen=True)
 class AtlasRequest:
     """Every layer x head's weights on ``sentence`` as a PNG ``output`` and an SVG beside
-    it."""
+    it; on an encoder–decoder folder, of the kind ``attention`` (cross, self or decoder)
+    on the translation ``target`` (None: the model's own)."""
     sentence: str
     tracing: TraceOptions
     output: Path
     theme: str
     force: bool = False
+    attention: str | None = None
+    target: str | None = None
 
 
 @dataclass(frozen=True)

@@ -354,6 +354,32 @@ def compare(sentence_a: str, sentence_b: str, tracing: TraceOptions):
 
 
 # ---- the atlas -------------------------------------------------------------------------------
+def _atlas_numbers(request: AtlasRequest):
+    """The atlas's weights and patterns: every layer of the model, or of an encoder–
+    decoder's one kind of attention (--attention, on --target or its own translation)."""
+    with interrupts_held():
+        from ..attention_core.seq2seq import seq2seq_files
+
+        files = seq2seq_files(request.tracing.model)
+        if files is None:
+            if request.attention is not None or request.target is not None:
+                what = "--attention" if request.attention is not None else "--target"
+                raise InputError(f"{what} reads an encoder–decoder folder (Marian, BART, "
+                                 "mBART, T5, mT5); this model reads one sentence: drop it.")
+            from ..attention_core.api import atlas_for
+
+            return atlas_for(request.tracing.request(request.sentence))
+        from ..attention_core.device import resolve_device, resolve_dtype
+        from ..attention_core.kinds_atlas import kind_atlas
+        from ..facts import TRANSLATION_DEFAULTS
+
+        return kind_atlas(files, request.sentence, kind=request.attention or "cross",
+                          target=request.target,
+                          max_new_tokens=TRANSLATION_DEFAULTS["max_new_tokens"],
+                          device=resolve_device(request.tracing.device),
+                          dtype=resolve_dtype(request.tracing.dtype))
+
+
 def atlas(request: AtlasRequest, *, report: Report = None) -> list[Path]:
     """Every layer x head's weights on the sentence, tagged by pattern: the PNG and the SVG
     written."""
@@ -365,10 +391,7 @@ def atlas(request: AtlasRequest, *, report: Report = None) -> list[Path]:
                          "beside it); e.g. --out atlas.png.")
     outputs = OutputSet({"atlas": png, "svg": png.with_suffix(".svg")}, force=request.force,
                         what="atlas", hint="choose another --out or add --force").check()
-    with interrupts_held():
-        from ..attention_core.api import atlas_for
-
-        weights = atlas_for(request.tracing.request(request.sentence))
+    weights = _atlas_numbers(request)
     with drawing_turn():
         use_theme(request.theme)
         from ..scenes.atlas import MAX_PIXELS, picture_size, write_atlas

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ABOVE_CHANCE", "Atlas", "HeadPattern", "PATTERNS", "UNTAGGED",
+__all__ = ["ABOVE_CHANCE", "Atlas", "HeadPattern", "PATTERNS", "UNTAGGED", "cross_patterns_of",
            "even_weights", "head_pattern", "patterns_of", "punctuation_tokens"]
 
 PATTERNS = ("sink", "previous", "next", "self", "punctuation", "content", "broad")
@@ -77,6 +77,11 @@ class Atlas:
     # under it (L x H, the mean over rows of the weight its rows share with the real ones)
     variant: str = ""
     kept: np.ndarray | None = None
+    # an encoder–decoder's kind of attention: the line said under the title instead of the
+    # film's head (film_layer -1: none outlined), and the rows' name ("decoder layer")
+    caption: str = ""
+    row_name: str = "layer"
+    key: str = ""                 # the patterns' key, where not every pattern can be
 
     def pattern(self, layer: int, head: int) -> HeadPattern:
         """The pattern of the model's ``layer``, ``head``."""
@@ -136,6 +141,37 @@ def _shares(w: np.ndarray, special, content, punctuation) -> dict:
         "content": mean([others(i, content) for i in rows]),
         "broad": mean([spread(i) for i in rows]),
     }
+
+
+def _cross_shares(w: np.ndarray, query_special, special, content, punctuation) -> dict:
+    """The shares of one head of cross-attention (target x source, rows sum to 1): where
+    the queries are another sentence's, the positional patterns (previous, next, itself)
+    mean nothing, and the sink is the source's special tokens."""
+    rows = [i for i in range(w.shape[0]) if not query_special[i]] or list(range(w.shape[0]))
+    keys = {"sink": np.asarray(special, bool), "punctuation": np.asarray(punctuation, bool),
+            "content": np.asarray(content, bool)}
+    shares = {k: float(np.mean([w[i, keep].sum() for i in rows])) for k, keep in keys.items()}
+    return {**shares, "previous": 0.0, "next": 0.0, "self": 0.0, "broad": 0.0}
+
+
+def cross_patterns_of(weights: np.ndarray, query_special, special, content, punctuation,
+                      layers=None) -> tuple:
+    """A HeadPattern for every head of cross-attention weights (L x H x Q x K), against an
+    even head's shares: sink (the source's special tokens), punctuation or content."""
+    L, H, Q, K = weights.shape
+    layers = list(range(L)) if layers is None else list(layers)
+    baseline = _cross_shares(np.full((Q, K), 1.0 / K), query_special, special, content,
+                             punctuation)
+    out = []
+    for n in range(L):
+        for h in range(H):
+            shares = _cross_shares(np.asarray(weights[n, h], np.float64), query_special,
+                                   special, content, punctuation)
+            excess = {k: shares[k] - baseline[k] for k in ("sink", "punctuation", "content")}
+            best = max(excess, key=lambda k: (excess[k], -PATTERNS.index(k)))
+            tag = best if excess[best] >= ABOVE_CHANCE else UNTAGGED
+            out.append(HeadPattern(layers[n], h, tag, shares[best], shares, baseline, best))
+    return tuple(out)
 
 
 def even_weights(blocked: np.ndarray) -> np.ndarray:

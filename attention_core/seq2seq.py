@@ -69,6 +69,7 @@ class Alignment:
     num_layers: int = 0         # the layers of this kind the model has
     source_unknown: tuple = ()  # which source tokens the model reads as its unknown token
     target_unknown: tuple = ()
+    every_layer: np.ndarray | None = None   # L x H x queries x keys, where asked for
 
     @property
     def queries(self) -> list:
@@ -210,11 +211,10 @@ def _recomputed(watch, dtype) -> np.ndarray:
     return to_numpy(weights[0])
 
 
-def align(files: Seq2SeqFiles, sentence: str, *, target: str | None = None,
-          kind: str = "cross", layer="auto", heads="auto", max_new_tokens: int = 32,
-          device, dtype) -> Alignment:
-    """The ``kind`` of attention in ``layer`` (auto: the last), ``heads`` (auto: all), on
-    ``sentence`` and its translation (``target``, or the model's own greedy one)."""
+def _watched_run(files: Seq2SeqFiles, sentence: str, target: str | None, kind: str,
+                 max_new_tokens: int, device, dtype):
+    """One run of the model on ``sentence`` and its translation, every attention call
+    watched: (tokenizer, source ids, decoder inputs, target ids, the calls by kind)."""
     import torch
 
     from .device import one_cpu_thread
@@ -240,7 +240,17 @@ def align(files: Seq2SeqFiles, sentence: str, *, target: str | None = None,
             model(input_ids=src, decoder_input_ids=dec_in, output_attentions=True)
         finally:
             _WATCH.calls = None
-    by_kind = _split_calls(model, calls)
+    return tokenizer, src, dec_in, labels, _split_calls(model, calls)
+
+
+def align(files: Seq2SeqFiles, sentence: str, *, target: str | None = None,
+          kind: str = "cross", layer="auto", heads="auto", max_new_tokens: int = 32,
+          device, dtype, every_layer: bool = False) -> Alignment:
+    """The ``kind`` of attention in ``layer`` (auto: the last), ``heads`` (auto: all), on
+    ``sentence`` and its translation (``target``, or the model's own greedy one);
+    ``every_layer``: each layer's weights too, each recomputed and checked (the atlas's)."""
+    tokenizer, src, dec_in, labels, by_kind = _watched_run(files, sentence, target, kind,
+                                                           max_new_tokens, device, dtype)
     count = len(by_kind[kind])
     chosen = count - 1 if layer == "auto" else int(layer)
     if not 0 <= chosen < count:
@@ -269,4 +279,6 @@ def align(files: Seq2SeqFiles, sentence: str, *, target: str | None = None,
 
     return Alignment(kind, chosen, shown, texts(src), texts(labels), texts(dec_in),
                      weights[shown], files.title, target is None, special(src),
-                     special(labels), count, unknown(src), unknown(labels))
+                     special(labels), count, unknown(src), unknown(labels),
+                     np.stack([_recomputed(c, dtype) for c in by_kind[kind]])
+                     if every_layer else None)

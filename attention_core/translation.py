@@ -22,7 +22,7 @@ import numpy as np
 from .errors import InputError
 from .word_model import SPACE_TOKEN, WordModel
 
-__all__ = ["CrossView", "cross_view", "scratch_alignment"]
+__all__ = ["CrossView", "cross_view", "scratch_alignment", "view_of", "word_runs"]
 
 SCRATCH_TITLE = "scratch encoder–decoder"
 
@@ -198,8 +198,6 @@ def cross_view(model: str, sentence: str, *, target: str | None, focus: str | No
                d_model: int = 64, num_heads: int = 4, device, dtype) -> CrossView:
     """The cross-attention of ``model`` (an encoder–decoder folder, or "scratch" with a
     given ``target``) on ``sentence`` and its translation, its focus word and head."""
-    from dataclasses import replace
-
     from .seq2seq import align, seq2seq_files
 
     if model == "scratch":
@@ -215,12 +213,22 @@ def cross_view(model: str, sentence: str, *, target: str | None, focus: str | No
                              "mBART, T5, mT5); use one, or scratch with --target.")
         found = align(files, sentence, target=target, kind="cross", layer=layer,
                       heads="all", max_new_tokens=max_new_tokens, device=device, dtype=dtype)
-        # the raw texts keep the space a piece starts with: it says where words start
+    return view_of(found, focus=focus, heads=heads, max_new_tokens=max_new_tokens,
+                   untrained=model == "scratch")
+
+
+def view_of(found, *, focus: str | None = None, heads="auto", max_new_tokens: int = 32,
+            untrained: bool = False) -> CrossView:
+    """The film's view of a cross-attention ``Alignment`` (every head of its layer): its
+    focus word (``focus``, else the most decided) and the head followed."""
+    from dataclasses import replace
+
+    # the raw texts keep the space a piece starts with: it says where words start
     view = CrossView(found.model, found.layer, found.num_layers, tuple(found.source),
                      tuple(found.source_special), tuple(found.target),
                      tuple(found.target_special), tuple(_display(t) for t in found.decoder_inputs),
                      np.asarray(found.weights, dtype=np.float64), (0,), 0,
-                     _translation(found, max_new_tokens), untrained=model == "scratch",
+                     _translation(found, max_new_tokens), untrained=untrained,
                      source_unknown=tuple(found.source_unknown),
                      target_unknown=tuple(found.target_unknown))
     view = replace(view, focus=_focus_rows(view, focus))

@@ -69,7 +69,7 @@ class _Heat:
     x: float
     y: float
     size: float
-    weights: np.ndarray      # T x T
+    weights: np.ndarray      # queries x keys (T x T, or a translation's target x source)
 
 
 def _layout(atlas) -> tuple[int, int, list]:
@@ -80,12 +80,14 @@ def _layout(atlas) -> tuple[int, int, list]:
              f"Every head of layer {atlas.layers[0]} of {atlas.model}")
     title = f"{which} on \u201c{atlas.sentence}\u201d"
     width = MARGIN * 2 + LAYER_W + H * TILE + (H - 1) * GAP
-    film = (f"outlined: layer {atlas.film_layer}, head {atlas.film_head}, the head the film "
-            f"explains; rows are queries, columns keys; its layer's mask: {atlas.mask}")
+    film = atlas.caption or (
+        f"outlined: layer {atlas.film_layer}, head {atlas.film_head}, the head the film "
+        f"explains; rows are queries, columns keys; its layer's mask: {atlas.mask}")
     if atlas.kept is not None:
         film += (f"; under each, the weight {atlas.variant} keeps (an illustration: not "
                  "trained with it)")
-    width = max(width, MARGIN * 2 + _text_width(KEY, SMALL), MARGIN * 2 + _text_width(film, SMALL))
+    key = atlas.key or KEY
+    width = max(width, MARGIN * 2 + _text_width(key, SMALL), MARGIN * 2 + _text_width(film, SMALL))
     key_line = MARGIN + TITLE + 48 + 2 * SMALL          # the key's baseline
     top = key_line + 40 + FONT + 14                       # the heads' names above the tiles
     tag_h = TAG_H * (2 if atlas.kept is not None else 1)    # a second line: what a mask keeps
@@ -94,7 +96,7 @@ def _layout(atlas) -> tuple[int, int, list]:
     shapes.append(_Text(MARGIN, MARGIN + TITLE, _fit(title, width - 2 * MARGIN, TITLE),
                         TITLE, pal.text))
     shapes.append(_Text(MARGIN, MARGIN + TITLE + 24 + SMALL, film, SMALL, pal.soft))
-    shapes.append(_Text(MARGIN, key_line, KEY, SMALL, pal.dim))
+    shapes.append(_Text(MARGIN, key_line, key, SMALL, pal.dim))
     left = MARGIN + LAYER_W
     for h in range(H):
         shapes.append(_Text(left + h * (TILE + GAP) + TILE / 2, top - 14, f"head {h}", FONT,
@@ -103,6 +105,9 @@ def _layout(atlas) -> tuple[int, int, list]:
         y = top + n * (TILE + tag_h + GAP)
         shapes.append(_Text(MARGIN, y + TILE / 2 + FONT * 0.35, f"layer {layer}", FONT,
                             pal.soft))
+        if atlas.row_name != "layer":        # an encoder–decoder: which stack, above it
+            shapes.append(_Text(MARGIN, y + TILE / 2 - FONT * 0.9,
+                                atlas.row_name.split()[0], SMALL, pal.dim))
         for h in range(H):
             x = left + h * (TILE + GAP)
             shapes.append(_Heat(x, y, TILE, atlas.weights[n, h]))
@@ -213,10 +218,10 @@ def draw_atlas(atlas):
             draw.rectangle([s.x, s.y, s.x + s.w - 1, s.y + s.h - 1], fill=s.fill,
                            outline=s.stroke, width=round(s.width))
         elif isinstance(s, _Heat):
-            T = s.weights.shape[0]
-            edges = np.array(_cells(s.size, T))
-            cell = np.searchsorted(edges, np.arange(int(s.size)), side="right") - 1
-            tile = _heat_pixels(s.weights)[cell[:, None], cell[None, :]]
+            rows, cols = (np.searchsorted(np.array(_cells(s.size, n)),
+                                          np.arange(int(s.size)), side="right") - 1
+                          for n in s.weights.shape)
+            tile = _heat_pixels(s.weights)[rows[:, None], cols[None, :]]
             image.paste(Image.fromarray(tile, "RGB"), (int(s.x), int(s.y)))
         else:
             x = s.x - (_text_width(s.text, s.size) / 2 if s.anchor == "middle" else 0)
@@ -238,20 +243,20 @@ def atlas_svg(atlas) -> str:
             stroke = f' stroke="{s.stroke}" stroke-width="{s.width:g}"' if s.stroke else ""
             out.append(f'<rect x="{s.x:g}" y="{s.y:g}" width="{s.w:g}" height="{s.h:g}" '
                        f'fill="{fill}"{stroke}/>')
-        elif isinstance(s, _Heat) and s.weights.shape[0] > SVG_CELLS_UP_TO:
+        elif isinstance(s, _Heat) and max(s.weights.shape) > SVG_CELLS_UP_TO:
             # a long sentence: the tile as a picture of one pixel per cell, drawn sharp
             out.append(f'<image x="{s.x:g}" y="{s.y:g}" width="{s.size:g}" height="{s.size:g}" '
                        'style="image-rendering:pixelated" preserveAspectRatio="none" '
                        f'href="data:image/png;base64,{_png64(_heat_pixels(s.weights))}"/>')
         elif isinstance(s, _Heat):
-            T = s.weights.shape[0]
-            edges = _cells(s.size, T)
+            Q, K = s.weights.shape
+            down, across = _cells(s.size, Q), _cells(s.size, K)
             out.append(f'<g transform="translate({s.x:g},{s.y:g})">')
-            for i in range(T):
-                for j in range(T):
-                    out.append(f'<rect x="{edges[j]}" y="{edges[i]}" '
-                               f'width="{edges[j + 1] - edges[j]}" '
-                               f'height="{edges[i + 1] - edges[i]}" '
+            for i in range(Q):
+                for j in range(K):
+                    out.append(f'<rect x="{across[j]}" y="{down[i]}" '
+                               f'width="{across[j + 1] - across[j]}" '
+                               f'height="{down[i + 1] - down[i]}" '
                                f'fill="{colors.heat(float(s.weights[i, j]))}"/>')
             out.append("</g>")
         else:

@@ -5,8 +5,8 @@ queries come from) below.
 
 Its beats: the question (which source words does the focus word draw on?), the sparks
 from its query to every source key, the weights they carry (bars, the heaviest written),
-the heads of the layer, the masks (the decoder's causal one; cross-attention has none but
-padding), the alignment matrix and the answer. Every number drawn is recorded in
+the masks (the decoder's causal one; cross-attention has none but padding), the heads of
+the layer, the alignment matrix and the answer. Every number drawn is recorded in
 ``shown`` and every claim in ``claims``, so the tests re-derive them from the view.
 """
 from __future__ import annotations
@@ -16,33 +16,29 @@ from pathlib import Path
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart,
-                   Line, Rectangle, RoundedRectangle, VGroup, VMobject, Write)
+                   Line, Rectangle, VGroup, VMobject, Write)
 
 from ..attention_core.word_model import PIECES_SUM_NOTE
 from ..facts import TRANSLATION_BEATS
 from .film.readouts import format_number
 from .film.scene import FilmScene
 from .vocabulary import style
-from .vocabulary.grid import AttentionGrid, grid_cell
-from .vocabulary.scripts import InWord, in_their_words, reads_right_to_left
+from .translation_views import (WRITTEN, drawn_windows, fitted_grid, mark_focus, row,
+                                rows_box)
+from .vocabulary.scripts import in_their_words
 from .vocabulary.sparks import Spark, SparkTravel
 from .vocabulary.text import label_text, line_of, wrapped
-from .vocabulary.tokens import TokenRow
 
-__all__ = ["BEATS", "TranslationFilm", "drawn_windows", "fitted_grid", "write_translation_film"]
+__all__ = ["BEATS", "TranslationFilm", "write_translation_film"]
 
 BEATS = TRANSLATION_BEATS
-ROW_WIDTH = 13.0          # scene units a row of tokens may take
 SOURCE_Y, TARGET_Y = 1.15, -1.35
 BAR_HEIGHT = 1.1          # a weight of 1 stands this tall above its source word
-WRITTEN = 3               # the heaviest source words get their weight written
 # the grids' beats: a grid on the left under the title, words in a column on the right
 GRID_WIDTH, GRID_HEIGHT, GRID_Y = 8.6, 6.5, -0.45
 SIDE_X, SIDE_WIDTH = 2.3, 4.4
 SIDE_ROOM = 6.9 - SIDE_X    # to the frame's edge, its margin kept
 SIDE_TOP = 2.55             # under the title
-
-
 SHOWN_CHARS = 14          # a word quoted in our wording is cut to this many characters
 
 
@@ -54,114 +50,6 @@ def _word(text: str) -> str:
 
 def _quote(text: str) -> str:
     return f"\u2018{_word(text)}\u2019"
-
-
-def fitted_grid(rows, cols, row_special, col_special, *, max_width: float,
-                max_height: float, row_title: str | None, col_title: str | None
-                ) -> AttentionGrid:
-    """A rows x cols grid whose drawing (labels and titles too) fits the space, its cell
-    from ``grid.grid_cell``'s rule and shrunk until the drawing holds (as ``make_grid``)."""
-    cell = grid_cell(list(rows), list(row_special), cols=list(cols),
-                     col_special=list(col_special), max_width=max_width,
-                     max_height=max_height, font_size=style.FONT_LABEL, limit=0.8)
-    for _ in range(6):
-        grid = AttentionGrid(list(rows), list(cols), row_special=list(row_special),
-                             col_special=list(col_special), cell_size=cell,
-                             font_size=style.FONT_LABEL, row_title=row_title,
-                             col_title=col_title, right_to_left=reads_right_to_left(cols))
-        over = max(grid.width - max_width, grid.height - max_height)
-        if over <= 1e-3:
-            break
-        cell -= over / max(grid.n_cols, grid.n_rows) + 1e-3
-    return grid
-
-
-def _row(texts, special, indices, words) -> TokenRow:
-    """A row of the drawn tokens, the pieces of a word drawn together (its window said
-    once, under the title, not under the row)."""
-    row = TokenRow(texts, special, max_width=ROW_WIDTH, indices=indices,
-                   joined=[(w.first, w.last) for w in words.words if w.split],
-                   right_to_left=reads_right_to_left(texts))
-    if row.window_note is not None:
-        row.remove(row.window_note)
-    return row
-
-
-def _legible(texts, special, indices, words) -> bool:
-    return _row(texts, special, indices, words).drawn_size >= style.MIN_FONT - 1e-6
-
-
-def _units(words, texts, tokens) -> int:
-    """How many chips ``tokens`` draw: a word of pieces drawn whole (a right-to-left word,
-    in the form its word gives each piece) is one."""
-    shown = {words.index_of(j) for j in tokens
-             if isinstance(texts[j], InWord)}
-    return len([j for j in tokens if not isinstance(texts[j], InWord)]) + len(shown)
-
-
-def _window(words, texts, special, order, grid: bool = False) -> list[int]:
-    """The token positions a row draws: whole words, taken in ``order`` (what matters
-    first) while the row holds at most ``style.MAX_TOKENS_DRAWN`` chips, legibly; or a
-    grid's axis (``grid``): at most that many tokens (a grid gives each piece a cell)."""
-    def fits(tokens):
-        if grid:
-            return len(tokens) <= style.MAX_TOKENS_DRAWN
-        return _units(words, texts, tokens) <= style.MAX_TOKENS_DRAWN and \
-            _legible(texts, special, tokens, words)
-
-    every = list(range(len(texts)))
-    if fits(every):
-        return every
-    chosen: list[int] = []
-    for w in order:
-        trial = sorted(set(chosen) | set(words.words[w].pieces))
-        if not chosen or fits(trial):
-            chosen = trial
-    return chosen
-
-
-def drawn_windows(view, grid: bool = False) -> tuple[list[int], list[int]]:
-    """(source, target) token positions the rows draw (``grid``: the grids' axes): all
-    where they fit; for a long source its heaviest words for the followed head, each
-    head's heaviest, then the rest by weight; for a long target the focus word, then its
-    neighbours nearest first."""
-    ranked = view.ranked_words()
-    heaviest = [int(np.argmax(view.word_weights(h))) for h in range(view.num_heads)]
-    source = _window(view.source_words, in_their_words(view.source, view.source_words),
-                     list(view.source_special),
-                     ranked[:WRITTEN] + heaviest + ranked[WRITTEN:], grid)
-    words = view.target_words
-    own = words.index_of(view.focus[0])
-    near = sorted(range(len(words)), key=lambda w: (abs(w - own), w))
-    return source, _window(words, in_their_words(view.target, words),
-                           list(view.target_special), near, grid)
-
-
-def _mark_focus(row: TokenRow, focus) -> None:
-    """The focus word's chips in the query colour: a piece's own box, or, for a word drawn
-    whole (its pieces shaped together), the outline round the whole word."""
-    pal = style.PALETTE
-    for j in focus:
-        chip = row.chip(j)
-        if chip is None:
-            continue
-        if not chip.shaped:
-            chip.set_role_color(pal.query)
-            continue
-        for part in chip.submobjects:
-            if isinstance(part, RoundedRectangle) and part is not chip.box:
-                part.set_stroke(pal.query, opacity=1.0)
-
-
-def _rows_box(grid: AttentionGrid, rows) -> VGroup:
-    """A box round a run of rows' cells (the pieces of the focus word), their labels in the
-    box's colour: a box round the labels too would cross the labels of the rows beside
-    them where they stand in tiers."""
-    cells = VGroup(*[grid.row_rect(r) for r in rows])
-    box = Rectangle(width=cells.width + 0.1, height=cells.height + 0.06).move_to(cells)
-    for r in rows:
-        grid.row_labels[r].set_color(style.PALETTE.query)
-    return VGroup(box.set_stroke(style.PALETTE.highlight, width=3))
 
 
 class TranslationFilm(FilmScene):
@@ -221,8 +109,8 @@ class TranslationFilm(FilmScene):
 
     def _rows(self):
         view = self.view
-        rows = (_row(self.source_texts, view.source_special, self.src, view.source_words),
-                _row(self.target_texts, view.target_special, self.tgt, view.target_words))
+        rows = (row(self.source_texts, view.source_special, self.src, view.source_words),
+                row(self.target_texts, view.target_special, self.tgt, view.target_words))
         return rows[0].set_y(SOURCE_Y), rows[1].set_y(TARGET_Y)
 
     def _question(self) -> None:
@@ -244,7 +132,7 @@ class TranslationFilm(FilmScene):
         self.target_label = label_text("target: the decoder's tokens, its queries",
                                        style.FONT_SMALL, pal.query)
         self.target_label.next_to(target, DOWN, buff=0.3).set_x(0)
-        _mark_focus(target, view.focus)
+        mark_focus(target, view.focus)
         self.question = line_of([(_quote(view.focus_text)[:1], pal.text),
                                  (_word(view.focus_text), ("user", pal.query)),
                                  ("\u2019: which source words does it draw on?", pal.text)],
@@ -331,7 +219,7 @@ class TranslationFilm(FilmScene):
                                [view.source_special[j] for j in self.grid_src], None,
                                "source keys")
         dots = grid.weight_dots(rows, pal.key)
-        box = _rows_box(grid, [view.head])
+        box = rows_box(grid, [view.head])
         said = _side_text([[(f"the query of {_quote(view.focus_text)[:1]}", pal.soft),
                             (_word(view.focus_text), ("user", pal.query)),
                             (_quote(view.focus_text)[-1:], pal.soft)]]
@@ -411,7 +299,7 @@ class TranslationFilm(FilmScene):
                                [view.target_special[i] for i in tgt],
                                [view.source_special[j] for j in src], "target", "source")
         dots = grid.weight_dots(view.weights[view.head][np.ix_(tgt, src)], pal.key)
-        boxes = _rows_box(grid, [tgt.index(i) for i in view.focus])
+        boxes = rows_box(grid, [tgt.index(i) for i in view.focus])
         said = _side_text(_wrapped_lines(f"the alignment of head {view.head}: each target "
                                          "token's weights over the source, as translators "
                                          "draw it" + self._window_note(grid=True), pal.soft))

@@ -131,3 +131,44 @@ def test_a_focus_word_is_its_row_head_by_head(folders, run_cli):
     doc = json.loads(out)
     assert len(doc["focus_rows"]) > 1
     assert "".join(doc["target"][r] for r in doc["focus_rows"]).strip() == "chat"
+
+
+@pytest.mark.parametrize("family", ["marian", "t5"])
+@pytest.mark.parametrize("kind", ["cross", "self", "decoder"])
+def test_the_atlas_of_each_kind_is_every_layer_of_the_models_own(family, kind, folders,
+                                                                 run_cli, tmp_path):
+    """`atlas` on an encoder–decoder draws one kind of attention, every layer and head,
+    under that kind's own label; each tile's weights are transformers' own."""
+    import torch
+
+    from attention_explainer.attention_core.kinds_atlas import KIND_TITLES, kind_atlas
+    from attention_explainer.attention_core.seq2seq import seq2seq_files
+
+    sentence, target = PAIRS[0]
+    atlas = kind_atlas(seq2seq_files(str(folders[family])), sentence, kind=kind,
+                       target=target, max_new_tokens=8, device=torch.device("cpu"),
+                       dtype=torch.float32)
+    assert KIND_TITLES[kind] in atlas.model
+    for layer in range(atlas.weights.shape[0]):
+        theirs, labels = _theirs(folders[family], sentence, target, kind, layer)
+        assert np.abs(atlas.weights[layer] - theirs).max() < 1e-5
+    if kind == "cross":                  # another sentence's queries: no positional pattern
+        assert atlas.weights.shape[2] == len(labels)
+        assert all(p.tag not in ("previous", "next", "self") for p in atlas.patterns)
+        assert atlas.film_layer == atlas.weights.shape[0] - 1
+    else:
+        assert atlas.film_layer == -1 and "outlined" not in atlas.caption
+    out = tmp_path / f"{kind}.png"
+    args = ["atlas", sentence, "--model", folders[family], "--target", target,
+            "--out", out] + (["--attention", kind] if kind != "cross" else [])
+    code, _, err = run_cli(*args)
+    assert code == 0, err
+    svg = out.with_suffix(".svg").read_text()
+    assert out.stat().st_size > 0 and KIND_TITLES[kind].split(" (")[0] in svg
+
+
+def test_an_atlas_of_a_kind_is_refused_on_a_model_that_reads_one_sentence(run_cli, tmp_path):
+    code, _, err = run_cli("atlas", "the cat sat", "--attention", "cross", "--out",
+                           tmp_path / "a.png")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "reads an encoder–decoder folder" in err and not list(tmp_path.iterdir())

@@ -122,7 +122,7 @@ def test_every_beat_of_a_scratch_film_holds_its_layout(source, target, focus, tm
 
 
 def test_a_long_pair_is_drawn_in_a_window_that_keeps_the_answer():
-    from attention_explainer.scenes.translation_film import drawn_windows
+    from attention_explainer.scenes.translation_views import drawn_windows
 
     source, target, focus = SCRATCH_PAIRS[3]
     view = _view("scratch", source, target, focus)
@@ -246,8 +246,9 @@ def test_the_python_api_draws_the_same_film(tmp_path):
     made = ae.translate("The cat ate the fish", tmp_path / "cat.mp4",
                         target="Die Katze hat den Fisch gegessen", focus="Katze",
                         resolution="320x180", d_model=64, num_heads=4, fps=5)
-    assert made.video.exists() and made.poster.exists() and made.numbers.exists()
-    assert json.loads(made.numbers.read_text())["focus"]["word"] == "Katze"
+    assert [p.suffix for p in made.files] == [".mp4", ".png", ".json"]
+    assert all(p.exists() for p in made.files) and made.video == made.files[0]
+    assert json.loads(made.files[2].read_text())["focus"]["word"] == "Katze"
     assert "<video" in made._repr_html_()
     with pytest.raises(ae.InputError, match="takes no 'colour'"):
         ae.translate("The cat", tmp_path / "x.mp4", target="Le chat", colour="red")
