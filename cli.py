@@ -62,7 +62,8 @@ from .attention_core.errors import InputError
 __all__ = ["COMMANDS", "Interrupted", "LazyGroup", "cli", "main"]
 
 # every command, by name: the module commands/<name>.py (- as _) holds it as ``command``
-COMMANDS = ("atlas", "batch", "cache", "compare", "config", "doctor", "experiment", "frames", "inspect",
+COMMANDS = ("atlas", "batch", "cache", "compare", "config", "doctor", "experiment", "frames",
+            "generate", "inspect",
             "narration-script", "pack", "render", "translate", "view")
 
 

@@ -15,7 +15,8 @@ __all__ = [
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
     "KEPT_FIRST", "STILL_FORMATS", "EXPERIMENT_DEFAULTS", "EXPERIMENT_RANGES",
-    "TRANSLATION_BEATS", "TRANSLATION_DEFAULTS", "MAX_NEW_TOKENS_RANGE",
+    "TRANSLATION_BEATS", "TRANSLATION_DEFAULTS", "MAX_NEW_TOKENS_RANGE", "WRITING_DEFAULTS",
+    "WRITING_TOKENS_RANGE",
 ]
 
 # ---- colour themes: name -> what its roles follow (the palettes are in vocabulary.style)
@@ -81,6 +82,9 @@ EXPERIMENT_RANGES = {"d_model": (4, 4096), "layers": (1, 12), "epochs": (1, 200)
 TRANSLATION_BEATS = ("question", "sparks", "weights", "mask", "heads", "alignment", "answer")
 TRANSLATION_DEFAULTS = {"model": "scratch", "max_new_tokens": 32}
 MAX_NEW_TOKENS_RANGE = (1, 64)     # the longest translation or continuation a model writes
+# a decoder's writing as a film (`generate`: scenes.writing_film): a step per token
+WRITING_DEFAULTS = {"tokens": 5}
+WRITING_TOKENS_RANGE = (1, 8)      # each token is a step of the film: a few seconds each
 
 
 # ---- the storyboard --------------------------------------------------------------------

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-__all__ = ["AtlasRequest", "DrawingOptions", "FilmRequest", "StillsRequest", "TraceOptions",
-           "VideoOptions", "ViewRequest"]
+from ..facts import DEFAULT_FPS, DEFAULT_RESOLUTION, DEFAULT_THEME, TRACE_DEFAULTS
+
+__all__ = ["AtlasRequest", "DrawingOptions", "FilmRequest", "ShortFilmRequest", "StillsRequest",
+           "TraceOptions", "VideoOptions", "ViewRequest"]
 
 
 @dataclass(frozen=True)
@@ -129,3 +131,20 @@ class ViewRequest:
     output: Path
     theme: str
     force: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShortFilmRequest:
+    """What a film drawn whole (a translation's, a decoder's writing) shares: the layer and
+    heads drawn, where the model runs and in what precision, the MP4 (None: named after the
+    sentence), its size, rate and colours, and overwriting."""
+    layer: str = TRACE_DEFAULTS["layer"]
+    heads: str = TRACE_DEFAULTS["heads"]
+    device: str = TRACE_DEFAULTS["device"]
+    dtype: str = TRACE_DEFAULTS["dtype"]
+    output: Path | None = None
+    resolution: tuple = (1920, 1080, DEFAULT_RESOLUTION)
+    fps: int = DEFAULT_FPS
+    theme: str = DEFAULT_THEME
+    force: bool = False
+

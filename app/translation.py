@@ -8,56 +8,33 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..attention_core.errors import InputError
-from ..facts import (DEFAULT_FPS, DEFAULT_OUTPUT_DIR, DEFAULT_RESOLUTION, DEFAULT_THEME,
-                     TRACE_DEFAULTS,
-                     TRANSLATION_DEFAULTS)
+from ..facts import TRACE_DEFAULTS, TRANSLATION_DEFAULTS
+from .requests import ShortFilmRequest
 from .signals import interrupts_held
 
 __all__ = ["TranslateRequest", "TranslateResult", "translate"]
 
 
-@dataclass(frozen=True)
-class TranslateRequest:
+@dataclass(frozen=True, kw_only=True)
+class TranslateRequest(ShortFilmRequest):
     """What `translate` is asked: the source sentence, the model (an encoder–decoder folder
-    or scratch), the translation (None: the model's own, greedy), the focus word, layer
-    and head, the scratch model's sizes, where the film goes and how it looks."""
+    or scratch), the translation (None: the model's own, greedy), the focus word, the
+    longest translation it writes, the scratch model's sizes; and the film's (layer, heads,
+    ..., ``ShortFilmRequest``)."""
     sentence: str
     model: str = TRANSLATION_DEFAULTS["model"]
     target: str | None = None
     focus: str | None = None
-    layer: str = TRACE_DEFAULTS["layer"]
-    heads: str = TRACE_DEFAULTS["heads"]
     max_new_tokens: int = TRANSLATION_DEFAULTS["max_new_tokens"]
     seed: int = TRACE_DEFAULTS["seed"]
     d_model: int = TRACE_DEFAULTS["d_model"]
     num_heads: int = TRACE_DEFAULTS["num_heads"]
-    device: str = TRACE_DEFAULTS["device"]
-    dtype: str = TRACE_DEFAULTS["dtype"]
-    output: Path | None = None
-    resolution: tuple = (1920, 1080, DEFAULT_RESOLUTION)
-    fps: int = DEFAULT_FPS
-    theme: str = DEFAULT_THEME
-    force: bool = False
 
 
 @dataclass(frozen=True)
 class TranslateResult:
     files: list[Path]
     view: object
-
-
-def _outputs(request: TranslateRequest):
-    from ..files.outputs import OutputSet, slugify
-
-    width, height, name = request.resolution
-    film = request.output or Path(DEFAULT_OUTPUT_DIR) / \
-        f"{slugify(request.sentence)}-translation-{name}.mp4"
-    film = Path(film)
-    if film.suffix.lower() != ".mp4":
-        raise InputError(f"the output {film.name!r} must end in .mp4; give -o NAME.mp4.")
-    return OutputSet({"video": film, "poster": film.with_suffix(".png"),
-                      "numbers": film.with_suffix(".json")}, force=request.force,
-                     what="film or one of its sidecars", hint="choose another -o").check()
 
 
 def translate(request: TranslateRequest, *, report=None) -> TranslateResult:
@@ -77,7 +54,10 @@ def _translated(request: TranslateRequest, report) -> TranslateResult:
     if request.target is not None and not request.target.strip():
         raise InputError("--target is empty; give the translation, or leave it out to "
                          "read the model's own.")
-    outputs = _outputs(request)
+    from ..files.outputs import short_film_outputs
+
+    outputs = short_film_outputs(request.output, request.sentence, "translation",
+                                 request.resolution[2], force=request.force)
     use_theme(request.theme)             # manim and the fonts are there, before the model
     with interrupts_held():              # the first import of torch
         from ..attention_core.device import resolve_device, resolve_dtype

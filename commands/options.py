@@ -22,7 +22,8 @@ from ..scenes.pipeline.formats import parse_resolution
 
 __all__ = [
     "BEATS", "DrawingOptions", "FPS", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
-    "captions_option", "drawing_options", "picture_options", "dry_run_option", "narration_option", "trace_options",
+    "captions_option", "drawing_options", "picture_options", "dry_run_option", "narration_option",
+    "short_film_options", "trace_options",
     "versus_option", "video_options",
 ]
 
@@ -189,6 +190,37 @@ dry_run_option = click.option(
          "estimate of the time; draw and write nothing.")
 
 # a picture of every head (atlas, view): overwrite, colours, quiet
+def short_film_options(kind: str):
+    """The options of a film drawn whole (``translate``, ``generate``): where the model runs
+    and in what precision, the MP4 (named <slug>-``kind``-<resolution>.mp4 by default), its
+    size, rate and colours, overwriting, --quiet and --json."""
+    def decorate(func):
+        for option in reversed([
+                click.option("--device", default=TRACE_DEFAULTS["device"], show_default=True,
+                             metavar="auto|cpu|cuda",
+                             help="Where the model runs (auto: CUDA when available)."),
+                click.option("--dtype", default=TRACE_DEFAULTS["dtype"], show_default=True,
+                             type=click.Choice(DTYPES), help="Precision of the model."),
+                click.option("-o", "--output", type=click.Path(dir_okay=False),
+                             metavar="PATH.mp4",
+                             help=f"The film (default renders/<slug>-{kind}-<resolution>.mp4); "
+                                  "its poster .png and numbers .json are written beside it."),
+                click.option("--resolution", default=DEFAULT_RESOLUTION, show_default=True,
+                             type=RESOLUTION, help="The film's size."),
+                click.option("--fps", default=DEFAULT_FPS, show_default=True, type=FPS,
+                             help="The film's frames per second."),
+                click.option("--theme", default=DEFAULT_THEME, show_default=True,
+                             type=click.Choice(list(THEMES)), help="The film's colours."),
+                click.option("--force", is_flag=True,
+                             help="Overwrite an earlier film and its sidecars."),
+                click.option("--quiet", is_flag=True, help="Print nothing but errors."),
+                click.option("--json", "as_json", is_flag=True,
+                             help="Print the files written as JSON.")]):
+            func = option(func)
+        return func
+    return decorate
+
+
 def picture_options(what: str):
     """--force, --theme and --quiet of a command that writes one picture of every head."""
     def decorate(func):

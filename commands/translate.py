@@ -7,10 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..facts import (DEFAULT_FPS, DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES,
-                     MAX_NEW_TOKENS_RANGE, THEMES, TRACE_DEFAULTS, TRANSLATION_DEFAULTS)
+from ..facts import MAX_NEW_TOKENS_RANGE, TRACE_DEFAULTS, TRANSLATION_DEFAULTS
 from .common import report_files, say
-from .options import D_MODEL_RANGE, FPS, NUM_HEADS_RANGE, RESOLUTION, SEED_RANGE
+from .options import D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, short_film_options
 
 __all__ = ["command"]
 
@@ -45,22 +44,7 @@ Examples:
               type=click.IntRange(*D_MODEL_RANGE), help="scratch: model width.")
 @click.option("--seed", default=TRACE_DEFAULTS["seed"], show_default=True,
               type=click.IntRange(*SEED_RANGE), help="scratch: seed of its weights.")
-@click.option("--device", default=TRACE_DEFAULTS["device"], show_default=True,
-              metavar="auto|cpu|cuda", help="Where the model runs (auto: CUDA when available).")
-@click.option("--dtype", default=TRACE_DEFAULTS["dtype"], show_default=True,
-              type=click.Choice(DTYPES), help="Precision of the model.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), metavar="PATH.mp4",
-              help="The film (default renders/<slug>-translation-<resolution>.mp4); its "
-                   "poster .png and numbers .json are written beside it.")
-@click.option("--resolution", default=DEFAULT_RESOLUTION, show_default=True, type=RESOLUTION,
-              help="The film's size.")
-@click.option("--fps", default=DEFAULT_FPS, show_default=True, type=FPS,
-              help="The film's frames per second.")
-@click.option("--theme", default=DEFAULT_THEME, show_default=True,
-              type=click.Choice(list(THEMES)), help="The film's colours.")
-@click.option("--force", is_flag=True, help="Overwrite an earlier film and its sidecars.")
-@click.option("--quiet", is_flag=True, help="Print nothing but errors.")
-@click.option("--json", "as_json", is_flag=True, help="Print the files written as JSON.")
+@short_film_options("translation")
 def command(sentence, model, target, focus, layer, heads, max_new_tokens, num_heads, d_model,
             seed, device, dtype, output, resolution, fps, theme, force, quiet, as_json):
     """Draw a translation's cross-attention: which source words a target word draws on.

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..attention_core.errors import InputError, NoSpaceLeft
-from ..facts import VIDEO_SUFFIXES
+from ..facts import DEFAULT_OUTPUT_DIR, VIDEO_SUFFIXES
 from .locks import try_lock
 from .staging import (JOURNAL, LOCK, WORK_PREFIX, remove_folder, roll_back, sweep_stale,
                       write_json)
@@ -34,7 +34,7 @@ from .staging import (JOURNAL, LOCK, WORK_PREFIX, remove_folder, roll_back, swee
 __all__ = ["refuse_links", "COMMITTED", "signals_deferred",
     "OutputSet", "VIDEO_SIDECARS", "WORK_PREFIX", "check_place", "output_path",
     "refuse_inside_the_cache", "scratch_folder", "sigterm_as_interrupt", "slugify",
-    "sweep_stale", "video_outputs",
+    "sweep_stale", "short_film_outputs", "video_outputs",
 ]
 
 PLACE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
@@ -398,3 +398,18 @@ def video_outputs(output: Path, *, force: bool = False) -> OutputSet:
     files = {"video": output}
     files.update({kind: output.with_suffix(suffix) for kind, suffix in VIDEO_SIDECARS.items()})
     return OutputSet(files, force=force, what="video or one of its sidecars")
+
+
+def short_film_outputs(output: Path | None, sentence: str, kind: str, resolution: str, *,
+                       force: bool = False) -> OutputSet:
+    """The files of a film drawn whole by manim (a translation's, a decoder's writing):
+    the MP4 (``output``, else renders/<slug>-<kind>-<resolution>.mp4), its poster .png and
+    the numbers it draws, .json, beside it."""
+    film = Path(output or Path(DEFAULT_OUTPUT_DIR) /
+                f"{slugify(sentence)}-{kind}-{resolution}.mp4")
+    if film.suffix.lower() != ".mp4":
+        raise InputError(f"the output {film.name!r} must end in .mp4; give -o NAME.mp4.")
+    return OutputSet({"video": film, "poster": film.with_suffix(".png"),
+                      "numbers": film.with_suffix(".json")}, force=force,
+                     what="film or one of its sidecars", hint="choose another -o").check()
+

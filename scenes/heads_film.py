@@ -189,16 +189,7 @@ def write_film(results: dict, target: Path, *, width: int, height: int, fps: int
                scratch: Path) -> None:
     """Render the film to ``target`` (an MP4) with manim's own writer, its media in
     ``scratch``."""
-    import shutil
+    from .pipeline.capture import render_alone
 
-    from manim import tempconfig
-
-    from .pipeline.capture import manim_config
-
-    with tempconfig(manim_config(width, height, fps, fmt="mp4", media_dir=scratch,
-                                 output_file=None)):
-        film_scene(results)().render()
-    made = sorted(scratch.rglob("HeadsSweepFilm.mp4"))
-    if not made:
-        raise RuntimeError("manim wrote no film")
-    shutil.move(str(made[-1]), target)
+    render_alone(lambda: film_scene(results)(), target, width=width, height=height, fps=fps,
+                 scratch=scratch)

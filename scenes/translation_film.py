@@ -29,7 +29,7 @@ from .vocabulary.scripts import in_their_words
 from .vocabulary.sparks import Spark, SparkTravel
 from .vocabulary.text import label_text, line_of, wrapped
 
-__all__ = ["BEATS", "TranslationFilm", "write_translation_film"]
+__all__ = ["BEATS", "TranslationFilm", "poster_frame", "write_translation_film"]
 
 BEATS = TRANSLATION_BEATS
 SOURCE_Y, TARGET_Y = 1.15, -1.35
@@ -382,26 +382,17 @@ def _side_text(lines, font_size: float = style.FONT_SMALL) -> VGroup:
 def write_translation_film(view, target: Path, *, width: int, height: int, fps: int,
                            scratch: Path, poster: Path | None = None) -> None:
     """Render the film of ``view`` to ``target`` (an MP4) with manim's own writer, its
-    media in ``scratch``; ``poster``: the answer's key frame (the alignment and what it says) as a PNG."""
-    import shutil
+    media in ``scratch``; ``poster``: the answer's key frame (the alignment and what it
+    says) as a PNG."""
+    from .pipeline.capture import render_alone
 
-    from manim import tempconfig
-
-    from .pipeline.capture import manim_config
-
-    with tempconfig(manim_config(width, height, fps, fmt="mp4", media_dir=scratch,
-                                 output_file=None)):
-        scene = TranslationFilm(view)
-        scene.render()
-    made = sorted(scratch.rglob("TranslationFilm.mp4"))
-    if not made:
-        raise RuntimeError("manim wrote no film")
-    shutil.move(str(made[-1]), target)
+    scene = render_alone(lambda: TranslationFilm(view), target, width=width, height=height,
+                         fps=fps, scratch=scratch)
     if poster is not None:
-        _poster(target, scene.key_times["answer"], poster)
+        poster_frame(target, scene.key_times["answer"], poster)
 
 
-def _poster(film: Path, at: float, png: Path) -> None:
+def poster_frame(film: Path, at: float, png: Path) -> None:
     """The film's frame at ``at`` seconds, as a PNG."""
     import av
 

@@ -44,8 +44,6 @@ def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=Non
     end): the scene, with its ``layout_log`` and the numbers it drew. ``brief``: a short
     film's holds (--length); ``versus``: a minimal pair's sentence B (the versus beat);
     ``influence``: every head of the layer silenced and measured (the influence beat)."""
-    from manim import tempconfig
-
     from attention_explainer.attention_core import compute_trace
     from attention_explainer.scenes.film.scene import FilmScene
     from attention_explainer.scenes.vocabulary import style
@@ -66,23 +64,34 @@ def audit_film(sentence: str, options: dict, theme: str, folder: Path, beats=Non
         trace = with_influence(trace, TraceRequest(sentence=sentence, **options))
     style.set_theme(theme)
     try:
-        with tempconfig({"pixel_height": height, "pixel_width": width, "frame_rate": 30,
-                         "format": "none", "disable_caching": True,
-                         "media_dir": str(folder / "media"), "seed": 0,
-                         "output_file": str(folder / "out"), "progress_bar": "none",
-                         "verbosity": "ERROR"}):
+        def film():
             scene = FilmScene(trace, beats=beats, skip_animations=True, versus=pair)
-            scene.audit = True
             scene.brief = brief
-            # the audit reads the scene graph, never a pixel: draw no frame at all (manim
-            # paints the still objects at every play, even when it skips the animation)
-            scene.renderer.update_frame = lambda *args, **kwargs: None
-            # nor sort the stage into what moves and what stands still at every play:
-            # that sorting only chooses what to paint once (a fiftieth of the audit)
-            scene.get_moving_and_static_mobjects = lambda animations: ([], [])
-            scene.render()
+            return scene
+        return audited(film, folder, width, height)
     finally:
         style.set_theme("3b1b")
+
+
+def audited(make_scene, folder: Path, width: int = 1920, height: int = 1080):
+    """The scene ``make_scene()`` builds (skipping animations) rendered with the layout
+    audit on: every play's middle and end, read from the scene graph."""
+    from manim import tempconfig
+
+    with tempconfig({"pixel_height": height, "pixel_width": width, "frame_rate": 30,
+                     "format": "none", "disable_caching": True,
+                     "media_dir": str(folder / "media"), "seed": 0,
+                     "output_file": str(folder / "out"), "progress_bar": "none",
+                     "verbosity": "ERROR"}):
+        scene = make_scene()
+        scene.audit = True
+        # the audit reads the scene graph, never a pixel: draw no frame at all (manim
+        # paints the still objects at every play, even when it skips the animation)
+        scene.renderer.update_frame = lambda *args, **kwargs: None
+        # nor sort the stage into what moves and what stands still at every play:
+        # that sorting only chooses what to paint once (a fiftieth of the audit)
+        scene.get_moving_and_static_mobjects = lambda animations: ([], [])
+        scene.render()
     return scene
 
 

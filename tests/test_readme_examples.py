@@ -9,7 +9,8 @@ import shlex
 from tests.conftest import ROOT, documentation, run_process
 
 TINY = {"--resolution": "64x36", "--fps": "1"}
-DRAWING = ("render", "frames", "pack", "batch", "narration-script", "experiment", "translate")
+DRAWING = ("render", "frames", "pack", "batch", "narration-script", "experiment", "translate",
+           "generate")
 # the heads experiment trains for minutes at its own sizes: here, seconds
 EXPERIMENT_TINY = {"--d-model": "48", "--epochs": "1", "--limit": "200", "--repeats": "1"}
 

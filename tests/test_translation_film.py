@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests import tiny_models
+from tests.layout_corpus import audited
 
 MARIAN_PAIRS = [       # (source, target or None: the model's own, focus or None)
     ("The chef cooked for the guests.", "Le chat a mangé.", None),
@@ -50,20 +51,9 @@ def _view(model, source, target, focus, **kwargs):
 
 
 def _audited(view, folder):
-    from manim import tempconfig
-
     from attention_explainer.scenes.translation_film import TranslationFilm
 
-    with tempconfig({"pixel_height": 1080, "pixel_width": 1920, "frame_rate": 30,
-                     "format": "none", "disable_caching": True,
-                     "media_dir": str(folder / "media"), "output_file": str(folder / "out"),
-                     "progress_bar": "none", "verbosity": "ERROR"}):
-        scene = TranslationFilm(view, skip_animations=True)
-        scene.audit = True
-        scene.renderer.update_frame = lambda *args, **kwargs: None   # the graph, no pixels
-        scene.get_moving_and_static_mobjects = lambda animations: ([], [])
-        scene.render()
-    return scene
+    return audited(lambda: TranslationFilm(view, skip_animations=True), folder)
 
 
 def _rederived(view, scene) -> None:

@@ -23,6 +23,7 @@ from ..vocabulary import style
 from ..vocabulary.stage import frame_size
 
 __all__ = ["CapturingFilm", "FrameCaptureWriter", "SNAP", "SegmentVideo", "SteadyCamera",
+           "render_alone",
            "StillsRenderer", "make_film", "manim_config", "vector_picture"]
 
 
@@ -313,3 +314,25 @@ def make_film(trace, beats, *, stills: bool = False, video: SegmentVideo | None 
     for name, value in hooks.items():
         setattr(scene, name, value)
     return scene
+
+
+def render_alone(make_scene, target: Path, *, width: int, height: int, fps: int,
+                 scratch: Path):
+    """A scene drawn whole by manim's own writer into ``target`` (an MP4), its media in
+    ``scratch``: a film with no beats to cache or join (a translation's, a decoder's
+    writing, the heads experiment's). ``make_scene()`` builds the scene under the film's
+    configuration; the scene is returned (its key times)."""
+    import shutil
+
+    from manim import tempconfig
+
+    with tempconfig(manim_config(width, height, fps, fmt="mp4", media_dir=scratch,
+                                 output_file=None)):
+        scene = make_scene()
+        scene.render()
+    made = sorted(scratch.rglob(f"{type(scene).__name__}.mp4"))
+    if not made:
+        raise RuntimeError("manim wrote no film")
+    shutil.move(str(made[-1]), target)
+    return scene
+

@@ -1,0 +1,64 @@
+"""`generate`: the film of a decoder writing, one token at a time, checked, drawn and
+written as one set (the MP4, its poster .png and a .json of the numbers drawn): all of
+them, or — interrupted, failed — none, with every earlier file kept."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..attention_core.errors import InputError
+from ..facts import WRITING_DEFAULTS
+from .requests import ShortFilmRequest
+from .signals import interrupts_held
+
+__all__ = ["WriteRequest", "WriteResult", "write"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WriteRequest(ShortFilmRequest):
+    """What `generate` is asked: the prompt, the decoder folder and how many tokens it
+    writes; and the film's (layer, heads, ..., ``ShortFilmRequest``)."""
+    sentence: str
+    model: str
+    tokens: int = WRITING_DEFAULTS["tokens"]
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    files: list[Path]
+    generation: object
+
+
+def write(request: WriteRequest, *, report=None) -> WriteResult:
+    """Check the outputs' place and the drawing, let the decoder write, then draw and
+    write the set (one drawing at a time in a process)."""
+    from .work import drawing_turn, use_theme
+
+    with drawing_turn():
+        if not request.sentence.strip():
+            raise InputError("the prompt is empty; give the text the model continues.")
+        from ..files.outputs import short_film_outputs
+
+        outputs = short_film_outputs(request.output, request.sentence, "writes",
+                                     request.resolution[2], force=request.force)
+        use_theme(request.theme)
+        with interrupts_held():              # the first import of torch
+            from ..attention_core.api import TraceRequest
+            from ..attention_core.generation import generate
+
+            generation = generate(TraceRequest(sentence=request.sentence, model=request.model,
+                                               layer=request.layer, heads=request.heads,
+                                               device=request.device, dtype=request.dtype),
+                                  request.tokens)
+            from ..scenes.writing_film import write_writing_film
+        width, height, _ = request.resolution
+        with outputs.opened(report=report):
+            write_writing_film(generation, outputs.path("video"), width=width, height=height,
+                               fps=request.fps, scratch=outputs.scratch,
+                               poster=outputs.path("poster"))
+            outputs.path("numbers").write_text(
+                json.dumps(generation.to_json(), ensure_ascii=False, indent=2) + "\n",
+                encoding="utf-8")
+            outputs.commit()
+    return WriteResult([Path(p) for p in outputs.files.values()], generation)
