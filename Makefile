@@ -5,8 +5,9 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
+# fonts-noto-core: a Noto font for every other script (Devanagari, Tamil, Thai, Ethiopic, ...)
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config fonts-cmu fonts-noto-cjk fonts-symbola \
-	fonts-dejavu-core
+	fonts-dejavu-core fonts-noto-core
 # for the tests only: a real browser opens the lecture pack's web deck, LibreOffice its slides;
 # librsvg and poppler read vector stills back with Cairo, the renderer of the PNGs
 TEST_APT_PACKAGES := chromium libreoffice-impress librsvg2-bin poppler-utils

@@ -13,7 +13,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["FONT_PACKAGES", "Finding", "INSTALL", "examine", "install_line", "missing_part"]
+__all__ = ["FONT_PACKAGES", "Finding", "INSTALL", "examine", "install_line", "missing_part",
+           "sentence_glyphs"]
 
 # how each part is installed: Debian/Ubuntu, Fedora, macOS (Homebrew)
 INSTALL = {
@@ -29,6 +30,9 @@ INSTALL = {
                       "brew install --cask font-symbola"),
     "fonts-dejavu-core": ("sudo apt-get install fonts-dejavu-core",
                           "sudo dnf install dejavu-sans-fonts", "brew install --cask font-dejavu"),
+    "fonts-noto-core": ("sudo apt-get install fonts-noto-core",
+                        "sudo dnf install google-noto-sans-fonts",
+                        "brew install --cask font-noto-sans"),
     "ffmpeg": ("pip install --force-reinstall av (its wheels bring FFmpeg with x264)",
                "pip install --force-reinstall av", "pip install --force-reinstall av"),
     "espeak-ng": ("sudo apt-get install espeak-ng", "sudo dnf install espeak-ng",
@@ -107,9 +111,21 @@ def _fonts() -> list[Finding]:
             where = (f"not at {path}, where the film reads it" if not Path(path).is_file()
                      else f"the film's fontconfig ({fonts.CONFIG}) gives {resolved} instead")
             found.append(Finding(f"font {title}", False, f"{where}; {install_line(package)}"))
+    missing_scripts = fonts.missing_script_fonts()
+    if missing_scripts:
+        found.append(Finding("fonts for other scripts", False,
+                             f"{len(missing_scripts)} of {len(fonts.SCRIPT_FONTS)} missing "
+                             f"({', '.join(missing_scripts[:3])}, ...): a sentence in their "
+                             f"scripts is refused; {install_line(fonts.SCRIPT_FONT_PACKAGE)}",
+                             needed=False))
+    else:
+        found.append(Finding("fonts for other scripts", True,
+                             f"{len(fonts.SCRIPT_FONTS)} scripts (Devanagari, Bengali, Tamil, "
+                             f"Thai, Ethiopic, ...) from {fonts.SCRIPT_FONT_PACKAGE}",
+                             needed=False))
     serif = fonts.FONT_FILES[0]
     if Path(serif).is_file():
-        lacking = [c for c in FILM_GLYPHS if ord(c) not in _cmap(serif)]
+        lacking = [c for c in FILM_GLYPHS if ord(c) not in fonts.glyphs_of(serif)]
         said = ("every glyph of the film's own wording is in CMU Serif" if not lacking else
                 f"CMU Serif lacks {' '.join(lacking)}: drawn from Symbola or DejaVu Sans")
         found.append(Finding("glyph fallback", True, said))
@@ -129,12 +145,6 @@ def _resolved(pattern: str, config) -> str | None:
     proc = subprocess.run(["fc-match", "-f", "%{file}", pattern], capture_output=True,
                           text=True, env=env, timeout=60)
     return proc.stdout.strip() or None
-
-
-def _cmap(path: str) -> set[int]:
-    from fontTools.ttLib import TTFont
-
-    return set(TTFont(path, fontNumber=0, lazy=True).getBestCmap() or {})
 
 
 def _codecs() -> list[Finding]:
@@ -232,8 +242,25 @@ def _cache() -> Finding:
     return Finding("beat cache", ok, said, needed=False)
 
 
-def examine() -> list[Finding]:
-    """Every finding, in the order they are printed."""
+def sentence_glyphs(sentence: str) -> Finding:
+    """Whether every character of ``sentence`` has a glyph in the film's fonts here."""
+    import unicodedata
+
+    from ..scenes.vocabulary import fonts
+
+    lacking = fonts.unprintable(sentence)
+    if not lacking:
+        return Finding("glyphs of the sentence", True, "every character has a glyph")
+    named = "; ".join(f"'{c}' U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}"
+                      for c in lacking)
+    fix = (install_line(fonts.SCRIPT_FONT_PACKAGE) if fonts.missing_script_fonts() else
+           "no font the film draws with has them: a film of it is refused")
+    return Finding("glyphs of the sentence", False, f"no glyph for {named}; {fix}")
+
+
+def examine(sentence: str | None = None) -> list[Finding]:
+    """Every finding, in the order they are printed; with ``sentence``, last, whether the
+    film has a glyph for each of its characters."""
     findings = [_cairo(), *_fonts(), *_codecs(), _model(), _cuda()]
     findings += [_program("Chromium", ("chromium", "chromium-browser"), "chromium",
                           "to open the web deck; the test suite drives it"),
@@ -242,4 +269,6 @@ def examine() -> list[Finding]:
                  _program("espeak-ng", ("espeak-ng",), "espeak-ng",
                           "for --narration speak, a draft voice"),
                  _experiment_data(), _cache()]
+    if sentence is not None:
+        findings.append(sentence_glyphs(sentence))
     return findings

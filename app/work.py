@@ -21,7 +21,7 @@ from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions, Vi
 from .signals import interrupts_held    # one rule, which the faces reach through here
 
 __all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress",
-           "check_drawable", "compare", "drawing_turn",
+           "check_drawable", "check_printable", "compare", "drawing_turn",
            "compute_trace", "drawable_sentence", "film", "interrupts_held", "narration_for",
            "plan", "stills", "use_theme", "view"]
 
@@ -38,10 +38,34 @@ def check_drawable(count: int, max_tokens: int) -> None:
                          f"(up to {MAX_TOKENS_RANGE[1]}).")
 
 
+def check_printable(text: str, what: str = "sentence") -> None:
+    """Refuse ``text`` if a character of it has no glyph in the film's fonts on this
+    machine (it would be drawn as an empty box), naming the characters and what to install."""
+    import unicodedata
+
+    from ..scenes.vocabulary import fonts
+    from .doctor import install_line
+
+    lacking = fonts.unprintable(text)
+    if not lacking:
+        return
+    shown = ", ".join(f"'{c}' (U+{ord(c):04X} {unicodedata.name(c, 'unnamed')})"
+                      for c in lacking[:3]) + (f" and {len(lacking) - 3} more"
+                                               if len(lacking) > 3 else "")
+    if fonts.missing_script_fonts():
+        fix = (f"the fonts for every script are in {fonts.SCRIPT_FONT_PACKAGE}: "
+               f"{install_line(fonts.SCRIPT_FONT_PACKAGE)}")
+    else:
+        fix = "no font the film draws with has them: leave them out"
+    raise InputError(f"the {what} has characters the film has no glyph for: {shown}; {fix}.")
+
+
 def drawable_sentence(sentence: str, tracing: TraceOptions, max_tokens: int) -> None:
-    """Refuse a sentence too long to draw before the model runs."""
+    """Refuse a sentence too long to draw, or with a character no font has, before the
+    model runs."""
     from ..attention_core.api import count_tokens
 
+    check_printable(sentence)
     check_drawable(count_tokens(sentence, tracing.model), max_tokens)
 
 
@@ -50,6 +74,7 @@ def _sentence_and_trace(source, tracing: TraceOptions | None, max_tokens: int):
     from ..attention_core.trace import AttentionTrace
 
     if isinstance(source, AttentionTrace):
+        check_printable(source.sentence)
         check_drawable(source.num_tokens, max_tokens)
         return source.sentence, source     # outputs are named after the trace's own sentence
     if not isinstance(source, str) or tracing is None:

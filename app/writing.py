@@ -33,7 +33,7 @@ class WriteResult:
 def write(request: WriteRequest, *, report=None) -> WriteResult:
     """Check the outputs' place and the drawing, let the decoder write, then draw and
     write the set (one drawing at a time in a process)."""
-    from .work import drawing_turn, use_theme
+    from .work import check_printable, drawing_turn, use_theme
 
     with drawing_turn():
         if not request.sentence.strip():
@@ -43,6 +43,7 @@ def write(request: WriteRequest, *, report=None) -> WriteResult:
         outputs = short_film_outputs(request.output, request.sentence, "writes",
                                      request.resolution[2], force=request.force)
         use_theme(request.theme)
+        check_printable(request.sentence, "prompt")
         with interrupts_held():              # the first import of torch
             from ..attention_core.api import TraceRequest
             from ..attention_core.generation import generate
@@ -51,6 +52,10 @@ def write(request: WriteRequest, *, report=None) -> WriteResult:
                                                layer=request.layer, heads=request.heads,
                                                device=request.device, dtype=request.dtype),
                                   request.tokens)
+            # the model's own tokens, drawn and named
+            drawn = [*generation.prompt, *(w.text for w in generation.written),
+                     *(t for w in generation.written for t, _ in w.top)]
+            check_printable("".join(drawn), "model's writing")
             from ..scenes.writing_film import write_writing_film
         width, height, _ = request.resolution
         with outputs.opened(report=report):

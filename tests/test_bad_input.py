@@ -96,6 +96,8 @@ ROWS = [
     ("blank sentence", ["render", "   \t ", "-o", "{o}"], "empty"),
     ("over 512 positions", ["inspect", LONG_FOR_MODEL, "--npz", "{t}/out/t.npz"], "512 positions"),
     ("too long to draw", ["render", LONG_FOR_DRAWING, "-o", "{o}"], "at most 64"),
+    ("sentence without a glyph", ["render", "Smiles \U0001FAE0 all round", "-o", "{o}"],
+     "no glyph for"),
     ("focus not in sentence", ["render", DEFAULT, "--focus", "dog", "-o", "{o}"], "choose words from"),
     ("focus token out of the span", ["inspect", "我爱北京", "--focus", "北京[5]"], "[0] to [1]"),
     ("sentence not valid text", ["inspect", "The cat \udcff ate"], "not valid UTF-8"),

@@ -76,7 +76,8 @@ def test_no_espeak_ng(tmp_path):
 def test_a_drawing_command_without_its_fonts_points_to_doctor(run_cli, monkeypatch, tmp_path):
     from attention_explainer.scenes.vocabulary import fonts
 
-    monkeypatch.setattr(fonts, "FONT_FILES", ("/nonexistent/cmunrm.ttf", *fonts.FONT_FILES[1:]))
+    monkeypatch.setattr(fonts, "BASE_FONT_FILES",
+                        ("/nonexistent/cmunrm.ttf", *fonts.BASE_FONT_FILES[1:]))
     code, out, err = run_cli("frames", "--beat", "title", "--at", "key", "--out",
                              tmp_path / "stills")
     assert code == 2

@@ -15,12 +15,13 @@ def caption_count(scene) -> int:
     return len(scene.renderer.file_writer.subcaptions)
 
 
-def hold_captions(scene, first: int, tail: float = 0.75) -> None:
+def hold_captions(scene, first: int) -> None:
     """Keep each caption added since ``first`` on screen until the next one starts, the last
-    until the stage starts to clear (+ ``tail``, less than the stage's fade): a caption
-    then lasts as long as the steps it explains. Only lengthens, never overlaps."""
+    until now, when the stage starts to clear: the beat's chapter ends here (the hand-off
+    belongs to the next beat's chapter, and the film ends at the last beat's hold), so
+    captions and chapter marks agree and none outlasts the film. Only lengthens."""
     subs = scene.renderer.file_writer.subcaptions[first:]
-    last_end = scene.renderer.time + tail
+    last_end = scene.renderer.time
     for a, b in zip(subs, [*subs[1:], None]):
         end = (b.start.total_seconds() - 0.05) if b is not None else last_end
         if end > a.end.total_seconds():

@@ -96,9 +96,16 @@ def write_captions(segments, starts: list[float], path: Path) -> None:
     def at(seconds: float) -> datetime.timedelta:
         return datetime.timedelta(seconds=round(seconds, 3))
 
-    subtitles = [srt.Subtitle(index=0, start=at(start + a), end=at(start + b),
+    def until(begins: float, ends: float, chapter_end: float) -> float:
+        # a beat's captions end with its chapter, at its hand-off's whole frame (the scene
+        # holds them to the hand-off's exact time, which the frames round)
+        return min(ends, chapter_end) if begins < chapter_end else ends
+
+    spans = beat_spans(segments, starts) if segments else []
+    subtitles = [srt.Subtitle(index=0, start=at(start + a),
+                             end=at(until(start + a, start + b, span_end)),
                              content=isolated(text))
-                 for segment, start in zip(segments, starts)
+                 for segment, start, (_, span_end) in zip(segments, starts, spans)
                  for a, b, text in segment.captions]
     path.write_text(srt.compose(subtitles, reindex=True) if subtitles else "",
                     encoding="utf-8")

@@ -58,13 +58,13 @@ class TitleBeat(Beat):
                       buff=0.2)
         span_note = self.span_note(row, below=count)
         self.notes_bottom = (span_note if span_note is not None else count).get_bottom()[1]
-        self.say(f"The model reads {n_tokens} tokens"
-                 + (f"; the {n_special} it adds are dimmed" if n_special else ""))
-        seen = asking.reading(trace)
-        if seen:
-            self.say(seen)
         self.add(heading)            # the film opens on its title, never on black
         self.wait(style.T_SHORT)
+        # each caption is said over the picture it is about: the count as the tokens come,
+        # what the model cannot read once they are there (said before them, it held the
+        # tokens back while it was read, over an empty stage)
+        self.say(f"The model reads {n_tokens} tokens"
+                 + (f"; the {n_special} it adds are dimmed" if n_special else ""))
         self.play(LaggedStart(*[FadeIn(chip, shift=UP * 0.25) for chip in row.chips],
                               lag_ratio=style.LAG_FEW),
                   *([FadeIn(row.ellipses)] if len(row.ellipses) else []),
@@ -73,6 +73,9 @@ class TitleBeat(Beat):
                   FadeIn(count),
                   *([FadeIn(span_note)] if span_note is not None else []),
                   run_time=style.T_BUILD)
+        seen = asking.reading(trace)
+        if seen:
+            self.say(seen)
 
     # ---- the question the focus word poses ---------------------------------------------------
     def the_question(self):
