@@ -120,3 +120,32 @@ def test_doctor_says_a_sentence_is_printable(run_cli):
     assert "ok       glyphs of the sentence: every character has a glyph" in out
     code, out, err = run_cli("doctor", "--sentence", "x \U0001FAE0")
     assert code == 1 and "U+1FAE0" in out
+
+
+def test_the_layout_audit_finds_a_text_without_a_glyph(tmp_path):
+    """The audit's "no glyph" rule: a label whose letters no pinned font has (planted by
+    hiding the script fonts) is a fault; with the script fonts it is not."""
+    from manim import tempconfig
+
+    from attention_explainer.scenes.film import audits
+    from attention_explainer.scenes.film.scene import FilmScene
+    from attention_explainer.scenes.vocabulary.text import label_text
+    from tests.conftest import synthetic_trace
+
+    word = SCRIPTS[0][1].split()[0]
+    with tempconfig({"pixel_height": 90, "pixel_width": 160, "frame_rate": 5,
+                     "format": "none", "disable_caching": True,
+                     "media_dir": str(tmp_path / "media"), "progress_bar": "none",
+                     "verbosity": "ERROR"}):
+        film = FilmScene(synthetic_trace(), beats=["title"], skip_animations=True)
+        film.add(label_text(word))
+        assert audits.texts_without_glyphs(film) == []
+        hidden = pytest.MonkeyPatch()
+        hidden.setattr(fonts, "FONT_FILES", fonts.BASE_FONT_FILES)
+        try:
+            # every letter and sign of a Devanagari word is one the base fonts lack
+            assert audits.texts_without_glyphs(film) == [(word, "".join(dict.fromkeys(word)))]
+            assert ("no glyph", (word, audits.texts_without_glyphs(film)[0][1])) in \
+                audits.layout_faults(film)
+        finally:
+            hidden.undo()
