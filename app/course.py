@@ -11,18 +11,19 @@ address).
     focus = "it"
     output = "tired"
 
-The graph: one trace task per distinct trace (sentence and model options), one task per
+The tasks: one trace task per distinct trace (sentence and model options), one task per
 (explainer, resolution, beat) whose result is a segment in the beat cache, and one
-assembly task per output set (the film, or a lecture pack) depending on its beats. The
-client opens every output set first (all checked before anything runs), commits each as
-its assembly finishes, and rolls back the ones that failed: one failing explainer never
-stops the others. A rerun skips output sets that are complete; a half-present set is
-refused. On a cluster beyond this machine, the workers need the project installed and
-the cache folder and output folder on a path they share (``--cache-dir``).
+assembly task per output set (the film, or a lecture pack) once its beats are drawn;
+``course_run.py`` hands them out. The client opens every output set first (all checked
+before anything runs), commits each as its assembly finishes, and rolls back the ones
+that failed, each said in one line: one failing explainer never stops the others. A
+rerun skips output sets that are complete; a half-present set is refused. On a cluster
+beyond this machine, the workers need the project installed and the cache folder and
+output folder on a path they share (``--cache-dir``).
 """
 from __future__ import annotations
 
-import contextlib
+import functools
 import hashlib
 import json
 import re
@@ -32,12 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..attention_core.errors import InputError, NoSpaceLeft
-from .cluster import course_client
 from . import fingerprints
 from ..facts import TRACE_DECIDES
 
 __all__ = [
-    "COURSE_KEYS", "CourseProgress", "SHARED_KEYS", "CourseRun", "OutputPlan", "TRACE_KEYS", "assemble_task",
+    "COURSE_KEYS", "CourseProgress", "SHARED_KEYS", "OutputPlan", "TRACE_KEYS", "assemble_task",
     "dry_run_lines", "estimate_seconds", "load_course", "long_work_line", "output_set",
     "plan_task", "segment_task", "sort_out_existing", "summary_table", "trace_task",
 ]
@@ -264,6 +264,39 @@ def estimate_seconds(plan: OutputPlan) -> float:
 
 
 # ---- the tasks (run on Dask workers) ----------------------------------------------------
+def _reported_plainly(task):
+    """``task``, whose error goes back to the course as a plain chain of causes. Dask walks
+    an error's ``__cause__`` chain to send it back (``distributed.core.error_message``): a
+    chain that loops (an error raised ``from`` itself) made the worker walk it for ever,
+    its memory growing by a hundred megabytes a second, and the course never ended."""
+    @functools.wraps(task)
+    def run(*args):
+        try:
+            return task(*args)
+        except Exception as exc:
+            _cut_loops(exc)
+            raise
+    return run
+
+
+def _cut_loops(exc: BaseException) -> None:
+    """Cut every link of ``exc``'s causes and contexts that leads back to an error already
+    met (a cause is kept before a context that names the same error)."""
+    met, todo = {id(exc)}, [exc]
+    while todo:
+        error = todo.pop()
+        for link in ("__cause__", "__context__"):
+            linked = getattr(error, link)
+            if linked is None:
+                continue
+            if id(linked) in met:
+                setattr(error, link, None)
+            else:
+                met.add(id(linked))
+                todo.append(linked)
+
+
+@_reported_plainly
 def trace_task(sentence: str, options: dict, cache_folder: str):
     from ..attention_core.api import TraceRequest, trace_for, trace_key
     from ..scenes.pipeline.beat_cache import BeatCache
@@ -274,6 +307,7 @@ def trace_task(sentence: str, options: dict, cache_folder: str):
                             lambda: trace_for(req))
 
 
+@_reported_plainly
 def plan_task(trace, beats: list[str], width: int, height: int, fps: int, theme: str,
               quality: str) -> list:
     """The film's segment jobs, planned as a render plans them (``plan_film``)."""
@@ -283,7 +317,8 @@ def plan_task(trace, beats: list[str], width: int, height: int, fps: int, theme:
                      theme=theme)
 
 
-def segment_task(jobs: list, n: int, trace, cache_folder: str):
+@_reported_plainly
+def segment_task(job, trace, cache_folder: str):
     from tqdm import tqdm
 
     from ..scenes.pipeline.segments import render_segment
@@ -291,9 +326,10 @@ def segment_task(jobs: list, n: int, trace, cache_folder: str):
     # manim's (hidden) progress bars would make tqdm create a named multiprocessing lock in
     # this worker: a worker stopped by Ctrl-C leaks it, and the resource tracker says so
     tqdm.set_lock(threading.RLock())
-    return render_segment(jobs[n], trace, None, Path(cache_folder))
+    return render_segment(job, trace, None, Path(cache_folder))
 
 
+@_reported_plainly
 def assemble_task(segments, trace, paths: dict, pack: bool, width: int, height: int) -> int:
     from ..scenes.pipeline.join import assemble
 
@@ -337,126 +373,6 @@ class CourseProgress:
 
     def failed(self, plan) -> None:
         """``plan`` failed; its set is rolled back."""
-
-
-@dataclass
-class CourseRun:
-    plans: list[OutputPlan]
-    out_dir: Path
-    cache_folder: Path
-    workers: int
-    scheduler: str | None = None
-    progress: type = CourseProgress   # made with (plans, tell): the watcher of the run
-    dashboard: bool = False           # the local cluster's, on 127.0.0.1 (else none)
-    announce: object = None           # told the estimate line of long work once the
-    #                                   cluster answers (a refusal comes alone, first)
-    beats_done: int = 0
-    beats_cached: int = 0
-    discarded: list = field(default_factory=list)   # one line per damaged cache entry met
-
-    def run(self) -> None:
-        """Render every pending plan on Dask; commit each set as it is assembled."""
-        todo = [p for p in self.plans if p.status == "pending"]
-        if not todo:
-            return
-        sets = {id(p): output_set(p, self.out_dir) for p in todo}
-        with contextlib.ExitStack() as stack, \
-                course_client(self.workers, self.scheduler, self.dashboard) as client:
-            line = long_work_line(self.plans, self.workers)
-            if line and self.announce is not None:
-                self.announce(line)           # long work never starts silently
-            with self.progress(todo, self.announce if line else None) as bar:
-                opened = {}
-                for plan in todo:
-                    context = sets[id(plan)].opened()
-                    context.__enter__()
-                    opened[id(plan)] = context
-                    # an interrupt rolls back every set not yet committed
-                    stack.callback(_close, context)
-                futures = self._submit(client, todo, sets)
-                self._collect(client, futures, todo, sets, opened, bar)
-
-    def _submit(self, client, todo, sets) -> dict:
-        traces = {}
-        futures = {}
-        for plan in todo:
-            key = plan.trace_key()
-            if key not in traces:
-                traces[key] = client.submit(trace_task, plan.sentence, plan.trace_options,
-                                            str(self.cache_folder), key=key, pure=False)
-            trace = traces[key]
-            jobs = client.submit(plan_task, trace, list(plan.beats), plan.width, plan.height,
-                                 plan.fps, plan.theme, plan.quality,
-                                 key=f"plan-{plan.explainer}-{plan.label}-{id(plan)}",
-                                 pure=False)
-            segments = []
-            for n, beat in enumerate(plan.beats):
-                future = client.submit(
-                    segment_task, jobs, n, trace, str(self.cache_folder),
-                    key=f"beat-{plan.explainer}-{plan.label}-{n:02d}-{beat}-{id(plan)}",
-                    pure=False)
-                futures[future.key] = ("beat", plan)
-                segments.append(future)
-            outputs = sets[id(plan)]
-            paths = {kind: outputs.path(kind) for kind in outputs.files}
-            done = client.submit(assemble_task, segments, trace, paths, plan.pack, plan.width,
-                                 plan.height, key=f"assemble-{plan.explainer}-{plan.label}-"
-                                                  f"{id(plan)}", pure=False)
-            futures[done.key] = ("assemble", plan)
-            plan._future = done
-            plan._segments = segments
-        return futures
-
-    def _collect(self, client, futures, todo, sets, opened, bar) -> None:
-        from distributed import as_completed
-
-        from ..scenes.pipeline.render import discarded_line
-
-        watched = [f for plan in todo for f in (*plan._segments, plan._future)]
-        for future in as_completed(watched):
-            kind, plan = futures[future.key]
-            if plan.status != "pending":
-                continue
-            if future.status == "error":
-                if isinstance(future.exception(), NoSpaceLeft):
-                    raise future.exception()     # every other set would fail the same way
-                plan.status, plan.why = "failed", _why(future.exception())
-                _close(opened[id(plan)], failed=True)
-                bar.failed(plan)
-                continue
-            if kind == "beat":
-                segment = future.result()
-                self.beats_done += 1
-                self.beats_cached += segment.from_cache
-                if segment.discarded:
-                    self.discarded.append(discarded_line(segment))
-                bar.beat(plan)
-            else:
-                fingerprints.write(sets[id(plan)].path(fingerprints.KIND), plan.made)
-                plan.files = sets[id(plan)].commit()
-                _close(opened[id(plan)])
-                plan.status = "ok"
-                bar.finished(plan)
-
-
-def _close(context, failed: bool = False) -> None:
-    """Leave an output set's opened() context: committed sets stay, others roll back."""
-    if getattr(context, "_closed", False):
-        return
-    context._closed = True
-    if failed:
-        error = RuntimeError("explainer failed")
-        with contextlib.suppress(BaseException):
-            context.__exit__(RuntimeError, error, None)
-    else:
-        context.__exit__(None, None, None)
-
-
-def _why(exc: BaseException | None) -> str:
-    if exc is None:
-        return "unknown failure"
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if isinstance(exc, InputError) else f"{type(exc).__name__}: {text}"
 
 
 def summary_table(plans: list[OutputPlan]) -> list[str]:

@@ -8,9 +8,12 @@ from pathlib import Path
 import click
 
 from ..attention_core.errors import InputError
+from ..app.cluster import MEMORY_SHARE, parse_memory_limit
 from ..app.work import interrupts_held
 from .common import say
-from .options import FPS, RESOLUTION
+from .options import FPS, RESOLUTION, _ParsedBy
+
+MEMORY = _ParsedBy("size", parse_memory_limit, "SIZE")
 
 __all__ = ["command"]
 
@@ -30,6 +33,10 @@ Examples:
               help="Submit to a running Dask cluster (tcp://HOST:8786, or tls://HOST:PORT with "
                    "Dask's security settings) instead of a local one; its workers need the "
                    "project installed and --cache-dir and --out on a shared path.")
+@click.option("--memory-limit", type=MEMORY,
+              help="Memory each local Dask worker may use (4GB, 1500MB): a worker past it is "
+                   "stopped and its explainer reported failed [default: "
+                   f"{MEMORY_SHARE:.0%} of this machine's memory shared among the workers].")
 @click.option("--dashboard", is_flag=True,
               help="Serve the local cluster's Dask dashboard on 127.0.0.1:8787 (none by "
                    "default).")
@@ -45,15 +52,16 @@ Examples:
                    "and an estimate; render nothing.")
 @click.option("--quiet", is_flag=True, help="No progress; only the final table.")
 @click.pass_context
-def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard, cache_dir,
-            resolution, fps, force, dry_run, quiet):
+def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, memory_limit, dashboard,
+            cache_dir, resolution, fps, force, dry_run, quiet):
     """Render a whole course: every explainer of a TOML manifest, as beat tasks on Dask."""
     from ..app.cluster import DASHBOARD_ADDRESS, check_scheduler_address
     with interrupts_held():         # the first imports of manim and of Dask
         import distributed  # noqa: F401 - loaded here, held, for the course's cluster
 
-        from ..app.course import (SHARED_KEYS, CourseProgress, CourseRun, dry_run_lines, load_course, output_set,
-                              sort_out_existing, summary_table)
+        from ..app.course import (SHARED_KEYS, CourseProgress, dry_run_lines, load_course,
+                                  output_set, sort_out_existing, summary_table)
+        from ..app.course_run import CourseRun
         from .progress import CourseBar         # the drawing's progress: manim
     from ..files.outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
     from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
@@ -69,6 +77,11 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
         if dashboard:
             raise InputError("--dashboard is the local cluster's; a scheduler given with "
                              "--scheduler serves its own: drop one of them.")
+        # from a variable or a settings file, it is the local cluster's default alone
+        if ctx.get_parameter_source("memory_limit") == click.core.ParameterSource.COMMANDLINE:
+            raise InputError("--memory-limit is the local cluster's; the workers of a "
+                             "scheduler given with --scheduler have their own (dask worker "
+                             "--memory-limit): drop one of them.")
     out = output_path(out_dir)
     refuse_inside_the_cache([out], "give --out a folder outside it",
                             Path(cache_dir) if cache_dir else None)
@@ -88,7 +101,8 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, dashboard
                          "keeps its beats there: give --cache-dir a writable folder.")
     run = CourseRun(plans, out, cache.folder, workers, scheduler,
                     progress=CourseProgress if quiet else CourseBar,
-                    dashboard=dashboard, announce=None if quiet else say)
+                    dashboard=dashboard, announce=None if quiet else say,
+                    memory_limit=memory_limit, report=None if quiet else say)
     if dashboard:
         say(f"Dask dashboard: http://{DASHBOARD_ADDRESS}/status (this machine only)")
     with sigterm_as_interrupt():

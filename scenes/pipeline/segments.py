@@ -180,7 +180,12 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
             scene.render()
         video.close()
     except Exception as exc:
-        raise _as_full_disk(exc, folder) from exc
+        failure = _as_full_disk(exc, folder)
+        if failure is exc:
+            # as it is: `raise exc from exc` made the error its own cause, a loop that Dask
+            # walks for ever to send the error back (a course's worker grew without bound)
+            raise
+        raise failure from exc
     writer = scene.renderer.file_writer
     if not raw.is_file():
         raise RuntimeError(f"manim wrote no video for the {job.beat} beat")
