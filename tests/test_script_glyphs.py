@@ -122,12 +122,12 @@ def test_doctor_says_a_sentence_is_printable(run_cli):
     assert code == 1 and "U+1FAE0" in out
 
 
-def test_the_layout_audit_finds_a_text_without_a_glyph(tmp_path):
+def test_the_craft_audit_finds_a_text_without_a_glyph(tmp_path):
     """The audit's "no glyph" rule: a label whose letters no pinned font has (planted by
     hiding the script fonts) is a fault; with the script fonts it is not."""
     from manim import tempconfig
 
-    from attention_explainer.scenes.film import audits
+    from attention_explainer.scenes.film import craft
     from attention_explainer.scenes.film.scene import FilmScene
     from attention_explainer.scenes.vocabulary.text import label_text
     from tests.conftest import synthetic_trace
@@ -139,13 +139,13 @@ def test_the_layout_audit_finds_a_text_without_a_glyph(tmp_path):
                      "verbosity": "ERROR"}):
         film = FilmScene(synthetic_trace(), beats=["title"], skip_animations=True)
         film.add(label_text(word))
-        assert audits.texts_without_glyphs(film) == []
+        assert craft.texts_without_glyphs(film) == []
         hidden = pytest.MonkeyPatch()
         hidden.setattr(fonts, "FONT_FILES", fonts.BASE_FONT_FILES)
         try:
             # every letter and sign of a Devanagari word is one the base fonts lack
-            assert audits.texts_without_glyphs(film) == [(word, "".join(dict.fromkeys(word)))]
-            assert ("no glyph", (word, audits.texts_without_glyphs(film)[0][1])) in \
-                audits.layout_faults(film)
+            lacking = "".join(dict.fromkeys(word))
+            assert [found for found, _ in craft.texts_without_glyphs(film)] == [(word, lacking)]
+            assert ("no glyph", (word, lacking)) in craft.craft_faults(film)
         finally:
             hidden.undo()

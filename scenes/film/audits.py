@@ -15,8 +15,8 @@ from .looking import centre_of, once, units_once
 __all__ = [
     "FRAME_MARGIN", "box_of", "drawn_size", "fade_transform_sources",
     "glyph_morphs", "layout_faults", "outside_the_frame", "overlapping_texts", "small_texts",
-    "texts_over_shapes", "texts_without_glyphs", "travelling_texts", "travelling_transforms",
-    "visible_text_units", "visible_texts",
+    "texts_over_shapes", "travelling_texts", "travelling_transforms", "visible_text_units",
+    "visible_texts",
 ]
 
 FRAME_MARGIN = 0.06     # scene units (8 px at 1080p): nothing visible touches the frame's edge
@@ -462,30 +462,8 @@ def layout_faults(scene, in_play=frozenset(), travelling=frozenset(),
                 scene, in_play, travelling=travelling, objects=objects)]
             + [("text over shape", f) for f in texts_over_shapes(
                 scene, in_play, travelling=travelling, objects=objects)]
-            + [("shown twice", f) for f in formulas_twice(scene, in_play, objects)]
-            + [("no glyph", f) for f in texts_without_glyphs(scene, objects)])
+            + [("shown twice", f) for f in formulas_twice(scene, in_play, objects)])
 
-
-_LACKING: dict = {}      # (text, the font files) -> its characters no font has
-
-
-def texts_without_glyphs(scene, objects: list | None = None) -> list[tuple[str, str]]:
-    """(text, the characters of it no font of the film has) for every text on screen that
-    would show an empty box where a letter should be (formulas carry their own fonts)."""
-    from ..vocabulary import fonts
-
-    found = []
-    for mob in visible_text_units(scene):
-        if isinstance(mob, MathTypst):
-            continue
-        text = _label(mob)
-        key = (text, fonts.FONT_FILES)
-        if key not in _LACKING:
-            _LACKING[key] = "".join(fonts.unprintable(text))
-        if _LACKING[key]:
-            found.append((text, _LACKING[key]))
-            _note(objects, mob)
-    return found
 
 
 SOLID = 0.6           # a text at least this opaque is read as itself (not cross-fading)

@@ -22,6 +22,7 @@ __all__ = ["EMPTY_HALF_UNITS", "FLASH_GAP", "FORMULA_CLEAR", "FlashWatch", "Grou
            "PROSE_WORDS", "TEXT_MARGIN", "animated_ids", "craft_faults", "empty_half",
            "faded_in_while_shown", "half_counts",
            "near_empty", "prose_lines", "rules_through_glyphs", "short_arrows",
+           "texts_without_glyphs", "turned_the_other_way",
            "texts_against_the_formula", "texts_near_the_edge", "turned_texts"]
 
 TEXT_MARGIN = 0.15     # scene units (20 px at 1080p): no text nearer the frame's edge
@@ -54,6 +55,18 @@ def turned_texts(scene) -> list[str]:
     kana, right-to-left scripts: ``scripts.may_turn``)."""
     return [(audits._label(t), [t]) for t in audits.visible_text_units(scene)
             if _turned(t) and not may_turn(audits._label(t))]
+
+
+def turned_the_other_way(scene) -> list:
+    """Every visible text turned otherwise than ``style.TURNED``: turned words read one way
+    (upward) in every bar chart, grid and row, or a viewer tilts their head both ways."""
+    found = []
+    for t in audits.visible_text_units(scene):
+        angle = math.remainder(sum(getattr(m, "turned_by", 0.0) for m in t.get_family()),
+                               2 * math.pi)
+        if abs(angle) > 1e-3 and abs(angle - style.TURNED) > 1e-3:
+            found.append((audits._label(t), [t]))
+    return found
 
 
 def texts_near_the_edge(scene, in_play=frozenset()) -> list[tuple[str, str]]:
@@ -197,15 +210,41 @@ def empty_half(beat: str, halves: list[tuple[int, int]]) -> list[tuple]:
     return found
 
 
+_LACKING: dict = {}      # (text, the font files) -> its characters no font has
+
+
+def texts_without_glyphs(scene) -> list[tuple[tuple[str, str], list]]:
+    """((text, the characters of it no font of the film has), [its mobject]) for every text
+    on screen that would show an empty box where a letter should be (formulas carry their
+    own fonts)."""
+    from manim import MathTypst
+
+    from ..vocabulary import fonts
+
+    found = []
+    for mob in audits.visible_text_units(scene):
+        if isinstance(mob, MathTypst):
+            continue
+        text = audits._label(mob)
+        key = (text, fonts.FONT_FILES)
+        if key not in _LACKING:
+            _LACKING[key] = "".join(fonts.unprintable(text))
+        if _LACKING[key]:
+            found.append(((text, _LACKING[key]), [mob]))
+    return found
+
+
 def craft_faults(scene, in_play=frozenset(), objects: list | None = None
                  ) -> list[tuple[str, object]]:
     """(problem, detail) for every fault of craft on screen now; ``objects``, when given,
     gets the ids of each fault's objects (as ``audits.layout_faults``)."""
     checks = {"turned": lambda: turned_texts(scene),
+              "turned the other way": lambda: turned_the_other_way(scene),
               "near the edge": lambda: texts_near_the_edge(scene, in_play),
               "rule through a glyph": lambda: rules_through_glyphs(scene, in_play),
               "against the formula": lambda: texts_against_the_formula(scene, in_play),
-              "short arrow": lambda: short_arrows(scene, in_play)}
+              "short arrow": lambda: short_arrows(scene, in_play),
+              "no glyph": lambda: texts_without_glyphs(scene)}
     checks = [(name, check()) for name, check in checks.items()]
     faults = []
     for problem, found in checks:

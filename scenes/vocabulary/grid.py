@@ -159,7 +159,7 @@ class AttentionGrid(VGroup):
             self.titles.add(label_text(col_title, style.FONT_SMALL, pal.key))
         if row_title:
             title = label_text(row_title, style.FONT_SMALL, pal.query)
-            self.titles.add(title.rotate(math.pi / 2))
+            self.titles.add(title.rotate(style.TURNED))
         self.add(self.titles)
         tidy_grid(self, row_tokens, col_tokens, row_special=row_special,
                   col_special=col_special, font_size=font_size, fit=fit)
@@ -363,7 +363,7 @@ def column_words(texts: Sequence[str], special: Sequence[bool], cell: float,
                 g.scale(legible(min(1.0, fit.turned_share * cell
                                     / (line_box_height(font_size) * scale)),
                                 font_size * size), about_point=ORIGIN)
-            g.rotate(math.pi / 2, about_point=ORIGIN)
+            g.rotate(style.TURNED, about_point=ORIGIN)
         g.tier = 0 if turn else c % tiers
         words.append((g, turn, size))
     return words

@@ -118,7 +118,7 @@ class HeadRows(VGroup):
         for c, word in enumerate(self.words):
             x = self.column_x(c)
             if self.turned:
-                word.rotate(np.pi / 2)
+                word.rotate(style.TURNED)
                 # its line as wide as its column at most, never below the legible size
                 fit = HEAD_ROWS_FIT.special_share * self.cell / word.width
                 word.scale(min(1.0, max(fit, HEAD_ROWS_FIT.special_min_scale)))
@@ -135,7 +135,7 @@ class HeadRows(VGroup):
                 # too long for its cell (its tier) even shrunk: a special token among short
                 # words, Latin, so it may turn
                 word.scale(self.scale, about_point=np.zeros(3))
-                word.rotate(np.pi / 2).move_to([x, self.grid_top + WORDS_BUFF, 0],
+                word.rotate(style.TURNED).move_to([x, self.grid_top + WORDS_BUFF, 0],
                                                aligned_edge=DOWN)
             else:
                 shrink = HEAD_ROWS_FIT.special_scale(word.width, self.cell)

@@ -8,6 +8,8 @@ colours are not 3b1b's.
 """
 from __future__ import annotations
 
+import math
+
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,6 +196,7 @@ FONT_NUMBER = 24
 FONT_SMALL = 22
 MIN_FONT = 22
 MIN_LABEL_SCALE = 0.85  # words of a row or grid shrink to this share before they turn
+TURNED = math.pi / 2    # ... and turned, every word reads upward, from its start at the bottom
 CAP_PX_PER_POINT = 1.28   # cap height at 1080p per font point (CMU Serif, measured)
 MIN_CAP_PX = 28           # the floor: a capital at least this tall at 1080p (21.9 points)
 DIM_CONTRAST = 3.0        # a dimmed word keeps this contrast on the stage (WCAG's 3:1)

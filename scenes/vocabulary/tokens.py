@@ -225,13 +225,14 @@ def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float],
              pitch: float, font_size: float, top: float | None = None,
              bottom: float | None = None, colors: Sequence[str | None] | None = None
              ) -> tuple[VGroup, bool]:
-    """Words centred on ``xs`` on one baseline, one size for all; turned (reading
-    downward) when they would shrink below ``style.MIN_LABEL_SCALE`` upright, or any of
-    them (a long special token) below ``style.MIN_FONT`` — unless a word is of a script
+    """Words centred on ``xs`` on one baseline, one size for all; turned (reading upward,
+    ``style.TURNED``) when they would shrink below ``style.MIN_LABEL_SCALE`` upright, or any
+    of them (a long special token) below ``style.MIN_FONT`` — unless a word is of a script
     that is not read turned (``scripts.may_turn``): then all stand upright, never below the
     legible size, in staggered tiers where they need more than their pitch. A sign (a
-    comma) stands upright wherever it fits. Hung from ``top`` (their line box top, or the
-    turned words' tops) or stood on ``bottom``. Returns (words, turned)."""
+    comma) stands upright wherever it fits. Hung from ``top`` (their line box top, or for
+    turned words the top the longest reaches: they all start on one line) or stood on
+    ``bottom``. Returns (words, turned)."""
     colors = list(colors) if colors is not None else [None] * len(texts)
     glyphs = []
     for t, sp, col in zip(texts, special, colors):
@@ -257,14 +258,14 @@ def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float],
         # size (the line box, with room for any accent and descender, is needlessly tall)
         ink = max((g.height for g in glyphs), default=line) or line
         scale = min(1.0, 0.9 * pitch / ink)
+    # hung from ``top``, turned words start on one line as far under it as the longest reaches
+    reach = max((g.width for g in glyphs), default=0.0) * scale
     for n, (g, x, t) in enumerate(zip(glyphs, xs, texts)):
         g.scale(scale, about_point=ORIGIN)
         if turned and not (reads_as_sign(t) and g.width <= 0.9 * pitch):
-            g.rotate(-math.pi / 2, about_point=ORIGIN)      # reads downward, hangs
-            if top is not None:
-                g.shift([x, top - g.get_top()[1], 0])
-            else:
-                g.shift([x, bottom - g.get_bottom()[1], 0])
+            g.rotate(style.TURNED, about_point=ORIGIN)      # as every turned word
+            start = (top - reach) if top is not None else bottom
+            g.shift([x, start - g.get_bottom()[1], 0])
         else:
             if g.width > 0.95 * pitch * tiers:               # a long special token
                 g.scale(0.95 * pitch * tiers / g.width, about_point=ORIGIN)
