@@ -3,7 +3,7 @@
 
 The Python API (``explainer``): :func:`trace`, :func:`attentions` (every layer, with
 TransformerLens's hook names), :func:`render`, :func:`frames`, :func:`pack` and
-:func:`atlas` and :func:`translate`, which raise :class:`InputError` where the command line exits 2; the results
+:func:`atlas`, :func:`translate` and :func:`generate`, which raise :class:`InputError` where the command line exits 2; the results
 display inline in Jupyter.
 
 - ``attention_core``: numbers only (sentence -> AttentionTrace), never imports manim
@@ -15,7 +15,7 @@ display inline in Jupyter.
 from .attention_core import __version__
 
 __all__ = ["AttentionTrace", "InputError", "__version__", "atlas", "attentions", "compare", "frames",
-           "pack", "render", "trace", "translate", "view"]
+           "generate", "pack", "render", "trace", "translate", "view"]
 
 
 def __getattr__(name):

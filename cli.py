@@ -52,12 +52,12 @@ if __name__ == "__main__" or os.path.basename(sys.argv[0] or "") == "attention-e
 import atexit  # noqa: E402 - after the signals are ours
 import importlib  # noqa: E402
 import traceback  # noqa: E402
-import unicodedata  # noqa: E402
+import warnings  # noqa: E402
 
 import click  # noqa: E402
 
 from .attention_core import __version__
-from .attention_core.errors import InputError
+from .attention_core.errors import InputError, for_terminal
 
 __all__ = ["COMMANDS", "Interrupted", "LazyGroup", "cli", "main"]
 
@@ -112,7 +112,7 @@ def cli(ctx, debug):
         return
     try:
         config = find_config()
-        ctx.default_map = default_map(cli, config)
+        ctx.default_map = default_map(cli, config, ctx.invoked_subcommand)
     except InputError:
         if not _asks_for_help(ctx):
             raise
@@ -169,7 +169,10 @@ def main(argv: list[str] | None = None) -> None:
     _arguments[:] = argv
     debug = "--debug" in argv
     try:
-        code = cli.main(args=argv, prog_name="attention-explainer", standalone_mode=False)
+        with warnings.catch_warnings():
+            if not debug:       # a library's warning (torch's) is for its developers: the
+                warnings.simplefilter("ignore")      # user reads our lines alone
+            code = cli.main(args=argv, prog_name="attention-explainer", standalone_mode=False)
     except InputError as exc:
         _fail(str(exc), 2)
     except click.UsageError as exc:
@@ -212,11 +215,9 @@ _failed: list[str] = []        # the one line said, once said
 
 def _fail(message: str, code: int) -> None:
     _failed.append(message)
-    text = " ".join(str(message).split())
-    # the user's own text may hold control characters (a bell, an escape sequence): the
-    # terminal is told of them, never given them
-    text = "".join(ch.encode("unicode_escape").decode("ascii")
-                   if unicodedata.category(ch) == "Cc" else ch for ch in text)
+    # the user's own text may hold control characters (a bell, an escape sequence) or a
+    # bidi override: the terminal is told of them, never given them
+    text = for_terminal(" ".join(str(message).split()))
     # a message may quote the user's text: never let an unencodable character hide it
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     click.echo("Error: " + text, err=True)

@@ -36,10 +36,11 @@ from .app.arguments import beats as _beats, force as _force, length as _length
 from .app.arguments import path as _path, refuse as _refuse, text as _text, times as _times
 from .app.arguments import whole as _whole
 from .attention_core.errors import InputError
-from .facts import DEFAULT_RESOLUTION, DEFAULT_THEME, TRANSLATION_DEFAULTS
+from .facts import TRANSLATION_DEFAULTS
 
 __all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "View", "atlas",
-           "attentions", "compare", "frames", "pack", "render", "trace", "translate", "view"]
+           "attentions", "compare", "frames", "generate", "pack", "render", "trace", "translate",
+           "view"]
 
 
 def trace(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm", focus: str | None = None,
@@ -244,37 +245,39 @@ def atlas(sentence: str = DEFAULT_SENTENCE, output: str | Path = "atlas.png", *,
     return Atlas(png, png.with_suffix(".svg"))
 
 
-# the arguments translate() names itself; the request's other fields are its ``options``
-_TRANSLATE_OWN = {"sentence", "output", "target", "model", "focus", "resolution", "theme",
-                  "force"}
-
-
 def translate(sentence: str, output: str | Path = "translation.mp4", *, target: str | None = None,
-              model: str = TRANSLATION_DEFAULTS["model"], focus: str | None = None,
-              resolution: str = DEFAULT_RESOLUTION, theme: str = DEFAULT_THEME,
-              force: bool = False, **options) -> Film:
+              model: str | None = None, focus: str | None = None, resolution: str | None = None,
+              theme: str | None = None, force: bool = False, **options) -> Film:
     """The film of ``sentence``'s translation (``target``, or the model's own) through an
     encoder–decoder folder or the scratch encoder–decoder (untrained: give ``target``), as
-    the ``translate`` command draws it; ``options``: the command's others (layer, seed, ...). The
-    film's files: the MP4, its poster (the alignment and the answer) and a .json of the
-    numbers drawn."""
+    the ``translate`` command draws it; ``options``: the command's others (layer, seed, ...).
+    An option left None is the command line's (settings, variables, default), and each is
+    checked as the command line checks it. The film's files: the MP4, its poster (the
+    alignment and the answer) and a .json of the numbers drawn."""
     from .app.translation import TranslateRequest, translate as draw
-    from .scenes.pipeline.formats import parse_resolution
 
-    fields = {name: f.type for name, f in TranslateRequest.__dataclass_fields__.items()
-              if name not in _TRANSLATE_OWN}
-    for name, value in options.items():
-        if name not in fields:
-            raise InputError(f"translate() takes no {name!r}; choose from "
-                             f"{', '.join(sorted(fields))}.")
-        number = isinstance(value, int) and not isinstance(value, bool)
-        options[name] = _whole(name, value) if fields[name] == "int" else \
-            str(value) if number else _text(name, value)      # a layer: 3 or "auto"
-    made = draw(TranslateRequest(
-        sentence=_text("sentence", sentence), model=_text("model", model),
-        target=_text("target", target, none=True), focus=_text("focus", focus, none=True),
-        output=Path(_path("output", output)), theme=_text("theme", theme), force=_force(force),
-        resolution=parse_resolution(_text("resolution", resolution)), **options), report=_note)
+    fields = _short_film("translate", TRANSLATE_TYPES, options, model=model, focus=focus,
+                         resolution=resolution, theme=theme)
+    made = draw(TranslateRequest(sentence=_text("sentence", sentence),
+                                 target=_text("target", target, none=True),
+                                 output=Path(_path("output", output)), force=_force(force),
+                                 **fields), report=_note)
+    return Film(made.files[0].absolute(), tuple(p.absolute() for p in made.files))
+
+
+def generate(sentence: str, output: str | Path = "writes.mp4", *, model: str | Path,
+             resolution: str | None = None, theme: str | None = None, force: bool = False,
+             **options) -> Film:
+    """The film of the decoder folder ``model`` writing after ``sentence``, one token at a
+    time (the ``generate`` command); ``options``: its others (tokens, layer, heads, ...),
+    resolved and checked as :func:`translate`'s."""
+    from .app.writing import WriteRequest, write
+
+    fields = _short_film("generate", GENERATE_TYPES, options, model=_path("model", model),
+                         resolution=resolution, theme=theme)
+    made = write(WriteRequest(sentence=_text("sentence", sentence),
+                              output=Path(_path("output", output)), force=_force(force),
+                              **fields), report=_note)
     return Film(made.files[0].absolute(), tuple(p.absolute() for p in made.files))
 
 
@@ -385,11 +388,37 @@ TRACE_TYPES = {"model": "path", "focus": "text or none", "layer": "text or whole
                "heads": "heads", "mask": "text", "device": "text", "dtype": "text",
                "d_model": "whole", "num_heads": "whole", "seed": "whole"}
 DRAWING_TYPES = {"max_tokens": "whole"}
+# a film drawn whole (translate, generate): its options' types (then each is checked by the
+# command line's own spec: ``app.values.SETTINGS``)
+_SCRATCH_TYPES = {name: TRACE_TYPES[name] for name in ("d_model", "num_heads", "seed")}
+SHORT_FILM_TYPES = {**{name: kind for name, kind in TRACE_TYPES.items()
+                       if name not in ("focus", "mask", *_SCRATCH_TYPES)},
+                    "resolution": "text", "fps": "whole", "theme": "text", **DRAWING_TYPES}
+TRANSLATE_TYPES = {**SHORT_FILM_TYPES, "focus": TRACE_TYPES["focus"], "max_new_tokens": "whole",
+                   **_SCRATCH_TYPES}
+GENERATE_TYPES = {**SHORT_FILM_TYPES, "tokens": "whole"}
+# where a command's default is not the one every command shares
+_OWN_DEFAULTS = {("translate", "model"): TRANSLATION_DEFAULTS["model"]}
 
 
+def _short_film(command: str, kinds: dict, options: dict, **named) -> dict:
+    """The request's fields of a film drawn whole (``translate``, ``generate``): each
+    argument of its type, then as the command line takes the option — given, else its
+    variable's or the settings file's, else the default — and checked by the same spec."""
+    from .app.settings_file import find_config
+    from .app.values import resolved
 
-
-
+    for name in options:
+        if name not in kinds or name in named:
+            raise InputError(f"{command}() takes no {name!r}; choose from "
+                             f"{', '.join(sorted(set(kinds) - set(named)))}.")
+    given = _typed({**{k: v for k, v in named.items() if v is not None}, **options}, kinds)
+    config = find_config()
+    fields = {name: resolved(command, name.replace("_", "-"), given.get(name), config,
+                             default=_OWN_DEFAULTS.get((command, name))) for name in kinds}
+    if "focus" in fields and "focus" not in given and not fields["focus"]:
+        fields["focus"] = None              # none asked for: the most decided word
+    return fields
 
 
 def _progress(value):
@@ -403,12 +432,13 @@ def _progress(value):
     return callback_progress(value)
 
 
-
-
-
 def _trace_options(options: dict, extra: dict | None = None) -> dict:
     """The trace options (and ``extra``'s), each of its type; an unknown name refused."""
-    kinds = {**TRACE_TYPES, **(extra or {})}
+    return _typed(options, {**TRACE_TYPES, **(extra or {})})
+
+
+def _typed(options: dict, kinds: dict) -> dict:
+    """``options``, each of its type in ``kinds``; an unknown name refused."""
     checked = {}
     for name, value in options.items():
         kind = kinds.get(name)

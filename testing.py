@@ -9,9 +9,11 @@
 The helper is the command line's ``frames``: it takes the options ``frames`` takes (theme,
 fps, max_tokens, trace, and the model's: model, focus, layer, heads, mask, ...), and what
 is not given comes from where the command line takes it — ATTENTION_EXPLAINER_* variables,
-then the settings file of the working folder (attention-explainer.toml, or
-[tool.attention-explainer] in pyproject.toml), then the built-in default. So goldens written
-by ``frames`` in a lecture repo check here unchanged, whatever its settings say.
+then the settings file (attention-explainer.toml, or [tool.attention-explainer] in
+pyproject.toml), then the built-in default. The settings file is the one ``settings=PATH``
+names, else the nearest in the golden's own folder or above it (as pytest finds its
+config), so a check does not depend on where pytest runs; a failure names it. So goldens
+written by ``frames`` in a lecture repo check here unchanged, whatever its settings say.
 
 The still is rendered at the golden PNG's own size from the renderer's raw frames. On a
 change the fresh frame and a diff image are written into a folder beside the golden one
@@ -31,12 +33,16 @@ OPTIONS = ("trace", "theme", "fps", "max_tokens", "model", "focus", "layer", "he
            "device", "dtype", "num_heads", "d_model", "seed")
 
 
-def frames_options(sentence: str | None = None, **given) -> dict:
-    """The ``frames`` command's options as the command line resolves them in the working
-    folder: ``given`` (by the names of :data:`OPTIONS`), else the environment, else the
-    settings file, else the default. Raises InputError for what ``frames`` refuses."""
+def frames_options(sentence: str | None = None, *, settings=None, near=None,
+                   **given) -> dict:
+    """The ``frames`` command's options as the command line resolves them: ``given`` (by
+    the names of :data:`OPTIONS`), else the environment, else the settings file, else the
+    default. The settings file: ``settings`` (a path), else the nearest in ``near`` or a
+    folder above it, else the working folder's. Its name is the result's "settings".
+    Raises InputError for what ``frames`` refuses."""
     import click
 
+    from .app.settings_file import find_config_upward, read_config
     from .attention_core.errors import InputError
     from .cli import cli
     from .commands.settings import commands_of, default_map, find_config
@@ -48,7 +54,8 @@ def frames_options(sentence: str | None = None, **given) -> dict:
     command = commands_of(cli)["frames"]
     flags = {("trace" if p.name == "trace_path" else p.name): max(p.opts, key=len)
              for p in command.params if isinstance(p, click.Option)}
-    config = find_config()
+    config = (read_config(Path(settings)) if settings is not None
+              else find_config_upward(Path(near)) if near is not None else find_config())
     defaults = default_map(cli, config).get("frames", {})
     argv = [str(part) for name, value in given.items() if value is not None
             for part in (flags[name], value)]
@@ -58,7 +65,7 @@ def frames_options(sentence: str | None = None, **given) -> dict:
     except click.ClickException as exc:
         raise InputError(exc.format_message()) from None
     return {**ctx.params, "sentence_given": sentence is not None,
-            "trace_given": given.get("trace") is not None}
+            "trace_given": given.get("trace") is not None, "settings": config.label}
 
 
 def trace_for_drawing(*, sentence: str | None = None, trace=None, **options):
@@ -97,18 +104,26 @@ def _trace_of(params: dict):
 
 
 def render_still(*, beat: str, at="key", sentence: str | None = None, trace=None,
-                 width: int = 320, height: int = 180, **options):
+                 width: int = 320, height: int = 180, settings=None, near=None, **options):
     """One still (a PIL image) of ``beat`` at ``at`` (seconds, "key" or "end"), drawn as
-    ``frames`` draws it (``options``: theme, fps, max_tokens and the model's)."""
+    ``frames`` draws it (``options``: theme, fps, max_tokens and the model's; ``settings``
+    and ``near``: where its settings file is, as :func:`frames_options` takes them)."""
+    return _still_and_options(beat=beat, at=at, sentence=sentence, trace=trace, width=width,
+                              height=height, settings=settings, near=near, **options)[0]
+
+
+def _still_and_options(*, beat: str, at, sentence, trace, width: int, height: int,
+                       settings, near, **options):
     from .attention_core.trace import AttentionTrace
     from .scenes.pipeline.render import render_stills, still_label
     from .scenes.vocabulary import style
 
+    where = {"settings": settings, "near": near}
     if isinstance(trace, AttentionTrace):
-        params = frames_options(sentence, **options)
+        params = frames_options(sentence, **where, **options)
         drawn = trace
     else:
-        params = frames_options(sentence, trace=trace, **options)
+        params = frames_options(sentence, trace=trace, **where, **options)
         drawn = _trace_of(params)
     before = style.theme_name()
     style.set_theme(params["theme"])
@@ -117,15 +132,17 @@ def render_still(*, beat: str, at="key", sentence: str | None = None, trace=None
                                fps=params["fps"])
     finally:
         style.set_theme(before)          # a later drawing in this process keeps its colours
-    return stills[still_label(at)]
+    return stills[still_label(at)], params
 
 
 def assert_frame_matches(golden_png, *, beat: str, at="key", tolerance: int | None = None,
-                         max_share: float | None = None, failures=None, **kwargs) -> None:
+                         max_share: float | None = None, failures=None, settings=None,
+                         **kwargs) -> None:
     """Fail (AssertionError) when the fresh still differs from ``golden_png``: by default
     past the tolerance a new machine needs (``scenes.pipeline.regression.DEFAULT_TOLERANCE``);
-    ``tolerance=0`` compares exactly. ``kwargs``: ``sentence`` or ``trace``, and the
-    options of :func:`render_still`."""
+    ``tolerance=0`` compares exactly. The settings file is ``settings`` (a path), else the
+    nearest in the golden's folder or above it; a failure names it. ``kwargs``:
+    ``sentence`` or ``trace``, and the options of :func:`render_still`."""
     from PIL import Image
 
     from .scenes.pipeline.regression import (DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, compare,
@@ -140,13 +157,18 @@ def assert_frame_matches(golden_png, *, beat: str, at="key", tolerance: int | No
                              "`attention-explainer frames --out DIR`")
     with Image.open(golden_png) as golden:
         golden = golden.convert("RGB")
-    fresh = render_still(beat=beat, at=at, width=golden.width, height=golden.height, **kwargs)
+    kwargs.setdefault("sentence", None)
+    kwargs.setdefault("trace", None)
+    fresh, params = _still_and_options(beat=beat, at=at, width=golden.width,
+                                       height=golden.height, settings=settings,
+                                       near=golden_png.parent, **kwargs)
     result = compare(golden_png.name, fresh, golden, tolerance=tolerance, max_share=max_share)
     if not result.passed:
         pictures = [("fresh", fresh)] + ([] if result.reason
                                          else [("diff", diff_image(fresh, golden))])
         where = _keep_failure(golden_png, failures, pictures)
-        raise AssertionError(result.line() + (f"; see {where}" if where else ""))
+        raise AssertionError(result.line() + f" (settings: {params['settings']})"
+                             + (f"; see {where}" if where else ""))
 
 
 def _keep_failure(golden_png: Path, failures, pictures) -> Path | None:

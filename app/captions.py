@@ -8,15 +8,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import islice
 from pathlib import Path
 
-from ..attention_core.errors import InputError
+from ..attention_core.errors import InputError, quoted_reason
 from ..attention_core.user_files import opened_checked
 
-__all__ = ["MAX_CAPTIONS_BYTES", "fitted_captions", "numbers_in", "read_captions",
-           "words_language"]
+__all__ = ["MAX_CAPTIONS_BYTES", "MAX_CAPTION_CHARS", "MAX_CAPTIONS", "fitted_captions",
+           "numbers_in", "read_captions", "words_language"]
 
 MAX_CAPTIONS_BYTES = 4 << 20      # a film's .srt is a few kB; anything this large is not one
+# a film's own captions are under 250 characters, under 100 of them: a caption is read on
+# one screen (the film holds it len / READING_CPS seconds: 1 MB would be 15 hours)
+MAX_CAPTION_CHARS = 600
+MAX_CAPTIONS = 400
+# what a terminal, a player or a slide would act on rather than show: control characters
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _NUMBER = re.compile(r"(?<![\w.,])[-−]?\d+(?:[.,]\d+)?")
 
 
@@ -29,11 +36,20 @@ def read_captions(path) -> list[str]:
                         fix="; give the .srt a render wrote (edited or translated)") as fh:
         data = fh.read()
     try:
-        entries = list(srt.parse(data.decode("utf-8-sig")))
+        # read no further than a film's captions could go
+        entries = list(islice(srt.parse(data.decode("utf-8-sig")), MAX_CAPTIONS + 1))
     except (UnicodeDecodeError, srt.SRTParseError) as exc:
-        raise InputError(f"--captions {path}: not a SubRip (.srt) file ({exc}); give the "
-                         ".srt a film wrote, edited or translated.") from None
-    texts = [" ".join(e.content.split()) for e in entries]
+        raise InputError(f"--captions {path}: not a SubRip (.srt) file ({quoted_reason(exc)}); "
+                         "give the .srt a film wrote, edited or translated.") from None
+    if len(entries) > MAX_CAPTIONS:
+        raise InputError(f"--captions {path} has more than {MAX_CAPTIONS} captions; a film has "
+                         "far fewer: give the .srt a film wrote, edited or translated.")
+    texts = [_CONTROL.sub("", " ".join(e.content.split())).strip() for e in entries]
+    long = next((n for n, text in enumerate(texts, 1) if len(text) > MAX_CAPTION_CHARS), None)
+    if long is not None:
+        raise InputError(f"--captions {path}: caption {long} is {len(texts[long - 1])} "
+                         f"characters long, more than the {MAX_CAPTION_CHARS} a caption may be "
+                         "(it is read on one screen); shorten it.")
     if not texts or not all(texts):
         raise InputError(f"--captions {path}: "
                          + ("no captions" if not texts else "an empty caption")

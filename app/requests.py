@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from ..facts import DEFAULT_FPS, DEFAULT_RESOLUTION, DEFAULT_THEME, TRACE_DEFAULTS
+from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_RESOLUTION, DEFAULT_THEME,
+                     TRACE_DEFAULTS)
 
 __all__ = ["AtlasRequest", "DrawingOptions", "FilmRequest", "ShortFilmRequest", "StillsRequest",
            "TraceOptions", "VideoOptions", "ViewRequest"]
@@ -25,6 +26,13 @@ class TraceOptions:
     mask: str
     device: str
     dtype: str
+
+    def asked(self, *names: str) -> list[str]:
+        """Those of the options ``names`` asked for, as given ("--layer 5"): the ones not
+        at their defaults (no focus word, auto, none)."""
+        defaults = {**TRACE_DEFAULTS, "focus": ""}
+        return [f"--{name.replace('_', '-')} {getattr(self, name)}" for name in names
+                if str(getattr(self, name)).strip().lower() != str(defaults[name])]
 
     def request(self, sentence: str):
         """The core's TraceRequest of ``sentence`` with these options."""
@@ -137,7 +145,8 @@ class ViewRequest:
 class ShortFilmRequest:
     """What a film drawn whole (a translation's, a decoder's writing) shares: the layer and
     heads drawn, where the model runs and in what precision, the MP4 (None: named after the
-    sentence), its size, rate and colours, and overwriting."""
+    sentence), its size, rate and colours, overwriting, and the most tokens a row of it
+    draws (the render's drawing limit, --max-tokens)."""
     layer: str = TRACE_DEFAULTS["layer"]
     heads: str = TRACE_DEFAULTS["heads"]
     device: str = TRACE_DEFAULTS["device"]
@@ -147,4 +156,5 @@ class ShortFilmRequest:
     fps: int = DEFAULT_FPS
     theme: str = DEFAULT_THEME
     force: bool = False
+    max_tokens: int = DEFAULT_MAX_TOKENS
 

@@ -10,11 +10,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..attention_core.errors import InputError
+from ..attention_core.errors import InputError, quoted_reason
 from ..attention_core.user_files import opened_checked
 
 __all__ = ["CONFIG_FILE", "ConfigFile", "ENV_PREFIX", "PYPROJECT_TABLE", "find_config",
-           "inside_settings_folder"]
+           "find_config_upward", "inside_settings_folder", "read_config"]
 
 CONFIG_FILE = "attention-explainer.toml"
 PYPROJECT_TABLE = ("tool", "attention-explainer")
@@ -52,6 +52,33 @@ def find_config(folder: Path | None = None) -> ConfigFile:
     pyproject = folder / "pyproject.toml"
     if not pyproject.is_file():
         return ConfigFile(None, {})
+    return _pyproject_config(pyproject)
+
+
+def find_config_upward(folder: Path) -> ConfigFile:
+    """The config of ``folder`` or of the nearest folder above it that has one, as pytest
+    finds its own: a lecture's golden frames check with its settings wherever pytest runs."""
+    folder = Path(folder).resolve()
+    for place in (folder, *folder.parents):
+        config = find_config(place)
+        if config.path is not None:
+            return config
+    return ConfigFile(None, {})
+
+
+def read_config(path: Path) -> ConfigFile:
+    """The settings of the file ``path`` names: an attention-explainer TOML file, or a
+    pyproject.toml's [tool.attention-explainer] table."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path} is not a regular file; attention-explainer reads its "
+                         "settings from a TOML file: remove it or make it one.")
+    if path.name == "pyproject.toml":
+        return _pyproject_config(path)
+    return ConfigFile(path, _read(path))
+
+
+def _pyproject_config(pyproject: Path) -> ConfigFile:
     try:
         tool = _read(pyproject).get(PYPROJECT_TABLE[0], {})
     except InputError:
@@ -73,9 +100,12 @@ def _read(path: Path) -> dict:
         data = fh.read()
     try:
         return tomllib.loads(data.decode("utf-8"))
+    except RecursionError:          # tomllib parses nested arrays and tables recursively
+        raise InputError(f"{path}: not a readable TOML file (its arrays or tables nest too "
+                         "deeply); fix it or remove it.") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"{path}: not a readable TOML file ({exc}); fix it or remove it.") \
-            from exc
+        raise InputError(f"{path}: not a readable TOML file ({quoted_reason(exc)}); fix it "
+                         "or remove it.") from exc
 
 
 def inside_settings_folder(text: str, config: ConfigFile, key: str) -> str:

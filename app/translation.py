@@ -47,28 +47,53 @@ def translate(request: TranslateRequest, *, report=None) -> TranslateResult:
 
 
 def _translated(request: TranslateRequest, report) -> TranslateResult:
-    from .work import use_theme
+    from .work import check_printable, use_theme
 
     if not request.sentence.strip():
         raise InputError("the sentence is empty; give the source sentence to translate.")
     if request.target is not None and not request.target.strip():
         raise InputError("--target is empty; give the translation, or leave it out to "
                          "read the model's own.")
+    if request.focus is not None and not request.focus.strip():
+        raise InputError("--focus is empty; give a word of the translation, or leave it out "
+                         "for the most decided one.")
+    if request.model == "scratch" and request.layer not in ("auto", "0"):
+        # its encoder, decoder and cross-attention are one seeded module each
+        raise InputError(f"--layer {request.layer}: the scratch encoder–decoder has one layer, "
+                         "0; give --layer 0 or auto, or a model folder with more.")
     from ..files.outputs import short_film_outputs
 
     outputs = short_film_outputs(request.output, request.sentence, "translation",
                                  request.resolution[2], force=request.force)
-    use_theme(request.theme)             # manim and the fonts are there, before the model
-    with interrupts_held():              # the first import of torch
+    # a hostile folder refused at once: its files and config.json as written, then (after
+    # the first import of torch, held: C++ calling Python) its sizes' memory; manim after
+    from ..attention_core.translation import cross_view, translation_files
+
+    files = translation_files(request.model)
+    with interrupts_held():
         from ..attention_core.device import resolve_device, resolve_dtype
-        from ..attention_core.translation import cross_view
 
         device, dtype = resolve_device(request.device), resolve_dtype(request.dtype)
-    view = cross_view(request.model, request.sentence, target=request.target,
-                      focus=request.focus, layer=request.layer, heads=request.heads,
-                      max_new_tokens=request.max_new_tokens, seed=request.seed,
-                      d_model=request.d_model, num_heads=request.num_heads, device=device,
-                      dtype=dtype)
+        if files is not None:
+            files.check_memory(device, dtype)
+    use_theme(request.theme)             # manim and the fonts are there, before the model runs
+    check_printable(request.sentence)
+    if request.target is not None:
+        check_printable(request.target, "target")
+    # the model's loading and runs (C++ calling Python): held, as every face holds them; a
+    # Ctrl-C meanwhile is acted on as they end
+    with interrupts_held():
+        view = cross_view(request.model, request.sentence, target=request.target,
+                          focus=request.focus, layer=request.layer, heads=request.heads,
+                          max_new_tokens=request.max_new_tokens, seed=request.seed,
+                          d_model=request.d_model, num_heads=request.num_heads,
+                          device=device, dtype=dtype)
+    if request.target is None:           # the model's own words, drawn as its tokens
+        check_printable("".join(view.target_raw), "model's translation")
+    from .work import check_drawable
+
+    check_drawable(len(view.source), request.max_tokens)      # render's limit, each row
+    check_drawable(len(view.target), request.max_tokens, what="translation")
     with interrupts_held():
         from ..scenes.translation_film import write_translation_film
     width, height, _ = request.resolution

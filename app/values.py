@@ -6,24 +6,29 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..attention_core.errors import InputError
 from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_OUTPUT_DIR, DEFAULT_QUALITY,
                      DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE, JOBS_RANGE,
-                     LENGTH_RANGE, LENGTHS, MAX_TOKENS_RANGE, QUALITIES, THEMES,
-                     TRACE_DEFAULTS)
+                     LENGTH_RANGE, LENGTHS, MAX_NEW_TOKENS_RANGE, MAX_TOKENS_RANGE, QUALITIES,
+                     SEED_RANGE, THEMES, TRACE_DEFAULTS, TRANSLATION_DEFAULTS,
+                     WRITING_DEFAULTS, WRITING_TOKENS_RANGE)
 from ..scenes.film.registry import parse_beats
 from ..scenes.pipeline.formats import parse_resolution
 from .settings_file import ENV_PREFIX, ConfigFile, inside_settings_folder
 
 __all__ = ["D_MODEL_RANGE", "NUM_HEADS_RANGE", "SEED_RANGE", "SETTINGS", "Setting",
-           "parse_length", "parse_times", "resolved", "setting_value", "shared_values"]
+           "parse_heads", "parse_layer", "parse_length", "parse_times", "resolved",
+           "setting_value", "shared_values"]
 
-SEED_RANGE = (0, 2 ** 63 - 1)
 D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly
 NUM_HEADS_RANGE = (1, 512)
+# a layer's or a head's number, before the model is read: above any model's (the model
+# checks its own count); below it, the number is a number (Python's int() takes it)
+INDEX_LIMIT = 10_000
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,48 @@ def _optional(parse):
     return lambda value: None if value in (None, "") else parse(value)
 
 
+def _index_text(value) -> str:
+    """A --layer or --heads value as text: a TOML or Python whole number as its digits."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    if not isinstance(value, str):
+        raise InputError(f"{value!r} is not text or a whole number.")
+    return value.strip().lower()
+
+
+def _indices_below_limit(numbers_text: list[str], what: str, spec) -> list[int]:
+    if any(len(n) > len(str(INDEX_LIMIT)) or int(n) >= INDEX_LIMIT for n in numbers_text):
+        raise InputError(f"{str(spec)[:20]!r} names a {what.rstrip('s')} no model has "
+                         f"(they are numbered from 0, below {INDEX_LIMIT}).")
+    return [int(n) for n in numbers_text]
+
+
+def parse_layer(spec) -> str:
+    """--layer: auto, or a layer's number (the model checks that it has it); as text."""
+    text = _index_text(spec)
+    if text == "auto":
+        return text
+    if not re.fullmatch(r"\d+", text):
+        raise InputError(f"{str(spec)[:40]!r} is malformed; use auto or a layer's "
+                         "number, counted from 0 (e.g. 3).")
+    return str(_indices_below_limit([text], "layer", spec)[0])
+
+
+def parse_heads(spec) -> str:
+    """--heads: auto, all, or heads' numbers, comma-separated, each once (the model checks
+    that it has them); as text ("0,5")."""
+    text = _index_text(spec)
+    if text in ("auto", "all"):
+        return text
+    if not re.fullmatch(r"\d+(\s*,\s*\d+)*", text):
+        raise InputError(f"{str(spec)[:40]!r} is malformed; use auto, all or heads' "
+                         "numbers like 0,5,11 (counted from 0).")
+    heads = _indices_below_limit(re.split(r"\s*,\s*", text), "heads", spec)
+    if len(set(heads)) != len(heads):
+        raise InputError(f"{str(spec)[:40]!r} names a head twice; list each head once.")
+    return ",".join(map(str, heads))
+
+
 def parse_length(spec) -> float | None:
     """--length: short, full (None: the film as it is) or seconds ("75", "75s", 75)."""
     text = str(spec).strip().lower() if spec is not None else "full"
@@ -117,9 +164,10 @@ def parse_times(spec) -> list:
 
 
 _RANGES = {"d-model": D_MODEL_RANGE, "num-heads": NUM_HEADS_RANGE, "seed": SEED_RANGE}
+_PARSERS = {"dtype": _choice(DTYPES), "layer": parse_layer, "heads": parse_heads}
 _TRACE = {name.replace("_", "-"): Setting(
     _whole(*_RANGES[name.replace("_", "-")]) if name.replace("_", "-") in _RANGES
-    else _choice(DTYPES) if name == "dtype" else _word, default)
+    else _PARSERS.get(name, _word), default)
     for name, default in TRACE_DEFAULTS.items()}
 
 # by setting name (a command line option's long name); the frames command's own names
@@ -142,6 +190,10 @@ SETTINGS: dict[str, Setting] = {
     "output": Setting(_optional(_text), None, output=True),
     "focus": Setting(_text, ""),
     **_TRACE,
+    # translate's and generate's own
+    "max-new-tokens": Setting(_whole(*MAX_NEW_TOKENS_RANGE),
+                              TRANSLATION_DEFAULTS["max_new_tokens"]),
+    "tokens": Setting(_whole(*WRITING_TOKENS_RANGE), WRITING_DEFAULTS["tokens"]),
 }
 
 
@@ -169,13 +221,18 @@ def setting_value(name: str, value, where: str):
         raise InputError(f"{where}: {str(exc).rstrip('.')}; give a valid value.") from None
 
 
-def resolved(command: str, name: str, given, config: ConfigFile):
+def resolved(command: str, name: str, given, config: ConfigFile, *, default=None):
     """The value of setting ``name`` for ``command`` as the command line would take it:
     ``given`` (not None), else its ATTENTION_EXPLAINER_ variable, else the settings file's
-    [command] key, else its top-level key, else the built-in default; parsed and checked."""
+    [command] key, else its top-level key, else ``default`` (None: the built-in one);
+    parsed and checked. A refusal names where the value came from; a value given, as the
+    command line's refusal of the option names it."""
     setting = SETTINGS[name]
     if given is not None:
-        return setting.parse(given)          # the parser's own line, as the command line's
+        try:
+            return setting.parse(given)
+        except InputError as exc:
+            raise InputError(f"Invalid value for '--{name}': {exc}") from None
     variable = ENV_PREFIX + name.replace("-", "_").upper()
     if variable in os.environ:
         return setting_value(name, os.environ[variable],
@@ -189,4 +246,4 @@ def resolved(command: str, name: str, given, config: ConfigFile):
                 if setting.output and config.path is not None:
                     value = inside_settings_folder(str(value), config, key)
                 return setting_value(name, value, f"{config.label}: {key_of}{key} = {value!r}")
-    return setting.parse(setting.default)
+    return setting.parse(setting.default if default is None else default)

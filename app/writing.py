@@ -38,6 +38,12 @@ def write(request: WriteRequest, *, report=None) -> WriteResult:
     with drawing_turn():
         if not request.sentence.strip():
             raise InputError("the prompt is empty; give the text the model continues.")
+        from ..attention_core.api import count_tokens
+        from .work import check_drawable
+
+        # the cache row holds the prompt and every token written: render's drawing limit
+        check_drawable(count_tokens(request.sentence, request.model) + request.tokens,
+                       request.max_tokens, what="prompt with the tokens written")
         from ..files.outputs import short_film_outputs
 
         outputs = short_film_outputs(request.output, request.sentence, "writes",

@@ -2,19 +2,30 @@
 from __future__ import annotations
 
 import errno
+import re
 
 from ..facts import MAX_SENTENCE_CHARS
 from . import DEFAULT_SENTENCE
 
-__all__ = ["InputError", "NoSpaceLeft", "check_sentence", "is_json_int", "quoted_reason",
-           "short_repr"]
+__all__ = ["InputError", "NoSpaceLeft", "check_sentence", "for_terminal", "is_json_int",
+           "quoted_reason", "short_repr"]
+
+# what a terminal acts on instead of showing: control characters (a bell, an escape sequence
+# that recolours or clears it) and the bidi embeddings and overrides that reorder what follows
+_UNSHOWN = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]")
+# a message quotes what it was given (a file's line, a library's error): at most this much,
+# its start and its end (where the fix is said)
+MAX_MESSAGE_CHARS = 2000
 
 
 class InputError(ValueError):
     """Bad input: the message says what is wrong and how to fix it, in one line."""
 
     def __init__(self, message: str):
-        super().__init__(" ".join(str(message).split()))
+        text = " ".join(str(message).split())
+        if len(text) > MAX_MESSAGE_CHARS:
+            text = text[:MAX_MESSAGE_CHARS - 500] + " … " + text[-497:]
+        super().__init__(text)
 
 
 class NoSpaceLeft(InputError):
@@ -33,6 +44,16 @@ class NoSpaceLeft(InputError):
         named = f"{place} ({what})" if what else f"{place}"
         return cls(f"no space left on {named}: free some space" + (f", {hint}" if hint
                                                                     else "") + ".")
+
+
+def for_terminal(text: str, *, json: bool = False) -> str:
+    """``text`` as a terminal may be given it: every control character but a newline, and
+    every bidi embedding or override, written as its escape (\\x07, \\u202e; in ``json``
+    text, \\u0007: still JSON, the same string)."""
+    def escape(match) -> str:
+        ch = match.group()
+        return f"\\u{ord(ch):04x}" if json else ch.encode("unicode_escape").decode("ascii")
+    return _UNSHOWN.sub(escape, text)
 
 
 def is_json_int(value) -> bool:

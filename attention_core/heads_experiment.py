@@ -19,7 +19,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 
-from ..facts import DTYPES, EXPERIMENT_DEFAULTS, EXPERIMENT_RANGES
+from ..facts import DTYPES, EXPERIMENT_DEFAULTS, EXPERIMENT_RANGES, SEED_RANGE
 from .errors import InputError
 from .labelled_text import Split, encode
 from .scratch import build_module, sinusoidal_positions
@@ -60,6 +60,10 @@ class SweepSpec:
             value, name = getattr(self, field_name), "--" + field_name.replace("_", "-")
             if not low <= value <= high:
                 raise InputError(f"{name} {value} is out of range; give {low} to {high}.")
+        if not SEED_RANGE[0] <= self.seed <= SEED_RANGE[1] - self.repeats + 1:
+            raise InputError(f"--seed {self.seed} is out of range; give {SEED_RANGE[0]} to "
+                             f"{SEED_RANGE[1] - self.repeats + 1} (the runs take it and the "
+                             f"{self.repeats - 1} after it).")
         if self.dtype not in DTYPES:
             raise InputError(f"--dtype {self.dtype} is unknown; use {', '.join(DTYPES)}.")
         if not 8 <= self.max_tokens <= 512:

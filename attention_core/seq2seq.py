@@ -15,8 +15,10 @@ of "Katze" is the query that chose "Katze".
 """
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -28,10 +30,13 @@ __all__ = ["FAMILIES", "KINDS", "Alignment", "Seq2SeqFiles", "align", "is_seq2se
            "seq2seq_files"]
 
 FAMILIES = {"marian": "Marian", "bart": "BART", "mbart": "mBART", "t5": "T5", "mt5": "mT5"}
+T5_LIKE = ("t5", "mt5")        # T5's names for its sizes, and relative positions
 # a Marian (opus-mt) folder's tokenizer is SentencePiece's own files; the others' tokenizer.json
 MARIAN_TOKENIZER = ("source.spm", "target.spm", "vocab.json")
-MAX_TOKENIZER_FILE = 64 << 20
 KINDS = ("cross", "self", "decoder")
+KIND_NAMES = {"cross": "the cross-attention of decoder layer",
+              "self": "the self-attention of encoder layer",
+              "decoder": "the self-attention of decoder layer"}
 MAX_NEW_TOKENS = MAX_NEW_TOKENS_RANGE[1]
 
 
@@ -110,10 +115,17 @@ class Alignment:
 class Seq2SeqFiles:
     """A local encoder–decoder folder: config.json of a supported family (no remote
     code), safetensors weights, its tokenizer (tokenizer.json; Marian's SentencePiece
-    files), each a regular file of the folder."""
+    files), checked by the rules every model folder is (:mod:`.model_checks`), in two steps.
+
+    At once, from config.json as written and the folder's listing (no torch: faces build
+    this before the first import of torch): its sizes and numbers, each of its files a
+    regular one inside it. Then, as its run starts (:attr:`config`): its sizes with
+    transformers' defaults filled in, the weights' size and the memory those sizes need,
+    and every token id it names, before anything of it is built."""
 
     def __init__(self, folder: Path, config: dict, *, name: str):
-        from .hf_models import HFModelFiles
+        from .model_checks import (check_config_numbers, check_folder_files,
+                                   check_weight_files, weight_files)
 
         self.folder, self.name = Path(folder), name
         self.what = f"--model {str(folder)!r}"
@@ -122,17 +134,54 @@ class Seq2SeqFiles:
                              "attention-explainer never runs a model's own code.")
         self.model_type = config["model_type"]
         self.title = f"{FAMILIES[self.model_type]} encoder–decoder"
-        self.config = config
-        self.weights = HFModelFiles._safetensors(self)       # the same rule: never pickles
-        from .user_files import checked_file
-
-        names = MARIAN_TOKENIZER if self.model_type == "marian" else ("tokenizer.json",)
-        for name in names:
-            if not (self.folder / name).exists():
+        self.config_as_written = config
+        check_config_numbers(config, self.what)     # before transformers builds anything
+        self.weights = weight_files(self.folder, self.what)     # the same rule: never pickles
+        check_weight_files(self.weights, self.folder, self.what)
+        check_folder_files(self.folder, self.what)  # before transformers opens any of them
+        written = config.get("decoder_vocab_size") or config.get("vocab_size")   # checked
+        self._check_token_ids(written)              # and again, with transformers' defaults
+        for name in MARIAN_TOKENIZER if self.model_type == "marian" else ("tokenizer.json",):
+            if not os.path.lexists(self.folder / name):
                 raise InputError(f"{self.what} lacks {name}, its tokenizer's file; save it "
                                  "with tokenizer.save_pretrained.")
-            checked_file(self.folder / name, what=self.what, max_bytes=MAX_TOKENIZER_FILE,
-                         folder=self.folder, fix="; use the model's own tokenizer files")
+
+    @cached_property
+    def config(self):
+        """config.json as transformers reads it, checked where the JSON alone could not
+        be: the family's settings with its defaults, the weights no larger than its sizes
+        fill, and the token ids of config.json and generation_config.json."""
+        from .hf_models import transformers_config
+        from .model_checks import check_weight_files
+
+        c = transformers_config(self.folder, self.what)
+        if self.model_type in T5_LIKE:
+            buckets, distance = c.relative_attention_num_buckets, c.relative_attention_max_distance
+            if distance <= buckets // 2:    # the decoder's bucket arithmetic divides by log(1)
+                raise InputError(f"{self.what}: config.json relative_attention_max_distance "
+                                 f"{distance} must be more than half of "
+                                 f"relative_attention_num_buckets {buckets}; use the model's "
+                                 "own config.json.")
+        else:
+            for key in ("encoder_attention_heads", "decoder_attention_heads"):
+                if c.d_model % getattr(c, key):
+                    raise InputError(f"{self.what}: config.json d_model {c.d_model} is not "
+                                     f"divisible by {key} {getattr(c, key)}; use the model's "
+                                     "own config.json.")
+        self._check_token_ids(int(getattr(c, "decoder_vocab_size", None) or c.vocab_size))
+        check_weight_files(self.weights, self.folder, self.what, _parameter_count(c))
+        return c
+
+    def _check_token_ids(self, vocab: int | None) -> None:
+        """The token ids of config.json and generation_config.json (generate reads its own
+        there) are ids of the decoder's vocabulary, ``vocab`` (None: not known yet)."""
+        from .model_checks import check_token_ids, read_settings_file
+
+        check_token_ids(self.config_as_written, vocab, self.what, "config.json")
+        generation = self.folder / "generation_config.json"
+        if os.path.lexists(generation):
+            check_token_ids(read_settings_file(generation, self.what, self.folder), vocab,
+                            self.what, generation.name)
 
     @property
     def tokenizer(self):
@@ -151,19 +200,54 @@ class Seq2SeqFiles:
             raise InputError(f"{self.what}: its tokenizer cannot be read "
                              f"({type(exc).__name__}).") from None
 
+    def check_memory(self, device, dtype) -> None:
+        """Refuse a model too large for the device's free memory, before it loads."""
+        from .model_checks import check_memory_for
+
+        check_memory_for(_parameter_count(self.config), device, dtype, self.what)
+
     def load(self, device, dtype):
-        from transformers import AutoModelForSeq2SeqLM
+        from transformers import AutoModelForSeq2SeqLM, GenerationConfig
 
         from .hf_models import CAPTURE_ATTENTION, _register_watch, from_folder
-        from .model_checks import check_finite_weights
+        from .model_checks import TOKEN_ID_KEYS, check_finite_weights
 
+        self.check_memory(device, dtype)
         _register_watch()
         model, info = from_folder(AutoModelForSeq2SeqLM, self, dtype, CAPTURE_ATTENTION)
         if info.get("missing_keys"):
             raise InputError(f"{self.what}: its weights lack {sorted(info['missing_keys'])[0]}"
                              "; the weights and config.json do not belong together.")
         check_finite_weights(model.state_dict().items(), self.what)
+        # its greedy translation reads of its generation settings only the tokens that start,
+        # pad and end it and those forced or barred (each checked): the rest (beams,
+        # sampling, lengths, what generate hands back) is not a greedy translation's
+        ids = {key: getattr(model.generation_config, key, None) for key in TOKEN_ID_KEYS}
+        model.generation_config = GenerationConfig(
+            **{key: value for key, value in ids.items() if value is not None})
         return model.to(device).eval()
+
+
+def _parameter_count(c) -> int:
+    """About how many parameters the encoder–decoder of config ``c`` has, by arithmetic
+    (``model_checks.encoder_decoder_estimate``): nothing is built, so nothing in the config
+    can make this slow."""
+    from .model_checks import encoder_decoder_estimate
+
+    untied = not getattr(c, "tie_word_embeddings", True)
+    if c.model_type in T5_LIKE:         # relative positions: a table of buckets per side
+        width = c.num_heads * c.d_kv
+        return encoder_decoder_estimate(
+            encoder_layers=c.num_layers, decoder_layers=c.num_decoder_layers,
+            d_model=c.d_model, encoder_width=width, decoder_width=width, encoder_ffn=c.d_ff,
+            decoder_ffn=c.d_ff, vocab=c.vocab_size, positions=0, gated=c.is_gated_act,
+            output_head=untied, position_bias=2 * c.relative_attention_num_buckets * c.num_heads)
+    return encoder_decoder_estimate(
+        encoder_layers=c.encoder_layers, decoder_layers=c.decoder_layers, d_model=c.d_model,
+        encoder_width=c.d_model, decoder_width=c.d_model, encoder_ffn=c.encoder_ffn_dim,
+        decoder_ffn=c.decoder_ffn_dim,
+        vocab=max(c.vocab_size, int(getattr(c, "decoder_vocab_size", None) or 0)),
+        positions=c.max_position_embeddings, gated=False, output_head=untied, position_bias=0)
 
 
 def _target_ids(model, tokenizer, src, target: str | None, max_new: int, device):
@@ -191,23 +275,25 @@ def _split_calls(model, calls) -> dict:
     return {"self": calls[:encoder], "decoder": rest[0::2], "cross": rest[1::2]}
 
 
-def _recomputed(watch, dtype) -> np.ndarray:
-    """softmax(QKᵀ·scaling + bias + mask) from the watched call, against its own weights."""
+def _recomputed(watch, dtype, what: str, where: str) -> np.ndarray:
+    """softmax(QKᵀ·scaling + bias + mask) from the watched call, checked against the
+    model's own weights (``hf_models.check_agreement``). The scores are summed in the
+    model's dtype, as its eager attention sums them (T5's are unscaled: in bfloat16 a score
+    of 40 is only good to 0.25, which moves a weight far more than the tolerance; rounded
+    as the model rounded it, what is left is the softmax's own rounding); the softmax runs
+    in float64."""
     import torch
 
     from .bert import to_numpy
-    from .hf_models import agreement_tolerance
+    from .hf_models import check_agreement
 
-    q, k = watch.q.double(), watch.k.double()
-    scores = torch.matmul(q, k.transpose(-1, -2)) * watch.scaling
+    scores = torch.matmul(watch.q, watch.k.transpose(-1, -2)) * watch.scaling
     if watch.bias is not None:
-        scores = scores + watch.bias.double()
+        scores = scores + watch.bias
     if watch.mask is not None:
-        scores = scores + watch.mask[..., : k.shape[-2]].double()
-    weights = torch.softmax(scores, dim=-1)
-    gap = float((weights - watch.weights.double()).abs().max())
-    if not gap <= agreement_tolerance(dtype):
-        raise RuntimeError(f"recomputed weights differ from the model's by {gap:.2e}")
+        scores = scores + watch.mask[..., : watch.k.shape[-2]]
+    weights = torch.softmax(scores.double(), dim=-1)
+    check_agreement(float((weights - watch.weights.double()).abs().max()), dtype, what, where)
     return to_numpy(weights[0])
 
 
@@ -224,6 +310,7 @@ def _watched_run(files: Seq2SeqFiles, sentence: str, target: str | None, kind: s
         raise InputError(f"--attention {kind!r} is unknown; use {', '.join(KINDS)}.")
     if not 1 <= max_new_tokens <= MAX_NEW_TOKENS:
         raise InputError(f"--max-new-tokens {max_new_tokens}: give 1 to {MAX_NEW_TOKENS}.")
+    files.check_memory(device, dtype)       # its settings and sizes, before its tokenizer
     tokenizer = files.tokenizer
     model = files.load(device, dtype)
     src = torch.tensor([tokenizer(sentence).input_ids], device=device)
@@ -256,7 +343,10 @@ def align(files: Seq2SeqFiles, sentence: str, *, target: str | None = None,
     if not 0 <= chosen < count:
         raise InputError(f"--layer {layer}: this model's {kind} attention has layers 0 to "
                          f"{count - 1}.")
-    weights = _recomputed(by_kind[kind][chosen], dtype)
+    def checked(n):
+        return _recomputed(by_kind[kind][n], dtype, files.what, f"{KIND_NAMES[kind]} {n}")
+
+    weights = checked(chosen)
     shown = list(range(weights.shape[0])) if heads in ("auto", "all") else \
         [int(h) for h in str(heads).split(",") if h.strip()]
     if not shown or not all(0 <= h < weights.shape[0] for h in shown):
@@ -280,5 +370,4 @@ def align(files: Seq2SeqFiles, sentence: str, *, target: str | None = None,
     return Alignment(kind, chosen, shown, texts(src), texts(labels), texts(dec_in),
                      weights[shown], files.title, target is None, special(src),
                      special(labels), count, unknown(src), unknown(labels),
-                     np.stack([_recomputed(c, dtype) for c in by_kind[kind]])
-                     if every_layer else None)
+                     np.stack([checked(n) for n in range(count)]) if every_layer else None)

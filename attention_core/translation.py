@@ -22,7 +22,8 @@ import numpy as np
 from .errors import InputError
 from .word_model import SPACE_TOKEN, WordModel
 
-__all__ = ["CrossView", "cross_view", "scratch_alignment", "view_of", "word_runs"]
+__all__ = ["CrossView", "cross_view", "scratch_alignment", "translation_files", "view_of",
+           "word_runs"]
 
 SCRATCH_TITLE = "scratch encoder–decoder"
 
@@ -198,7 +199,7 @@ def cross_view(model: str, sentence: str, *, target: str | None, focus: str | No
                d_model: int = 64, num_heads: int = 4, device, dtype) -> CrossView:
     """The cross-attention of ``model`` (an encoder–decoder folder, or "scratch" with a
     given ``target``) on ``sentence`` and its translation, its focus word and head."""
-    from .seq2seq import align, seq2seq_files
+    from .seq2seq import align
 
     if model == "scratch":
         if not target:
@@ -207,14 +208,26 @@ def cross_view(model: str, sentence: str, *, target: str | None, focus: str | No
         found = scratch_alignment(sentence, target, seed=seed, d_model=d_model,
                                   num_heads=num_heads, device=device, dtype=dtype)
     else:
-        files = seq2seq_files(model)
-        if files is None:
-            raise InputError(f"--model {model!r} is no encoder–decoder folder (Marian, BART, "
-                             "mBART, T5, mT5); use one, or scratch with --target.")
-        found = align(files, sentence, target=target, kind="cross", layer=layer,
-                      heads="all", max_new_tokens=max_new_tokens, device=device, dtype=dtype)
+        found = align(translation_files(model), sentence, target=target,
+                      kind="cross", layer=layer, heads="all", max_new_tokens=max_new_tokens,
+                      device=device, dtype=dtype)
     return view_of(found, focus=focus, heads=heads, max_new_tokens=max_new_tokens,
                    untrained=model == "scratch")
+
+
+def translation_files(model: str):
+    """The encoder–decoder folder ``model`` names, checked as far as it can be without
+    torch (its files, config.json as written); None for scratch. Its sizes' memory is
+    :meth:`~.seq2seq.Seq2SeqFiles.check_memory`'s."""
+    from .seq2seq import seq2seq_files
+
+    if model == "scratch":
+        return None
+    files = seq2seq_files(model)
+    if files is None:
+        raise InputError(f"--model {model!r} is no encoder–decoder folder (Marian, BART, "
+                         "mBART, T5, mT5); use one, or scratch with --target.")
+    return files
 
 
 def view_of(found, *, focus: str | None = None, heads="auto", max_new_tokens: int = 32,

@@ -9,16 +9,23 @@ import click
 from click.core import ParameterSource
 
 from ..app.requests import DrawingOptions, FilmRequest, TraceOptions, VideoOptions
-from ..attention_core.errors import InputError
+from ..attention_core.errors import InputError, for_terminal
 from ..facts import TRACE_DECIDES
 
-__all__ = ["film_command", "note_settings", "report_files", "saved_trace", "say", "show_plan",
-           "summary", "video_facts"]
+__all__ = ["echo", "film_command", "note_settings", "report_files", "saved_trace", "say",
+           "show_plan", "summary", "video_facts"]
+
+
+def echo(text: str, *, json: bool = False, err: bool = False) -> None:
+    """What a command prints: the user's text in it (a sentence, a token, a path) may hold
+    a bell, an escape sequence or a bidi override, which the terminal is shown, never
+    given (``json``: escaped as JSON escapes them, the same string)."""
+    click.echo(for_terminal(str(text), json=json), err=err)
 
 
 def say(line: str) -> None:
     """One line for the user, on stderr (stdout holds the results)."""
-    click.echo(line, err=True)
+    echo(line, err=True)
 
 
 def saved_trace(ctx: click.Context, trace_path: str | None):
@@ -71,18 +78,18 @@ def show_plan(plan, *, quiet: bool, as_json: bool) -> list[Path]:
     if as_json:
         import json
 
-        click.echo(json.dumps({"dry_run": True, "files": [str(f) for f in plan.files],
-                               "beats": [{"beat": b, "cached": b in plan.cached}
-                                         for b in plan.beats],
-                               "estimate_seconds": round(plan.estimate.seconds, 1),
-                               "workers": plan.workers}, ensure_ascii=False, indent=2))
+        echo(json.dumps({"dry_run": True, "files": [str(f) for f in plan.files],
+                         "beats": [{"beat": b, "cached": b in plan.cached}
+                                   for b in plan.beats],
+                         "estimate_seconds": round(plan.estimate.seconds, 1),
+                         "workers": plan.workers}, ensure_ascii=False, indent=2), json=True)
     elif not quiet:
-        click.echo("would write:")
+        echo("would write:")
         for path in plan.files:
-            click.echo(f"  {path}")
-        click.echo("beats: " + ", ".join(
+            echo(f"  {path}")
+        echo("beats: " + ", ".join(
             f"{b} ({'cached' if b in plan.cached else 'to draw'})" for b in plan.beats))
-        click.echo(plan.estimate.line())
+        echo(plan.estimate.line())
     return plan.files
 
 
@@ -92,11 +99,11 @@ def report_files(files, *, quiet: bool, as_json: bool, facts: dict | None = None
     files = [Path(f) for f in files]
     if as_json:
         import json
-        click.echo(json.dumps({"files": [str(f) for f in files], **(facts or {})},
-                              ensure_ascii=False, indent=2))
+        echo(json.dumps({"files": [str(f) for f in files], **(facts or {})},
+                        ensure_ascii=False, indent=2), json=True)
     elif not quiet:
         for path in files:
-            click.echo(str(path))
+            echo(str(path))
         note_settings()
     return files
 

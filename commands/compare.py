@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from .common import echo
 from .options import TraceOptions, trace_options
 
 __all__ = ["command"]
@@ -28,6 +29,6 @@ def command(sentence_a: str, sentence_b: str, as_json: bool, tracing: TraceOptio
 
     comparison = compare(sentence_a, sentence_b, tracing)
     if as_json:
-        click.echo(json.dumps(comparison.to_json(), ensure_ascii=False))
+        echo(json.dumps(comparison.to_json(), ensure_ascii=False), json=True)
         return
-    click.echo("\n".join(report.compare_lines(comparison)))
+    echo("\n".join(report.compare_lines(comparison)))

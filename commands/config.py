@@ -22,10 +22,12 @@ def config(ctx: click.Context, command: str):
     from .settings import ConfigFile, effective
 
     found = ctx.find_object(ConfigFile)
-    click.echo(f"# attention-explainer {command}: settings ({found.label})")
+    from .common import echo
+
+    echo(f"# attention-explainer {command}: settings ({found.label})")
     for setting, value, source in effective(ctx.find_root().command, command, found):
         shown = value if isinstance(value, str) else ("" if value is None else value)
-        click.echo(f"{setting:<14} = {shown!s:<28} # {source}")
+        echo(f"{setting:<14} = {shown!s:<28} # {source}")
 
 
 command = config

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
+from ..attention_core.errors import InputError
 from ..facts import (DEFAULT_FPS, DEFAULT_THEME, DTYPES, EXPERIMENT_DEFAULTS,
-                     EXPERIMENT_RANGES, THEMES)
+                     EXPERIMENT_RANGES, SEED_RANGE, THEMES)
 from .common import report_files, say
-from .options import FPS, RESOLUTION
+from .options import FPS, RESOLUTION, _ParsedBy
 
 __all__ = ["command"]
 
@@ -19,15 +20,18 @@ DEFAULTS = EXPERIMENT_DEFAULTS
 SIZE = {name: click.IntRange(*bounds) for name, bounds in EXPERIMENT_RANGES.items()}
 
 
-def _heads(ctx, param, value: str) -> tuple[int, ...]:
-    try:
-        counts = tuple(int(v) for v in str(value).split(",") if v.strip())
-    except ValueError:
-        raise click.BadParameter(f"{value!r}: give head counts separated by commas, e.g. "
-                                 "1,4,8,16.") from None
-    if not counts:
-        raise click.BadParameter("give at least one head count, e.g. 1,4,8,16.")
-    return counts
+def _head_counts(value: str) -> tuple[int, ...]:
+    """--heads of the experiment: head counts, comma-separated (the spec checks each
+    against --d-model)."""
+    parts = [v.strip() for v in str(value).split(",") if v.strip()]
+    if not parts or not all(p.isdigit() and len(p) <= 6 for p in parts):
+        raise InputError(f"{str(value)[:40]!r}: give head counts separated by commas, e.g. "
+                         "1,4,8,16.")
+    return tuple(int(p) for p in parts)
+
+
+# a type, not a callback: a settings file's or a variable's value is refused naming them
+HEAD_COUNTS = _ParsedBy("head counts", _head_counts, "N,N,...")
 
 
 @click.group("experiment")
@@ -45,7 +49,7 @@ Examples:
               help="The folder for results.csv, results.json, chart.png, chart.svg "
                    "(and film.mp4 with --film); made if missing.")
 @click.option("--heads", "heads", default=",".join(map(str, DEFAULTS["heads"])),
-              show_default=True, callback=_heads,
+              show_default=True, type=HEAD_COUNTS,
               help="Head counts to train, comma-separated.")
 @click.option("--d-model", "d_model", default=DEFAULTS["d_model"], show_default=True, type=SIZE["d_model"],
               help="The model's width, the same for every head count.")
@@ -53,7 +57,8 @@ Examples:
               help="Attention layers (each: attention, residual, LayerNorm).")
 @click.option("--epochs", default=DEFAULTS["epochs"], show_default=True, type=SIZE["epochs"],
               help="Passes over the training examples.")
-@click.option("--seed", default=DEFAULTS["seed"], show_default=True, type=int,
+@click.option("--seed", default=DEFAULTS["seed"], show_default=True,
+              type=click.IntRange(*SEED_RANGE),
               help="The first training seed (the split's seed is fixed).")
 @click.option("--repeats", default=DEFAULTS["repeats"], show_default=True, type=SIZE["repeats"],
               help="Seeds per head count (seed, seed+1, ...): the spread between them is "

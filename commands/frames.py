@@ -78,7 +78,7 @@ def command(ctx, sentence, beat, times, out_dir, resolution, fps, still_format, 
     files = report_files(made.files, quiet=quiet, as_json=as_json)
     if request.golden is not None:
         for line in made.changed:
-            click.echo(f"changed: {line}", err=True)
+            say(f"changed: {line}")
         if made.changed:
             sys.exit(1)
         if not (quiet or as_json):

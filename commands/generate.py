@@ -9,7 +9,7 @@ import click
 
 from ..facts import TRACE_DEFAULTS, WRITING_DEFAULTS, WRITING_TOKENS_RANGE
 from .common import report_files, say
-from .options import short_film_options
+from .options import HEADS, LAYER, short_film_options
 
 __all__ = ["command"]
 
@@ -25,13 +25,13 @@ Examples:
 @click.option("--tokens", default=WRITING_DEFAULTS["tokens"], show_default=True,
               type=click.IntRange(*WRITING_TOKENS_RANGE),
               help="How many tokens the model writes (greedy), each drawn as a step.")
-@click.option("--layer", default=TRACE_DEFAULTS["layer"], show_default=True, metavar="N|auto",
+@click.option("--layer", default=TRACE_DEFAULTS["layer"], show_default=True, type=LAYER,
               help="The layer whose queries are drawn (auto: the last).")
-@click.option("--heads", default=TRACE_DEFAULTS["heads"], show_default=True,
-              metavar="auto|all|I,J,...", help="The heads whose mean weight the sparks draw.")
+@click.option("--heads", default=TRACE_DEFAULTS["heads"], show_default=True, type=HEADS,
+              help="The heads whose mean weight the sparks draw.")
 @short_film_options("writes")
 def command(sentence, model, tokens, layer, heads, device, dtype, output, resolution, fps,
-            theme, force, quiet, as_json):
+            theme, max_tokens, force, quiet, as_json):
     """Draw a decoder writing: one token at a time, each new query over the growing cache.
 
     The prompt's keys make the cache, a row; each step shows the model's next-token
@@ -44,7 +44,8 @@ def command(sentence, model, tokens, layer, heads, device, dtype, output, resolu
     result = write(WriteRequest(sentence=sentence, model=model, tokens=tokens, layer=layer,
                                 heads=heads, device=device, dtype=dtype,
                                 output=Path(output) if output else None,
-                                resolution=resolution, fps=fps, theme=theme, force=force),
+                                resolution=resolution, fps=fps, theme=theme, force=force,
+                                max_tokens=max_tokens),
                    report=None if quiet else say)
     facts = {"written": result.generation.text} if as_json else None
     return report_files(result.files, quiet=quiet, as_json=as_json, facts=facts)

@@ -9,7 +9,7 @@ import click
 from ..attention_core import DEFAULT_SENTENCE
 from ..app.work import beat_cache, compute_trace, interrupts_held
 from ..facts import MAX_NEW_TOKENS_RANGE, TRANSLATION_DEFAULTS
-from .common import note_settings, say
+from .common import echo, note_settings, say
 from .options import TraceOptions, trace_options
 
 __all__ = ["command"]
@@ -97,7 +97,7 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
                                    "answer_weight": r.answer_weight,
                                    "special_weight": r.special_weight, **r.effect.to_json()}
                                   for r in table]
-        click.echo(report.to_json(trace, atlas, kept, extra))
+        echo(report.to_json(trace, atlas, kept, extra), json=True)
         return
     lines = report.summary_lines(trace) + report.choice_lines(trace) + [""] \
         + report.focus_table(trace) + [""] + report.update_lines(trace)
@@ -113,7 +113,7 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
         lines += [""] + report.diagnosis_lines(atlas)
     if saving is not None:
         lines += ["", f"trace saved to {saving.files['trace']}"]
-    click.echo("\n".join(lines))
+    echo("\n".join(lines))
     if saving is not None:
         note_settings()
 
@@ -150,9 +150,9 @@ def translated(sentence: str, tracing: TraceOptions, attention: str | None,
         doc = result.to_json()
         if tracing.focus:
             doc["focus_rows"] = result.rows_of(tracing.focus)
-        click.echo(json.dumps(doc, ensure_ascii=False))
+        echo(json.dumps(doc, ensure_ascii=False), json=True)
     else:
-        click.echo("\n".join(report.alignment_lines(result, tracing.focus or None)))
+        echo("\n".join(report.alignment_lines(result, tracing.focus or None)))
     return True
 
 
@@ -173,9 +173,9 @@ def written(sentence: str, count: int, tracing: TraceOptions, as_json: bool,
 
         generation = generate(tracing.request(sentence), count)
     if as_json:
-        click.echo(json.dumps(generation.to_json(), ensure_ascii=False))
+        echo(json.dumps(generation.to_json(), ensure_ascii=False), json=True)
         return
-    click.echo("\n".join(report.generation_lines(generation)))
+    echo("\n".join(report.generation_lines(generation)))
 
 
 def measured_variant(trace, approximation) -> list:

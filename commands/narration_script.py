@@ -7,7 +7,7 @@ import click
 from ..attention_core import DEFAULT_SENTENCE
 from ..app.work import (beat_cache, check_drawable, compute_trace, drawable_sentence,
                         interrupts_held, use_theme)
-from .common import saved_trace, say
+from .common import echo, saved_trace, say
 from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
                       trace_options, video_options)
 
@@ -59,6 +59,6 @@ def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: Vid
                                   height=video.height, fps=video.fps, jobs=video.jobs,
                                   cache=cache, quality=video.quality,
                                   brief=video.length is not None)
-    click.echo(f"# Narration of \u201c{trace.sentence}\u201d: one recording per beat, or "
-               "per caption, named as below\n")
-    click.echo(script(segments, spans, TITLES))
+    echo(f"# Narration of \u201c{trace.sentence}\u201d: one recording per beat, or "
+         "per caption, named as below\n")
+    echo(script(segments, spans, TITLES))

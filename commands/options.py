@@ -16,12 +16,13 @@ from ..facts import (BEAT_NAMES, FILM_BEATS, DEFAULT_FPS, DEFAULT_MAX_TOKENS,
                      DTYPES, FPS_RANGE, JOBS_RANGE, LENGTHS, MAX_TOKENS_RANGE, QUALITIES,
                      RESOLUTIONS, THEMES, TRACE_DEFAULTS)
 from ..app.requests import DrawingOptions, TraceOptions, VideoOptions
-from ..app.values import D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_length, parse_times
+from ..app.values import (D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_heads, parse_layer,
+                          parse_length, parse_times)
 from ..scenes.film.registry import parse_beats
 from ..scenes.pipeline.formats import parse_resolution
 
 __all__ = [
-    "BEATS", "DrawingOptions", "FPS", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
+    "BEATS", "DrawingOptions", "FPS", "HEADS", "LAYER", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
     "captions_option", "drawing_options", "picture_options", "dry_run_option", "narration_option",
     "short_film_options", "trace_options",
     "versus_option", "video_options",
@@ -67,6 +68,10 @@ BEATS = _ParsedBy("beats", parse_beats, "all|" + ",".join(BEAT_NAMES[:2]) + ",..
 TIMES = _ParsedBy("times", parse_times, "T[,T...]|key|end")
 LENGTH = _ParsedBy("length", parse_length, "short|full|SECONDS", tuple(LENGTHS))
 FPS = click.IntRange(*FPS_RANGE)
+# which layer and heads: their form checked here, as the API and a settings file check it
+# (the model checks that it has them)
+LAYER = _ParsedBy("layer", parse_layer, "N|auto")
+HEADS = _ParsedBy("heads", parse_heads, "auto|all|I,J,...")
 
 
 def _or(words) -> str:
@@ -106,10 +111,9 @@ _TRACE = [
                  help="minilm (all-MiniLM-L6-v2, bundled), scratch (the seed's "
                       "MultiHeadAttention, seeded) or a local Hugging Face model folder: BERT, "
                       "RoBERTa, DistilBERT, ELECTRA, GPT-2, Llama, Mistral or Qwen2."),
-    click.option("--layer", default=TRACE_DEFAULTS["layer"], show_default=True, metavar="N|auto",
+    click.option("--layer", default=TRACE_DEFAULTS["layer"], show_default=True, type=LAYER,
                  help="Layer to show (auto: the layer holding the best head)."),
-    click.option("--heads", default=TRACE_DEFAULTS["heads"], show_default=True,
-                 metavar="auto|all|I,J,...",
+    click.option("--heads", default=TRACE_DEFAULTS["heads"], show_default=True, type=HEADS,
                  help="Heads to show; auto picks those sending the most attention from the "
                       "focus to other content words."),
     click.option("--num-heads", default=TRACE_DEFAULTS["num_heads"], show_default=True,
@@ -134,6 +138,11 @@ _TRACE = [
 # the options every command shares: which model, layer, heads, token and mask
 trace_options = _gathered(TraceOptions, "tracing", _TRACE)
 
+# the drawing limit: the longest sentence (a translation's rows: each) a film draws
+max_tokens_option = click.option(
+    "--max-tokens", default=DEFAULT_MAX_TOKENS, show_default=True,
+    type=click.IntRange(*MAX_TOKENS_RANGE), help="Longest sentence (in model tokens) to draw.")
+
 _DRAWING = [
     click.option("--trace", "trace_path", type=click.Path(dir_okay=True), metavar="FILE.npz",
                  help="Draw from a saved trace (inspect --npz) instead of running the "
@@ -141,9 +150,7 @@ _DRAWING = [
     click.option("--theme", default=DEFAULT_THEME, show_default=True,
                  type=click.Choice(list(THEMES)),
                  help=f"Colour roles: {_or(THEMES.values())}."),
-    click.option("--max-tokens", default=DEFAULT_MAX_TOKENS, show_default=True,
-                 type=click.IntRange(*MAX_TOKENS_RANGE),
-                 help="Longest sentence (in model tokens) to draw."),
+    max_tokens_option,
 ]
 # options of the commands that draw: the legible limit and the colour theme
 drawing_options = _gathered(DrawingOptions, "drawing", _DRAWING)
@@ -193,7 +200,7 @@ dry_run_option = click.option(
 def short_film_options(kind: str):
     """The options of a film drawn whole (``translate``, ``generate``): where the model runs
     and in what precision, the MP4 (named <slug>-``kind``-<resolution>.mp4 by default), its
-    size, rate and colours, overwriting, --quiet and --json."""
+    size, rate and colours, the drawing limit, overwriting, --quiet and --json."""
     def decorate(func):
         for option in reversed([
                 click.option("--device", default=TRACE_DEFAULTS["device"], show_default=True,
@@ -211,6 +218,7 @@ def short_film_options(kind: str):
                              help="The film's frames per second."),
                 click.option("--theme", default=DEFAULT_THEME, show_default=True,
                              type=click.Choice(list(THEMES)), help="The film's colours."),
+                max_tokens_option,
                 click.option("--force", is_flag=True,
                              help="Overwrite an earlier film and its sidecars."),
                 click.option("--quiet", is_flag=True, help="Print nothing but errors."),

@@ -6,7 +6,7 @@ Precedence: the command line, then the environment, then the config file, then t
 built-in default (click applies it: an option's ``envvar`` before the context's
 ``default_map``). Keys are the options' long names, with - or _ (``max-tokens``); top-level
 keys apply to every command that has the option, a ``[render]``, ``[pack]``, ``[frames]``
-or ``[inspect]`` table to that command only::
+or ``[inspect]`` table to that command only (``[experiment.heads]``: a group's command)::
 
     resolution = "720p"
     theme = "illustrated"
@@ -23,7 +23,9 @@ below the course's own ``[defaults]``.
 """
 from __future__ import annotations
 
+import functools
 import os
+import re
 from pathlib import Path
 
 import click
@@ -78,6 +80,31 @@ def add_envvars(command: click.Command) -> None:
         param.envvar = None if name == TRACE_ENV else name
         if param.envvar is not None:
             param.process_value = _naming_the_variable(param, param.process_value)
+    if command.callback is not None:
+        command.callback = _blaming_the_variables(command, command.callback)
+
+
+def _blaming_the_variables(command: click.Command, callback):
+    """``callback``, whose refusal of an option's value that came from the environment
+    names the variable, however late the value is refused (the model checks --heads 99,
+    --ablate 9:0 against its own sizes long after click took them)."""
+    @functools.wraps(callback)
+    def run(*args, **kwargs):
+        try:
+            return callback(*args, **kwargs)
+        except (InputError, click.UsageError) as exc:
+            ctx = click.get_current_context(silent=True)
+            message = exc.format_message() if isinstance(exc, click.UsageError) else str(exc)
+            for name, param in settings_of(command).items():
+                if ctx is None or param.envvar is None or ctx.get_parameter_source(
+                        param.name) != click.core.ParameterSource.ENVIRONMENT:
+                    continue
+                if re.search(rf"--{re.escape(name)}(?![\w-])", message):
+                    raise InputError(f"{param.envvar}={os.environ.get(param.envvar, '')!r} "
+                                     f"(from the environment): {message.rstrip('.')}; set it "
+                                     "to a valid value or unset it.") from exc
+            raise
+    return run
 
 
 def _naming_the_variable(param: click.Option, process_value):
@@ -115,39 +142,71 @@ def commands_of(group: click.Group) -> dict[str, click.Command]:
     return {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
 
 
-def default_map(group: click.Group, config: ConfigFile) -> dict:
+def default_map(group: click.Group, config: ConfigFile, invoked: str | None = None) -> dict:
     """click's default_map from the config file, every key and value checked (no file: no
-    command is loaded)."""
+    command is loaded). A group's commands (``experiment heads``) take the top-level keys
+    too and their own ``[experiment.heads]`` table, checked by their own options (its
+    --heads counts heads, its --d-model has its own range) when the group is ``invoked``."""
     if not config.table:
         return {}
-    commands = {name: cmd for name, cmd in commands_of(group).items()
-                if not isinstance(cmd, click.Group)}
+    everything = commands_of(group)
+    commands = {name: cmd for name, cmd in everything.items() if not isinstance(cmd, click.Group)}
+    groups = {name: commands_of(cmd) for name, cmd in everything.items()
+              if isinstance(cmd, click.Group)}
     shared = {k: v for k, v in config.table.items() if not isinstance(v, dict)}
     for key, value in config.table.items():
-        if isinstance(value, dict) and key not in commands:
+        if isinstance(value, dict) and key not in everything:
             raise InputError(f"{config.label}: [{key}] is not a command; use "
                              f"{', '.join(sorted(commands))}, or top-level keys.")
-    known = {name for cmd in commands.values() for name in settings_of(cmd)}
+    known = {name for cmd in [*commands.values(), *(c for g in groups.values()
+                                                   for c in g.values())]
+             for name in settings_of(cmd)}
     for key in shared:
         if _normal(key) not in known:
             raise InputError(f"{config.label}: {key!r} is not an option of any command; see "
                              "`attention-explainer config` for the settings.")
     result = {}
     for name, command in commands.items():
-        options = settings_of(command)
-        own = config.table.get(name, {}) if isinstance(config.table.get(name), dict) else {}
-        values = {}
-        for key, value in [*shared.items(), *own.items()]:
-            option = options.get(_normal(key))
-            if option is None:
-                if key in own:
-                    raise InputError(f"{config.label}: [{name}] {key!r} is not an option of "
-                                     f"{name}; see `attention-explainer {name} --help`.")
-                continue
-            values[option.name] = _checked(option, value, config, key)
+        values = _command_values(command, name, _table(config.table, name), shared, config)
         if values:
             result[name] = values
+    for name, subcommands in groups.items():
+        own = _table(config.table, name)
+        for key, value in own.items():
+            if not isinstance(value, dict) or key not in subcommands:
+                raise InputError(f"{config.label}: [{name}] {key!r}: {name}'s settings go in "
+                                 f"a table of its command, e.g. [{name}."
+                                 f"{sorted(subcommands)[0]}].")
+        if name == invoked:
+            result[name] = {sub: _command_values(cmd, f"{name}.{sub}", _table(own, sub),
+                                                 shared, config)
+                            for sub, cmd in subcommands.items()}
     return result
+
+
+def _table(table: dict, name: str) -> dict:
+    return table[name] if isinstance(table.get(name), dict) else {}
+
+
+def _command_values(command: click.Command, name: str, own: dict, shared: dict,
+                    config: ConfigFile) -> dict:
+    """The values the settings give ``command`` (its table's ``own`` over the ``shared``
+    top-level keys of its options), each checked by its option."""
+    options = settings_of(command)
+    mine = {_normal(key) for key in own}
+    values = {}
+    for key, value in shared.items():         # where its own table does not say
+        option = options.get(_normal(key))
+        if option is not None and _normal(key) not in mine:
+            values[option.name] = _checked(option, value, config, key)
+    for key, value in own.items():
+        option = options.get(_normal(key))
+        if option is None:
+            raise InputError(f"{config.label}: [{name}] {key!r} is not an option of "
+                             f"{name.replace('.', ' ')}; see `attention-explainer "
+                             f"{name.replace('.', ' ')} --help`.")
+        values[option.name] = _checked(option, value, config, f"[{name}] {key}")
+    return values
 
 
 def placed_by_settings(ctx: click.Context) -> str | None:

@@ -9,7 +9,8 @@ import click
 
 from ..facts import MAX_NEW_TOKENS_RANGE, TRACE_DEFAULTS, TRANSLATION_DEFAULTS
 from .common import report_files, say
-from .options import D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, short_film_options
+from .options import (D_MODEL_RANGE, HEADS, LAYER, NUM_HEADS_RANGE, SEED_RANGE,
+                      short_film_options)
 
 __all__ = ["command"]
 
@@ -30,9 +31,10 @@ Examples:
 @click.option("--focus", default=None, metavar="WORD",
               help="The target word whose query is followed [default: the word whose "
                    "weight is most decided].")
-@click.option("--layer", default=TRACE_DEFAULTS["layer"], show_default=True, metavar="N|auto",
+@click.option("--layer", default=TRACE_DEFAULTS["layer"], show_default=True, type=LAYER,
               help="The decoder layer whose cross-attention is drawn (auto: the last).")
-@click.option("--heads", default=TRACE_DEFAULTS["heads"], show_default=True, metavar="auto|N",
+@click.option("--heads", default=TRACE_DEFAULTS["heads"], show_default=True, type=HEADS,
+              metavar="auto|N",
               help="The head followed (auto: the one most decided for the focus word).")
 @click.option("--max-new-tokens", "max_new_tokens",
               default=TRANSLATION_DEFAULTS["max_new_tokens"], show_default=True,
@@ -46,7 +48,8 @@ Examples:
               type=click.IntRange(*SEED_RANGE), help="scratch: seed of its weights.")
 @short_film_options("translation")
 def command(sentence, model, target, focus, layer, heads, max_new_tokens, num_heads, d_model,
-            seed, device, dtype, output, resolution, fps, theme, force, quiet, as_json):
+            seed, device, dtype, output, resolution, fps, theme, max_tokens, force, quiet,
+            as_json):
     """Draw a translation's cross-attention: which source words a target word draws on.
 
     The source (the encoder's tokens: keys and values) above, the target (the decoder's:
@@ -59,7 +62,8 @@ def command(sentence, model, target, focus, layer, heads, max_new_tokens, num_he
                                layer=layer, heads=heads, max_new_tokens=max_new_tokens,
                                seed=seed, d_model=d_model, num_heads=num_heads, device=device,
                                dtype=dtype, output=Path(output) if output else None,
-                               resolution=resolution, fps=fps, theme=theme, force=force)
+                               resolution=resolution, fps=fps, theme=theme, force=force,
+                               max_tokens=max_tokens)
     result = translate(request, report=None if quiet else say)
     facts = {"focus": result.view.focus_text, "head": result.view.head,
              "layer": result.view.layer} if as_json else None

@@ -152,6 +152,17 @@ def test_the_helper_reads_the_settings_the_cli_wrote_its_goldens_with(tmp_path, 
     monkeypatch.chdir(repo)
     golden = repo / "golden" / "softmax-key.png"
     assert_frame_matches(golden, beat="softmax", sentence=DEFAULT)
+    # from the folder above (pytest run from a parent, the lecture one of many), the
+    # settings are still the lecture's: found from the golden's folder upward
+    monkeypatch.chdir(tmp_path)
+    assert_frame_matches(golden, beat="softmax", sentence=DEFAULT)
+    # a settings file named by the call wins, and a failure names the one it used
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text('theme = "3b1b"\nfps = 10\nfocus = "fish"\n')
+    with pytest.raises(AssertionError, match=f"settings: {wrong}"):
+        assert_frame_matches(golden, beat="softmax", sentence=DEFAULT, settings=wrong,
+                             failures=tmp_path / "failed")
+    monkeypatch.chdir(repo)
     # what the call gives wins over the settings, as on the command line
     with pytest.raises(AssertionError):
         assert_frame_matches(golden, beat="softmax", sentence=DEFAULT, theme="3b1b")
