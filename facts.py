@@ -16,7 +16,7 @@ __all__ = [
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
     "KEPT_FIRST", "STILL_FORMATS", "EXPERIMENT_DEFAULTS", "EXPERIMENT_RANGES",
     "TRANSLATION_BEATS", "TRANSLATION_DEFAULTS", "MAX_NEW_TOKENS_RANGE", "WRITING_DEFAULTS",
-    "WRITING_TOKENS_RANGE",
+    "WRITING_TOKENS_RANGE", "SEED_RANGE",
 ]
 
 # ---- colour themes: name -> what its roles follow (the palettes are in vocabulary.style)
@@ -64,6 +64,8 @@ TRACE_DEFAULTS = {
     "model": "minilm", "layer": "auto", "heads": "auto", "mask": "none", "device": "auto",
     "dtype": "float32", "d_model": 512, "num_heads": 8, "seed": 0,
 }
+# a seed (the scratch model's weights, the heads experiment's first run): what torch takes
+SEED_RANGE = (0, 2 ** 63 - 1)
 # the options a saved trace (--trace) fixes: a command refuses them beside it
 TRACE_DECIDES = ("sentence", "focus", *TRACE_DEFAULTS)
 
@@ -93,8 +95,9 @@ class BeatFacts:
     """One beat: its name (``--beats``), its typical length (measured with ``film_timing``
     on sentences of several scripts: render estimates and the order beats are drawn in),
     its title (chapters, slides, contact sheets) and
-    what it shows (the documentation's storyboard page), and a question for the room (a pack's
-    speaker notes; ``{focus}`` is the focus word). An ``optional`` beat is drawn only when
+    what it shows (the documentation's storyboard page; ``{drawn}`` in it stands for how the
+    sentence's tokens are drawn where that applies: :meth:`shows_for`), and a question for the
+    room (a pack's speaker notes; ``{focus}`` is the focus word). An ``optional`` beat is drawn only when
     named (``--beats position``): it hands on the stage it was given, so the film around it
     is the same with or without it."""
     name: str
@@ -105,16 +108,26 @@ class BeatFacts:
     ask: str = ""
     needs: str = ""                  # what it draws besides the trace, said where it lacks
 
+    def shows_for(self, *applies: str) -> str:
+        """What it shows, with the ways of drawing the tokens in ``applies`` (keys of
+        :data:`DRAWN_WHERE`: a pack's notes name only those its sentence needs; the
+        storyboard page, all)."""
+        said = [DRAWN_WHERE[key] for key in DRAWN_WHERE if key in applies]
+        return self.shows.format(drawn=f" ({'; '.join(said)})" if said else "")
+
     @property
     def scene_name(self) -> str:
         """The plain-manim Scene class of the beat alone: "TitleBeat"."""
         return self.name.capitalize() + "Beat"
 
 
+# how a sentence's tokens are drawn where it needs it (``BeatFacts.shows_for``)
+DRAWN_WHERE = {"right_to_left": "read from the right, in Arabic or Hebrew",
+               "pieces": "a word in pieces drawn joined, its pieces marked under it"}
+
 BEATS: tuple[BeatFacts, ...] = (
     BeatFacts("title", seconds=28, title="The sentence, its question and the formula",
-              shows="the sentence as tokens (read from the right in Arabic or Hebrew, a word in "
-              "pieces drawn joined with its pieces marked under it); the question its focus "
+              shows="the sentence as written, then as tokens{drawn}; the question its focus "
               "word poses (which noun a pronoun stands for or an adjective describes; who "
               "does a verb, and to what; what a number counts; what is said of a noun), "
               "asked, then heading the "
@@ -168,7 +181,9 @@ BEATS: tuple[BeatFacts, ...] = (
               "the film's question again and the answer the numbers give: the followed "
               "head's weights on the words that may answer, their shares of the update, and "
               "weight that is not influence where the numbers show it; the film ends on the "
-              "picture again, the answer in a line under it",
+              "answer drawn: the sentence, the focus's arcs to every word as bold as the "
+              "followed head's weight, the answer's weights under its words and its line "
+              "under them",
               ask="Did {focus} move toward the words it weighed most? Which number says so?"),
     BeatFacts("influence", seconds=16, title="Does this head matter?",
               shows="every head of the layer silenced in turn, in the model's own forward: "

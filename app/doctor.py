@@ -184,11 +184,32 @@ def _cuda() -> Finding:
                                          "torch (the CPU wheel: --index-url "
                                          "https://download.pytorch.org/whl/cpu)")
     if not torch.cuda.is_available():
+        if getattr(torch.version, "cuda", None):
+            # pip's CUDA build, taken where the CPU index could not be reached: gigabytes
+            # of GPU libraries on a machine with no GPU
+            version = torch.__version__.split("+")[0]
+            return Finding("CUDA", True, f"none, yet torch {torch.__version__} is a CUDA "
+                           f"{torch.version.cuda} build ({_cuda_libraries() / 2**30:.1f} GB of "
+                           "GPU libraries unused here): models run on the CPU; the CPU wheel "
+                           f"is smaller: pip install --force-reinstall torch=={version} "
+                           "--index-url https://download.pytorch.org/whl/cpu", needed=False)
         return Finding("CUDA", True, f"none: models run on the CPU (torch {torch.__version__}); "
                                      "for a GPU install a CUDA build of torch", needed=False)
     free, total = torch.cuda.mem_get_info()
     return Finding("CUDA", True, f"{torch.cuda.get_device_name(0)}, {free / 2**30:.1f} of "
                                  f"{total / 2**30:.1f} GiB free", needed=False)
+
+
+def _cuda_libraries() -> int:
+    """Bytes installed for CUDA: the nvidia-* and triton packages pip brings with torch."""
+    from importlib import metadata
+
+    total = 0
+    for dist in metadata.distributions():
+        name = (dist.metadata["Name"] or "").lower()
+        if name.startswith("nvidia-") or name == "triton":
+            total += sum(f.size or 0 for f in dist.files or ())
+    return total
 
 
 def _program(item: str, names: tuple, part: str, use: str) -> Finding:

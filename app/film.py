@@ -31,7 +31,8 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
 
     Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
     beat's key frame, else the last beat's) and ``<name>.npz`` (the trace), as one set
-    (``outputs``, checked beforehand by the caller, or made from ``output`` and ``force``):
+    (``outputs``, checked beforehand by the caller, or made from ``output`` and ``force``;
+    or a function of the beats planned that makes it, for a set that depends on them):
     all new or, after a failure or an interrupt (Ctrl-C, SIGTERM), all as before.
 
     Each beat is its own task (``plan``): ``jobs`` worker processes (default: one per
@@ -57,6 +58,8 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
         tasks, narration = _planned(trace, beats, dict(width=width, height=height, fps=fps,
                                                        quality=quality, audit=audit),
                                     workers, cache, report, length, captions, narration)
+    if callable(outputs):        # a set that depends on the beats planned (a fitted pack)
+        outputs = outputs([task.beat for task in tasks])
     guess = film_estimate(tasks, workers, cache)
     bar = progress or RenderProgress()
     if guess.seconds > LONG_WORK_SECONDS and report is not None:

@@ -7,7 +7,7 @@ from ..attention_core.errors import InputError
 from .requests import FilmRequest, TraceOptions
 from .signals import interrupts_held
 
-__all__ = ["beats_of", "paired_with", "with_influence", "with_versus_beat"]
+__all__ = ["beats_of", "pair_tracing", "paired_with", "with_influence", "with_versus_beat"]
 
 
 def beats_of(request: FilmRequest) -> list[str]:
@@ -40,11 +40,26 @@ def paired_with(trace, request: FilmRequest):
         from ..attention_core.api import trace_for
         from ..attention_core.compare import compare_sentences, paired
 
-        asked = request.tracing.request(trace.sentence)
+        asked = pair_tracing(request.tracing, trace.sentence, request.versus).request(
+            trace.sentence)
         comparison = compare_sentences(asked, request.versus,
                                        compute=lambda req: trace if req is asked
                                        else trace_for(req))
     return paired(comparison.a, comparison.b)
+
+
+def pair_tracing(tracing, sentence: str, versus: str | None):
+    """The trace options of a minimal pair's sentence A: with no --focus, its focus is the
+    word the pair changes, where it changes one (``compare.pair_focus``: the pronoun of a
+    pronoun pair), so that A is traced once, on the word both films ask about."""
+    if versus is None or (tracing.focus or "").strip():
+        return tracing
+    import dataclasses
+
+    from ..attention_core.compare import focus_of_pair
+
+    asked = focus_of_pair(tracing.request(sentence), versus)
+    return tracing if asked is None else dataclasses.replace(tracing, focus=asked)
 
 
 def with_versus_beat(request: FilmRequest) -> FilmRequest:

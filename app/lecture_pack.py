@@ -144,11 +144,22 @@ class LecturePack:
         facts = self.facts[segment.beat]
         return {"beat": segment.beat, "number": number, "title": facts.title,
                 "clip": clip_name(number, segment.beat), "duration": span[1] - span[0],
-                "start": span[0], "shows": facts.shows[:1].upper() + facts.shows[1:],
+                "start": span[0], "shows": self._shows(facts),
                 "say": [" ".join(text.split()) for _, _, text in segment.captions],
                 "quote": quotes,
                 "ask": facts.ask.format(focus=f"\u2018{self.trace.focus_word}\u2019"),
                 "cues": clip_cues(captions, *span)}
+
+    def _shows(self, facts) -> str:
+        """What the beat shows, said of this sentence: a note on reading from the right or
+        on words in pieces only where its tokens need it."""
+        from ..attention_core.word_model import WordModel
+        from ..scenes.film.views import reads_from_right
+
+        applies = (["right_to_left"] if reads_from_right(self.trace) else []) + \
+            (["pieces"] if WordModel.of_trace(self.trace).any_split() else [])
+        shows = facts.shows_for(*applies)
+        return shows[:1].upper() + shows[1:]
 
     # ---- PowerPoint ---------------------------------------------------------------------
     def write_slides(self, path: Path, beats: list[dict], paths: dict) -> None:

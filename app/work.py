@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..attention_core.errors import InputError
 from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE
-from .film_extras import beats_of, paired_with, with_influence, with_versus_beat
+from .film_extras import beats_of, pair_tracing, paired_with, with_influence, with_versus_beat
 from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions, ViewRequest
 from .signals import interrupts_held    # one rule, which the faces reach through here
 
@@ -29,10 +29,11 @@ Report = Callable[[str], None] | None      # receives one-line notes for the use
 
 
 # ---- the checks made before any work ---------------------------------------------------------
-def check_drawable(count: int, max_tokens: int) -> None:
-    """Refuse a sentence of ``count`` tokens, more than ``max_tokens``."""
+def check_drawable(count: int, max_tokens: int, what: str = "sentence") -> None:
+    """Refuse a sentence (``what``: a translation, a prompt and what is written) of
+    ``count`` tokens, more than ``max_tokens``."""
     if count > max_tokens:
-        raise InputError(f"the sentence is {count} tokens long; the explainer draws at most "
+        raise InputError(f"the {what} is {count} tokens long; the explainer draws at most "
                          f"{max_tokens} legibly (more than {MAX_TOKENS_DRAWN} are shown as a "
                          "window around the focus word); shorten it, or raise --max-tokens "
                          f"(up to {MAX_TOKENS_RANGE[1]}).")
@@ -124,7 +125,9 @@ def compute_trace(sentence: str, tracing: TraceOptions, cache=None, *, keep: boo
         if cache is None:
             return trace_for(req)
         if not keep:
-            kept = TraceStore(cache.traces).load(trace_key(req))
+            # no key where the device may be a GPU (a CUDA build of torch): nothing is kept
+            key = trace_key(req)
+            kept = TraceStore(cache.traces).load(key) if key is not None else None
             return trace_for(req) if kept is None else kept
         return kept_or_computed(trace_key(req), cache.traces, lambda: trace_for(req))
 
@@ -227,7 +230,9 @@ class FilmResult:
     render: object = field(repr=False)
 
 
-def _outputs(request: FilmRequest, sentence: str):
+def _outputs(request: FilmRequest, sentence: str, beats=None):
+    """The output set of ``request``; a pack's clips those of ``beats`` (default: the beats
+    asked for; a film fitted to --length has fewer, known once it is planned)."""
     from ..files.outputs import slugify, video_outputs
 
     video = request.video
@@ -236,7 +241,8 @@ def _outputs(request: FilmRequest, sentence: str):
 
         folder = request.output or (Path(video.output_dir)
                                     / f"{slugify(sentence)}-{video.label}-pack")
-        return pack_outputs(Path(folder), video.beats, force=video.force)
+        return pack_outputs(Path(folder), video.beats if beats is None else beats,
+                            force=video.force)
     output = request.output or Path(video.output_dir) / f"{slugify(sentence)}-{video.label}.mp4"
     return video_outputs(Path(output), force=video.force).check()
 
@@ -255,14 +261,17 @@ def _prepared(request: FilmRequest, *, peek: bool, report: Report):
         from .captions import read_captions
 
         captions = (request.captions, read_captions(request.captions))
+    if request.versus is not None and request.tracing is not None:
+        # B drawable too, before A is traced (a saved trace has no B: paired_with says so)
+        drawable_sentence(request.versus, request.tracing, request.drawing.max_tokens)
     if trace is None:
-        trace = compute_trace(sentence, request.tracing,
+        # a minimal pair's film asks about the word the pair changes (with no --focus)
+        trace = compute_trace(sentence, pair_tracing(request.tracing, sentence, request.versus),
                               beat_cache(video.no_cache, peek=peek, report=report),
                               keep=not peek)
     if "influence" in beats_of(request):
         trace = with_influence(trace, request.tracing)
     if request.versus is not None:
-        drawable_sentence(request.versus, request.tracing, request.drawing.max_tokens)
         trace = paired_with(trace, request)
     return trace, outputs, voice, captions
 
@@ -293,6 +302,8 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
             tasks = fitted.tasks
             if report is not None:
                 report(fitted.line())
+            if request.pack:          # the clips of the beats the film keeps
+                outputs = _outputs(request, trace.sentence, fitted.kept)
         guess = film_estimate(tasks, workers, beat_cache(video.no_cache, peek=True))
     return FilmPlan([Path(f) for f in outputs.files.values()], [t.beat for t in tasks],
                     frozenset(guess.cached), guess, workers)
@@ -317,13 +328,20 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
 
             language = (words_language(captions[1]) if captions else None) or "en"
             also = LecturePack(trace, video.width, video.height, captions_language=language)
+        made = [outputs]
+        if request.pack and video.length is not None:
+            # a pack's clips are those of the beats --length keeps: its set is made once
+            # the film is planned (the folder was checked above)
+            def outputs(beats):
+                made[0] = _outputs(request, trace.sentence, beats)
+                return made[0]
         result = render_video(trace, beats=video.beats, width=video.width,
                               height=video.height, fps=video.fps, outputs=outputs,
                               progress=progress, report=report, jobs=video.jobs,
                               quality=video.quality,
                               cache=beat_cache(video.no_cache, report=report), also=also,
                               narration=voice, captions=captions, length=video.length)
-    files = (list(outputs.files.values()) if request.pack else
+    files = (list(made[0].files.values()) if request.pack else
              [result.video, result.captions, result.poster, result.trace])
     return FilmResult([Path(f) for f in files], result)
 
@@ -386,6 +404,11 @@ def _atlas_numbers(request: AtlasRequest):
         from ..attention_core.seq2seq import seq2seq_files
 
         files = seq2seq_files(request.tracing.model)
+        unread = request.tracing.asked("layer", "heads", "focus", "mask") if files else []
+        if unread:
+            raise InputError(f"{unread[0]}: the atlas of an encoder–decoder draws every layer "
+                             "and head of one kind of its attention (--attention); drop it "
+                             "(`inspect` prints one layer's heads and a focus word's rows).")
         if files is None:
             if request.attention is not None or request.target is not None:
                 what = "--attention" if request.attention is not None else "--target"

@@ -22,7 +22,7 @@ from .device import one_cpu_thread
 from .errors import InputError, check_sentence
 from .model_kinds import (MODEL_CHOICES, Forward, HFModelFiles, ModelKind, kind_for,
                           loaded_weights, model_files)
-from .word_model import WordModel
+from .word_model import UNICODE_WORD_BREAKS, WordModel
 from .words import language_of
 from .trace import (UPDATE_NORMED, UPDATE_PLAIN, UPDATE_PRENORM, AttentionTrace,
                     kept_projection_rows, model_label)
@@ -272,8 +272,7 @@ def atlas_of(setup: _Setup, run: Forward):
     film = run.captures[choice.layer]      # its mask is the one the atlas names
     own = bert.to_numpy(film.blocked[0]).astype(bool)
     tokens = setup.tokens
-    content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words,
-                                       selection.written_words(tokens))
+    content = selection.written_content(tokens)
     # --layer N: that layer alone (a large model's every head is more than one picture)
     layers = tuple(range(len(stacked))) if setup.layer_spec == "auto" else (setup.layer_spec,)
     stacked, blocked = stacked[list(layers)], blocked[list(layers)]
@@ -305,13 +304,13 @@ def _question(setup: _Setup, visible=None) -> grammar.Question:
     """What the focus word asks of the sentence, and the tokens that may answer it, among
     the keys ``visible`` to the focus (a boolean per token; default: all)."""
     tokens, focus = setup.tokens, setup.focus
-    content = selection.content_tokens(tokens.special, tokens.word_ids, tokens.words,
-                                       selection.written_words(tokens))
+    content = selection.written_content(tokens)
     # a word the model read as its unknown token answers nothing: it never saw it
     known = words_of(tokens)
     content &= np.array([known.word_of(j).kind != "unknown" for j in range(len(content))])
     classes = grammar.word_classes(tokens.sentence, tokens.offsets, tokens.special,
-                                   language_of([w for w in tokens.words]))
+                                   language_of([text for _, _, text in
+                                                selection.every_written_word(tokens)]))
     # the focus word is every piece of the word it is in, never an answer to itself
     own = words_of(tokens).word_of(focus.index)
     span = (min(focus.span[0], own.first), max(focus.span[1], own.last))
@@ -319,7 +318,8 @@ def _question(setup: _Setup, visible=None) -> grammar.Question:
     unseen = [sp or known.word_of(j).kind == "unknown" for j, sp in enumerate(tokens.special)]
     return grammar.question_for(focus.index, span, content, classes, unseen,
                                 reads_ahead=not setup.kind.extra_meta.get("causal", False),
-                                visible=visible)
+                                visible=visible,
+                                word_of=[known.index_of(j) for j in range(len(content))])
 
 
 def _choose(setup: _Setup, captures) -> _Choice:
@@ -482,6 +482,9 @@ def _meta(setup: _Setup, choice: _Choice, cap, as_run) -> dict:
         "read_as": {str(j): r for j, r in enumerate(tokens.read_as) if r is not None},
         # words as written that are several tokens: [first, last, text]
         "written_words": [[a, b, text] for a, b, text in selection.written_words(tokens)],
+        # ... and they are the Unicode segmentation of the sentence (an older trace's are
+        # the runs of touching tokens)
+        "word_breaks": UNICODE_WORD_BREAKS,
         "versions": _versions(setup.kind.files),
         **setup.kind.extra_meta,
         **_shared_heads(setup, choice),

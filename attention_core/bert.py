@@ -127,6 +127,10 @@ class ModelFiles:
         spans: dict[int, list[int]] = {}
         # a byte-level or SentencePiece token's span takes in the space before its word
         offsets = [_without_spaces(sentence, *span) for span in enc.offsets]
+        # a character of a word that no token reads (MiniLM's normaliser drops Devanagari's
+        # virama and most vowel signs) is drawn with the piece before it: a word is drawn,
+        # named and matched as written, and what the model read is said (``read_as``)
+        offsets = _over_whole_words(sentence, offsets, special)
         for (start, end), wid, sp in zip(offsets, raw_word_ids, special):
             if not sp and wid >= 0:
                 span = spans.setdefault(wid, [start, end])
@@ -163,6 +167,23 @@ class ModelFiles:
         model = self.tokenizer.model
         name = getattr(model, "unk_token", None)
         return None if not name else self.tokenizer.token_to_id(name)
+
+
+def _over_whole_words(sentence: str, offsets, special) -> list[tuple[int, int]]:
+    """Each token's span grown over the characters of its word as written that no token
+    covers (``word_model.written_runs``): those after it up to the next piece (or the
+    word's end), and those before a word's first piece. Spans that overlap (the bytes of
+    one character) or leave no gap are kept."""
+    from .word_model import written_runs
+
+    grown = list(offsets)
+    for first, last, start, end in written_runs(sentence, offsets, special):
+        grown[first] = (min(start, grown[first][0]), grown[first][1])
+        for j in range(first, last + 1):
+            reach = offsets[j + 1][0] if j < last else end
+            if reach > grown[j][1]:
+                grown[j] = (grown[j][0], reach)
+    return grown
 
 
 def _without_spaces(sentence: str, start: int, end: int) -> tuple[int, int]:

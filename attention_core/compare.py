@@ -5,6 +5,10 @@ Words are matched by what they say (case aside), the k-th occurrence in one sent
 the k-th in the other, so a word that moves ("The cat ate the fish" / "The fish ate the
 cat") is compared with itself; a word in one sentence alone is marked as changed. Each
 word weighs the sum of its pieces (:mod:`.word_model`).
+
+A pair that changes one word ("… because she was late" / "… because he was late") asks
+about that word: it is the focus of both (:func:`pair_focus`), A's word in A and B's in
+B, matched with each other whatever they say; the automatic focus of such a pair is it.
 """
 from __future__ import annotations
 
@@ -16,7 +20,8 @@ from .errors import InputError
 from .trace import AttentionTrace
 from .word_model import WordModel
 
-__all__ = ["Comparison", "PairedTrace", "WordPair", "paired", "align_words", "compare_sentences", "compare_traces",
+__all__ = ["Comparison", "PairedTrace", "WordPair", "paired", "align_pair", "align_words",
+           "compare_sentences", "compare_traces", "focus_of_pair", "mask_rule", "pair_focus",
            "pair_lookup"]
 
 SHOWN = 2            # decimals the weights are said with: a change that rounds to 0 is none
@@ -29,25 +34,92 @@ class WordPair:
     text: str
     a: int | None
     b: int | None
+    text_b: str | None = None     # B's word where it says another (the focus of a pair)
 
     @property
     def changed(self) -> bool:
         return self.a is None or self.b is None
+
+    @property
+    def said_in_b(self) -> str:
+        return self.text if self.text_b is None else self.text_b
 
 
 def _key(text: str) -> str:
     return text.casefold()
 
 
-def align_words(words_a: WordModel, words_b: WordModel) -> tuple:
+def pair_focus(sentence_a: str, sentence_b: str) -> tuple[str, str] | None:
+    """The word a minimal pair changes, (A's, B's), where B is A with one word of letters
+    or digits replaced by another (the words as written, case aside: "she" / "he"), each
+    the first of its text in its sentence; None for any other pair."""
+    import difflib
+
+    from .word_model import written_segments
+
+    def words(sentence):
+        return [sentence[a:b] for a, b in written_segments(sentence)]
+    wa, wb = words(sentence_a), words(sentence_b)
+    changes = [op for op in difflib.SequenceMatcher(
+        None, [_key(w) for w in wa], [_key(w) for w in wb], autojunk=False).get_opcodes()
+        if op[0] != "equal"]
+    if len(changes) != 1:
+        return None
+    kind, a0, a1, b0, b1 = changes[0]
+    if kind != "replace" or a1 - a0 != 1 or b1 - b0 != 1:
+        return None
+    word_a, word_b = wa[a0], wb[b0]
+    first = _key(word_a) not in map(_key, wa[:a0]) and _key(word_b) not in map(_key, wb[:b0])
+    readable = any(ch.isalnum() for ch in word_a) and any(ch.isalnum() for ch in word_b)
+    return (word_a, word_b) if first and readable else None
+
+
+def focus_of_pair(req_a, sentence_b: str) -> str | None:
+    """The focus a pair with no --focus asks about: A's word that the pair changes
+    (:func:`pair_focus`), where the model reads it and B's word as written (never as its
+    unknown token: it would not see what it is asked); None for any other pair."""
+    import dataclasses
+
+    from .api import _setup, words_of
+
+    changed = pair_focus(req_a.sentence, sentence_b)
+    if changed is None or (req_a.focus or "").strip():
+        return None
+    for sentence, word in zip((req_a.sentence, sentence_b), changed):
+        setup = _setup(dataclasses.replace(req_a, sentence=sentence, focus=word),
+                       where_it_runs=False)
+        if words_of(setup.tokens).word_of(setup.focus.index).kind == "unknown":
+            return None
+    return changed[0]
+
+
+def align_pair(a, b) -> tuple:
+    """The words of two traces aligned (:func:`align_words`), their focus words matched
+    with each other where they say different things (the word a pair changes)."""
+    words_a, words_b = WordModel.of_trace(a), WordModel.of_trace(b)
+    joined = (words_a.index_of(a.focus_index), words_b.index_of(b.focus_index))
+    said = (_key(words_a.words[joined[0]].text), _key(words_b.words[joined[1]].text))
+    changed = pair_focus(a.sentence, b.sentence)
+    if said[0] == said[1] or changed is None or said != tuple(map(_key, changed)):
+        joined = None
+    return align_words(words_a, words_b, joined)
+
+
+def align_words(words_a: WordModel, words_b: WordModel, joined=None) -> tuple:
     """The words of both sentences, A's in order then B's own, each matched by its text and
-    occurrence (the model's special tokens, [CLS] and [SEP], match each other)."""
+    occurrence (the model's special tokens, [CLS] and [SEP], match each other); ``joined``
+    (A's word, B's word) are matched with each other whatever they say."""
     seen_b: dict[str, list[int]] = {}
     for n, w in enumerate(words_b.words):
-        seen_b.setdefault(_key(w.text), []).append(n)
+        if joined is None or n != joined[1]:
+            seen_b.setdefault(_key(w.text), []).append(n)
     used: dict[str, int] = {}
     pairs, matched_b = [], set()
     for n, w in enumerate(words_a.words):
+        if joined is not None and n == joined[0]:
+            pairs.append(WordPair(w.text, n, joined[1], words_b.words[joined[1]].text))
+            matched_b.add(joined[1])
+            continue
         k = _key(w.text)
         rank = used.get(k, 0)
         used[k] = rank + 1
@@ -114,7 +186,7 @@ class Comparison:
     def summary(self, slot: int = 0) -> str:
         """The measured change in one sentence, as the screen and inspect say it: what the
         words of one sentence alone take, then what moves among the words of both."""
-        focus = f"\u2018{self.focus_pair.text}\u2019"
+        focus = f"\u2018{self.focus_pair.said_in_b}\u2019"
 
         def heaviest(side):
             alone = [p for p in self.pairs if (p.b is None if side == "a" else p.a is None)]
@@ -157,15 +229,32 @@ class Comparison:
                            "update_share_b": self.share("b", p)} for p in self.pairs]}
 
 
+def mask_rule(trace) -> str:
+    """The trace's mask as a rule: a global mask's tokens by their texts. The same --mask
+    global:cat+window:1 names other positions in another sentence (cat is token 2 of one,
+    5 of the other); the trace records the positions."""
+    import re
+
+    match = re.fullmatch(r"global:([\d,]+)\+(window:\d+)", str(trace.mask_kind))
+    if match is None:
+        return str(trace.mask_kind)
+    positions = [int(p) for p in match.group(1).split(",")]
+    texts = sorted({trace.display_tokens[p].strip().casefold() if p < trace.num_tokens
+                    else str(p) for p in positions})
+    return f"global:{','.join(texts)}+{match.group(2)}"
+
+
 def compare_traces(a, b) -> Comparison:
     """The comparison of two traces, checked: the same model, layer, heads and focus word
     (the same tokens), and at least one other word in common."""
-    same = ("model", "weights_sha256", "layer", "heads", "mask")
+    same = ("model", "weights_sha256", "layer", "heads")
     differ = [k for k in same if a.meta.get(k) != b.meta.get(k)]
+    if a.mask_kind != b.mask_kind and mask_rule(a) != mask_rule(b):
+        differ.append("mask")           # the same positions, or the same tokens by text
     if differ:
         raise InputError(f"the two traces differ in {', '.join(differ)}; compare sentences "
                          "on one model, layer and heads.")
-    pairs = align_words(WordModel.of_trace(a), WordModel.of_trace(b))
+    pairs = align_pair(a, b)
     comparison = Comparison(a, b, pairs)
     focus = comparison.focus_pair
     if focus.b is None:
@@ -173,8 +262,10 @@ def compare_traces(a, b) -> Comparison:
                          "word both sentences have (--focus).")
     word_a = WordModel.of_trace(a).words[focus.a]
     word_b = WordModel.of_trace(b).words[focus.b]
-    if [a.display_tokens[j] for j in word_a.pieces] != [b.display_tokens[j]
-                                                       for j in word_b.pieces] \
+    # the word a pair changes is followed from its first token in each
+    same_word = focus.text_b is None
+    if (same_word and [a.display_tokens[j] for j in word_a.pieces]
+            != [b.display_tokens[j] for j in word_b.pieces]) \
             or b.focus_index != word_b.first:
         raise InputError(f"the focus word {focus.text!r} is cut into different tokens in the "
                          "two sentences (or is not B's focus); choose another focus (--focus).")
@@ -187,14 +278,19 @@ def compare_traces(a, b) -> Comparison:
 
 
 def compare_sentences(req_a, sentence_b: str, compute=None) -> Comparison:
-    """Sentence A as ``req_a`` asks (its layer, heads and focus chosen on it), then B with
-    A's layer, heads and focus word; ``compute`` (request -> trace) defaults to
-    :func:`.api.trace_for`."""
+    """Sentence A as ``req_a`` asks (its layer, heads and focus chosen on it; with no
+    focus, the word the pair changes, :func:`pair_focus`, where it changes one), then B
+    with A's layer, heads and focus word (B's own word where the pair changes it);
+    ``compute`` (request -> trace) defaults to :func:`.api.trace_for`."""
     import dataclasses
 
     from .api import trace_for
 
     compute = compute or trace_for
+    changed = pair_focus(req_a.sentence, sentence_b)
+    asked = focus_of_pair(req_a, sentence_b)
+    if asked is not None:           # a pair that changes one word asks about that word
+        req_a = dataclasses.replace(req_a, focus=asked)
     a = compute(req_a)
     words_a = WordModel.of_trace(a)
     focus = words_a.words[words_a.index_of(a.focus_index)]
@@ -203,14 +299,17 @@ def compare_sentences(req_a, sentence_b: str, compute=None) -> Comparison:
     if rank:
         raise InputError(f"the focus word {focus.text!r} comes more than once in A; choose "
                          "its first occurrence or another word (--focus).")
+    # the word the pair changes is B's own there; any other focus is the same word in B
+    in_b = changed[1] if changed is not None and _key(focus.text) == _key(changed[0]) \
+        else focus.text
     req_b = dataclasses.replace(req_a, sentence=sentence_b, layer=int(a.layer),
-                                heads=",".join(str(h) for h in a.heads), focus=focus.text)
+                                heads=",".join(str(h) for h in a.heads), focus=in_b)
     try:
         b = compute(req_b)
     except InputError as exc:
         if "--focus" not in str(exc):
             raise
-        raise InputError(f"the focus word {focus.text!r} is not in sentence B; choose a focus "
+        raise InputError(f"the focus word {in_b!r} is not in sentence B; choose a focus "
                          "word both sentences have (--focus).") from None
     return compare_traces(a, b)
 

@@ -21,7 +21,7 @@ __all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_we
            "word_mean_weight", "uniform_target_weight", "mean_weight", "position_dims", "question", "question_targets",
            "target_weight", "hot_temperature", "lookup", "masked_score", "num_heads_total", "projection",
            "projection_bias", "qk_dot", "shown_kind", "shown_row", "temperature_weights", "unmasked_weights",
-           "update_share", "value_view_percent", "weight_rest"]
+           "update_share", "value_view_percent", "weight_rest", "WORD_ROWS"]
 
 FIELDS = ("embeddings", "q", "k", "v", "scores", "weights", "context", "output", "positions")
 POSITION_WAVES = 4        # dimensions of the position vectors the position beat draws
@@ -429,6 +429,41 @@ def shown_temperature_rest(trace, h: int, i: int, temperature: float, decimals: 
     return _shown_rest(temperature_weights(trace, h, i, temperature), decimals, listed)
 
 
+# a word's part (its pieces' sum) of a row of weights, index (h, i, first, last, *extra)
+WORD_ROWS = {"word_weight": "weights", "causal_word_weight": "causal_weight",
+             "temperature_word_weight": "temperature_weight"}
+
+
+def _shown_words(trace, row, decimals: int) -> np.ndarray:
+    """A row's word sums rounded as one row (:func:`shown_row`): a list adds up as drawn."""
+    return shown_row(WordModel.of_trace(trace).sums(row), int(decimals))
+
+
+def _word_kinds(row_kind):
+    """A word's part of ``row_kind`` (its pieces' sum), and that part as drawn."""
+    def part(trace, h, i, first, last, *extra):
+        return float(ROWS[row_kind](trace, h, i, *extra)[int(first):int(last) + 1].sum())
+
+    def shown(trace, h, i, first, last, *rest):
+        *extra, decimals = rest
+        row = _shown_words(trace, ROWS[row_kind](trace, h, i, *extra), decimals)
+        return float(row[WordModel.of_trace(trace).index_of(int(first))])
+    return part, shown
+
+
+def _shown_word_rest(trace, row, decimals: int, firsts) -> float:
+    """The drawn weights of the words not listed (each named by its first token)."""
+    words, shown = WordModel.of_trace(trace), _shown_words(trace, row, decimals)
+    return float(shown.sum() - sum(shown[words.index_of(int(j))] for j in firsts))
+
+
+for _kind, _row in WORD_ROWS.items():
+    DERIVED.setdefault(_kind, _word_kinds(_row)[0])
+    DERIVED[f"shown_{_kind}"] = _word_kinds(_row)[1]
+DERIVED["shown_word_rest"] = lambda trace, h, i, decimals, *firsts: _shown_word_rest(
+    trace, trace.weights[h, i], decimals, firsts)
+DERIVED["shown_temperature_word_rest"] = lambda trace, h, i, t, decimals, *firsts: \
+    _shown_word_rest(trace, temperature_weights(trace, h, i, t), decimals, firsts)
 DERIVED.update({f"shown_{kind}": _shown_entry(kind) for kind in ROWS})
 DERIVED.update({f"shown_{kind}": _shown_sum(row) for kind, row in ROW_SUMS.items()})
 DERIVED["shown_weight_rest"] = shown_weight_rest
@@ -436,11 +471,18 @@ DERIVED["shown_temperature_rest"] = shown_temperature_rest
 
 
 def shown_kind(kind: str, index: tuple, decimals: int) -> tuple[str, tuple]:
-    """The kind and index under which a number of ``kind`` is drawn: an entry or a sum
-    of a row of weights is drawn rounded with its row (:func:`shown_row`), so its
-    decimals join its index; any other number as it is."""
-    if kind in ROWS or kind in ROW_SUMS:
+    """The kind and index under which a number of ``kind`` is drawn: an entry or a sum of a
+    row of weights (or of words) is drawn rounded with its row (:func:`shown_row`), so its
+    decimals join its index; a pair's B as A (``versus:``); any other number as it is."""
+    if kind.startswith("versus:"):
+        shown, at = shown_kind(kind.removeprefix("versus:"), index, decimals)
+        return f"versus:{shown}", at
+    if kind in ROWS or kind in ROW_SUMS or kind in WORD_ROWS:
         return f"shown_{kind}", (*index, decimals)
+    if kind == "word_rest":                 # (h, i, *first tokens of the listed words)
+        return "shown_word_rest", (*index[:2], decimals, *index[2:])
+    if kind == "temperature_word_rest":     # (h, i, T, *first tokens)
+        return "shown_temperature_word_rest", (*index[:3], decimals, *index[3:])
     if kind == "weight_rest":
         return "shown_weight_rest", (*index[:2], decimals, *index[2:])
     if kind == "temperature_rest":          # (h, i, T, *listed)

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["ONE_ANSWER", "QUESTION_KINDS", "Question", "TAGGER", "TARGETS_SAID", "UNTAGGED",
+__all__ = ["CLASS_QUESTIONS", "MIN_OPTIONS", "ONE_ANSWER", "QUESTION_KINDS", "Question", "TAGGER", "TARGETS_SAID", "UNTAGGED",
            "question_for", "word_classes"]
 
 # what the question asks, by kind (the wording is the drawing side's, scenes/film/wording)
@@ -35,6 +35,9 @@ TARGETS_SAID = {"pronoun": "the nouns before it", "verb": "the nouns",
 UNTAGGED = "no word classes are known for this language: a content word's question"
 # the questions one word answers (the head choice does not ask for a spread over them)
 ONE_ANSWER = ("pronoun", "adjective", "number")
+# the questions a word's class poses: each offers a choice of words, two at least
+CLASS_QUESTIONS = ("pronoun", "verb", "adjective", "number", "noun")
+MIN_OPTIONS = 2
 TAGGER = "pattern's Brill tagger (as textblob ships it), English"
 # Penn Treebank tags -> the classes a question needs
 _CLASSES = {"PRP": "pronoun", "PRP$": "pronoun", "WP": "pronoun", "WP$": "pronoun",
@@ -107,14 +110,18 @@ def word_classes(sentence: str, offsets, special, language: str | None) -> list[
 
 
 def question_for(focus: int, focus_span: tuple[int, int], content, classes,
-                 special, reads_ahead: bool = True, visible=None) -> Question:
+                 special, reads_ahead: bool = True, visible=None, word_of=None) -> Question:
     """The question of the focus token ``focus`` (of the word ``focus_span``: all its
     pieces, none of them "another word"), from the content tokens (a boolean per token),
     each token's class (:func:`word_classes`) and ``special``, the tokens that are no word
     to ask of (added by the model, or read as its unknown token). A causal model (not ``reads_ahead``) can
     answer only from the tokens before it; ``visible`` (a boolean per token: the keys the
     mask leaves the focus) narrows every question to what the focus can see, and a question
-    whose answers are all hidden gives way to the next that can be answered (``hidden``)."""
+    whose answers are all hidden gives way to the next that can be answered (``hidden``).
+    A word-class question offers its answers, so it is asked only where it offers
+    ``MIN_OPTIONS`` words or more (``word_of``: each token's word; default: each token its
+    own): "Which noun does ‘young’ describe: ‘boats’?" is no question; the plain content
+    word's is asked instead."""
     first, last = focus_span
     T = len(classes)
     mine = set(range(first, last + 1))
@@ -127,11 +134,16 @@ def question_for(focus: int, focus_span: tuple[int, int], content, classes,
     kind = classes[focus]
     hidden = None
 
+    def options(targets) -> int:
+        return len({j if word_of is None else int(word_of[j]) for j in targets})
+
     def asked(name: str, targets: list[int]) -> Question | None:
         nonlocal hidden
         if not targets:
             return None
         shown = tuple(j for j in targets if seen[j])
+        if shown and name in CLASS_QUESTIONS and options(shown) < MIN_OPTIONS:
+            return None         # one offered answer: the plain question is asked
         if shown:
             return Question(name, shown, tagger, hidden)
         hidden = hidden or name

@@ -35,10 +35,21 @@ def summary_lines(trace: AttentionTrace) -> list[str]:
         f"heads     {heads}  (explained: head {trace.primary_head}; choice: {m.get('head_choice', '?')})",
         f"mask      {trace.mask_kind}"
         + ("  (an illustration: this model is bidirectional)" if m.get("mask_is_illustration") else ""),
-        f"focus     {trace.focus_word!r} = token {trace.focus_index}",
+        f"focus     {_focus_named(trace)} = token {trace.focus_index}",
         "tokens    " + " ".join(f"{n}:{t}" for n, t in enumerate(trace.tokens)),
     ]
     return lines
+
+
+def _focus_named(trace: AttentionTrace) -> str:
+    """The focus as inspect names it: its token, with its word where it is a piece of a
+    word in several ('с' in 'съела': the query followed is the piece's)."""
+    word = WordModel.of_trace(trace).word_of(trace.focus_index)
+    first, last = trace.focus_span
+    whole = trace.focus_span_text if last > first else (word.text if word.split else None)
+    named = repr(trace.display_tokens[trace.focus_index])
+    return f"{named} in {whole!r}" if whole and whole != trace.display_tokens[
+        trace.focus_index] else named
 
 
 # what a head's share of weight went to, by the kind of question (grammar.QUESTION_KINDS)
@@ -86,7 +97,7 @@ def choice_lines(trace: AttentionTrace) -> list[str]:
         spread = ", spread over them" if asked["kind"] not in ONE_ANSWER and len(answering) > 1 \
             else ""
         lines.append(f"{lead} {h:<3} {what} {derived.target_weight(trace, s):.2f} of the "
-                     f"weight of {trace.display_tokens[f]!r} goes to {said} ({where}){spread}"
+                     f"weight of {_focus_named(trace)} goes to {said} ({where}){spread}"
                      f"; an even spread: {even:.2f}")
     if "head_score_baseline" in trace.meta:
         scores = ", ".join(f"{x:.2f}" for x in trace.meta.get("head_scores", []))

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
+from .word_model import words_as_written
 from .words import content_words
 
-__all__ = ["AUTO_HEAD_COUNT", "Focus", "choose", "content_tokens", "head_scores", "uniform_row",
-           "parse_heads", "parse_layer", "resolve_focus", "word_content", "written_words"]
+__all__ = ["AUTO_HEAD_COUNT", "Focus", "choose", "content_tokens", "every_written_word",
+           "head_scores", "uniform_row", "parse_heads", "parse_layer", "resolve_focus",
+           "word_content", "written_content", "written_words"]
 
 AUTO_HEAD_COUNT = 4   # heads shown side by side when --heads auto
 
@@ -24,56 +26,37 @@ def _fold(text: str) -> str:
 
 def _is_cjk(text: str) -> bool:
     """Ideographs, kana and hangul: scripts written without spaces, where touching tokens
-    are not one word."""
+    are not one word (``translation`` reads a translation's pieces with it)."""
     return any(unicodedata.east_asian_width(ch) in "WF" for ch in text)
 
 
 def written_words(tokens) -> list[tuple[int, int, str]]:
     """The words of the sentence as written that the tokenizer cut into several tokens:
-    (first, last, text) for each run of two or more non-special tokens that touch in the
-    sentence ("mangé" is man + gé; "didn't" is didn + ' + t), less the punctuation at its
-    ends ("Moon!" is the word Moon). Tokens of scripts written without spaces touch anyway
-    and are words of their own, but the byte tokens of one character (a byte-level BPE's
-    pieces of 猫) are that character, and the pieces of one of the tokenizer's own words
-    (し and ##い of しい) that word."""
-    runs, start = [], None
-    offsets, special, sentence = tokens.offsets, tokens.special, tokens.sentence
+    (first, last, text) for each, the text the word as written ("mangé" is man + gé;
+    "didn't" is didn + ' + t; ‘बिल्ली’ is five pieces, its virama read by none). Words are
+    Unicode's (:func:`word_model.words_as_written`): "Moon!" is the word Moon and a mark,
+    "U.S." one word, and each ideograph of a script written without spaces a word, but the
+    byte tokens of one character (a byte-level BPE's pieces of 猫) are that character."""
+    return [w for w in every_written_word(tokens) if w[1] > w[0]]
 
-    def piece(n: int) -> bool:
-        return not special[n] and offsets[n][1] > offsets[n][0] and \
-            not _is_cjk(sentence[offsets[n][0]:offsets[n][1]])
 
-    def bytes_of_one(n: int) -> bool:     # byte-level BPE: two tokens of one character
-        return not special[n] and not special[n - 1] and offsets[n][1] > offsets[n][0] \
-            and offsets[n][0] < offsets[n - 1][1]
+def every_written_word(tokens) -> list[tuple[int, int, str]]:
+    """Every word as written that the tokens read, of one token or several: (first, last,
+    text) in sentence order (:func:`word_model.words_as_written`)."""
+    return words_as_written(tokens.sentence, tokens.offsets, tokens.special)
 
-    ids = tokens.word_ids
 
-    def one_word(n: int) -> bool:         # the tokenizer's own word, cut (し ##い of しい)
-        return not special[n] and not special[n - 1] and ids[n] >= 0 \
-            and ids[n] == ids[n - 1] and offsets[n - 1][1] == offsets[n][0]
-    for n in range(len(offsets)):
-        joins = start is not None and (piece(n) and piece(n - 1) and
-                                       offsets[n - 1][1] == offsets[n][0] or bytes_of_one(n)
-                                       or one_word(n))
-        if not joins:
-            if start is not None and n - 1 > start:
-                runs.append((start, n - 1))
-            start = n if not special[n] and offsets[n][1] > offsets[n][0] else None
-    if start is not None and len(offsets) - 1 > start:
-        runs.append((start, len(offsets) - 1))
-
-    def mark(n: int) -> bool:         # punctuation only: "," of "1969," is not the word's
-        return not any(ch.isalnum() for ch in sentence[offsets[n][0]:offsets[n][1]])
-    words = []
-    for a, b in runs:
-        while a < b and mark(a):
-            a += 1
-        while b > a and mark(b):
-            b -= 1
-        if b > a:
-            words.append((a, b, sentence[offsets[a][0]:offsets[b][1]]))
-    return words
+def written_content(tokens) -> np.ndarray:
+    """Boolean per token: a piece of a content word (``words.content_words``), each word
+    judged whole as written ("didn't" is a function word, whatever its pieces "didn" and
+    "t" look like; ‘ने’ is Hindi's particle, though its vowel sign is dropped before the
+    model reads it); special tokens and punctuation never are."""
+    every = every_written_word(tokens)
+    verdict = content_words([text for _, _, text in every])
+    out = np.zeros(len(tokens.special), dtype=bool)
+    for (a, b, _), content in zip(every, verdict):
+        out[a:b + 1] = content
+    return out & ~np.asarray(tokens.special, dtype=bool)
 
 
 def content_tokens(special: list[bool], word_ids: list[int], words: list[str],
@@ -116,41 +99,24 @@ _PICK = re.compile(r"^(?P<words>.*\S)\s*\[(?P<n>-?\d{1,4})\]$", re.S)
 def resolve_focus(focus: str | None, tokens, reads_ahead: bool = True) -> Focus:
     """The query token to explain, from ``--focus`` and a TokenizedSentence.
 
-    Empty (the default) picks the middle content word, "ate" in "The cat ate the fish";
-    in a causal model (not ``reads_ahead``) the last, which sees the whole sentence: "fish".
+    Empty (the default) picks the middle content word, "ate" in "The cat ate the fish"
+    (:func:`_automatic_focus`); in a causal model (not ``reads_ahead``) the last, which sees
+    the whole sentence: "fish".
     Otherwise ``focus`` is any run of whole tokens of the sentence, matched case- and
     accent-insensitively ("北京" is the two tokens 北 and 京; "unbelievably" is un ##bel
     ##ie ##va ##bly); its first token's query is explained, or the n-th with
     "WORDS[n]" (from 0; -1 is the last).
     """
-    words, word_ids = tokens.words, tokens.word_ids
+    words = tokens.words
     if not words:
         raise InputError("the sentence has no words to explain; type a sentence with words.")
     if focus is None or not focus.strip():
-        # function words carry little of their own: a student learns little from them
-        written = written_words(tokens)
-        content = word_content(word_ids, words, written)
-        # never a word the model read as its unknown token: it did not see what it asks
-        unknown = {word_ids[j] for j, u in enumerate(tokens.unknown) if u and word_ids[j] >= 0}
-        content = [c and n not in unknown for n, c in enumerate(content)]
-        candidates = [n for n, w in enumerate(words) if content[n]]
-        if not candidates:
-            candidates = [n for n, w in enumerate(words) if any(c.isalnum() for c in w)
-                          and n not in unknown] or list(range(len(words)))
-        # never a word that continues a written word ("t" of didn't): its first token
-        # must begin the word as written
-        continuing = {n for a, b, _ in written for n in range(a + 1, b + 1)}
-        starting = [n for n in candidates if word_ids.index(n) not in continuing]
-        candidates = starting or candidates
-        word = candidates[(len(candidates) - 1) // 2 if reads_ahead else -1]  # middle: left
-        first = word_ids.index(word)
-        last = len(word_ids) - 1 - word_ids[::-1].index(word)
-        return _focus(tokens, (first, last), 0, words[word])
+        return _automatic_focus(tokens, reads_ahead)
     match = _PICK.match(focus.strip())
     wanted, pick = (match["words"], int(match["n"])) if match else (focus.strip(), 0)
     span = _find_span(tokens, wanted)
     if span is None:
-        shown = ", ".join(dict.fromkeys(words))
+        shown = ", ".join(dict.fromkeys(text for _, _, text in every_written_word(tokens)))
         shown = shown[:300] + "…" if len(shown) > 300 else shown
         raise InputError(f"--focus {focus!r} is not a run of whole tokens of the sentence; "
                          f"choose words from: {shown}.")
@@ -161,6 +127,33 @@ def resolve_focus(focus: str | None, tokens, reads_ahead: bool = True) -> Focus:
     sentence = tokens.sentence
     return _focus(tokens, span, pick % size,
                   sentence[tokens.offsets[span[0]][0]:tokens.offsets[span[1]][1]])
+
+
+def _automatic_focus(tokens, reads_ahead: bool) -> Focus:
+    """The word a teacher would ask about: a content word (a function word carries little
+    of its own, in any language: ``words.content_words``) that the model reads as written
+    (never one read as its unknown token: it did not see what it would be asked), of one
+    token where the sentence has one (a word in pieces is followed by its first piece's
+    query, which the film must then say); the middle one of them, or the last in a causal
+    model. A sentence of function words alone gives its middle word with a letter or digit.
+    The focus span is the whole word, so the film names a piece with its word."""
+    every = every_written_word(tokens)
+    if not every:
+        raise InputError("the sentence has no words to explain; type a sentence with words.")
+    content = content_words([text for _, _, text in every])
+    seen = [not any(tokens.unknown[j] for j in range(a, b + 1)) if tokens.unknown else True
+            for a, b, _ in every]
+    readable = [n for n in range(len(every)) if seen[n]]
+    tiers = (
+        [n for n in readable if content[n] and every[n][0] == every[n][1]],
+        [n for n in readable if content[n]],
+        [n for n in readable if any(ch.isalnum() for ch in every[n][2])],
+        readable,
+        list(range(len(every))),
+    )
+    candidates = next(tier for tier in tiers if tier)
+    first, last, text = every[candidates[(len(candidates) - 1) // 2 if reads_ahead else -1]]
+    return _focus(tokens, (first, last), 0, text)
 
 
 def _focus(tokens, span: tuple[int, int], pick: int, span_text: str) -> Focus:

@@ -6,11 +6,20 @@ bytes of one character, SentencePiece's ``▁``); the model attends to pieces, b
 asks about words. So a word's weight, score share and update share are the sums of its
 pieces' (a word is one of the keys the focus can look at, as much as all its pieces are),
 the focus word's own pieces are never "another word", and a piece is never named as a
-word. Words of scripts written without spaces are their characters' tokens (no segmenter
-here ships its data for every such script), which the screen says where it matters.
+word.
 
-Built from a trace's metadata alone (``written_words``: the runs the tokenizer's offsets
-join, :func:`selection.written_words`), so a saved trace reads the same words.
+The words are the written sentence's own: Unicode's word segmentation (UAX #29, the
+``regex`` module's default word boundaries) of the text as the user typed it, mapped to
+the tokens by the tokenizer's character offsets (:func:`words_as_written`) — never the
+tokenizer's pre-split nor its normaliser's output, which may drop a word's marks (MiniLM's
+drops Devanagari's vowel signs and virama, and its pieces of ‘बिल्ली’ would otherwise read
+as three words). Words of scripts written without spaces are then their characters (UAX
+#29 has no dictionary: no segmenter here ships its data for every such script), which the
+screen says where it matters.
+
+Built from a trace's metadata alone (``written_words``: the words of several tokens,
+:func:`selection.written_words`), so a saved trace reads the same words; ``word_breaks``
+says they are Unicode's (an older trace's are the runs its tokenizer's offsets joined).
 """
 from __future__ import annotations
 
@@ -18,12 +27,89 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SPACE_TOKEN", "Word", "WordModel", "PIECES_SUM_NOTE"]
+__all__ = ["SPACE_TOKEN", "UNICODE_WORD_BREAKS", "Word", "WordModel", "PIECES_SUM_NOTE",
+           "words_as_written", "written_runs", "written_segments"]
 
 # how a token that is only white space (a byte-level BPE's lone "Ġ") is drawn and named
 SPACE_TOKEN = "\u2423"
 # said once where a word in pieces is drawn: what its weight is
 PIECES_SUM_NOTE = "a word in pieces weighs the sum of its pieces"
+# a trace's meta ``word_breaks``: its words are the Unicode segmentation of its sentence
+UNICODE_WORD_BREAKS = "unicode"
+
+
+def written_segments(sentence: str) -> list[tuple[int, int]]:
+    """The words of ``sentence`` as written, (start, end) character spans in order: the
+    runs between Unicode's default word boundaries (UAX #29) that are not white space, so a
+    punctuation mark is a word of its own ("Moon" "!"), "didn't", "0.25" and "U.S" one
+    word each. An initialism keeps its closing full stop ("U.S." and "e.g.": letters one
+    by one, each followed by a stop), which UAX #29 leaves apart."""
+    import regex
+
+    bounds = [m.start() for m in regex.finditer(r"\b", sentence, flags=regex.WORD | regex.V1)]
+    bounds = sorted({0, len(sentence), *bounds})
+    spans = [(a, b) for a, b in zip(bounds, bounds[1:])
+             if b > a and not sentence[a:b].isspace()]
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and sentence[a:b] == "." and out[-1][1] == a and \
+                regex.fullmatch(r"(?:\p{L}\.)+\p{L}", sentence[out[-1][0]:out[-1][1]]):
+            out[-1] = (out[-1][0], b)
+            continue
+        out.append((a, b))
+    return out
+
+
+def words_as_written(sentence: str, offsets, special) -> list[tuple[int, int, str]]:
+    """Every word of ``sentence`` (:func:`written_segments`) that the tokens read, as the
+    run of tokens that make it: (first, last, text), in order, the text the word as
+    written (its marks included where the normaliser dropped them)."""
+    return [(a, b, sentence[start:end])
+            for a, b, start, end in written_runs(sentence, offsets, special)]
+
+
+def written_runs(sentence: str, offsets, special) -> list[tuple[int, int, int, int]]:
+    """Every word of ``sentence`` that the tokens read: (first token, last token, start,
+    end) with the word's characters start..end as written. A token belongs to each word
+    its span (``offsets``, in characters) overlaps, and words one token joins are one (a
+    byte-level token of two ideographs, an unknown token over a whole phrase); special
+    tokens, and tokens that cover no character, belong to none."""
+    segments = written_segments(sentence)
+    seg_at = [-1] * len(sentence)
+    for n, (a, b) in enumerate(segments):
+        for c in range(a, b):
+            seg_at[c] = n
+    parent = list(range(len(segments)))
+
+    def root(n: int) -> int:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+    touched: list[list[int]] = []
+    for (start, end), sp in zip(offsets, special):
+        hit = [] if sp else sorted({seg_at[c] for c in range(start, min(end, len(sentence)))
+                                    if seg_at[c] >= 0})
+        for n in hit[1:]:
+            parent[root(n)] = root(hit[0])
+        touched.append(hit)
+    words: list[tuple[int, int, int, int]] = []
+    run: list[int] = []         # the tokens of the word being read
+
+    def close() -> None:
+        if run:
+            segs = [n for j in run for n in touched[j]]
+            words.append((run[0], run[-1], segments[min(segs)][0], segments[max(segs)][1]))
+            run.clear()
+    for j, hit in enumerate(touched):
+        if not hit:
+            close()
+            continue
+        if run and root(touched[run[-1]][0]) != root(hit[0]):
+            close()
+        run.append(j)
+    close()
+    return words
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 A function word (an article, a particle, a pronoun, an auxiliary: "the", "了", "が", "le")
 is one of the most frequent words of its language: wordfreq's lists, which ship with it,
-rank them at the top in every language alike. A word's language is chosen among those
+rank them at the top in every language alike (its top 200, or a word as frequent as the
+200th of most lists). A word's language is chosen among those
 written in its script (the script each language is written in comes from langcodes) by
 how frequent the sentence's words of that script are in each; a word of a script no list
 covers counts as content. Deterministic, offline, no word list of our own.
@@ -12,11 +13,15 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-__all__ = ["FUNCTION_RANK", "content_words", "language_of"]
+__all__ = ["FUNCTION_RANK", "FUNCTION_ZIPF", "content_words", "language_of"]
 
 # a word among its language's 200 most frequent is a function word: in every list the top
 # holds the articles, particles, pronouns and auxiliaries, and few content words
 FUNCTION_RANK = 200
+# ... and so is a word used about once in every 2,000 words of its language or more (Zipf
+# 5.7): a list whose words are finer cut (Hindi's postpositions and auxiliaries, each a
+# word) fills its top 200 sooner, and "because" (क्योंकि) is its 206th
+FUNCTION_ZIPF = 5.7
 _LIST = "small"          # wordfreq's small lists: every language, quick to load
 
 # ISO 15924 codes that name a writing system made of several scripts (langcodes gives a
@@ -58,8 +63,12 @@ def _frequencies(lang: str) -> dict[str, float]:
 
 @lru_cache(maxsize=64)
 def _top(lang: str) -> frozenset[str]:
+    """The language's function words: its FUNCTION_RANK most frequent words, and every
+    word at least as frequent as FUNCTION_ZIPF."""
     import wordfreq
-    return frozenset(wordfreq.top_n_list(lang, FUNCTION_RANK, wordlist=_LIST))
+    least = 10.0 ** (FUNCTION_ZIPF - 9.0)       # Zipf is log10 of a word's per-billion count
+    frequent = {w for w, f in _frequencies(lang).items() if f >= least}
+    return frozenset(wordfreq.top_n_list(lang, FUNCTION_RANK, wordlist=_LIST)) | frequent
 
 
 def language_of(words: list[str]) -> str | None:

@@ -11,10 +11,10 @@ STORYBOARD_MARK = "<!-- storyboard: the table of facts.BEATS, written by docs/ho
 
 def storyboard_table() -> str:
     """Every beat of the storyboard, in order: its name and what it shows."""
-    from attention_explainer.facts import BEATS
+    from attention_explainer.facts import BEATS, DRAWN_WHERE
 
     rows = ["| beat | what it shows |", "| --- | --- |"]
-    rows += [f"| {b.name} | {b.shows} |" for b in BEATS]
+    rows += [f"| {b.name} | {b.shows_for(*DRAWN_WHERE)} |" for b in BEATS]
     return "\n".join(rows)
 
 

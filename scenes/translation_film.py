@@ -322,6 +322,9 @@ class TranslationFilm(FilmScene):
             return [(lead + "\u2018", pal.text), (_word(words[w].text), ("user", pal.key)),
                     (f"\u2019 ({written(w)})", pal.text)]
 
+        if view.untrained:
+            self._even_answer(sums)
+            return
         first = ranked[0]
         lines = [[("\u2018", pal.text), (_word(view.focus_text), ("user", pal.query)),
                   ("\u2019", pal.text), (" draws most on", pal.text)], named_line("", first)]
@@ -340,6 +343,35 @@ class TranslationFilm(FilmScene):
             answer.add(*_side_text(_wrapped_lines(f"({PIECES_SUM_NOTE})", pal.soft)))
             answer.arrange(DOWN, aligned_edge=LEFT, buff=0.14)
         self.claims.append(("answer", "most", (view.head, *named),
+                            " ".join(line.original_text for line in answer)))
+        answer.next_to(self.alignment_said, DOWN, buff=0.5, aligned_edge=LEFT)
+        self.play(FadeIn(answer, shift=UP * 0.1), run_time=style.T_SHORT)
+
+
+    def _even_answer(self, sums) -> None:
+        """An untrained model's answer: no winner named (its weights are noise around an
+        even spread), but how far its weights on the source's words lie from an even one,
+        each word's even share being its pieces' share of the source tokens."""
+        view, pal = self.view, style.PALETTE
+        words = view.source_words.words
+        count = sum(len(w.pieces) for w in words)
+        gaps = [float(sums[w]) - len(words[w].pieces) / count for w in range(len(words))]
+        low, high = min(range(len(gaps)), key=gaps.__getitem__), \
+            max(range(len(gaps)), key=gaps.__getitem__)
+        lowest = self.number("word_weight", (view.head, low), float(sums[low])).text
+        highest = self.number("word_weight", (view.head, high), float(sums[high])).text
+        even = format_number(1 / count, 2)
+        # "near evenly" where every word has between half and twice its even share
+        near = all(0.5 <= float(sums[w]) * count / len(words[w].pieces) <= 2.0
+                   for w in range(len(words)))
+        lines = [[("\u2018", pal.text), (_word(view.focus_text), ("user", pal.query)),
+                  ("\u2019 spreads its weight " + ("near evenly" if near else "unevenly"),
+                   pal.text)],
+                 [(f"from {lowest} to {highest} a word, where an even spread gives", pal.text)],
+                 [(f"{even} a token: untrained, its weights are chance, not a choice",
+                   pal.text)]]
+        answer = _side_text(lines, style.FONT_BODY)
+        self.claims.append(("answer", "even", (view.head, low, high),
                             " ".join(line.original_text for line in answer)))
         answer.next_to(self.alignment_said, DOWN, buff=0.5, aligned_edge=LEFT)
         self.play(FadeIn(answer, shift=UP * 0.1), run_time=style.T_SHORT)

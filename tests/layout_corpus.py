@@ -105,8 +105,8 @@ def units(text: str, decimals: int) -> int:
 
 def sum_faults(trace, shown) -> list[str]:
     """Rows of weights whose drawn numbers do not add up as drawn: a row drawn whole that
-    does not make 1, a list whose entries and "+ N more" do not make 1, a drawn sum that
-    is not the sum of its row's drawn entries."""
+    does not make 1, a list (of tokens, or of words) whose entries and "+ N more" do not
+    make 1, a drawn sum that is not the sum of its row's drawn entries."""
     rows: dict[tuple, dict[int, str]] = {}
     for n in shown:
         if n.kind in ROW_KINDS:
@@ -133,6 +133,18 @@ def sum_faults(trace, shown) -> list[str]:
             total = units(n.text, d) + sum(units(entries[j], d) for j in listed)
             if total != 10 ** d:
                 faults.append(f"{n.beat}: listed weights and the rest make {total} / {10 ** d}")
+        if n.kind in ("shown_word_rest", "shown_temperature_word_rest"):
+            # a list of words (each the sum of its pieces) and "+ N more": one, as drawn
+            split = 3 if n.kind == "shown_word_rest" else 4
+            (h, i, *extra), firsts = n.index[:split], n.index[split:]
+            kind = "shown_word_weight" if split == 3 else "shown_temperature_word_weight"
+            listed = {m.index[2]: m.text for m in shown if m.kind == kind and m.beat == n.beat
+                      and m.index[:2] == (h, i) and tuple(m.index[4:]) == tuple(extra)}
+            d = int(extra[-1])
+            if not set(firsts) <= set(listed):
+                faults.append(f"{n.beat}: the rest {n.text} of words not drawn")
+            elif units(n.text, d) + sum(units(listed[j], d) for j in firsts) != 10 ** d:
+                faults.append(f"{n.beat}: listed words and the rest do not make one")
         if n.kind in ("shown_weight_sum", "shown_causal_weight_sum"):
             h, i, d = n.index
             kind = "shown_weights" if n.kind == "shown_weight_sum" else "shown_causal_weight"

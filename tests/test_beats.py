@@ -148,8 +148,9 @@ def test_beat_renders_alone_and_its_numbers_come_from_the_trace(beat, default, t
         shown = {(n.kind, n.index): n.text for n in result.shown_numbers}
         slot, f = default.primary_slot, default.focus_index
         cat, fish = default.tokens.index("cat"), default.tokens.index("fish")
-        assert shown[("shown_weights", (slot, f, fish, 2))] == "0.38"
-        assert shown[("shown_weights", (slot, f, cat, 2))] == "0.37"
+        # the list names words, each the sum of its pieces (here one token each)
+        assert shown[("shown_word_weight", (slot, f, fish, fish, 2))] == "0.38"
+        assert shown[("shown_word_weight", (slot, f, cat, cat, 2))] == "0.37"
         assert "the centre is pulled toward \u2018fish\u2019 and \u2018cat\u2019" in captions
         assert "Cooled to T = 1.0" in captions
 
@@ -164,7 +165,7 @@ def test_heads_draws_all_twelve_heads_with_their_own_numbers(tmp_path):
     shown = {(n.kind, n.index) for n in scene.shown_numbers}
     assert {("head", (slot,)) for slot in range(12)} <= shown     # every head is named
     # the rows' dots are the weights; each row's note, its heaviest word's (its pieces' sum)
-    weights = {n.index[0] for n in scene.shown_numbers if n.kind == "word_weight"}
+    weights = {n.index[0] for n in scene.shown_numbers if n.kind == "shown_word_weight"}
     assert weights and weights <= set(range(12))
     assert ("heads_not_drawn", ()) not in shown                    # none is missing
 

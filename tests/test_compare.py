@@ -84,18 +84,25 @@ def test_the_versus_beat_draws_every_number_from_the_two_traces_and_holds_its_la
     assert drawn
 
     def word_weight(trace, index):
-        s, f, first, last = index
+        s, f, first, last = index[:4]
         return float(trace.weights[s, f, first:last + 1].astype(np.float64).sum())
+    checked = 0
     for n in drawn:
-        if n.kind == "word_weight":
-            value = word_weight(a, n.index)
-        elif n.kind == "versus:word_weight":
-            value = word_weight(b, n.index)
+        # a word's weight is drawn rounded with its row of words (within a unit of its
+        # last decimal); a change, as it is
+        unit = 10 ** -n.decimals
+        if n.kind == "shown_word_weight":
+            value, within = word_weight(a, n.index), unit
+        elif n.kind == "versus:shown_word_weight":
+            value, within = word_weight(b, n.index), unit
         elif n.kind == "pair:change":
             value = word_weight(b, (n.index[0], *n.index[4:])) - word_weight(a, n.index[:4])
+            within = 0.5 * unit
         else:
             continue
+        checked += 1
         shown = float(n.text.replace("\u2212", "-"))
-        assert abs(shown - value) <= 0.5 * 10 ** -n.decimals + 1e-9, (n, value)
+        assert abs(shown - value) <= within + 1e-9, (n, value)
+    assert checked
     said = " ".join(c.content for c in scene.renderer.file_writer.subcaptions)
     assert "From A to B" in said or "reads both sentences alike" in said

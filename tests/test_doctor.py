@@ -108,3 +108,27 @@ def test_the_beat_cache_line_is_what_a_render_finds(run_cli, monkeypatch, tmp_pa
     monkeypatch.setenv("ATTENTION_EXPLAINER_CACHE_MB", "0")
     code, out, err = run_cli("doctor")
     assert lines_of(out)["beat cache"].startswith("ok ") and "off" in lines_of(out)["beat cache"]
+
+
+def test_a_cuda_build_of_torch_without_a_gpu_is_said(run_cli, monkeypatch):
+    """Where pip took PyPI's CUDA build (the CPU index out of reach), doctor says so, with
+    the size of the GPU libraries and the command that swaps in the CPU wheel (it said
+    "for a GPU install a CUDA build of torch" of a CUDA build); and a dry run still plans
+    (its trace is then never kept: no key where the device may be a GPU)."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.version, "cuda", "12.8")
+    monkeypatch.setattr(torch, "__version__", "2.13.0")
+    from importlib import metadata
+
+    real = metadata.version
+    monkeypatch.setattr(metadata, "version",
+                        lambda name: "2.13.0" if name == "torch" else real(name))
+    code, out, err = run_cli("doctor")
+    line = lines_of(out)["CUDA"]
+    assert "is a CUDA 12.8 build" in line and "GB of GPU libraries" in line
+    assert "pip install --force-reinstall torch==2.13.0 --index-url " \
+           "https://download.pytorch.org/whl/cpu" in line
+    code, out, err = run_cli("render", "--dry-run", "--resolution", "96x54")
+    assert code == 0, err

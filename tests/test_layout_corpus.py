@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from attention_explainer.facts import FILM_BEATS, TRACE_BEATS
-from attention_explainer.scenes.film.claims import claim_faults, pieces_named_as_words
+from attention_explainer.scenes.film.claims import (claim_faults, pieces_named_as_words,
+                                                    words_not_written)
 from tests.layout_corpus import CORPUS, audit_film, sum_faults
 
 
@@ -22,7 +23,7 @@ KNOWN_OPEN: dict[str, set[tuple[str, str]]] = {
     # leaves a word touching an arrow it does not label: the embedding view's words ride
     # the plane as W_Q stretches and turns it, and keep their place on the arrows that
     # land (issue 35's note: the placement of a carried, crowded view)
-    "猫が魚を食べた": {("project", "text over shape")},
+    "猫が魚を食べた": {("embed", "text over shape")},
     "القط الصغير أكل السمكة": {("project", "text over shape")},
     "החתול הקטן אכל את הדג": {("embed", "text over shape"), ("project", "text over shape")},
 }
@@ -60,3 +61,6 @@ def test_the_layout_holds_on_every_sentence(sentence, options, theme, tmp_path):
     said = [c.content for c in scene.renderer.file_writer.subcaptions]
     pieces = pieces_named_as_words(scene.trace, said)
     assert said and not pieces, f"{sentence!r}: " + "; ".join(pieces[:5])
+    # ... and every word it names is a word of the sentence as written (Unicode's words)
+    unwritten = words_not_written(scene.trace, said)
+    assert not unwritten, f"{sentence!r}: " + "; ".join(unwritten[:5])

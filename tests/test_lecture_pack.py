@@ -327,3 +327,22 @@ def test_a_four_by_three_film_gets_four_by_three_slides(tmp_path, default_trace)
     for slide in deck.slides:
         for shape in slide.shapes:       # nothing past the slide's edges
             assert shape.left >= 0 and shape.left + shape.width <= deck.slide_width
+
+
+def test_the_notes_say_only_what_applies_to_the_sentence(default_trace):
+    """A note on reading from the right, or on words in pieces, is said of a sentence that
+    needs it, never of one that does not (the English film's notes said "read from the
+    right in Arabic or Hebrew")."""
+    from attention_explainer.app.lecture_pack import LecturePack
+    from attention_explainer.attention_core import compute_trace
+    from attention_explainer.facts import BEATS as FACTS
+
+    title = next(b for b in FACTS if b.name == "title")
+
+    def shows(trace):
+        return LecturePack(trace, WIDTH, HEIGHT)._shows(title)
+
+    english = shows(default_trace)
+    assert "from the right" not in english and "pieces" not in english
+    assert "from the right" in shows(compute_trace("القط الصغير أكل السمكة"))
+    assert "pieces" in shows(compute_trace("Die Straßenbahnhaltestelle liegt gegenüber"))

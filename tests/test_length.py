@@ -5,6 +5,7 @@ the layout and claims audits, on sentences of several scripts."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,32 @@ def test_the_command_line_renders_the_short_film_and_says_which_beats(tmp_path):
     assert "--length 90 s:" in proc.stderr and "left out:" in proc.stderr
     assert_refused(run_process("render", DEFAULT, "--length", "soon", "-o", tmp_path / "x.mp4"),
                    "is not a length")
+
+
+def test_a_short_pack_holds_the_clips_of_the_beats_it_keeps(tmp_path):
+    """`pack --length short` (it always failed: the set was made for every beat before the
+    film was fitted): its clips, slides and deck are those of the beats kept, numbered in
+    order; the dry run lists the same files; and the clips make the film."""
+    import av
+
+    args = ["pack", DEFAULT, "--length", "short", "--resolution", "64x36", "--fps", "5"]
+    dry = run_process(*args, "--dry-run", "--json", "--out", tmp_path / "pack")
+    assert dry.returncode == 0, dry.stderr[-2000:]
+    proc = run_process(*args, "--json", "--out", tmp_path / "pack")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    folder = tmp_path / "pack"
+    kept = report["beats"]
+    assert kept[0] == "title" and kept[-1] == "update" and len(kept) < 9
+    clips = sorted(p.name for p in (folder / "clips").glob("*.mp4"))
+    assert clips == [f"{n:02d}-{beat}.mp4" for n, beat in enumerate(kept, 1)]
+    on_disk = {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+    assert on_disk == {str(p.relative_to(folder)) for p in map(Path, report["files"])}
+    assert {str(Path(p).relative_to(folder)) for p in json.loads(dry.stdout)["files"]} \
+        == on_disk
+    frames = 0
+    for clip in clips:
+        with av.open(str(folder / "clips" / clip)) as container:
+            frames += sum(1 for _ in container.decode(video=0))
+    with av.open(str(folder / "explainer.mp4")) as container:
+        assert frames == sum(1 for _ in container.decode(video=0))

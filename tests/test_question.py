@@ -95,8 +95,9 @@ def test_the_question_follows_the_focus_word(sentence, focus, kind):
                "noun": "What does the sentence say of ‘meal’?"}
     if kind in opening:
         assert said == opening[kind]
-    assert (question.UNTAGGED in question.untagged_note(trace)) == (
-        kind == "word" and not asked["tagger"])
+    # a plain question, in plain words: no tool's jargon for why it is plain (issue 57)
+    from attention_explainer.attention_core.grammar import UNTAGGED
+    assert UNTAGGED not in said and "word class" not in said
     assert question.plain(question.why(NumberBook(trace), trace))      # the why line is drawn
 
 
@@ -104,7 +105,9 @@ def test_the_question_follows_the_focus_word(sentence, focus, kind):
 def test_the_update_beat_closes_on_the_answer(tmp_path):
     """The answer card after the update's picture: the question again, the followed head's
     weights on the words that may answer, their shares of the update; and weight is not
-    influence where a token takes much weight and adds little. Then the picture again."""
+    influence where a token takes much weight and adds little. Then the film ends on the
+    answer drawn (issue 57): the question, the sentence with the answer's weights, and the
+    answer's line, said again as the last caption."""
     from attention_explainer.scenes.film import question
 
     trace = compute_trace("The lawyer questioned the witness because she was lying",
@@ -114,11 +117,13 @@ def test_the_update_beat_closes_on_the_answer(tmp_path):
     answer = f"The answer of layer {trace.layer}, head {trace.primary_head}:"
     assert any(t.startswith(answer) for t in said)
     assert any(t.startswith("Of what the layer adds to it") for t in said)
-    assert said[-1].startswith("[CLS] takes") and said[-1].endswith("weight is not influence")
+    assert said[-2].startswith("[CLS] takes") and said[-2].endswith("weight is not influence")
+    assert said[-1].startswith(answer)
     assert scene.key_times["update"] < scene.beat_times["update"][1] - 4.0   # the card follows
-    # ... and the film ends on its picture, the answer's first line under it (issue 35)
+    # ... and the film ends on the answer drawn: the question above, the answer's line under
+    asked = question.plain(question.question(trace))
     lines = drawn_lines(scene)
-    assert len(lines) <= 2 and lines[0].startswith(answer), lines
+    assert len(lines) <= 4 and lines[0] == asked and lines[-1].startswith(answer), lines
     assert_numbers_rederive(trace, scene.shown_numbers)
     # the rule, not the sentence: [CLS]'s mean weight over all heads and its share of ΔE
     cls = trace.tokens.index("[CLS]")

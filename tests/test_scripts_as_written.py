@@ -135,7 +135,9 @@ def test_caption_files_isolate_right_to_left_words(tmp_path):
     line = "‘ي’ in ‘الصغير’ 0.10, then ‘הדג’"
     assert isolated(line) == f"‘{FSI}ي{PDI}’ in ‘{FSI}الصغير{PDI}’ 0.10, then ‘{FSI}הדג{PDI}’"
     assert isolated("no right-to-left word") == "no right-to-left word"
-    segment = SimpleNamespace(captions=[(0.0, 1.0, line), (1.0, 2.0, "plain")])
+    # one beat of 2 s at 5 fps, its hand-off at its end
+    segment = SimpleNamespace(captions=[(0.0, 1.0, line), (1.0, 2.0, "plain")], fps=5,
+                              frames=10, duration=2.0, handoff_time=2.0)
     write_captions([segment], [0.0], tmp_path / "film.srt")
     written = (tmp_path / "film.srt").read_text(encoding="utf-8")
     for rtl in ("ي", "الصغير", "הדג"):
@@ -144,6 +146,20 @@ def test_caption_files_isolate_right_to_left_words(tmp_path):
 
 
 # ---- the audit's checks of craft, each on a planted fault ---------------------------------
+def test_a_word_turned_the_other_way_is_found(scene):
+    """Turned words read one way, upward (``style.TURNED``): one turned downward is a fault,
+    one turned upward, or upright, is not."""
+    import math
+
+    upward = user_text_mobject("witness", font_size=30).rotate(style.TURNED)
+    upright = user_text_mobject("lawyer", font_size=30).shift(DOWN * 2)
+    scene.add(upward, upright)
+    assert craft.turned_the_other_way(scene) == []
+    downward = user_text_mobject("because", font_size=30).rotate(-math.pi / 2).shift(LEFT * 3)
+    scene.add(downward)
+    assert [text for text, _ in craft.turned_the_other_way(scene)] == ["because"]
+
+
 def test_a_turned_ideograph_is_found_and_a_turned_latin_word_is_not(scene):
     kanji = user_text_mobject("食べた", font_size=30)
     latin = user_text_mobject("witness", font_size=30).shift(DOWN * 2)
@@ -227,20 +243,24 @@ def test_a_beat_with_an_empty_half_is_a_finding():
 ])
 def test_the_film_ends_on_a_picture_with_at_most_two_lines_to_read(sentence, options, theme,
                                                                     tmp_path):
-    """Its last second (the last beat's end, held) shows the word's new vector among the
-    vectors it was made of, and no more than two lines of prose: 3Blue1Brown ends on the
-    updated vector, not on a card of text."""
-    from manim import Arrow as ManimArrow
+    """Its last second (the last beat's end, held) shows the answer drawn (issue 57): the
+    sentence's words with the focus's arcs to each, and no more prose than the question
+    over it and the answer's line under it (the corner formula aside): 3Blue1Brown ends on
+    a picture, not on a card of text."""
+    from manim import ArcBetweenPoints
 
+    from attention_explainer.scenes.film import question
+    from attention_explainer.scenes.film.views import drawn_words
     from tests.layout_corpus import audit_film
 
     scene = audit_film(sentence, options, theme, tmp_path, beats=["update"],
                        width=320, height=180)
-    prose = craft.prose_lines(scene)
-    assert len(prose) <= 2, prose
-    arrows = [m for top in scene.mobjects for m in top.get_family()
-              if isinstance(m, ManimArrow) and m.get_stroke_opacity() > 0.3]
-    assert len(arrows) >= 3, "the picture: E, E + ΔE and the new vector"
+    prose = [line for line in craft.prose_lines(scene) if not line.startswith("$")]
+    asked = question.plain(question.question(scene.trace))
+    assert len(prose) <= 2 and prose[0] == asked and prose[-1].startswith("The answer"), prose
+    arcs = [m for top in scene.mobjects for m in top.get_family()
+            if isinstance(m, ArcBetweenPoints) and m.get_stroke_opacity() > 0]
+    assert len(arcs) == len(drawn_words(scene.trace)), "an arc to every word drawn"
     assert not scene.layout_log, scene.layout_log[:3]
 
 

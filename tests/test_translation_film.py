@@ -72,9 +72,19 @@ def _rederived(view, scene) -> None:
     (beat, kind, facts, said), = scene.claims
     head, *named = facts
     sums = view.word_weights(head)
+    words = view.source_words.words
+    if view.untrained:
+        # no winner named: the words furthest below and above an even spread, with its
+        # share of a token, and nothing said to be preferred
+        count = sum(len(w.pieces) for w in words)
+        gaps = [sums[w] - len(words[w].pieces) / count for w in range(len(words))]
+        assert kind == "even" and named == [int(np.argmin(gaps)), int(np.argmax(gaps))], said
+        assert format_number(1 / count, 2) in said and "draws most" not in said
+        ratios = [sums[w] * count / len(words[w].pieces) for w in range(len(words))]
+        assert ("near evenly" in said) == all(0.5 <= r <= 2.0 for r in ratios), said
+        return
     assert kind == "most" and named[0] == int(np.argmax(sums)), said
     assert all(sums[a] >= sums[b] for a, b in zip(named, named[1:])), said
-    words = view.source_words.words
     assert all(words[w].text[:10] in said for w in named), said
     # the words the answer names are drawn, whatever the windows leave out
     for drawn in (scene.src, scene.grid_src):

@@ -465,7 +465,6 @@ def layout_faults(scene, in_play=frozenset(), travelling=frozenset(),
             + [("shown twice", f) for f in formulas_twice(scene, in_play, objects)])
 
 
-
 SOLID = 0.6           # a text at least this opaque is read as itself (not cross-fading)
 FORMULA_GLYPHS = 10   # a formula, not a symbol
 

@@ -15,16 +15,16 @@ from __future__ import annotations
 import re
 
 from ...attention_core import derived
-from ...attention_core.grammar import ONE_ANSWER, TARGETS_SAID, UNTAGGED
+from ...attention_core.grammar import ONE_ANSWER, TARGETS_SAID
 from ...attention_core.word_model import PIECES_SUM_NOTE, WordModel
 from ..vocabulary import style
 from ..vocabulary.headers import head_name, layer_name
 from ..vocabulary.text import line_of
 from .wording import LQ, RQ, focus_whole, quoted
 
-__all__ = ["INFLUENCE_GAP", "MAX_NAMED", "UNTAGGED", "answer", "influence_gap", "line",
-           "lines", "plain", "reading", "runner_up", "question", "target_words",
-           "untagged_note", "why"]
+__all__ = ["INFLUENCE_GAP", "MAX_NAMED", "answer", "answer_named", "dropped_marks",
+           "dropped_said", "influence_gap", "line", "lines", "plain", "reading", "runner_up",
+           "question", "target_words", "why"]
 
 MAX_NAMED = 3             # a question names the words that may answer when this few
 INFLUENCE_GAP = 0.15      # a word whose mean weight is this much above its share of ΔE ...
@@ -35,8 +35,13 @@ def _word(text: str, role: str) -> list:
 
 
 def _focus(trace) -> list:
-    """The focus word as the question names it: the whole word it is a piece of."""
-    return _word(focus_whole(trace) or trace.focus_word, "focus")
+    """The focus as every claim names it: its word, or — where the focus is a piece of a
+    word in several (its query is that piece's, and its weights that piece's row) — the
+    piece with its word, ‘с’ in ‘съела’."""
+    whole = focus_whole(trace)
+    if whole and whole != trace.focus_word:
+        return [*_word(trace.focus_word, "focus"), (" in ", "ours"), *_word(whole, "word")]
+    return _word(trace.focus_word, "focus")
 
 
 def target_words(trace) -> list[tuple[tuple[int, int], str]]:
@@ -69,8 +74,9 @@ def _listed(names: list[str], last: str) -> list:
 
 def question(trace) -> list:
     """The question the focus word poses in its sentence, as parts: by its word class
-    (a pronoun, a verb, an adjective, a number, a noun), a content word's where the class
-    is not known (no tagger here covers the language: the why line says so)."""
+    (a pronoun, a verb, an adjective, a number, a noun) where the tagger knows the
+    language and the class offers two answers or more (``grammar.question_for``), else the
+    plain question of a content word, in plain words (no tool's name for why)."""
     kind = derived.question(trace)["kind"]
     names = [name for _, name in target_words(trace)]
     few = len(names) <= MAX_NAMED
@@ -94,13 +100,6 @@ def question(trace) -> list:
         return [("What does ", "ours"), *_focus(trace),
                 (" need from the other words?", "ours")]
     return [("Where does ", "ours"), *_focus(trace), (" look in its sentence?", "ours")]
-
-
-def untagged_note(trace) -> str:
-    """" (no word classes …)" where the question is a content word's because no tagger here
-    covers the sentence's language; else nothing (said with the question)."""
-    asked = derived.question(trace)
-    return f" ({UNTAGGED})" if asked["kind"] == "word" and not asked.get("tagger") else ""
 
 
 def why(book, trace) -> list:
@@ -162,6 +161,12 @@ def runner_up(book, trace) -> str | None:
     return told
 
 
+def answer_named(trace) -> list[tuple[tuple[int, int], str]]:
+    """The words the answer names, (span, text), heaviest first: the followed head's
+    heaviest words that may answer (two where more than MAX_NAMED may)."""
+    return _ranked(trace, 2 if len(target_words(trace)) > MAX_NAMED else MAX_NAMED)
+
+
 def _ranked(trace, count: int) -> list[tuple[tuple[int, int], str]]:
     """The words that may answer, by the followed head's weight on them (each the sum of
     its pieces), most first."""
@@ -195,7 +200,7 @@ def answer(book, trace) -> list[list]:
     words that may answer (each word the sum of its pieces); their shares of the update;
     and, where the numbers show it, a word with much weight and little influence."""
     slot = trace.primary_slot
-    ranked = _ranked(trace, 2 if len(target_words(trace)) > MAX_NAMED else MAX_NAMED)
+    ranked = answer_named(trace)
     lines = []
     if ranked:
         parts = [(f"The answer of {layer_name(book)}, {head_name(book, slot)}: ", "ours"),
@@ -239,10 +244,11 @@ def influence(book, trace, span) -> list:
 
 def reading(trace, most: int = 3) -> str | None:
     """One line on what the model saw where it is not what is written: the words its
-    normaliser reads otherwise (‘で’ as ‘て’) and those it reads as its unknown token; None
-    when it reads the sentence as written (up to case)."""
+    normaliser reads otherwise (‘で’ as ‘て’) and which marks it drops doing so
+    (:func:`dropped_marks`: ‘बिल्ली’ as ‘बिलली’, its virama dropped), those it reads as its
+    unknown token, and that a script written without spaces has each character for a
+    word; None when it reads the sentence as written (up to case)."""
     words = WordModel.of_trace(trace)
-    read_as = {int(k): v for k, v in trace.meta.get("read_as", {}).items()}
     said = []
     unknown = [w for w in words.words if w.kind == "unknown"]
     if unknown:
@@ -254,27 +260,84 @@ def reading(trace, most: int = 3) -> str | None:
         said.append(f"{len(unknown)} token{'s' * (len(unknown) > 1)} the model cannot read, "
                     f"drawn {unknown[0].text}: "
                     f"{shown}{more}")
-    changed = [w for w in words.words if w.kind == "word" and any(j in read_as for j in w.pieces)]
+    changed = _read_otherwise(trace)
     if changed:
-        pairs = [f"{quoted(w.text)} as "
-                 f"{quoted(''.join(read_as.get(j, trace.display_tokens[j]) for j in w.pieces))}"
-                 for w in changed[:most]]
+        pairs = [f"{quoted(text)} as {quoted(read)}" for text, read in changed[:most]]
         more = f" and {len(changed) - most} more" if len(changed) > most else ""
-        said.append("it reads " + ", ".join(pairs) + more)
-    if any(w.kind == "word" and _unspaced(w.text) for w in words.words):
-        # no segmenter here ships its data for every script written without spaces: each
-        # ideograph is a word, a run of kana the tokenizer keeps together is one
-        said.append("its words here are as its tokenizer cuts them (no segmenter for "
-                    "this script)")
+        drops = dropped_said(trace)
+        said.append("it reads " + ", ".join(pairs) + more + (f": {drops}" if drops else ""))
+    if _touching_words(trace):
+        # Unicode's word breaks know no dictionary: in a script written without spaces
+        # each character is a word of its own
+        said.append("written without spaces, each character counts as a word here "
+                    "(no dictionary of this script's words is at hand)")
     if not said:
         return None
     return "What the model saw: " + "; ".join(said)
 
 
-def _unspaced(text: str) -> bool:
-    """Whether ``text`` is of a script written without spaces (ideographs, kana, hangul)."""
+def _read_otherwise(trace) -> list[tuple[str, str]]:
+    """(as written, as the model read it) for each word its normaliser reads otherwise."""
+    read_as = {int(k): v for k, v in trace.meta.get("read_as", {}).items()}
+    return [(w.text, "".join(read_as.get(j, trace.display_tokens[j]) for j in w.pieces))
+            for w in WordModel.of_trace(trace).words
+            if w.kind == "word" and any(j in read_as for j in w.pieces)]
+
+
+def dropped_said(trace) -> str | None:
+    """"its normaliser drops vowel signs and viramas": what the model's normaliser drops
+    from the sentence's words (:func:`dropped_marks`), said once on screen (the title's
+    count of tokens) and in the captions (:func:`reading`); None where it drops none."""
+    dropped = dropped_marks(_read_otherwise(trace))
+    # "marks" beside named kinds are the others
+    dropped = [("other marks" if k == "marks" and len(dropped) > 1 else k) for k in dropped]
+    return f"its normaliser drops {_and(dropped)}" if dropped else None
+
+
+# what a dropped mark is called, by a phrase of its Unicode name, first match
+_MARK_NAMES = (("VOWEL SIGN", "vowel signs"), ("VIRAMA", "viramas"),
+               ("VOICED SOUND MARK", "voicing marks"))
+_ACCENTS = range(0x0300, 0x0370)      # Unicode's block of combining diacritical marks
+
+
+def dropped_marks(pairs) -> list[str]:
+    """What the normaliser drops, named by kind in order of first sight ("vowel signs",
+    "viramas", "accents", "marks"), from (written, read) pairs of words: the combining
+    marks of the written word (decomposed) that its reading lacks."""
     import unicodedata
-    return any(unicodedata.east_asian_width(ch) in "WF" and ch.isalpha() for ch in text)
+    from collections import Counter
+
+    kinds: list[str] = []
+    for written, read in pairs:
+        have = Counter(unicodedata.normalize("NFD", read.casefold()))
+        for ch in unicodedata.normalize("NFD", written.casefold()):
+            if have[ch] > 0:
+                have[ch] -= 1
+                continue
+            if not unicodedata.category(ch).startswith("M"):
+                continue
+            name = unicodedata.name(ch, "")
+            kind = next((said for phrase, said in _MARK_NAMES if phrase in name),
+                        "accents" if ord(ch) in _ACCENTS else "marks")
+            if kind not in kinds:
+                kinds.append(kind)
+    return kinds
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _touching_words(trace) -> bool:
+    """Whether two words of letters touch in the sentence with no space between them: a
+    script written without spaces, whose words Unicode's segmentation cuts at each
+    character (it has no dictionary)."""
+    from ...attention_core.word_model import written_segments
+
+    sentence = trace.sentence
+    spans = written_segments(sentence)
+    return any(b == c and sentence[b - 1].isalpha() and sentence[c].isalpha()
+               for (_, b), (c, _) in zip(spans, spans[1:]))
 
 
 def plain(parts) -> str:

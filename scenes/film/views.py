@@ -28,6 +28,7 @@ from ..vocabulary.scripts import in_their_words, reads_right_to_left
 from ..vocabulary.text import label_text, line_of, wrapped
 from ..vocabulary.tokens import TokenRow
 from ..vocabulary.vectors import VectorColumn
+from .question import answer_named
 from .wording import mark_label
 
 __all__ = [
@@ -36,20 +37,26 @@ __all__ = [
     "SENTENCE_GRID_CENTER", "drawn_indices", "drawn_words", "embedding_panel", "heaviest_word", "embedding_plane",
     "embedding_view", "focus_row_dots", "head_rows", "input_column", "joined_pieces", "named_indices", "place_header", "place_note",
     "product", "qk_view", "sentence_grid", "shown_tokens_note", "strip_row", "token_row",
-    "ranked_groups", "tied", "token_word", "value_view",
+    "outside_the_window", "ranked_groups", "tied", "token_word", "value_view", "WINDOW_RULE",
 ]
 
 
-HEAVY_KEYS = 5          # a long sentence's drawn tokens always hold the focus's heaviest keys
+HEAVY_KEYS = 5          # a long sentence's drawn tokens hold the focus's heaviest keys
+# what a window keeps, in the order it keeps it (``drawn_indices``), as the film says it
+WINDOW_RULE = (f"the focus word, the words named, its {HEAVY_KEYS} heaviest keys and its "
+               "neighbours")
 
 
 def drawn_indices(trace, limit: int | None = None) -> list[int]:
     """Token positions drawn in full, whole words only (a word is never split by the
     window): all of them up to ``limit`` tokens (default: as many as the strip shows
-    legibly, at most ``style.MAX_TOKENS_DRAWN``); for a longer sentence the focus word,
-    the word each drawn head gives the most weight to, the words the followed head weighs
-    most (a word: the sum of its pieces), then the focus's neighbours, nearest first, each
-    word taken whole while it fits."""
+    legibly, at most ``style.MAX_TOKENS_DRAWN``); for a longer sentence, in this order
+    (:data:`WINDOW_RULE`, which the film says): the focus word, the word each drawn head
+    gives the most weight to, the words the answer names, the ``HEAVY_KEYS`` words the
+    followed head weighs most (a word: the sum of its pieces), then the focus's
+    neighbours, nearest first, each word taken whole while it fits. What the film names
+    is so drawn wherever it fits; a named word that does not fit is said to lie outside
+    (:func:`outside_the_window`)."""
     limit = legible_count(trace) if limit is None else limit
     T, f = trace.num_tokens, trace.focus_index
     if T <= limit:
@@ -68,8 +75,10 @@ def drawn_indices(trace, limit: int | None = None) -> list[int]:
     take(own)
     for slot in range(len(trace.heads)):
         take(int(np.argmax(words.sums(trace.weights[slot, f]))))
+    for span, _ in answer_named(trace):
+        take(words.index_of(span[0]))
     sums = words.sums(trace.weights[trace.primary_slot, f])
-    for w in np.argsort(-sums, kind="stable")[:min(HEAVY_KEYS, limit // 3)]:
+    for w in np.argsort(-sums, kind="stable")[:HEAVY_KEYS]:
         take(int(w))
     for step in range(1, len(words)):
         for w in (own - step, own + step):
@@ -78,6 +87,16 @@ def drawn_indices(trace, limit: int | None = None) -> list[int]:
         if size >= limit:
             break
     return sorted(j for w in chosen for j in words.words[w].pieces)
+
+
+def outside_the_window(trace, named) -> list[str]:
+    """The texts of the words ``named`` ((span, text) pairs: what a caption or the answer
+    names) that the window does not draw: the film says they lie outside it."""
+    words = WordModel.of_trace(trace)
+    drawn = set(drawn_words(trace))
+    return [words.words[w].text
+            for w in dict.fromkeys(words.index_of(span[0]) for span, _ in named)
+            if w not in drawn]
 
 
 def drawn_words(trace) -> list[int]:
@@ -296,8 +315,8 @@ def shown_tokens_note(trace):
     n = len(drawn_indices(trace))
     if n == trace.num_tokens:
         return None
-    return label_text(f"{n} of {trace.num_tokens} tokens: the focus word, the keys it\n"
-                      "weighs most and its neighbours", style.FONT_SMALL, style.PALETTE.dim)
+    return label_text(wrapped(f"{n} of {trace.num_tokens} tokens: {WINDOW_RULE}", NOTE_WIDTH),
+                      style.FONT_SMALL, style.PALETTE.dim)
 
 
 def tied(names: list[str], most: int = 3) -> str:

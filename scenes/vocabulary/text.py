@@ -6,6 +6,7 @@ font by script, NFC-composed, control characters replaced). Our own fixed wordin
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import OrderedDict
 from xml.sax.saxutils import escape
@@ -169,9 +170,14 @@ def label_text(text: str, font_size: float = style.FONT_LABEL, color: str | None
                      color=color or style.PALETTE.text, **kwargs)
 
 
+# a closing quote and the punctuation after it touch in CMU Serif (’; ’? ’,): a thin space
+_QUOTE_THEN_MARK = re.compile("([\u2019\u201d])(?=[;:?!.,)])")
+
+
 def typographic(text: str) -> str:
-    """Our own wording as typeset: a typographic apostrophe (’), never the typewriter's."""
-    return text.replace("'", "\u2019")
+    """Our own wording as typeset: a typographic apostrophe (’), never the typewriter's;
+    a thin space between a closing quote and the punctuation that follows it."""
+    return _QUOTE_THEN_MARK.sub("\\1\u2009", text.replace("'", "\u2019"))
 
 
 _BASELINE_REF = "Hg"   # cap height + descender: fixes a line box independent of the word
@@ -378,14 +384,23 @@ def line_of(parts, font_size: float = style.FONT_BODY) -> TextLine:
             glyphs, _, _ = _our_baseline_text(text.strip(), font_size, col)
         if n and not (text[:1].isspace() or parts[n - 1][0][-1:].isspace()):
             x -= space            # spaces are written out: "ate" + "'s query" is "ate's"
-            if _wide(text[:1]) or _wide(parts[n - 1][0][-1:]) \
-                    or has_rtl(text[:1] + parts[n - 1][0][-1:]):
+            before, after = parts[n - 1][0][-1:], text[:1]
+            if _wide(after) or _wide(before) or has_rtl(after + before):
                 # an ideograph fills its box, an alef stands at its edge: a quote keeps off
                 x += 0.3 * space
+            elif _touching(before, after):
+                x += 0.5 * space   # a closing quote meets a comma, an opening one a bracket
         glyphs.shift(RIGHT * (x - glyphs.get_left()[0]))      # keep y: the baselines agree
         x = glyphs.get_right()[0] + space
         pieces.append(glyphs)
     return TextLine(*pieces, text="".join(text for text, _ in parts))
+
+
+def _touching(before: str, after: str) -> bool:
+    """Whether two parts' facing characters touch in CMU Serif: a closing quote and the
+    punctuation after it, an opening quote and a bracket."""
+    return (before in "\u2019\u201d" and bool(after) and after in ";:?!.,)") \
+        or (before in "\u2018\u201c" and bool(before) and after == "[")
 
 
 def _wide(char: str) -> bool:

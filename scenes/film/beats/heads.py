@@ -130,8 +130,10 @@ class HeadsBeat(Beat):
             return
         heaviest = [heaviest_word(trace, s) for s in range(len(trace.heads))]
         picks = sorted({named(word) for word in heaviest})
+        # "its own pattern" only where the heads' heaviest words differ
         said = ("Each head has its own pattern: most weight to "
-                + ", ".join(picks[:-1]) + (" or " if len(picks) > 1 else "") + picks[-1])
+                + ", ".join(picks[:-1]) + " or " + picks[-1] if len(picks) > 1 else
+                f"Every head shown gives the most weight to {picks[0]}")
         for s, word in enumerate(heaviest):
             self.book.claim("heaviest", (s, word.span, "drawn"), said)
         self.say(said)

@@ -28,8 +28,10 @@ from ...vocabulary.headers import beat_line, head_name
 from ..audits import drawn_size
 from ..craft import TEXT_MARGIN
 from ...vocabulary.text import label_text, line_of
+from ....attention_core.word_model import WordModel
+from ..ranking import WORD_ROW_KINDS, listed_claim, ranked_words
 from ..views import sentence_grid, shown_tokens_note
-from ..wording import focus_name, word_name
+from ..wording import focus_name, quoted
 
 __all__ = ["CLOSE_UP", "LEGEND_GAP", "MaskBeat", "ZOOM_MARGIN", "line", "notice_text"]
 
@@ -291,11 +293,17 @@ class MaskBeat(Beat):
     # ---- softmax over what is left: the weights renormalise -------------------------------------
     def renormalise(self):
         trace, idx = self.trace, self.grid.indices
-        order = sorted(self.open_cols, key=lambda c: -self.after[self.focus, idx[c]])
-        top = order[0]
-        given = self.record(self.after_kind, (self.slot, self.focus, idx[top]), 2)
-        self.say(f"Softmax over what is left: {focus_name(trace)} now gives {given} to "
-                 f"{word_name(trace, idx[top])}, and the row sums to {self.total.text}")
+        # the word left the most weight, the sum of its pieces (a piece is never named)
+        words = WordModel.of_trace(trace)
+        top = ranked_words(self.book, self.slot, kind=self.after_kind,
+                           among=words.words_of([idx[c] for c in self.open_cols]))[0][:1]
+        word = words.words[top[0]]
+        given = self.record(WORD_ROW_KINDS[self.after_kind],
+                            (self.slot, self.focus, *word.span), 2)
+        said = (f"Softmax over what is left: {focus_name(trace)} now gives {given} to "
+                f"{quoted(word.text)}")
+        listed_claim(self.book, self.slot, [top], said, kind=self.after_kind, among="open")
+        self.say(f"{said}, and the row sums to {self.total.text}")
         others = [(a, b) for n, (a, b) in enumerate(zip(self.dots_before, self.dots_after))
                   if n // len(idx) != self.row]
         self.play(*[replace_in_place(a, b) for a, b in zip(self.w_before, self.w_after)],

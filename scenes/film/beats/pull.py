@@ -28,8 +28,10 @@ from ...vocabulary.labels import place_labels
 from ...vocabulary.planes import Plane2D
 from ...vocabulary.text import label_text, line_of, make_math, make_text, outlined, user_text
 from ..readouts import format_number
+from ....attention_core.word_model import WordModel
+from ..ranking import listed_claim, ranked_words
 from ..views import drawn_indices, head_rows, named_indices, value_view
-from ..wording import focus_name, focus_parts, mark_label, words_named
+from ..wording import focus_name, focus_parts, mark_label, quoted
 
 __all__ = [
     "COLUMN_GAP", "Cool", "LIST_RIGHT", "ListedWeights", "MASS_RADIUS", "ORIGIN_POINT", "PLANE_CENTER",
@@ -117,10 +119,11 @@ class ListedWeights:
 
     def where(self, temperature: float) -> list[tuple[str, tuple]]:
         """(kind, index) of each listed number at ``temperature`` (derived's own)."""
-        at = (self.slot, self.focus)
-        kinds = [("temperature_weight", (*at, j, temperature)) for j in self.weights.keys]
+        at, words = (self.slot, self.focus), WordModel.of_trace(self.trace)
+        kinds = [("temperature_word_weight", (*at, *words.word_of(j).span, temperature))
+                 for j in self.weights.keys]
         if self.more is not None:
-            kinds.append(("temperature_rest", (*at, temperature, *self.weights.keys)))
+            kinds.append(("temperature_word_rest", (*at, temperature, *self.weights.keys)))
         return kinds
 
     def texts_at(self, temperature: float) -> list[str]:
@@ -129,7 +132,7 @@ class ListedWeights:
         for kind, index in self.where(temperature):
             value = lookup(self.trace, *shown_kind(kind, index, style.WEIGHT_DECIMALS))
             number = format_number(value, style.WEIGHT_DECIMALS)
-            texts.append(self.weights.more_text(number) if kind == "temperature_rest"
+            texts.append(self.weights.more_text(number) if kind == "temperature_word_rest"
                          else number)
         return texts
 
@@ -336,6 +339,7 @@ class PullBeat(Beat):
         self.column = VGroup(formula, self.readout).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
         self.column.next_to(weights, RIGHT, buff=COLUMN_GAP).align_to(weights, UP)
         self.fit_column()
+        self.clear_of_long_words(weights)
         self.listed = ListedWeights(weights, self.trace)
         self.listed.record(self.book, self.hot)
         self.say(f"At T = {temperature_text(self.hot)} the weights are all nearly equal: "
@@ -353,12 +357,26 @@ class PullBeat(Beat):
         self.column.scale(self.column_scale, about_edge=LEFT)
         stage.keep_right_of(self.column)
 
+    def clear_of_long_words(self, weights):
+        """A long word in the list (a word as written, "Straßenbahnhaltestelle") may leave
+        the column no room beside it: the column then stands below the last row that
+        reaches under it, beside the shorter rows."""
+        rows = [*weights.entries, *([weights.more] if weights.more is not None else [])]
+        reaching = [n for n, row in enumerate(rows)
+                    if row.get_right()[0] + COLUMN_GAP > self.column.get_left()[0]]
+        if not reaching:
+            return
+        self.column.shift(UP * (rows[reaching[-1]].get_bottom()[1] - COLUMN_GAP
+                                - self.column.get_top()[1]))
+
     # ---- cool to temperature 1: the model's own weights ---------------------------------------
     def cool_to_the_real_weights(self):
-        trace = self.trace
-        slot, f = trace.primary_slot, trace.focus_index
-        order = [int(j) for j in np.argsort(-trace.weights[slot, f], kind="stable")][:2]
-        heavy = " and ".join(words_named(trace, order))
+        trace, words = self.trace, WordModel.of_trace(self.trace)
+        # the two heaviest words drawn, each the sum of its pieces (never a piece)
+        groups = [[w] for group in ranked_words(self.book, trace.primary_slot)
+                  for w in group][:2]
+        heavy = " and ".join(quoted(words.words[w].text) for w, in groups)
+        listed_claim(self.book, trace.primary_slot, groups, heavy)
         self.say(f"Cooled to T = {temperature_text(1.0)}, the model's own weights: the centre "
                  f"is pulled toward {heavy}")
         cooling = Cool(self.view, self.readout, start=self.hot, listed=self.listed)

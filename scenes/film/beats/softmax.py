@@ -24,8 +24,10 @@ from ..readouts import magnitude_decimals
 from ...vocabulary.scripts import reading_slot
 from ...vocabulary.text import fit_width, label_text, line_of, make_math
 from ...vocabulary.tokens import word_row
-from ..views import drawn_indices, ranked_groups, reads_from_right, tied, token_word
-from ..wording import focus_name, focus_parts, mark_label, words_named
+from ....attention_core.word_model import WordModel
+from ..ranking import listed_claim, ranked_words
+from ..views import drawn_indices, reads_from_right, tied, token_word
+from ..wording import focus_name, focus_parts, mark_label, quoted
 
 __all__ = [
     "BASELINE_Y", "LABEL_ROOM", "LABEL_Y", "LEFT_EDGE", "LIST_LEFT", "LIST_ROWS",
@@ -50,46 +52,49 @@ def line(trace):
                      " into weights that add up to 1")
 
 
-def weight_order(trace) -> list[int]:
-    """The drawn keys, heaviest first (the list of weights)."""
-    slot, f = trace.primary_slot, trace.focus_index
-    return sorted(drawn_indices(trace), key=lambda j: (-float(trace.weights[slot, f, j]), j))
+def weight_order(book) -> list[int]:
+    """The drawn words (indices in the trace's ``WordModel``), heaviest first, each the sum
+    of its pieces (the list of weights)."""
+    return [w for group in ranked_words(book, book.trace.primary_slot) for w in group]
 
 
 def weights_list(book) -> VGroup:
-    """The focus word's heaviest weights as a list, "0.38  fish": what the softmax hands
-    on to the pull (at most LIST_ROWS, then the rest in one line)."""
+    """The focus word's heaviest words as a list, "0.38  fish", each weighing the sum of its
+    pieces (a list ranks words, never pieces): what the softmax hands on to the pull (at
+    most LIST_ROWS, then the rest in one line). ``keys``: each listed word's first token."""
     trace, pal = book.trace, style.PALETTE
     slot, f = trace.primary_slot, trace.focus_index
-    order = weight_order(trace)
-    shown = order[:LIST_ROWS]
+    words = WordModel.of_trace(trace)
+    shown = [words.words[w] for w in weight_order(book)[:LIST_ROWS]]
     rows, entries = VGroup(), []
-    for n, j in enumerate(shown):
-        number = book.text_mobject("weights", (slot, f, j), decimals=style.WEIGHT_DECIMALS,
-                                   font_size=style.FONT_LABEL)
-        color = pal.special if trace.special[j] else pal.text
-        word = line_of([(mark_label(trace.display_tokens[j]), ("user", color))],
-                       style.FONT_LABEL)
+    for n, word in enumerate(shown):
+        number = book.text_mobject("word_weight", (slot, f, *word.span),
+                                   decimals=style.WEIGHT_DECIMALS, font_size=style.FONT_LABEL)
+        color = pal.special if word.kind == "special" else pal.text
+        label = line_of([(mark_label(word.text), ("user", color))], style.FONT_LABEL)
         number.move_to([LIST_LEFT, LIST_TOP - n * 0.5, 0], aligned_edge=RIGHT)
-        word.next_to(number, RIGHT, buff=0.3)
-        entries.append(VGroup(number, word))
+        label.next_to(number, RIGHT, buff=0.3)
+        entries.append(VGroup(number, label))
         rows.add(entries[-1])
-    rest = trace.num_tokens - len(shown)
+    keys = [word.first for word in shown]
+    listed_claim(book, slot, [[words.index_of(j)] for j in keys],
+                 ", ".join(f"{e[0].original_text} {word.text}" for e, word in zip(entries, shown)))
+    rest = len(words) - len(shown)
     more = None
     if rest > 0:
-        total = book.text("weight_rest", (slot, f, *shown), decimals=style.WEIGHT_DECIMALS)
+        total = book.text("word_rest", (slot, f, *keys), decimals=style.WEIGHT_DECIMALS)
         more = label_text(more_line(rest, total), style.FONT_SMALL, pal.dim)
         more.next_to(rows, DOWN, buff=0.2).align_to(rows, LEFT)
         rows.add(more)
     title = label_text("weights", style.FONT_LABEL, pal.soft).next_to(rows, UP, buff=0.3)
     rows.add(title.align_to(rows, LEFT))
-    rows.entries, rows.keys, rows.more = entries, shown, more
+    rows.entries, rows.keys, rows.more = entries, keys, more
     rows.more_text = lambda total: more_line(rest, total)
     return rows
 
 
 def more_line(rest: int, total: str) -> str:
-    """The list's last line: the keys not listed, and their weight together."""
+    """The list's last line: the words not listed, and their weight together."""
     return f"+ {rest} more: {total} in all"
 
 
@@ -245,7 +250,7 @@ class SoftmaxBeat(Beat):
         bars = self.bars
         bars.shift([mid - bars.baseline.get_center()[0], BASELINE_Y - bars.baseline.get_y(), 0])
         SoftmaxBars.place_value_labels(bars.value_labels, bars.bars, weights)
-        said = self.heaviest(w_labels)
+        said = self.heaviest()
         self.clear_of_the_paths(arrow, arrow_label, bars.value_labels)
         self.arrow = VGroup(arrow, arrow_label)
         others = []
@@ -267,20 +272,23 @@ class SoftmaxBeat(Beat):
                               lag_ratio=style.lag_for(self.n)),
                   run_time=style.T_BUILD)
 
-    def heaviest(self, labels) -> str:
-        """The two heaviest weights as drawn, "fish 0.38, cat 0.37"; weights drawn alike
-        named together ("cat and fish, 0.37 each")."""
-        texts = {j: label.text for j, label in zip(self.indices, labels)}
-        groups = ranked_groups(texts, dict(zip(self.indices, self.weights.tolist())))
-        parts = []
-        for group in groups[:2]:
-            names = tied(words_named(self.trace, group))
-            number = self.record("weights", (self.slot, self.f, group[0]),
+    def heaviest(self) -> str:
+        """The two heaviest words drawn, each the sum of its pieces (a list ranks words,
+        never pieces), "fish 0.38, cat 0.37"; words weighing alike as written named
+        together ("cat and fish, 0.37 each")."""
+        words = WordModel.of_trace(self.trace)
+        parts, listed = [], []
+        for group in ranked_words(self.book, self.slot)[:2]:
+            names = tied([quoted(words.words[w].text) for w in group])
+            number = self.record("word_weight", (self.slot, self.f, *words.words[group[0]].span),
                                  style.WEIGHT_DECIMALS)
             parts.append(f"{names}, {number} each" if len(group) > 1 else f"{names} {number}")
+            listed.append(group)
             if len(group) > 1:
                 break               # a tie at the top is the news
-        return ", ".join(parts)
+        said = ", ".join(parts)
+        listed_claim(self.book, self.slot, listed, said)
+        return said
 
     def clear_of_the_paths(self, arrow, label, targets) -> None:
         """The softmax arrow and its word stand where no score passes on its way down to
@@ -330,11 +338,16 @@ class SoftmaxBeat(Beat):
 
     def hand_off(self) -> None:
         """The weights written on the bars gather into the list the pull beat weighs the
-        values with; the rest goes."""
+        values with, a word's pieces into its one line; the rest goes."""
         target = weights_list(self.book)
-        labels = [self.bars.value_labels[self.indices.index(j)] for j in target.keys]
-        moves = [FadeTransform(label, row) for label, row in zip(labels, target.entries)]
-        taken = {id(m) for m in labels}
+        words = WordModel.of_trace(self.trace)
+        moves, taken = [], set()
+        for j, row in zip(target.keys, target.entries):
+            pieces = [self.bars.value_labels[self.indices.index(p)]
+                      for p in words.word_of(j).pieces if p in self.indices]
+            moves.append(FadeTransform(pieces[0], row))
+            moves += [FadeOut(label, target_position=row.get_center()) for label in pieces[1:]]
+            taken |= {id(m) for m in pieces}
         extra = [m for m in target if m not in target.entries]
         leaving = [m for m in self.film.mobjects
                    if m not in [self.roles[role] for role in Role.OVERLAY]]

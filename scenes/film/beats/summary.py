@@ -15,12 +15,15 @@ from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap, attention_formula
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of
+from ....attention_core.word_model import WordModel
+from ..ranking import listed_claim, ranked_words
 from ..views import sentence_grid, shown_tokens_note
-from ..wording import LQ, RQ
+from ..wording import LQ, RQ, focus_whole
 
-__all__ = ["LEGEND_GAP", "RAMP_STEPS", "RAMP_TICKS", "SummaryBeat", "heat_ramp", "line"]
+__all__ = ["LEGEND_GAP", "RAMP_STEPS", "RAMP_TICKS", "SIDE_WORDS", "SummaryBeat", "heat_ramp", "line"]
 
 LEGEND_GAP = 0.7
+SIDE_WORDS = 3      # the heaviest words written beside a map too small for its numbers
 RAMP_TICKS = (0.0, 0.1, 0.5, 1.0)     # on the ramp's square-root scale these spread out
 RAMP_STEPS = 48
 
@@ -97,21 +100,33 @@ class SummaryBeat(Beat):
     # ---- the weights written in their cells ----------------------------------------------------
     def beside_the_map(self) -> VGroup:
         """Every weight goes in its cell when the cells hold a legible number; else the
-        focus word's three heaviest are written beside the map (under the formula), with
-        a note of the tokens left out, if any."""
-        trace, grid, idx, pal = self.trace, self.grid, self.idx, style.PALETTE
+        focus word's three heaviest words drawn (each the sum of its pieces: a side text
+        ranks words, never pieces) are written beside the map (under the formula), with a
+        note of the tokens left out, if any."""
+        trace, grid, pal = self.trace, self.grid, style.PALETTE
         self.in_cells = label_text("0.00", style.MIN_FONT).width <= 0.84 * grid.cell
         beside = VGroup()
         if not self.in_cells:
-            order = [int(c) for c in np.argsort(-self.weights[self.row], kind="stable")][:3]
-            parts = [(LQ, pal.query), (trace.focus_word, ("user", pal.query)),
-                     (RQ + ": ", pal.query)]
-            for n, c in enumerate(order):
-                parts += [(trace.display_tokens[idx[c]], ("user", pal.text)),
-                          (" " + self.record("weights", (self.slot, self.focus, idx[c]),
-                                             style.WEIGHT_DECIMALS)
-                           + (", " if n < len(order) - 1 else ""), pal.text)]
-            beside.add(line_of(parts, style.FONT_SMALL))
+            words = WordModel.of_trace(trace)
+            order = [w for group in ranked_words(self.book, self.slot)
+                     for w in group][:SIDE_WORDS]
+            parts = [(LQ, pal.query), (trace.focus_word, ("user", pal.query)), (RQ, pal.query)]
+            whole = focus_whole(trace)
+            if whole and whole != trace.focus_word:         # the focus is a piece: said so
+                parts += [(f" in {LQ}", pal.text), (whole, ("user", pal.text)),
+                          (RQ, pal.text)]
+            parts.append((":", pal.query))
+            # a word a line: words as written may be long ("Straßenbahnhaltestelle")
+            rows = [line_of(parts, style.FONT_SMALL)]
+            for w in order:
+                number = self.record("word_weight", (self.slot, self.focus,
+                                                     *words.words[w].span),
+                                     style.WEIGHT_DECIMALS)
+                rows.append(line_of([(words.words[w].text, ("user", pal.text)),
+                                     (f" {number}", pal.text)], style.FONT_SMALL))
+            beside.add(VGroup(*rows).arrange(DOWN, buff=0.12, aligned_edge=LEFT))
+            listed_claim(self.book, self.slot, [[w] for w in order],
+                         " ".join(row.original_text for row in rows))
         note = shown_tokens_note(trace)
         if note is not None:
             beside.add(note)

@@ -11,12 +11,13 @@ from ...vocabulary import stage, style
 from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import head_name, layer_name
-from ...vocabulary.text import label_text, line_of, user_text
+from ...vocabulary.text import label_text, legible_fit, line_of, user_text
 from .. import question as asking
 from ..views import strip_row, token_row
 from ..wording import quoted
 
-__all__ = ["NOTE_GAP", "QUESTION_SIZE", "ROLES_GAP", "TITLE_FORMULA_SIZE", "TitleBeat"]
+__all__ = ["NOTE_GAP", "QUESTION_SIZE", "ROLES_GAP", "TITLE_FORMULA_SIZE", "TitleBeat",
+           "written_sentence"]
 
 TITLE_FORMULA_SIZE = 46     # the formula, large, before it shrinks into the map
 NOTE_GAP = 0.3              # the formula keeps this far below the notes under the row
@@ -50,16 +51,24 @@ class TitleBeat(Beat):
         n_tokens = self.record("num_tokens", (), 0)
         n_special = sum(trace.special)
         unknown = len(trace.meta.get("unknown_tokens", ()))
+        # what the normaliser drops from the words is said once on screen, here
+        dropped = asking.dropped_said(trace)
         count = label_text(f"{n_tokens} tokens" + (f"; the {n_special} the model adds are dimmed"
                                                    if n_special else "")
-                           + (f"; {unknown} it cannot read" if unknown else ""),
+                           + (f"; {unknown} it cannot read" if unknown else "")
+                           + (f"\n{dropped[:1].upper()}{dropped[1:]}" if dropped else ""),
                            style.FONT_SMALL, style.PALETTE.dim)
         count.next_to(row.window_note if row.window_note is not None else row.chips, DOWN,
                       buff=0.2)
         span_note = self.span_note(row, below=count)
         self.notes_bottom = (span_note if span_note is not None else count).get_bottom()[1]
-        self.add(heading)            # the film opens on its title, never on black
-        self.wait(style.T_SHORT)
+        # the film opens on its title and the sentence whole, as written, where its tokens
+        # will stand (they may window it, cut it in pieces or change its letters), never on
+        # black; it rises away as its tokens arrive
+        written = written_sentence(trace.sentence, row)
+        self.add(heading, written)
+        self.wait(style.T_HOLD)
+        self.play(FadeOut(written, shift=UP * 0.25), run_time=style.T_QUICK)
         # each caption is said over the picture it is about: the count as the tokens come,
         # what the model cannot read once they are there (said before them, it held the
         # tokens back while it was read, over an empty stage)
@@ -84,8 +93,7 @@ class TitleBeat(Beat):
         parts = asking.question(self.trace)
         asked = asking.lines(parts, stage.TEXT_WIDTH, QUESTION_SIZE)
         asked.move_to([0, (self.notes_bottom + stage.BOTTOM_EDGE) / 2 + 0.4, 0])
-        # a content word's question where no tagger knows the language: said so
-        self.say(asking.plain(parts) + asking.untagged_note(self.trace))
+        self.say(asking.plain(parts))
         self.play(FadeIn(asked, shift=UP * 0.2), run_time=style.T_STEP)
         self.wait(style.T_HOLD)
         at_top = asking.lines(parts, stage.TEXT_WIDTH, TOP_SIZE)
@@ -111,12 +119,19 @@ class TitleBeat(Beat):
             roles.add(VGroup(named, said))
         # the letters' meanings beside the formula, the pair centred: the lines under them
         # (the model, the head and why) keep the stage's foot
+        # between the notes the row has (a word in pieces, a normaliser's changes add
+        # some) and the foot's lines (the model, the head and why): shrunk to that room
+        top = self.notes_bottom - NOTE_GAP
+        bottom = max(FOOT_TOP, self.foot()[0].get_top()[1] + NOTE_GAP)
+        tallest = max(formula.height, roles.height)
+        if tallest > top - bottom:
+            shrink = (top - bottom) / tallest
+            formula.scale(shrink)
+            roles.scale(max(shrink, style.MIN_FONT / style.FONT_LABEL))
         width = formula.width + ROLES_GAP + roles.width
-        # midway between the notes the row has (a word in pieces adds one) and the foot
-        formula.move_to([-width / 2 + formula.width / 2,
-                         (self.notes_bottom - NOTE_GAP + FOOT_TOP) / 2, 0])
+        formula.move_to([-width / 2 + formula.width / 2, (top + bottom) / 2, 0])
         # never through the notes
-        formula.shift(DOWN * max(0.0, formula.get_top()[1] - (self.notes_bottom - NOTE_GAP)))
+        formula.shift(DOWN * max(0.0, formula.get_top()[1] - top))
         roles.shift([formula.get_right()[0] + ROLES_GAP - roles.get_left()[0],
                      formula.get_y() - roles.get_y(), 0])
         self.roles[Role.MAP] = formula
@@ -128,6 +143,19 @@ class TitleBeat(Beat):
 
     # ---- whose numbers: model, layer, head ----------------------------------------------------
     def whose_numbers(self):
+        trace = self.trace
+        about, why, parts = self.foot()
+        layer, head = layer_name(self.book), head_name(self.book, trace.primary_slot)
+        self.say(f"Every number ahead comes from {trace.model_label}, {layer}, {head}")
+        self.play(FadeIn(about, shift=UP * 0.15), run_time=style.T_STEP)
+        self.say(asking.plain(parts))
+        self.play(FadeIn(why, shift=UP * 0.15), run_time=style.T_STEP)
+
+    def foot(self):
+        """The lines at the stage's foot, made once: (the model, layer and head; why that
+        head; why's parts). Placed first, so that the formula keeps above them."""
+        if "_foot" in self.__dict__:
+            return self._foot
         trace = self.trace
         d_k = self.record("d_k", (), 0)
         layer, head = layer_name(self.book), head_name(self.book, trace.primary_slot)
@@ -145,10 +173,8 @@ class TitleBeat(Beat):
         why = asking.lines(parts, stage.TEXT_WIDTH, style.FONT_SMALL, style.PALETTE.dim)
         why.to_edge(DOWN, buff=0.3).set_x(0)
         about.next_to(why, UP, buff=0.14).set_x(0)
-        self.say(f"Every number ahead comes from {trace.model_label}, {layer}, {head}")
-        self.play(FadeIn(about, shift=UP * 0.15), run_time=style.T_STEP)
-        self.say(asking.plain(parts))
-        self.play(FadeIn(why, shift=UP * 0.15), run_time=style.T_STEP)
+        self._foot = (about, why, parts)
+        return self._foot
 
     def span_note(self, row, below):
         """When the focus names several tokens (a CJK word, a word in pieces), say whose
@@ -164,3 +190,20 @@ class TitleBeat(Beat):
                          style.FONT_SMALL, style.PALETTE.query)
         return note.next_to(below, DOWN, buff=0.2)
 
+
+def written_sentence(sentence: str, row) -> VGroup:
+    """The sentence as the user wrote it, centred where the token ``row`` will stand: in as
+    few lines as keep it legible within the text width (broken between words, or between
+    characters in a script written without spaces)."""
+    size, width = style.FONT_TOKEN, stage.TEXT_WIDTH
+    words = sentence.split()
+    units, glue = (words, " ") if len(words) > 1 else (list(sentence), "")
+    count = 1
+    while True:
+        per = -(-len(units) // count)
+        lines = [glue.join(units[n:n + per]) for n in range(0, len(units), per)]
+        group = VGroup(*[user_text(t, size) for t in lines]).arrange(DOWN, buff=0.15)
+        if group.width * style.MIN_FONT / size <= width or per == 1:
+            break
+        count += 1
+    return legible_fit(group, width, size).move_to(row.chips)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, UP, Create, FadeIn, FadeOut, LaggedStart, Line, SurroundingRectangle, VGroup
 
-from ....attention_core.compare import SHOWN, Comparison, align_words
+from ....attention_core.compare import SHOWN, Comparison, align_pair
 from ....attention_core.errors import InputError
 from ....attention_core.word_model import WordModel
 from ....facts import beat_facts
@@ -71,17 +71,31 @@ class VersusBeat(Beat):
             raise InputError(f"the versus beat needs {beat_facts('versus').needs}.")
         self.a, self.b = self.trace, film.versus
         self.words = {"a": WordModel.of_trace(self.a), "b": WordModel.of_trace(self.b)}
-        self.pairs = align_words(self.words["a"], self.words["b"])
+        self.pairs = align_pair(self.a, self.b)
         slot = self.a.primary_slot
         leaving = [FadeOut(m) for role, m in self.stage.items()
                    if role not in (Role.LINE, Role.MAP) and m in film.mobjects]
         for role in [r for r in self.stage if r not in (Role.LINE, Role.MAP)]:
             self.roles.pop(role, None)
-        focus = self.words["a"].word_of(self.a.focus_index).text
-        self.open(beat_line("Two sentences, one head: the weights of ", ("user", focus)),
+        self.open(beat_line("Two sentences, one head: the weights of ", *self.focus_said()),
                   None, *leaving)
         self.draw_rows(slot)
         self.say_the_change(slot)
+
+    @property
+    def focus_pair(self):
+        """The focus word's pair: A's word, and B's (``text_b`` where the pair changes it)."""
+        own = self.words["a"].index_of(self.a.focus_index)
+        return next(p for p in self.pairs if p.a == own)
+
+    def focus_said(self) -> list:
+        """The focus as the line names it: A's word, and B's where the pair changes it
+        (‘she’, ‘he’ in B)."""
+        pair = self.focus_pair
+        said = [("user", pair.text)]
+        if pair.text_b is not None:
+            said += [" (", ("user", pair.text_b), " in B)"]
+        return said
 
     # ---- the two rows, their weights, the joins and the changes ---------------------------
     def _texts(self, side: str):
@@ -135,9 +149,7 @@ class VersusBeat(Beat):
     def draw_rows(self, slot: int):
         pal, book = style.PALETTE, self.book
         texts = {"a": self._texts("a"), "b": self._texts("b")}
-        focus_pair = next(p for p in self.pairs if p.a == self.words["a"].index_of(
-            self.a.focus_index))
-        must = {focus_pair} | {p for p in self.pairs if p.changed}
+        must = {self.focus_pair} | {p for p in self.pairs if p.changed}
 
         def weight(p):
             return max(book.value(*self._kind_index(side, p, slot))
@@ -186,8 +198,12 @@ class VersusBeat(Beat):
                       style.FONT_SMALL)
         key.move_to([0, ROW_Y["change"] - 0.75, 0])
         stage.keep_on_stage(key)
+        pair = self.focus_pair
+        # a pair that changes the focus word asks of its word in each sentence
+        asked = "the same focus word" if pair.text_b is None else \
+            f"the word the pair changes, \u2018{pair.text}\u2019 and \u2018{pair.text_b}\u2019"
         self.say(f"The same head on a second sentence: {head_name(book, slot)} of layer "
-                 f"{book.text('layer', (), 0)}, the same focus word")
+                 f"{book.text('layer', (), 0)}, {asked}")
         self.play(LaggedStart(*[FadeIn(m, shift=DOWN * 0.1) for m in rows], lag_ratio=0.05),
                   FadeIn(names), FadeIn(elided), FadeIn(key), run_time=style.T_BUILD)
         self.play(LaggedStart(*[FadeIn(n, shift=UP * 0.1) for n in numbers], lag_ratio=0.05),
@@ -210,7 +226,9 @@ class VersusBeat(Beat):
         # the words whose weight grew and fell most, as `compare` finds them
         movers = Comparison(self.a, self.b, self.pairs).movers(slot)
         new = [p for p in self.pairs if p.a is None]
-        focus = self.words["a"].word_of(self.a.focus_index).text
+        pair = self.focus_pair
+        focus = f"\u2018{pair.text}\u2019" + (
+            "" if pair.text_b is None else f" (\u2018{pair.text_b}\u2019 in B)")
         parts = []
         if new:
             heaviest = max(new, key=lambda p: book.value(*self._kind_index("b", p, slot)))
@@ -221,8 +239,8 @@ class VersusBeat(Beat):
                 moved = book.text("pair:change", self._pair_index(p, slot), SHOWN, True)
                 parts.append(f"\u2018{p.text}\u2019 changes by {moved}")
         if not parts:
-            self.say(f"No word's weight from \u2018{focus}\u2019 changes by 0.01 or more: this "
+            self.say(f"No word's weight from {focus} changes by 0.01 or more: this "
                      "head reads both sentences alike")
         else:
-            self.say(f"From A to B, in the weights of \u2018{focus}\u2019: " + "; ".join(parts))
+            self.say(f"From A to B, in the weights of {focus}: " + "; ".join(parts))
         self.wait()
