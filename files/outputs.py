@@ -255,7 +255,13 @@ class OutputSet:
     # ---- writing ------------------------------------------------------------------------
     @contextlib.contextmanager
     def opened(self, report: Callable[[str], None] | None = None):
-        """Make the folders, claim the set, sweep stale leftovers, open staging folders."""
+        """Make the folders, claim the set, sweep stale leftovers, open staging folders;
+        while it is open, SIGTERM is an interrupt (``sigterm_as_interrupt``), so that a
+        killed run, from any face, leaves no staging folder and no claim behind."""
+        with sigterm_as_interrupt():
+            yield from self._opened(report)
+
+    def _opened(self, report):
         try:
             self._make_folders()
             self._take_claim()

@@ -364,13 +364,14 @@ class TranslationFilm(FilmScene):
         # "near evenly" where every word has between half and twice its even share
         near = all(0.5 <= float(sums[w]) * count / len(words[w].pieces) <= 2.0
                    for w in range(len(words)))
-        lines = [[("\u2018", pal.text), (_word(view.focus_text), ("user", pal.query)),
-                  ("\u2019 spreads its weight " + ("near evenly" if near else "unevenly"),
-                   pal.text)],
-                 [(f"from {lowest} to {highest} a word, where an even spread gives", pal.text)],
-                 [(f"{even} a token: untrained, its weights are chance, not a choice",
-                   pal.text)]]
-        answer = _side_text(lines, style.FONT_BODY)
+        answer = _side_text([[("\u2018", pal.text), (_word(view.focus_text), ("user", pal.query)),
+                              ("\u2019 spreads its", pal.text),
+                              (" weight " + ("near evenly" if near else "unevenly"), pal.text)]],
+                            style.FONT_BODY)
+        answer.add(*_side_text(_wrapped_lines(
+            f"from {lowest} to {highest} a word, where an even spread gives {even} a token: "
+            "untrained, its weights are chance, not a choice", pal.soft)))
+        answer.arrange(DOWN, aligned_edge=LEFT, buff=0.14)
         self.claims.append(("answer", "even", (view.head, low, high),
                             " ".join(line.original_text for line in answer)))
         answer.next_to(self.alignment_said, DOWN, buff=0.5, aligned_edge=LEFT)

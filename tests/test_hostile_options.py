@@ -278,3 +278,33 @@ def test_compare_takes_a_global_mask_named_by_its_text(run_cli):
     code, _, err = run_cli("compare", "The cat ate the fish", "The fish ate the cat",
                            "--mask", "global:2+window:1")
     assert code == 0, err                  # by position: cat in A, fish in B, as asked
+
+
+def test_sigterm_during_ae_translate_leaves_nothing_behind(tmp_path):
+    """ae.translate killed politely (SIGTERM, as a scheduler does) while it draws: the
+    output set's staging folder and claim go with it, as a render's do (every output set
+    turns SIGTERM into an interrupt while it is open)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "out"
+    out.mkdir()
+    script = ("import attention_explainer as ae\n"
+              f"ae.translate('The cat ate the fish', {str(out / 'film.mp4')!r}, "
+              "target='Die Katze hat den Fisch gegessen', model='scratch', "
+              "resolution='160x90', fps=30)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any(p.name.startswith(".") for p in out.iterdir()):      # the set is open
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the film was written before it could be stopped"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=120)
+    assert proc.returncode != 0
+    assert list(out.iterdir()) == []
