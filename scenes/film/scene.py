@@ -3,7 +3,7 @@ scene and does their bookkeeping once (start from the stage the previous beat le
 frame, hold, captions, hand-off)."""
 from __future__ import annotations
 
-from manim import ORIGIN, MovingCameraScene, config
+from manim import ORIGIN, AnimationGroup, MovingCameraScene, config
 
 from . import audits, craft
 from .looking import centre_of, looking
@@ -13,7 +13,28 @@ from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
 from .registry import hands_on, load_beat, parse_beats, previous_beat
 
-__all__ = ["FilmScene"]
+__all__ = ["FilmScene", "draws_nothing", "leave_out_empty_groups"]
+
+
+def draws_nothing(animation) -> bool:
+    """Whether ``animation`` is a group (``LaggedStart``, ``Succession``, ...) holding no
+    animation at any depth: it has nothing to draw."""
+    return isinstance(animation, AnimationGroup) and all(
+        draws_nothing(part) for part in animation.animations)
+
+
+def leave_out_empty_groups(animation) -> None:
+    """Take the groups that draw nothing out of ``animation``, at any depth. The rest keeps
+    its timing: manim starts each part of a group its lag after the one before, and an
+    empty group lasts no time."""
+    if not isinstance(animation, AnimationGroup):
+        return
+    parts = [part for part in animation.animations if not draws_nothing(part)]
+    for part in parts:
+        leave_out_empty_groups(part)
+    if len(parts) < len(animation.animations):
+        animation.animations = parts
+        animation.init_run_time(animation.run_time)      # the parts' times, again
 
 
 class FilmScene(MovingCameraScene):
@@ -76,6 +97,18 @@ class FilmScene(MovingCameraScene):
         return self.book.shown
 
     def play(self, *animations, **kwargs) -> None:
+        # a group over an empty list ("each piece long enough to draw", when none is) draws
+        # nothing, and manim refuses to play it: it is left out, for any sentence; a step
+        # left with nothing to draw still takes its time (its caption is timed to it)
+        for animation in animations:
+            leave_out_empty_groups(animation)
+        drawing = tuple(a for a in animations if not draws_nothing(a))
+        if not drawing:
+            duration = kwargs.get("run_time", max((a.run_time for a in animations), default=0))
+            if duration > 0:
+                self.wait(duration)
+            return
+        animations = drawing
         if self.audit:
             with looking(self):
                 self._look_before(animations)

@@ -28,6 +28,7 @@ from ...vocabulary.planes import Plane2D
 from ...vocabulary.text import label_text, line_of, outlined, wrapped
 from .. import question as asking
 from ..beat import Beat, Role, Stage
+from ..ending import the_answer_drawn
 from ..wording import LQ, RQ, focus_name, focus_parts, focus_whole, word_name
 
 __all__ = ["CHAIN", "UpdateBeat", "line", "pieces_of"]
@@ -149,7 +150,15 @@ class UpdateBeat(Beat):
             opacity = 1.0 if kind == "word" else 0.6
             arrows.append(_arrow(self.tips[n], self.tips[n + 1], pal.output, 4, opacity))
             labels.append(_label(self.piece_name(kind, tokens), pal.output, opacity))
-        length = [float(np.linalg.norm(a.get_end() - a.get_start())) for a in arrows]
+        length = [_length(a) for a in arrows]
+        # the view's scale is set by E and E′, many times longer than any piece: where
+        # every piece is too short to see, ΔE is drawn whole, from E's tip to where the
+        # pieces end (the list gives them); where even ΔE is, nothing is drawn here
+        self.chain_whole = not any(d >= SHOWN_AT_LEAST for d in length)
+        if self.chain_whole:
+            arrows = [_arrow(self.tips[0], self.tips[-1], pal.output, 4)]
+            labels = [_label("\u0394E", pal.output)]
+            length = [_length(arrows[0])]
         self.chain = VGroup(*[a for a, d in zip(arrows, length) if d >= SHOWN_AT_LEAST])
         self.chain_labels = VGroup(*[m for m, d in zip(labels, length) if d >= NAMED_AT_LEAST])
         # each drawn piece with its name, if it has one: they arrive together
@@ -187,8 +196,12 @@ class UpdateBeat(Beat):
     def the_chain(self):
         self.made_of = self.the_list()
         heads = self.record("num_heads_total", (), 0)
+        # what the view shows of it, where it cannot show the pieces (``build_arrows``)
+        shown = ("" if not self.chain_whole else
+                 "; its pieces are too short to see here, so it is drawn whole"
+                 if self.chain_steps else "; here it is too short to see")
         self.say(f"Its update \u0394E is a sum: each word's weight \u00d7 value, through W_O, "
-                 f"over all {heads} heads")
+                 f"over all {heads} heads{shown}")
         self.play(LaggedStart(*[AnimationGroup(GrowArrow(a), *([FadeIn(m)] if m else []))
                                 for a, m in self.chain_steps], lag_ratio=0.6),
                   run_time=style.T_WRITE)
@@ -287,7 +300,8 @@ class UpdateBeat(Beat):
     def the_new_word(self):
         trace = self.trace
         # a pre-norm model's new vector and the other words' inputs are not in one space
-        closeness = [] if self.prenorm else [self.closeness()]
+        # and a heading is drawn only with rows under it: none where no word qualifies
+        closeness = [] if self.prenorm or not self.others() else [self.closeness()]
         closer = self.closeness_words()
         if self.normed:
             # why E′ points elsewhere than E + ΔE: the norm is not a mere rescaling
@@ -340,24 +354,8 @@ class UpdateBeat(Beat):
         self.the_last_picture(card, lines[0])
 
     def the_last_picture(self, card, answer_parts):
-        """The picture again, without its note and lists: E, the pieces of ΔE that are
-        drawn, E + ΔE and E′, their words; under it the answer's first line (one line, two
-        where the stage is too narrow), and nothing else to read (the heading goes)."""
-        plane = self.plane
-        plane.remove(plane.note)
-        answer = asking.lines(answer_parts, stage.TEXT_WIDTH, style.FONT_LABEL)
-        answer.move_to([0, stage.BOTTOM_EDGE + answer.height / 2 + 0.1, 0])
-        heading = self.roles.get(Role.LINE)
-        picture = [plane, self.e_arrow, self.e_label, self.chain, self.chain_labels,
-                   self.sum_arrow, self.sum_label, self.new_arrows, self.new_labels]
-        whole = VGroup(*picture)          # alone on the stage now: in its middle
-        whole.shift(RIGHT * -whole.get_center()[0])
-        # once the card is read: the card and the heading give way as the picture comes
-        # back (in one cross-fade: two fades in turn pass through a black frame)
-        self.wait(max(0.0, self.film.caption_free_at - self.film.renderer.time))
-        self.play(FadeOut(card), *([FadeOut(heading)] if heading is not None else []),
-                  *[FadeIn(m) for m in picture], FadeIn(answer, shift=UP * 0.15),
-                  run_time=style.T_STEP)
+        """The film ends on its answer drawn (``ending.the_answer_drawn``)."""
+        the_answer_drawn(self, card, answer_parts)
 
     def others(self) -> list[int]:
         """The words whose closeness is told: the two adding the most, not the word itself.
@@ -405,6 +403,10 @@ def _arrow(start, end, color: str, width: float, opacity: float = 1.0) -> Arrow:
     arrow = Arrow(start, end, buff=0, stroke_width=width, color=color, tip_length=0.2,
                   max_tip_length_to_length_ratio=0.25, max_stroke_width_to_length_ratio=8)
     return arrow.set_opacity(opacity)
+
+
+def _length(arrow) -> float:
+    return float(np.linalg.norm(arrow.get_end() - arrow.get_start()))
 
 
 def _tip_box(arrow, margin: float = 0.08) -> list[float]:
