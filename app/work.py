@@ -21,7 +21,7 @@ from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions, Vi
 from .signals import interrupts_held    # one rule, which the faces reach through here
 
 __all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress",
-           "check_drawable", "check_printable", "compare", "drawing_turn",
+           "check_drawable", "check_printable", "check_readable", "compare", "drawing_turn",
            "compute_trace", "drawable_sentence", "film", "interrupts_held", "narration_for",
            "plan", "stills", "use_theme", "view"]
 
@@ -59,6 +59,17 @@ def check_printable(text: str, what: str = "sentence") -> None:
     else:
         fix = "no font the film draws with has them: leave them out"
     raise InputError(f"the {what} has characters the film has no glyph for: {shown}; {fix}.")
+
+
+def check_readable(trace) -> None:
+    """Refuse to draw a sentence the model read as nothing but its unknown token: a film of
+    [UNK] explains no attention to the words (a script the model's vocabulary lacks)."""
+    unknown = set(trace.meta.get("unknown_tokens", ()))
+    read = [j for j, special in enumerate(trace.special) if not special]
+    if read and all(j in unknown for j in read):
+        raise InputError(f"{trace.meta.get('model', 'the model')} reads this whole sentence as "
+                         "its unknown token (its vocabulary lacks the script): a film would "
+                         "explain nothing; give a model folder that reads it (--model).")
 
 
 def drawable_sentence(sentence: str, tracing: TraceOptions, max_tokens: int) -> None:
@@ -269,6 +280,7 @@ def _prepared(request: FilmRequest, *, peek: bool, report: Report):
         trace = compute_trace(sentence, pair_tracing(request.tracing, sentence, request.versus),
                               beat_cache(video.no_cache, peek=peek, report=report),
                               keep=not peek)
+    check_readable(trace)
     if "influence" in beats_of(request):
         trace = with_influence(trace, request.tracing)
     if request.versus is not None:
@@ -372,6 +384,7 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
                                               request.drawing.max_tokens)
         if trace is None:
             trace = compute_trace(sentence, request.tracing, job.cache)
+        check_readable(trace)
         if "influence" in request.beats:
             trace = with_influence(trace, request.tracing)
         use_theme(request.drawing.theme)

@@ -6,7 +6,6 @@ font by script, NFC-composed, control characters replaced). Our own fixed wordin
 """
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections import OrderedDict
 from xml.sax.saxutils import escape
@@ -170,14 +169,9 @@ def label_text(text: str, font_size: float = style.FONT_LABEL, color: str | None
                      color=color or style.PALETTE.text, **kwargs)
 
 
-# a closing quote and the punctuation after it touch in CMU Serif (’; ’? ’,): a thin space
-_QUOTE_THEN_MARK = re.compile("([\u2019\u201d])(?=[;:?!.,)])")
-
-
 def typographic(text: str) -> str:
-    """Our own wording as typeset: a typographic apostrophe (’), never the typewriter's;
-    a thin space between a closing quote and the punctuation that follows it."""
-    return _QUOTE_THEN_MARK.sub("\\1\u2009", text.replace("'", "\u2019"))
+    """Our own wording as typeset: a typographic apostrophe (’), never the typewriter's."""
+    return text.replace("'", "\u2019")
 
 
 _BASELINE_REF = "Hg"   # cap height + descender: fixes a line box independent of the word
@@ -389,7 +383,9 @@ def line_of(parts, font_size: float = style.FONT_BODY) -> TextLine:
                 # an ideograph fills its box, an alef stands at its edge: a quote keeps off
                 x += 0.3 * space
             elif _touching(before, after):
-                x += 0.5 * space   # a closing quote meets a comma, an opening one a bracket
+                # parts abut ink to ink: a closing quote would touch the comma after it,
+                # an opening one the bracket (kerned as one text, they are apart already)
+                x += 0.3 * space
         glyphs.shift(RIGHT * (x - glyphs.get_left()[0]))      # keep y: the baselines agree
         x = glyphs.get_right()[0] + space
         pieces.append(glyphs)

@@ -53,8 +53,13 @@ class TitleBeat(Beat):
         unknown = len(trace.meta.get("unknown_tokens", ()))
         # what the normaliser drops from the words is said once on screen, here
         dropped = asking.dropped_said(trace)
-        count = label_text(f"{n_tokens} tokens" + (f"; the {n_special} the model adds are dimmed"
-                                                   if n_special else "")
+        # the tokens the model adds are said to be dimmed only where the row draws them
+        drawn_special = sum(1 for j in row.indices if trace.special[j])
+        added = ("" if not n_special else
+                 f"; the {n_special} the model adds are dimmed" if drawn_special == n_special
+                 else f"; {n_special} added by the model, {drawn_special} drawn (dimmed)"
+                 if drawn_special else f"; {n_special} added by the model, not drawn here")
+        count = label_text(f"{n_tokens} tokens" + added
                            + (f"; {unknown} it cannot read" if unknown else "")
                            + (f"\n{dropped[:1].upper()}{dropped[1:]}" if dropped else ""),
                            style.FONT_SMALL, style.PALETTE.dim)
@@ -72,8 +77,8 @@ class TitleBeat(Beat):
         # each caption is said over the picture it is about: the count as the tokens come,
         # what the model cannot read once they are there (said before them, it held the
         # tokens back while it was read, over an empty stage)
-        self.say(f"The model reads {n_tokens} tokens"
-                 + (f"; the {n_special} it adds are dimmed" if n_special else ""))
+        self.say(f"The model reads {n_tokens} tokens" + added.replace("by the model", "by it")
+                 .replace("the model adds", "it adds"))
         self.play(LaggedStart(*[FadeIn(chip, shift=UP * 0.25) for chip in row.chips],
                               lag_ratio=style.LAG_FEW),
                   *([FadeIn(row.ellipses)] if len(row.ellipses) else []),
