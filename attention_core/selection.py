@@ -134,8 +134,8 @@ def _automatic_focus(tokens, reads_ahead: bool) -> Focus:
     of its own, in any language: ``words.content_words``) that the model reads as written
     (never one read as its unknown token: it did not see what it would be asked), of one
     token where the sentence has one (a word in pieces is followed by its first piece's
-    query, which the film must then say); the middle one of them, or the last in a causal
-    model. A sentence of function words alone gives its middle word with a letter or digit.
+    query, which the film must then say); the middle one of them, or in a causal model the
+    last content word, one token or not. A sentence of function words alone gives its middle word with a letter or digit.
     The focus span is the whole word, so the film names a piece with its word."""
     every = every_written_word(tokens)
     if not every:
@@ -144,8 +144,10 @@ def _automatic_focus(tokens, reads_ahead: bool) -> Focus:
     seen = [not any(tokens.unknown[j] for j in range(a, b + 1)) if tokens.unknown else True
             for a, b, _ in every]
     readable = [n for n in range(len(every)) if seen[n]]
+    # in a causal model a word sees only what precedes it: being last (seeing the
+    # sentence) counts before being one token
     tiers = (
-        [n for n in readable if content[n] and every[n][0] == every[n][1]],
+        [n for n in readable if content[n] and (every[n][0] == every[n][1] or not reads_ahead)],
         [n for n in readable if content[n]],
         [n for n in readable if any(ch.isalnum() for ch in every[n][2])],
         readable,

@@ -165,12 +165,25 @@ def sigterm_as_interrupt():
         yield
         return
 
+    owner, received = os.getpid(), []
+
     def handler(signum, frame):
+        if os.getpid() != owner:
+            # a worker forked meanwhile, not yet given its own handler: it ends at once
+            # and silently (a traceback of its own would reach the user's terminal)
+            os._exit(128 + signum)
+        received.append(signum)
         raise KeyboardInterrupt("terminated (SIGTERM)")
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:
         yield
+    except Exception as exc:
+        if received:
+            # the signal stopped the workers too (it goes to the process group): what then
+            # failed (a broken process pool) is the termination, not a fault of its own
+            raise KeyboardInterrupt("terminated (SIGTERM)") from exc
+        raise
     finally:
         signal.signal(signal.SIGTERM, previous)
 
