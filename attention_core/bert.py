@@ -145,6 +145,7 @@ class ModelFiles:
         # unknown token (what it saw), and one of white space alone as a visible space
         display = [tok if sp else enc.tokens[n] if unknown[n] else (sentence[s:e] or SPACE_TOKEN)
                    for n, (tok, (s, e), sp) in enumerate(zip(enc.tokens, offsets, special))]
+        display = _within_one_character(display, enc.tokens, offsets, special, unknown, sentence)
         read_as = [None if sp or unknown[n] else self.read_as(sentence[s:e])
                    for n, ((s, e), sp) in enumerate(zip(offsets, special))]
         return TokenizedSentence(sentence, list(enc.ids), list(enc.tokens), special,
@@ -167,6 +168,26 @@ class ModelFiles:
         model = self.tokenizer.model
         name = getattr(model, "unk_token", None)
         return None if not name else self.tokenizer.token_to_id(name)
+
+
+def _within_one_character(display, tokens, offsets, special, unknown, sentence) -> list:
+    """Tokens that read parts of one written character (WordPiece's jamo of a Hangul
+    syllable, an accent decomposed from its letter) share its span: each is drawn as the
+    part it reads, not the whole character again and again. A part that is not in the
+    character's decomposition (a byte-level token's bytes) keeps the character."""
+    import unicodedata
+    from collections import Counter
+
+    shared = Counter(tuple(o) for o, sp, unk in zip(offsets, special, unknown)
+                     if not sp and not unk)
+    drawn = list(display)
+    for n, ((start, end), sp, unk) in enumerate(zip(offsets, special, unknown)):
+        if sp or unk or shared[(start, end)] < 2:
+            continue
+        part = tokens[n].removeprefix("##")
+        if part and part in unicodedata.normalize("NFD", sentence[start:end]):
+            drawn[n] = part
+    return drawn
 
 
 def _over_whole_words(sentence: str, offsets, special) -> list[tuple[int, int]]:

@@ -235,3 +235,19 @@ def test_the_audit_fails_a_word_the_written_sentence_does_not_have():
     us = compute_trace(US)
     assert words_not_written(us, ["\u2018U.S\u2019 gives"])
     assert not words_not_written(us, ["\u2018U.S.\u2019 gives"])
+
+
+def test_pieces_of_one_character_are_drawn_as_the_parts_they_read():
+    """MiniLM reads a Hangul syllable as its jamo, three tokens sharing one character's
+    span: each is drawn as the jamo it reads (the fresh-eyes review saw '책 책 책'); a
+    character read whole keeps its written form, accents included."""
+    import unicodedata
+
+    from attention_explainer.attention_core import compute_trace
+
+    korean = compute_trace("민수는 책을 읽었다")
+    words = [t for t, sp in zip(korean.display_tokens, korean.special) if not sp
+             and t != "[UNK]"]
+    assert "".join(words) == unicodedata.normalize("NFD", "민수는책을")
+    french = compute_trace("Le café était chaud")
+    assert "café" in french.display_tokens
