@@ -16,7 +16,6 @@ unpickled). A BERT folder keeps the explicit forward of :mod:`.bert`.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import sys
@@ -26,10 +25,10 @@ from pathlib import Path
 
 from .bert import ModelFiles, sha256_of
 from .errors import InputError, quoted_reason
-from .user_files import checked_folder, opened_checked
-from .model_checks import (MAX_CONFIG_BYTES, check_config_numbers, check_finite_weights,
-                           check_folder_files, check_memory_for, check_weight_files,
-                           parameter_estimate, weight_files)
+from .user_files import checked_folder
+from .model_checks import (check_config_numbers, check_finite_weights, check_folder_files,
+                           check_memory_for, check_weight_files, parameter_estimate,
+                           read_settings_file, weight_files)
 
 __all__ = ["CAPTURE_ATTENTION", "FAMILIES", "Family", "HFModelFiles", "LayerWatch",
            "SUPPORTED", "agreement_tolerance", "check_agreement", "family_of_config",
@@ -105,18 +104,7 @@ def read_raw_config(folder: Path, what: str) -> dict:
     if not os.path.lexists(path):
         raise InputError(f"{what} lacks config.json; a Hugging Face model folder has "
                          "config.json, model.safetensors and tokenizer.json.")
-    with opened_checked(path, what=what, max_bytes=MAX_CONFIG_BYTES, folder=folder,
-                        fix="; use the model's own config.json") as fh:
-        data = fh.read()
-    try:
-        config = json.loads(data.decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        raise InputError(f"{what}: config.json is not readable JSON "
-                         f"({type(exc).__name__}).") from None
-    if not isinstance(config, dict):
-        raise InputError(f"{what}: config.json holds a JSON {type(config).__name__}, not an "
-                         "object.")
-    return config
+    return read_settings_file(path, what, folder)
 
 
 def transformers_config(folder: Path, what: str):

@@ -281,14 +281,14 @@ def check_folder_files(folder: Path, what: str) -> None:
 
 
 def read_settings_file(path: Path, what: str, folder: Path) -> dict:
-    """A JSON object of settings in the model folder (generation_config.json): bounded and
-    inside the folder, as config.json is."""
+    """A JSON object of settings in the model folder (config.json, generation_config.json):
+    bounded and inside the folder, read whole, an object."""
     with opened_checked(path, what=what, max_bytes=MAX_CONFIG_BYTES, folder=folder,
                         fix=f"; use the model's own {path.name}") as fh:
         data = fh.read()
     try:
         settings = json.loads(data.decode("utf-8"))
-    except (ValueError, RecursionError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise InputError(f"{what}: {path.name} is not readable JSON "
                          f"({type(exc).__name__}).") from None
     if not isinstance(settings, dict):
