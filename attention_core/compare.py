@@ -332,7 +332,9 @@ def paired(a, b) -> PairedTrace:
 def pair_lookup(a, b, kind: str, index: tuple) -> float:
     """A number of a minimal pair's film: ``kind`` read from A's trace, ``versus:KIND``
     from B's, ``pair:change`` B's word weight minus A's (index: slot, A's focus, A's word
-    first, last, then B's focus, first, last)."""
+    first, last, then B's focus, first, last); ``shown_pair:change`` the same of the two
+    weights as drawn (decimals last), so a change drawn is the difference of what is
+    drawn above it (one value per number)."""
     from .derived import lookup
 
     if kind.startswith("versus:"):
@@ -341,4 +343,8 @@ def pair_lookup(a, b, kind: str, index: tuple) -> float:
         s, fa, a0, a1, fb, b0, b1 = index
         return lookup(b, "word_weight", (s, fb, b0, b1)) - lookup(a, "word_weight",
                                                                     (s, fa, a0, a1))
+    if kind == "shown_pair:change":
+        s, fa, a0, a1, fb, b0, b1, d = index
+        return round(lookup(b, "shown_word_weight", (s, fb, b0, b1, d))
+                     - lookup(a, "shown_word_weight", (s, fa, a0, a1, d)), int(d))
     return lookup(a, kind, index)

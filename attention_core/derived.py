@@ -15,6 +15,7 @@ from .attention import build_mask, masked_softmax
 from .projection import fit_pca
 from .variants import head_blocked, real_weights
 from .word_model import WordModel
+from .rounding import shown_row
 
 __all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_weights",
            "answer_words", "illustrated_row", "influence", "influence_angle", "influence_of", "kept_percent", "output_error_percent", "closeness_after", "closeness_before", "word_weight", "word_update_share",
@@ -370,22 +371,9 @@ DERIVED = {
 }
 
 
-def shown_row(values, decimals: int) -> np.ndarray:
-    """A row of weights rounded to ``decimals`` as a whole (largest remainder): each entry
-    is rounded down, and the units still missing to the row's own rounded total go to the
-    entries that lost the most (ties: the larger weight, then the earlier key). So the
-    numbers drawn add up to the total drawn, which a row rounded entry by entry need not
-    (0.99 beside "sum = 1.00"). For display only: the trace keeps its numbers."""
-    row = np.asarray(values, dtype=np.float64)
-    unit = 10.0 ** decimals
-    scaled = np.where(np.isfinite(row), row, 0.0) * unit
-    # a hair of tolerance: 0.145 stored as 0.14499999 is still "15 hundredths less 0"
-    floors = np.floor(scaled + 1e-9)
-    missing = int(round(float(scaled.sum()))) - int(floors.sum())
-    order = sorted(range(row.size), key=lambda j: (-(scaled[j] - floors[j]), -row[j], j))
-    for j in order[:max(missing, 0)]:
-        floors[j] += 1
-    return floors / unit
+def _token_words(trace) -> tuple:
+    """Each token's word (``WordModel``): a row of token weights is rounded word by word."""
+    return WordModel.of_trace(trace).token_words
 
 
 # rows of weights, each (trace, h, i, *extra) -> the whole row over the keys
@@ -403,30 +391,32 @@ ROW_SUMS = {"weight_sum": "weights", "causal_weight_sum": "causal_weight"}
 def _shown_entry(row_kind):
     def entry(trace, h, i, j, *rest):
         *extra, decimals = rest
-        return float(shown_row(ROWS[row_kind](trace, h, i, *extra), int(decimals))[int(j)])
+        return float(shown_row(ROWS[row_kind](trace, h, i, *extra), int(decimals),
+                               _token_words(trace))[int(j)])
     return entry
 
 
 def _shown_sum(row_kind):
     def total(trace, h, i, decimals):
-        return float(shown_row(ROWS[row_kind](trace, h, i), int(decimals)).sum())
+        return float(shown_row(ROWS[row_kind](trace, h, i), int(decimals),
+                               _token_words(trace)).sum())
     return total
 
 
-def _shown_rest(row, decimals: int, listed) -> float:
-    shown = shown_row(row, int(decimals))
+def _shown_rest(trace, row, decimals: int, listed) -> float:
+    shown = shown_row(row, int(decimals), _token_words(trace))
     return float(shown.sum() - shown[list(listed)].sum()) if listed else float(shown.sum())
 
 
 def shown_weight_rest(trace, h: int, i: int, decimals: int, *listed: int) -> float:
     """The drawn weights of row i of head h summed over the keys not in ``listed``."""
-    return _shown_rest(trace.weights[h, i], decimals, listed)
+    return _shown_rest(trace, trace.weights[h, i], decimals, listed)
 
 
 def shown_temperature_rest(trace, h: int, i: int, temperature: float, decimals: int,
                            *listed: int) -> float:
     """As :func:`shown_weight_rest`, for the weights at a softmax temperature."""
-    return _shown_rest(temperature_weights(trace, h, i, temperature), decimals, listed)
+    return _shown_rest(trace, temperature_weights(trace, h, i, temperature), decimals, listed)
 
 
 # a word's part (its pieces' sum) of a row of weights, index (h, i, first, last, *extra)
@@ -473,11 +463,11 @@ DERIVED["shown_temperature_rest"] = shown_temperature_rest
 def shown_kind(kind: str, index: tuple, decimals: int) -> tuple[str, tuple]:
     """The kind and index under which a number of ``kind`` is drawn: an entry or a sum of a
     row of weights (or of words) is drawn rounded with its row (:func:`shown_row`), so its
-    decimals join its index; a pair's B as A (``versus:``); any other number as it is."""
+    decimals join its index, and so does a pair's change (B's drawn weight less A's); a pair's B as A (``versus:``); any other number as it is."""
     if kind.startswith("versus:"):
         shown, at = shown_kind(kind.removeprefix("versus:"), index, decimals)
         return f"versus:{shown}", at
-    if kind in ROWS or kind in ROW_SUMS or kind in WORD_ROWS:
+    if kind in ROWS or kind in ROW_SUMS or kind in WORD_ROWS or kind == "pair:change":
         return f"shown_{kind}", (*index, decimals)
     if kind == "word_rest":                 # (h, i, *first tokens of the listed words)
         return "shown_word_rest", (*index[:2], decimals, *index[2:])

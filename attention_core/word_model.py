@@ -188,6 +188,11 @@ class WordModel:
     def __len__(self) -> int:
         return len(self.words)
 
+    @property
+    def token_words(self) -> tuple[int, ...]:
+        """Each token's word (its index), in token order."""
+        return self._of
+
     def index_of(self, token: int) -> int:
         """The index of the word token ``token`` is a piece of."""
         return self._of[int(token)]

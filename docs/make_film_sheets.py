@@ -3,7 +3,7 @@ inside it (a quarter, half and three quarters of the way through) and its key fr
 the sentences the film is judged on (issue 20's acceptance: the default, a relative
 clause, Chinese, French in word pieces, two pronouns; issue 34's: German in pieces past the
 window, numbers with hyphens, two Japanese; issue 35's: Arabic and Hebrew read from the
-right, Japanese under a window), to see at a glance what each beat
+right, Japanese under a window; issue 57's: Hindi and Russian), to see at a glance what each beat
 looks like mid-way and where it rests.
 
     .venv/bin/python docs/make_film_sheets.py            # all of them (several minutes)
@@ -43,6 +43,10 @@ SENTENCES = {       # name: (sentence, options)
     "arabic": ("القط الصغير أكل السمكة", {}),
     "hebrew": ("החתול הקטן אכל את הדג", {}),
     "japanese-window": ("私たちは駅の近くの店でラーメンを食べました", {}),
+    # issue 57: a lecturer's unseen sentences in Devanagari (vowel signs the normaliser
+    # drops, drawn inside their words) and Cyrillic (read letter by letter, in a window)
+    "hindi": ("बिल्ली ने मछली खाई क्योंकि वह भूखी थी।", {}),
+    "russian": ("Кошка съела рыбу, потому что она была голодна.", {}),
 }
 SHARES = (0.25, 0.5, 0.75)    # and the key frame
 SIZE = (640, 360)             # each frame is drawn at this size: what a small screen shows

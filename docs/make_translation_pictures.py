@@ -30,3 +30,34 @@ with tempfile.TemporaryDirectory() as work:
                         *[a.format(marian=marian) for a in argv], "--resolution", "720p",
                         "--fps", "10", "-o", str(film), "--quiet"], check=True)
         Image.open(film.with_suffix(".png")).save(ROOT / "docs" / name, optimize=True)
+
+# issue 57: a contact sheet of a whole translation film, a lecturer's pair on the scratch
+# encoder–decoder: twelve frames spread evenly over it, each labelled with its time
+SHEET = ("translation-sheet.png", ["The old man saw the boat on the river", "--target",
+                                   "Le vieil homme a vu le bateau sur la rivière",
+                                   "--focus", "bateau"])
+FRAMES = 12
+
+
+def film_frames(film: Path, count: int) -> list:
+    """``count`` frames spread evenly over ``film`` (the last one its last), with times."""
+    import av
+
+    with av.open(str(film)) as container:
+        stream = container.streams.video[0]
+        frames = [(float(f.time), f.to_image()) for f in container.decode(stream)]
+    picks = [round(n * (len(frames) - 1) / (count - 1)) for n in range(count)]
+    return [frames[n] for n in picks]
+
+
+with tempfile.TemporaryDirectory() as work:
+    from attention_explainer.scenes.pipeline.regression import contact_sheet
+
+    name, argv = SHEET
+    film = Path(work) / "sheet.mp4"
+    subprocess.run([str(ROOT / ".venv/bin/attention-explainer"), "translate", *argv,
+                    "--resolution", "640x360", "--fps", "10", "-o", str(film), "--quiet"],
+                   check=True)
+    frames = [(f"{t:.1f} s", image) for t, image in film_frames(film, FRAMES)]
+    contact_sheet(frames, columns=4, thumb_width=640).save(ROOT / "docs" / name,
+                                                           optimize=True)

@@ -1,10 +1,11 @@
 """Sentences chosen to stress the film's layout (3 to 23 tokens, a relative clause,
 pronouns, Chinese, Japanese, accents and word pieces, an apostrophe, numbers, punctuation,
 a very long word; [UNK]s; a window over words in pieces; numbers with hyphens; Arabic and
-Hebrew, right to left; minilm and scratch; a causal mask; every head; each theme), and the
-layout audit of a whole film of one, drawn on the scene graph without frames. Seventeen
-sentences, each carrying several of the stresses: every one costs half a minute of the
-suite."""
+Hebrew, right to left; minilm and scratch; a causal mask; every head; each theme; issue
+57's lecturer's sentences, a minimal pair and a short film; Devanagari, Bengali, Greek and
+Korean), and the layout audit of a whole film of one, drawn on the scene graph without
+frames. Each sentence carries several of the stresses: every one costs half a minute of
+the suite."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -34,6 +35,23 @@ CORPUS = [
     ("القط الصغير أكل السمكة", {}, "3b1b"),
     ("החתול הקטן אכל את הדג", {}, "light"),
     ("私たちは駅の近くの店でラーメンを食べました", {}, "3b1b"),
+    # issue 57's nine films a lecturer tried (the translation film's pair is in
+    # test_translation_film), and three more scripts: Bengali, Greek (accents the
+    # normaliser drops) and Korean (Hangul read as jamo). "versus" and "length" are the film's own options
+    ("María le dio el libro a Ana porque ella ya lo había leído.", {"focus": "ella"},
+     "3b1b"),
+    ("Кошка съела рыбу, потому что она была голодна.", {}, "3b1b"),
+    ("बिल्ली ने मछली खाई क्योंकि वह भूखी थी।", {}, "3b1b"),
+    ("On 3 March 2025 the U.S. central bank raised rates by 0.25% after inflation hit 4.1%.",
+     {}, "3b1b"),
+    ("I \u2764\ufe0f New York pizza \U0001f355 more than Chicago's deep-dish!", {}, "light"),
+    ("The old man the boats while the young sleep.", {}, "3b1b"),
+    ("The doctor called the nurse because she was late",
+     {"versus": "The doctor called the nurse because he was late"}, "3b1b"),
+    ("Der Hund, den ich gestern im Park sah, bellte laut.", {"length": "short"}, "3b1b"),
+    ("বিড়ালটি মাছ খেয়েছে কারণ সে ক্ষুধার্ত ছিল।", {}, "3b1b"),
+    ("Η γάτα έφαγε το ψάρι επειδή πεινούσε πολύ.", {}, "colorblind"),
+    ("고양이가 생선을 먹었다 왜냐하면 배가 고팠기 때문이다.", {}, "3b1b"),
 ]
 
 

@@ -89,15 +89,23 @@ def test_the_versus_beat_draws_every_number_from_the_two_traces_and_holds_its_la
     checked = 0
     for n in drawn:
         # a word's weight is drawn rounded with its row of words (within a unit of its
-        # last decimal); a change, as it is
+        # last decimal); a change as the difference of the two drawn above it
         unit = 10 ** -n.decimals
         if n.kind == "shown_word_weight":
             value, within = word_weight(a, n.index), unit
         elif n.kind == "versus:shown_word_weight":
             value, within = word_weight(b, n.index), unit
-        elif n.kind == "pair:change":
-            value = word_weight(b, (n.index[0], *n.index[4:])) - word_weight(a, n.index[:4])
-            within = 0.5 * unit
+        elif n.kind == "shown_pair:change":
+            value = word_weight(b, (n.index[0], *n.index[4:7])) - word_weight(a, n.index[:4])
+            within = 2 * unit
+            drawn_a = {m.index: m.text for m in drawn if m.kind == "shown_word_weight"}
+            drawn_b = {m.index: m.text for m in drawn
+                       if m.kind == "versus:shown_word_weight"}
+            a_at, b_at = (*n.index[:4], n.decimals), (n.index[0], *n.index[4:])
+            if a_at in drawn_a and b_at in drawn_b:     # the change of what is drawn
+                made = float(drawn_b[b_at].replace("\u2212", "-")) \
+                    - float(drawn_a[a_at].replace("\u2212", "-"))
+                assert abs(float(n.text.replace("\u2212", "-")) - made) < 1e-9, n
         else:
             continue
         checked += 1

@@ -125,15 +125,12 @@ def test_full_explainer_renders_one_video(name, tmp_path):
     # held alone while it is read
     import srt as srt_format
 
+    from attention_explainer.scenes.film.claims import captions_out_of_step
     from attention_explainer.scenes.vocabulary import style
     spans = list(result.beat_times.values())
-    captions = list(srt_format.parse(srt))
-    assert captions[-1].end.total_seconds() <= result.duration + 1e-6
-    for caption in captions:
-        start, end = caption.start.total_seconds(), caption.end.total_seconds()
-        assert any(a - 1e-6 <= start and end <= b + 1e-6 for a, b in spans), \
-            (caption.content[:30], start, end, spans[:3])
-    assert captions[0].start.total_seconds() >= style.T_SHORT - 1e-6
+    captions = [(c.start.total_seconds(), c.end.total_seconds(), c.content)
+                for c in srt_format.parse(srt)]
+    assert not captions_out_of_step(captions, spans, result.duration, style.T_SHORT)
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
     assert leftovers == []
     if name == "default":

@@ -98,6 +98,7 @@ def the_answer_drawn(beat, card, answer_parts) -> None:
     beat.play(LaggedStart(*[Create(a) for a in arcs], lag_ratio=style.LAG_ARCS_MANY),
               FadeIn(weights, scale=1.2), FadeIn(answer, shift=UP * 0.15),
               run_time=style.T_BUILD)
+    beat.roles[Role.ROW] = row          # a beat after the answer takes the sentence on
 
 
 def _centre_x(row, pieces) -> float:

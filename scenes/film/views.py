@@ -35,9 +35,9 @@ __all__ = [
     "HEAVY_KEYS", "LABEL_ALL_UP_TO", "MAX_CELL", "TABLE_BOTTOM", "TABLE_LOWEST", "TABLE_TOP", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
     "PLANE_H", "PLANE_W", "RIGHT_CENTER", "ROW_PITCH", "SENTENCE_GRID_BOX",
     "SENTENCE_GRID_CENTER", "drawn_indices", "drawn_words", "embedding_panel", "heaviest_word", "embedding_plane",
-    "embedding_view", "focus_row_dots", "head_rows", "input_column", "joined_pieces", "named_indices", "place_header", "place_note",
+    "embedding_view", "focus_row_dots", "head_rows", "input_column", "joined_pieces", "named_indices", "plot_label", "place_header", "place_note",
     "product", "qk_view", "sentence_grid", "shown_tokens_note", "strip_row", "token_row",
-    "outside_the_window", "ranked_groups", "tied", "token_word", "value_view", "WINDOW_RULE",
+    "outside_the_window", "ranked_groups", "tied", "token_word", "value_view", "window_label", "WINDOW_RULE",
 ]
 
 
@@ -203,17 +203,39 @@ LABEL_TOP = 5           # ... the focus and the words it attends to most
 
 def named_indices(trace, slot: int | None = None, *, limit: int = LABEL_ALL_UP_TO,
                   top: int = LABEL_TOP) -> set[int]:
-    """Token positions whose words are written in a crowded 2-D view: all drawn tokens
-    when there are at most ``limit``, else the focus token and the ``top`` drawn tokens
-    it gives the most weight to (in the primary head, or ``slot``)."""
+    """Token positions whose labels a 2-D view writes, one per word (a view labels words,
+    never pieces: :func:`plot_label`): every drawn word when at most ``limit`` tokens are
+    drawn, else the focus word and the ``top`` drawn words it gives the most weight to (their
+    pieces' sum, in the primary head, or ``slot``). A word in pieces is labelled at the
+    focus token where it holds it, else at its first piece."""
     idx = drawn_indices(trace)
-    if len(idx) <= limit:
-        return set(idx)
-    slot = trace.primary_slot if slot is None else slot
-    w = trace.weights[slot, trace.focus_index]
-    drawn = set(idx)
-    order = [int(j) for j in np.argsort(-w, kind="stable") if int(j) in drawn]
-    return {int(trace.focus_index)} | set(order[:top])
+    words = WordModel.of_trace(trace)
+    drawn = words.words_of(idx)
+    own = words.index_of(trace.focus_index)
+    if len(idx) > limit:            # the arrows crowd the view, one a token
+        slot = trace.primary_slot if slot is None else slot
+        sums = words.sums(trace.weights[slot, trace.focus_index])
+        drawn = [own] + [int(w) for w in np.argsort(-sums, kind="stable")
+                         if int(w) in set(drawn) and int(w) != own][:top]
+    return {int(trace.focus_index) if w == own else words.words[w].first for w in drawn}
+
+
+PLOT_LABEL_GRAPHEMES = 10       # a longer word is shortened in a 2-D view: "Straßenba…"
+
+
+def plot_label(trace, index: int) -> str:
+    """The label of token ``index``'s point in a 2-D view: its word (a piece's point,
+    labelled once for its word, names the word it is a piece of), a long word in pieces
+    cut after its first letters with an ellipsis (a view is crowded, a word is not)."""
+    import regex
+
+    word = WordModel.of_trace(trace).word_of(index)
+    if not word.split or word.kind != "word":
+        return token_word(trace, index)
+    letters = regex.findall(r"\X", word.text)
+    if len(letters) <= PLOT_LABEL_GRAPHEMES:
+        return word.text
+    return "".join(letters[:PLOT_LABEL_GRAPHEMES - 1]) + "\u2026"
 
 
 def embedding_view(trace) -> tuple[Projection2D, np.ndarray]:
@@ -309,14 +331,22 @@ def head_rows(book) -> HeadRows:
                     right_to_left=reads_from_right(trace))
 
 
-def shown_tokens_note(trace):
-    """ "16 of 22 tokens: ate, its heaviest keys and its neighbours" under a view that
-    leaves tokens out; None when every token is drawn."""
+def window_label(trace) -> str | None:
+    """The window's label, its rule: "16 of 22 tokens: the focus word, ..." for a view
+    that leaves tokens out; None when every token is drawn."""
     n = len(drawn_indices(trace))
     if n == trace.num_tokens:
         return None
-    return label_text(wrapped(f"{n} of {trace.num_tokens} tokens: {WINDOW_RULE}", NOTE_WIDTH),
-                      style.FONT_SMALL, style.PALETTE.dim)
+    return f"{n} of {trace.num_tokens} tokens: {WINDOW_RULE}"
+
+
+def shown_tokens_note(trace):
+    """The window's label (:func:`window_label`) as drawn under a view that leaves tokens
+    out; None when every token is drawn."""
+    label = window_label(trace)
+    if label is None:
+        return None
+    return label_text(wrapped(label, NOTE_WIDTH), style.FONT_SMALL, style.PALETTE.dim)
 
 
 def tied(names: list[str], most: int = 3) -> str:
@@ -356,7 +386,7 @@ def embedding_plane(book, points, indices, *, width=7.0, height=3.6, focus_scale
                       f"directions (uncentred PCA of these {n})", style.FONT_SMALL,
                       style.PALETTE.dim)
     plane = Plane2D(points, width=width, height=height, note=note)
-    arrows = [LabelledArrow(plane, points[n_], mark_label(token_word(trace, i)),
+    arrows = [LabelledArrow(plane, points[n_], mark_label(plot_label(trace, i)),
                             style.PALETTE.text, special=trace.special[i],
                             font_size=style.FONT_LABEL)
               for n_, i in enumerate(indices)]

@@ -284,6 +284,23 @@ def glyphs_of(path: str) -> frozenset[int]:
     return frozenset(TTFont(path, fontNumber=0, lazy=True).getBestCmap() or ())
 
 
+@functools.lru_cache(maxsize=512)
+def family_of_mark(mark: str) -> str | None:
+    """The pinned script font that draws combining mark ``mark`` (by its script's name:
+    a Devanagari vowel sign, Noto Sans Devanagari), where one has it; a mark set alone
+    must be set in its script's font, or its run falls to another font and the mark is
+    drawn on a dotted circle."""
+    import unicodedata
+
+    script = unicodedata.name(mark, "").split(" ")[0].lower()
+    for name, family in SCRIPT_FONTS:
+        path = Path(SCRIPT_FONT_FOLDER) / name
+        if family.replace(" ", "").lower() in (f"notosans{script}", f"notoserif{script}") \
+                and path.is_file() and ord(mark) in glyphs_of(str(path)):
+            return family
+    return None
+
+
 def unprintable(text: str) -> list[str]:
     """The characters of ``text`` (each once, in order) that no font the film draws with
     has a glyph for, on this machine: what would be drawn as an empty box. Fonts are read

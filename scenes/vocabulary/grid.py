@@ -21,7 +21,7 @@ from .text import glyphs_of, label_text, line_box_height, user_text
 
 __all__ = ["AttentionGrid", "GRID_FIT", "LABEL_BUFF", "LINE_SHARE", "LabelFit", "TIER_PITCH",
            "TITLE_BUFF", "column_words", "dot_radius", "grid_cell", "make_grid",
-           "place_column_word", "tidy_grid", "tier_centre", "tiers_height"]
+           "place_column_word", "tidy_grid", "tier_centre", "tier_line", "tiers_height"]
 
 LABEL_BUFF = 0.12      # between a grid and its labels
 TITLE_BUFF = 0.12      # between the labels and "keys" / "queries"
@@ -93,6 +93,30 @@ def tier_centre(tier: int, line: float) -> float:
     """How far above the words' baseline band tier ``tier``'s line box centre stands, for
     line boxes ``line`` tall."""
     return line * (0.5 + TIER_PITCH * tier)
+
+
+_TIER_LINES: dict = {}
+
+
+def tier_line(texts: Sequence[str], special: Sequence[bool], font_size: float) -> float:
+    """The line that tiers of upright ``texts`` step by (:func:`tier_centre`): the line box,
+    or taller where a word's ink reaches past it (a Devanagari vowel sign over its
+    headline, a descender under it), so the ink of one tier never meets the next's."""
+    key = (tuple((str(t), getattr(t, "word", None), getattr(t, "at", None)) for t in texts),
+           tuple(special), font_size)
+    if key not in _TIER_LINES:
+        line = line_box_height(font_size)
+        above = below = 0.0
+        for t, sp in zip(texts, special):
+            g = glyphs_of(t, font_size, sp)             # its line box centred at the origin
+            if g.has_points() or g.submobjects:
+                above = max(above, g.get_top()[1] - line / 2)
+                below = max(below, -line / 2 - g.get_bottom()[1])
+        gap = (TIER_PITCH - 1.0) * line
+        if len(_TIER_LINES) > 256:
+            _TIER_LINES.clear()
+        _TIER_LINES[key] = max(line, (line + above + below + gap) / TIER_PITCH)
+    return _TIER_LINES[key]
 
 
 def tiers_height(tiers: int, line: float) -> float:
@@ -317,7 +341,8 @@ def grid_cell(tokens: Sequence[str], special: Sequence[bool], *, max_width: floa
     for _ in range(8):       # the label plan depends on the cell: settle it
         scale, turned = fit.plan(widths, col_special, cell, font_size, upright_only)
         tiers = fit.tiers(widths, col_special, scale, cell) if upright_only else 1
-        col_h = ((longest if turned else tiers_height(tiers, line_box_height(font_size)))
+        col_h = ((longest if turned else tiers_height(tiers, tier_line(cols, col_special,
+                                                                       font_size)))
                  * scale if col_labels else 0.0)
         if col_labels and not turned:       # a long special token turns on its own
             alone = [w * scale for w in widths]
@@ -344,6 +369,7 @@ def column_words(texts: Sequence[str], special: Sequence[bool], cell: float,
     scale, turned = fit.plan(widths, special, cell, font_size, upright_only)
     # tiers only for words that may not turn (Latin turns, or a long special token does)
     tiers = fit.tiers(widths, special, scale, cell) if upright_only else 1
+    line = tier_line(texts, special, font_size)
     words = []
     for c, (t, sp) in enumerate(zip(texts, special)):
         g = glyphs_of(t, font_size, sp).scale(scale, about_point=ORIGIN)
@@ -364,7 +390,7 @@ def column_words(texts: Sequence[str], special: Sequence[bool], cell: float,
                                     / (line_box_height(font_size) * scale)),
                                 font_size * size), about_point=ORIGIN)
             g.rotate(style.TURNED, about_point=ORIGIN)
-        g.tier = 0 if turn else c % tiers
+        g.tier, g.tier_line = (0 if turn else c % tiers), line
         words.append((g, turn, size))
     return words
 
@@ -377,7 +403,8 @@ def place_column_word(g: VGroup, turned: bool, size: float, x: float, bottom: fl
         g.shift([x, bottom - g.get_bottom()[1], 0])
     else:
         tier = getattr(g, "tier", 0)
-        g.shift([x, bottom + tier_centre(tier, line_box_height(font_size) * size), 0])
+        line = getattr(g, "tier_line", line_box_height(font_size))
+        g.shift([x, bottom + tier_centre(tier, line * size), 0])
 
 
 def tidy_grid(grid: AttentionGrid, row_texts: Sequence[str], col_texts: Sequence[str], *,

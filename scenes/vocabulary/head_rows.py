@@ -9,7 +9,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, Dot, Line, Rectangle, VGroup
 
 from . import stage, style
-from .grid import LabelFit, dot_radius, tier_centre, tiers_height
+from .grid import LabelFit, dot_radius, tier_centre, tier_line, tiers_height
 from .scripts import may_turn, reading_slot
 from .text import glyphs_of, line_box_height
 
@@ -43,6 +43,7 @@ class HeadRows(VGroup):
         self.names, self.notes = list(names), list(notes)
         self.words = [glyphs_of(w, style.FONT_LABEL, sp) for w, sp in zip(words, special)]
         self.texts = [str(w) for w in words]
+        self.drawn_texts = list(words)          # as drawn: a piece knows its word
         self.special = list(special)
         self.fit_cell(top, bottom, max_cell, bottom if lowest is None else lowest)
         name_w = max(m.width for m in self.names)
@@ -83,8 +84,8 @@ class HeadRows(VGroup):
         self.tiers = HEAD_ROWS_FIT.tiers(widths, self.special, self.scale, cell) \
             if upright_only else 1
         self.band = (max(widths) if self.turned
-                     else max([tiers_height(self.tiers, line_box_height(style.FONT_LABEL)
-                                            * self.scale)]
+                     else max([tiers_height(self.tiers, tier_line(
+                                 self.drawn_texts, self.special, style.FONT_LABEL) * self.scale)]
                               + [w for w in widths   # a long special token turns alone
                                  if HEAD_ROWS_FIT.special_scale(
                                      w * self.scale, cell * self.tiers) is None])
@@ -129,7 +130,8 @@ class HeadRows(VGroup):
                 word.scale(self.scale * HEAD_ROWS_FIT.special_scale(
                     word.width * self.scale, self.cell * self.tiers), about_point=np.zeros(3))
                 word.shift([x, self.grid_top + WORDS_BUFF + tier_centre(
-                    c % self.tiers, line_box_height(style.FONT_LABEL) * self.scale), 0])
+                    c % self.tiers, tier_line(self.drawn_texts, self.special, style.FONT_LABEL)
+                    * self.scale), 0])
             elif HEAD_ROWS_FIT.special_scale(word.width * self.scale,
                                              self.cell * self.tiers) is None:
                 # too long for its cell (its tier) even shrunk: a special token among short

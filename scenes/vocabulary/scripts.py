@@ -102,16 +102,32 @@ class InWord(str):
         return str(self), self.word, self.spans, self.at
 
 
+def _shaped_by_neighbours(pieces) -> bool:
+    """Whether pieces of one word take their shape from each other: letters that join
+    (a right-to-left script), or a cut at a combining mark, a virama or a joiner (an Indic
+    vowel sign drawn alone sits on a dotted circle)."""
+    if any(unicodedata.bidirectional(ch) in _STRONG_RTL for ch in "".join(pieces)):
+        return True
+    for before, after in zip(pieces, pieces[1:]):
+        if not before or not after:
+            continue
+        if unicodedata.category(after[0])[0] == "M" or after[0] in "\u200c\u200d" \
+                or unicodedata.combining(before[-1]) == 9 or before[-1] in "\u200c\u200d":
+            return True
+    return False
+
+
 def in_their_words(texts, words) -> list:
-    """Tokens' texts as drawn: each piece of a word of a right-to-left script as an
-    :class:`InWord` (drawn in the form it takes inside its word, joined), the others as
-    they are; ``words`` is the sentence's ``WordModel``."""
+    """Tokens' texts as drawn: each piece of a word whose pieces shape each other (joined
+    letters of a right-to-left script, an Indic word cut at a vowel sign or a virama) as
+    an :class:`InWord` (drawn in the form it takes inside its word), the others as they
+    are; ``words`` is the sentence's ``WordModel``."""
     drawn = list(texts)
     for word in words.words:
         if not word.split:
             continue
         pieces = [texts[j] for j in word.pieces]
-        if not any(unicodedata.bidirectional(ch) in _STRONG_RTL for ch in "".join(pieces)):
+        if not _shaped_by_neighbours(pieces):
             continue
         ends = [0]
         for piece in pieces:

@@ -14,7 +14,7 @@ import numpy as np
 from manim import ORIGIN, RIGHT, ManimColor, MarkupText, MathTypst, Text, VGroup
 from manim.mobject.svg.svg_mobject import SVG_HASH_TO_MOB_MAP
 
-from . import style
+from . import fonts, style
 from .fastcopy import copy_mobject
 from .glyph_svg import QuickMarkupText, QuickText
 
@@ -96,7 +96,12 @@ def _hashable(value):
 
 
 def font_for(text: str) -> str:
-    """The font family for a piece of user text: CJK needs its own font."""
+    """The font family for a piece of user text: CJK needs its own font, and a text that
+    opens on a combining mark (a vowel sign cut from its letter) its script's font."""
+    if text and unicodedata.category(text[0])[0] == "M":
+        family = fonts.family_of_mark(text[0])
+        if family is not None:
+            return family
     for ch in text:
         name = unicodedata.name(ch, "")
         if "CJK" in name or "HIRAGANA" in name or "KATAKANA" in name or "HANGUL" in name:
@@ -193,6 +198,15 @@ class Glyphs(VGroup):
         return self.set_size * float(np.hypot(self.width, self.height)) / self.set_diagonal
 
 
+def _on_a_base(text: str) -> str:
+    """A text that opens on a combining mark (an Indic vowel sign cut from its letter) set
+    on a no-break space, the base shaping engines take for a mark shown alone: without one
+    the mark is drawn on a dotted circle, a glyph the word does not have."""
+    if text and unicodedata.category(text[0])[0] == "M":
+        return "\u00a0" + text
+    return text
+
+
 def baseline_text(text: str, font_size: float = style.FONT_TOKEN, color: str | None = None
                   ) -> tuple[VGroup, float, float]:
     """User text whose vertical placement follows the font's baseline, not its ink.
@@ -207,11 +221,15 @@ def baseline_text(text: str, font_size: float = style.FONT_TOKEN, color: str | N
         if drawn is not None:
             return drawn
     font = font_for(text)
-    whole = user_text_mobject(_BASELINE_REF + text, font=font, font_size=font_size,
+    based = _on_a_base(text)
+    whole = user_text_mobject(_BASELINE_REF + based, font=font, font_size=font_size,
                               color=color or style.PALETTE.text)
-    alone = user_text_mobject(text, font=font, font_size=font_size)
+    alone = user_text_mobject(based, font=font, font_size=font_size)
     n_ref = len(_BASELINE_REF)
-    if len(whole.submobjects) == n_ref + len(alone.submobjects) and len(alone.submobjects):
+    # a mark after the reference joins the reference's Latin run, where it is drawn on a
+    # dotted circle: set on its base alone, it is centred by its ink as below
+    if len(whole.submobjects) == n_ref + len(alone.submobjects) and len(alone.submobjects) \
+            and based == text:
         return _after_reference(whole, text, font_size)
     # shaping merged glyphs (rare scripts): fall back to centring the ink
     alone.set_color(color or style.PALETTE.text).move_to(ORIGIN)

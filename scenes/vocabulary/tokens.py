@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from manim import DOWN, ORIGIN, RIGHT, Line, Rectangle, RoundedRectangle, VGroup, VMobject, config
 
 from . import style
-from .grid import tier_centre
+from .grid import tier_centre, tier_line
 from .scripts import may_turn, reads_as_sign
 from .text import baseline_text, glyphs_of, label_text, line_box_height
 
@@ -54,9 +54,15 @@ class TokenChip(VGroup):
         """Whether this is a piece drawn in the form its whole word gives it."""
         return getattr(self.word, "word_edges", None) is not None
 
-    def set_role_color(self, color: str) -> "TokenChip":
-        """Tint the box edge (e.g. the focus token in the query colour)."""
-        self.box.set_stroke(color, opacity=1.0)
+    def set_role_color(self, color: str, width: float | None = None) -> "TokenChip":
+        """Tint the box edge (e.g. the focus token in the query colour); a piece drawn in
+        the form its word gives it tints its glyphs instead: its box's edges are cuts
+        through a word whose letters overhang each other (an Indic vowel sign, joined
+        Arabic), never drawn."""
+        if self.shaped:
+            self.word.set_color(color)
+        else:
+            self.box.set_stroke(color, width=width, opacity=1.0)
         return self
 
 
@@ -269,7 +275,7 @@ def word_row(texts: Sequence[str], special: Sequence[bool], xs: Sequence[float],
         else:
             if g.width > 0.95 * pitch * tiers:               # a long special token
                 g.scale(0.95 * pitch * tiers / g.width, about_point=ORIGIN)
-            lift = tier_centre(n % tiers, line * scale)
+            lift = tier_centre(n % tiers, tier_line(texts, special, font_size) * scale)
             y = (top - lift) if top is not None else (bottom + lift)
             g.shift([x, y, 0])
     return VGroup(*glyphs), turned

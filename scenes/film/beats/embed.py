@@ -142,5 +142,5 @@ class EmbedBeat(Beat):
         self.say(f"We follow {focus_name(trace)}")
         self.play(focus_arrow.arrow.animate.set_stroke(width=6),
                   focus_arrow.word.animate.scale(FOCUS_SCALE).set_color(style.PALETTE.query),
-                  chip.box.animate.set_stroke(style.PALETTE.query, width=2.5),
+                  chip.animate.set_role_color(style.PALETTE.query, width=2.5),
                   run_time=style.T_SHORT)

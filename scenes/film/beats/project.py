@@ -25,8 +25,8 @@ from ...vocabulary.planes import CarryPlane, LabelledArrow, Plane2D
 from ...vocabulary.text import label_text, line_of, make_math
 from ...vocabulary.vectors import vector_symbol
 from ..views import (LEFT_PANEL, LETTERS, PLANE_H, PLANE_W, RIGHT_CENTER, drawn_indices,
-                     embedding_panel, named_indices, place_header, place_note, product, qk_view,
-                     strip_row, turned_by_position)
+                     embedding_panel, named_indices, place_header, place_note, plot_label,
+                     product, qk_view, strip_row, turned_by_position)
 from ..wording import focus_name, focus_parts, mark_label
 
 def wrapped_noun(noun: str) -> str:
@@ -53,7 +53,7 @@ def role_arrows(trace, plane, points, indices, color, focus_width=None):
     """One role's arrows (q or k) in a view; in a crowded view only the focus and the
     words it attends to most are named."""
     named = named_indices(trace)
-    arrows = [LabelledArrow(plane, points[n], mark_label(trace.display_tokens[i]), color,
+    arrows = [LabelledArrow(plane, points[n], mark_label(plot_label(trace, i)), color,
                             special=trace.special[i], font_size=style.FONT_SMALL,
                             stroke_width=(focus_width if focus_width and i == trace.focus_index
                                           else 3.5))

@@ -30,7 +30,7 @@ from ...vocabulary.text import label_text, line_of, make_math, make_text, outlin
 from ..readouts import format_number
 from ....attention_core.word_model import WordModel
 from ..ranking import listed_claim, ranked_words
-from ..views import drawn_indices, head_rows, named_indices, value_view
+from ..views import drawn_indices, head_rows, named_indices, plot_label, value_view
 from ..wording import focus_name, focus_parts, mark_label, quoted
 
 __all__ = [
@@ -307,7 +307,7 @@ class PullBeat(Beat):
                 continue
             color = style.PALETTE.query if j == view.focus else (
                 style.PALETTE.special if trace.special[j] else style.PALETTE.text)
-            label = user_text(mark_label(trace.display_tokens[j]), style.FONT_SMALL, color)
+            label = user_text(mark_label(plot_label(trace, j)), style.FONT_SMALL, color)
             outlined(label)
             labels.append(label)
             anchors.append(view.anchors[n])

@@ -29,6 +29,7 @@ from ...vocabulary.text import label_text, line_of, outlined, wrapped
 from .. import question as asking
 from ..beat import Beat, Role, Stage
 from ..ending import the_answer_drawn
+from ..views import strip_row
 from ..wording import LQ, RQ, focus_name, focus_parts, focus_whole, word_name
 
 __all__ = ["CHAIN", "UpdateBeat", "line", "pieces_of"]
@@ -70,7 +71,10 @@ class UpdateBeat(Beat):
 
     @classmethod
     def leaves(cls, film) -> Stage:
-        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap(None)})
+        # the answer's sentence goes back to the strip: a beat after the film's answer (a
+        # minimal pair's) starts from the sentence, not from an empty stage
+        return Stage({Role.LINE: line(film.trace), Role.MAP: FormulaMap(None),
+                      Role.ROW: strip_row(film.trace)})
 
     def script(self):
         trace = self.trace

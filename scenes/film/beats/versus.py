@@ -14,6 +14,7 @@ import numpy as np
 from manim import DOWN, UP, Create, FadeIn, FadeOut, LaggedStart, Line, SurroundingRectangle, VGroup
 
 from ....attention_core.compare import SHOWN, Comparison, align_pair
+from ....attention_core.derived import shown_kind
 from ....attention_core.errors import InputError
 from ....attention_core.word_model import WordModel
 from ....facts import beat_facts
@@ -175,8 +176,9 @@ class VersusBeat(Beat):
             if p.changed:
                 continue
             change = book.value("pair:change", self._pair_index(p, slot))
-            shown = round(change, SHOWN)
-            # a change drawn as 0.00 has no sign and no hue
+            # the change as drawn: B's drawn weight less A's (one value per number); a
+            # change drawn as 0.00 has no sign and no hue
+            shown = book.value(*shown_kind("pair:change", self._pair_index(p, slot), SHOWN))
             color = pal.positive if shown > 0 else pal.negative if shown < 0 else pal.zero
             joins.add(Line([xs["a"][p], ROW_Y["a_weight"] - 0.25, 0],
                            [xs["b"][p], ROW_Y["b_weight"] + 0.25, 0],

@@ -195,6 +195,18 @@ def _settle(unit: Unit, labels: list[Mobject], layout: LabelLayout, *, leader_fr
         layout.extras[first].add(leader)
 
 
+def _tip_edges(arrow) -> list:
+    """The edges of an arrow's tip (a triangle wider than its shaft): a word must keep
+    clear of them as of the shaft."""
+    tip = getattr(arrow, "tip", None)
+    if tip is None or not tip.has_points():
+        return []
+    corners = [p for n, p in enumerate(tip.get_anchors())
+               if n == 0 or np.linalg.norm(p - tip.get_anchors()[n - 1]) > 1e-9]
+    return [(a, b) for a, b in zip(corners, corners[1:] + corners[:1])
+            if np.linalg.norm(b - a) > 1e-9]
+
+
 def place_arrow_labels(arrows: Sequence, *, bounds=None, solo: Sequence[int] = (),
                        segments=(), keep_clear=(), priority: Sequence[float] | None = None,
                        **kwargs) -> LabelLayout:
@@ -207,7 +219,8 @@ def place_arrow_labels(arrows: Sequence, *, bounds=None, solo: Sequence[int] = (
     arrows = list(arrows)
     worded = [n for n, a in enumerate(arrows) if a.word.has_points() or
               any(m.has_points() for m in a.word.get_family())]
-    segs = [(a.arrow.get_start(), a.tip_point) for a in arrows] + list(segments)
+    segs = [(a.arrow.get_start(), a.tip_point) for a in arrows] + \
+        [edge for a in arrows for edge in _tip_edges(a.arrow)] + list(segments)
     tips = [[*(a.tip_point[:2] - 0.1), *(a.tip_point[:2] + 0.1)] for a in arrows]
     owners = [worded.index(n) if n in worded else -1 for n in range(len(arrows))]
     extra_clear = [box_of(b) for b in keep_clear]
