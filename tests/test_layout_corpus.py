@@ -32,9 +32,23 @@ POSITION_TOO = {"The cat ate the fish", "小猫吃了一条鱼", "We saw her duc
     {max((s for s, _, _ in CORPUS), key=len)}
 
 
-@pytest.mark.parametrize("sentence, options, theme", CORPUS,
-                         ids=[f"{n:02d}-{s[:24]}" for n, (s, _, _) in enumerate(CORPUS)])
+# the corpus in three shares, one a file (tests/test_layout_corpus_*.py), so that the
+# suite's workers (a file each) audit them side by side: every film costs half a minute
+SHARES = 3
+
+
+def share(n: int) -> list:
+    return [pytest.param(*entry, id=f"{k:02d}-{entry[0][:24]}")
+            for k, entry in enumerate(CORPUS) if k % SHARES == n]
+
+
+@pytest.mark.parametrize("sentence, options, theme", share(0))
 def test_the_layout_holds_on_every_sentence(sentence, options, theme, tmp_path):
+    check_sentence(sentence, options, theme, tmp_path)
+
+
+def check_sentence(sentence, options, theme, tmp_path):
+    """The layout, legibility, sums and claims audits of the film of one corpus entry."""
     beats = list(TRACE_BEATS if sentence in POSITION_TOO else FILM_BEATS)
     options = dict(options)
     versus, brief = options.pop("versus", None), options.pop("length", None) == "short"
