@@ -149,3 +149,46 @@ def test_the_craft_audit_finds_a_text_without_a_glyph(tmp_path):
             assert ("no glyph", (word, lacking)) in craft.craft_faults(film)
         finally:
             hidden.undo()
+
+
+def _shaped(text: str, font: str, folder) -> tuple[int, float]:
+    """The glyph count and width of ``text`` set in ``font`` with the film's fonts (in a
+    fresh media folder: manim keeps every Text it sets, whatever fontconfig said then)."""
+    from manim import tempconfig
+
+    from attention_explainer.scenes.vocabulary import style
+    from attention_explainer.scenes.vocabulary.text import user_text_mobject
+
+    style.register_fonts()
+    with tempconfig({"media_dir": str(folder)}):
+        made = user_text_mobject(text, font=font, font_size=40)
+    return len(made.submobjects), round(float(made.width), 3)
+
+
+@pytest.mark.parametrize("word, family", [("தம்பிக்கு", "Noto Sans Tamil"),
+                                          ("புத்தகம்", "Noto Sans Tamil"),
+                                          ("बिल्ली", "Noto Sans Devanagari"),
+                                          ("ক্ষুধার্ত", "Noto Sans Bengali")])
+def test_a_letter_and_its_vowel_sign_fall_to_one_font(word, family, tmp_path):
+    """A word in a script the serif lacks is set as its script's own font sets it: a font
+    that borrows the script's letters without its marks (Grantha, Tamil letters) comes
+    after it, else the letter and its vowel sign fall to two fonts and the sign is drawn
+    on a dotted circle."""
+    order = fonts.fallback_families()
+    assert order.index("Noto Sans Tamil") < order.index("Noto Sans Grantha")
+    assert _shaped(word, "CMU Serif", tmp_path) == _shaped(word, family, tmp_path)
+
+
+@pytest.mark.parametrize("mark", ["\u093f", "\u0bbf", "\u09c7"])
+def test_a_vowel_sign_cut_from_its_letter_is_drawn_without_a_dotted_circle(mark, tmp_path):
+    """A token that is a vowel sign alone (the normaliser cut it from its letter) is set on
+    a no-break space in its script's font: the mark, with no dotted circle beside it."""
+    from attention_explainer.scenes.vocabulary.text import baseline_text, font_for
+
+    family = fonts.family_of_mark(mark)
+    assert family is not None and font_for(mark) == family
+    glyphs, _, _ = baseline_text(mark, 40)
+    inked = [m for m in glyphs.submobjects if m.width > 1e-6]
+    count, width = _shaped("\u00a0" + mark, family, tmp_path)
+    circle = _shaped("\u25cc" + mark, family, tmp_path)[1]
+    assert len(inked) == 1 and abs(inked[0].width - width) < 0.05 * circle

@@ -125,7 +125,7 @@ def claim_faults(trace, claims) -> list[str]:
             if any(pd != d for _, pd in made) or sum(u for u, _ in made) != whole:
                 faults.append(f"{where}: {' + '.join(parts)} is not {total}")
         elif c.kind == "listed":
-            faults += _listed_faults(trace, words, where, *c.facts)
+            faults += _listed_faults(trace, words, where, said_outside, *c.facts)
         elif c.kind == "head_most":        # (influence key, head): the head has the most
             key, head = c.facts
             values = [derived.influence_of(trace, h, key)
@@ -166,10 +166,11 @@ def named_not_drawn(trace, claims) -> list[str]:
     return faults
 
 
-def _listed_faults(trace, words: WordModel, where: str, row_kind: str, slot: int,
-                   among: str, decimals: int, *spans) -> list[str]:
+def _listed_faults(trace, words: WordModel, where: str, said_outside: set[int],
+                   row_kind: str, slot: int, among: str, decimals: int, *spans) -> list[str]:
     """The faults of a ``listed`` claim: a piece listed as a word, a word out of its
-    pool, out of order as written, or a heavier word left out."""
+    pool, out of order as written, a heavier word left out, or (a list of the drawn
+    words) a heavier word the window leaves out and the film does not say so."""
     row = derived.ROWS[row_kind](trace, slot, trace.focus_index)
     sums = np.round(words.sums(row), int(decimals))
     if among == "open":         # the drawn words the mask leaves the focus
@@ -189,6 +190,12 @@ def _listed_faults(trace, words: WordModel, where: str, row_kind: str, slot: int
         return [f"{where}: not in order of weight ({got})"]
     if named and max((sums[v] for v in pool if v not in named), default=-1.0) > min(got):
         return [f"{where}: leaves out a heavier word"]
+    if named and among in ("drawn", "open"):
+        heavier = [v for v in range(len(words)) if sums[v] > min(got) and v not in pool
+                   and v not in said_outside]
+        if heavier:
+            return [f"{where}: {words.words[heavier[0]].text!r} weighs more and lies "
+                    "outside the window, unsaid"]
     return []
 
 

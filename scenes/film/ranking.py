@@ -9,8 +9,10 @@ from ...attention_core.word_model import WordModel
 from ..vocabulary import style
 from .readouts import format_number
 from .views import drawn_words
+from .wording import quoted
 
-__all__ = ["WORD_ROW_KINDS", "listed_claim", "ranked_words"]
+__all__ = ["WORD_ROW_KINDS", "heavier_outside", "listed_claim", "outside_said",
+           "ranked_words"]
 
 # the word-level kind of each row of weights a list ranks (``derived``): a word weighs the
 # sum of its pieces
@@ -19,14 +21,14 @@ WORD_ROW_KINDS = {"weights": "word_weight", "causal_weight": "causal_word_weight
 
 def ranked_words(book, slot: int, among=None, kind: str = "weights",
                  decimals: int = style.WEIGHT_DECIMALS) -> list[list[int]]:
-    """The words of ``among`` (indices in the trace's ``WordModel``; default: the words
-    drawn) grouped by the weight the focus gives each in head ``slot`` (``kind``: the row
+    """The words of ``among`` (indices in the trace's ``WordModel``; default: every word,
+    drawn or not: a list is text, and "the heaviest" is of them all) grouped by the weight the focus gives each in head ``slot`` (``kind``: the row
     of weights, the model's or under the causal mask), each word the sum of its pieces and
     written with ``decimals``, heaviest first: words written with one number are a tie. A
     ranked list, a side text or a panel names these, never a piece."""
     trace = book.trace
     words = WordModel.of_trace(trace)
-    among = drawn_words(trace) if among is None else list(among)
+    among = range(len(words)) if among is None else list(among)
     index = {w: (slot, trace.focus_index, *words.words[w].span) for w in among}
     values = {w: book.value(WORD_ROW_KINDS[kind], index[w]) for w in among}
     # grouped by the number as drawn (a word's weight is rounded with its row of words),
@@ -40,9 +42,39 @@ def ranked_words(book, slot: int, among=None, kind: str = "weights",
 
 
 def listed_claim(book, slot: int, groups, said: str, kind: str = "weights",
-                 among: str = "drawn", decimals: int = style.WEIGHT_DECIMALS) -> None:
+                 among: str = "all", decimals: int = style.WEIGHT_DECIMALS) -> None:
     """Record that ``said`` lists the words of ``groups`` (from :func:`ranked_words`), the
     heaviest of ``among`` in order (``claims``: "listed")."""
     words = WordModel.of_trace(book.trace)
     book.claim("listed", (kind, slot, among, decimals,
                           *[words.words[w].span for group in groups for w in group]), said)
+
+
+def outside_said(book, named) -> str:
+    """The words of ``named`` (indices in the trace's ``WordModel``) that the window does
+    not draw, said ("‘Мальчик’ lies outside the words drawn") and recorded (``claims``:
+    "outside"); "" when every one is drawn. A list or a caption names the heaviest words
+    of all; one the viewer cannot find is said to be elsewhere."""
+    trace = book.trace
+    words = WordModel.of_trace(trace)
+    drawn = set(drawn_words(trace))
+    outside = [w for w in dict.fromkeys(named) if w not in drawn]
+    if not outside:
+        return ""
+    said = (", ".join(quoted(words.words[w].text) for w in outside)
+            + (" lies" if len(outside) == 1 else " lie") + " outside the words drawn")
+    book.claim("outside", tuple(words.words[w].span for w in outside), said)
+    return said
+
+
+def heavier_outside(book, slot: int, named, kind: str = "weights") -> list[int]:
+    """The words the window leaves out that weigh more (as written) than the lightest of
+    ``named`` in head ``slot``'s ``kind`` row: what a claim about the drawn words must say
+    lies outside (``outside_said``), or it reads as a claim about every word."""
+    trace = book.trace
+    words = WordModel.of_trace(trace)
+    drawn = set(drawn_words(trace))
+    groups = ranked_words(book, slot, kind=kind)
+    rank = {w: n for n, group in enumerate(groups) for w in group}
+    last = max(rank[w] for w in named)
+    return [w for group in groups[:last] for w in group if w not in drawn]

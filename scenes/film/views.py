@@ -34,7 +34,7 @@ from .wording import mark_label
 __all__ = [
     "HEAVY_KEYS", "LABEL_ALL_UP_TO", "MAX_CELL", "TABLE_BOTTOM", "TABLE_LOWEST", "TABLE_TOP", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
     "PLANE_H", "PLANE_W", "RIGHT_CENTER", "ROW_PITCH", "SENTENCE_GRID_BOX",
-    "SENTENCE_GRID_CENTER", "drawn_indices", "drawn_words", "embedding_panel", "heaviest_word", "embedding_plane",
+    "SENTENCE_GRID_CENTER", "drawn_indices", "drawn_words", "embedding_panel", "head_color", "heaviest_word", "embedding_plane",
     "embedding_view", "focus_row_dots", "head_rows", "input_column", "joined_pieces", "named_indices", "plot_label", "place_header", "place_note",
     "product", "qk_view", "sentence_grid", "shown_tokens_note", "strip_row", "token_row",
     "outside_the_window", "ranked_groups", "tied", "token_word", "value_view", "window_label", "WINDOW_RULE",
@@ -288,7 +288,7 @@ def focus_row_dots(trace, grid=None) -> VGroup:
     idx = grid.indices
     row = trace.weights[trace.primary_slot][np.ix_([trace.focus_index], idx)]
     r = idx.index(trace.focus_index)
-    return VGroup(*[grid.weight_dot(r, c, row[0, c], style.PALETTE.head(trace.primary_head))
+    return VGroup(*[grid.weight_dot(r, c, row[0, c], head_color(trace, trace.primary_head))
                     for c in range(len(idx))])
 
 
@@ -298,12 +298,21 @@ TABLE_LOWEST = -2.0       # ... the last row of many heads, whose names need the
 MAX_CELL = 0.85
 
 
+def head_color(trace, head: int) -> str:
+    """Head ``head``'s colour: the drawn heads take the palette's first colours in the order
+    they are drawn (its colours are picked each farthest from those before it, so a few
+    heads drawn are told apart best); a head not drawn, its own."""
+    heads = [int(h) for h in trace.heads]
+    return style.PALETTE.head(heads.index(int(head)) if int(head) in heads else int(head))
+
+
 def heaviest_word(trace, slot: int):
-    """The drawn word head ``slot`` gives the most weight to from the focus word, a word
-    weighing the sum of its pieces (the window always draws it: ``drawn_indices``)."""
+    """The word head ``slot`` gives the most weight to from the focus word, a word
+    weighing the sum of its pieces: of every word (the window draws it where it fits,
+    ``drawn_indices``; one that does not fit is said to lie outside)."""
     words = WordModel.of_trace(trace)
     sums = words.sums(trace.weights[slot, trace.focus_index])
-    return words.words[max(drawn_words(trace), key=lambda w: (sums[w], -w))]
+    return words.words[max(range(len(words)), key=lambda w: (sums[w], -w))]
 
 
 def head_rows(book) -> HeadRows:
@@ -313,16 +322,19 @@ def head_rows(book) -> HeadRows:
     trace, pal = book.trace, style.PALETTE
     keys, f = drawn_indices(trace), trace.focus_index
     H = len(trace.heads)
-    colors = [pal.head(trace.heads[s]) for s in range(H)]
+    colors = [head_color(trace, h) for h in trace.heads]
     name_font = style.FONT_LABEL if H <= 6 else style.FONT_SMALL
     names = [label_text(head_name(book, s), name_font, colors[s]) for s in range(H)]
     notes = []
+    drawn = set(drawn_indices(trace))
     for s in range(H):
         word = heaviest_word(trace, s)
         weight = book.text("word_weight", (s, f, *word.span), style.WEIGHT_DECIMALS)
-        book.claim("heaviest", (s, word.span, "drawn"), f"\u2192 {word.text} {weight}")
+        book.claim("heaviest", (s, word.span, "all"), f"\u2192 {word.text} {weight}")
+        # a word the window leaves out is written in grey (the beat says it lies outside)
+        shade = colors[s] if word.first in drawn else pal.dim
         notes.append(line_of([("\u2192 ", colors[s]),
-                              (mark_label(word.text), ("user", colors[s])),
+                              (mark_label(word.text), ("user", shade)),
                               (f" {weight}", colors[s])], style.FONT_SMALL))
     return HeadRows(names, notes, [drawn_tokens(trace)[j] for j in keys],
                     [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,

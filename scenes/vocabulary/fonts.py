@@ -213,13 +213,61 @@ def config_text(files=FONT_FILES) -> str:
     # a glyph the named family lacks comes from Symbola first (symbols, arrows, emoji), then
     # DejaVu Sans, CJK, and the script fonts: the order fixed, whatever the machine's scan
     lines += ['  <match target="pattern">', '    <edit name="family" mode="append_last">']
-    lines += [f"      <string>{escape(family)}</string>" for family in FALLBACK_FAMILIES]
+    lines += [f"      <string>{escape(family)}</string>" for family in fallback_families()]
     lines += ["    </edit>", "  </match>"]
     lines += ['  <match target="font">']
     lines += [f'    <edit name="{name}" mode="assign"><{kind}>{value}</{kind}></edit>'
               for name, kind, value in _RENDERING]
     lines += ["  </match>", "  <config><rescan><int>0</int></rescan></config>", "</fontconfig>", ""]
     return "\n".join(lines)
+
+
+def _script_word(family: str) -> str:
+    """The script a script font is named for, as Unicode names its letters' first word:
+    "Noto Sans Tamil Supplement" -> "tamil"."""
+    return family.split(" ", 2)[-1].split(" ")[0].lower()
+
+
+def fallback_families(folder: str = SCRIPT_FONT_FOLDER) -> tuple[str, ...]:
+    """:data:`FALLBACK_FAMILIES` with each script font after the fonts of the scripts it
+    borrows letters from without their marks (Grantha holds Tamil letters and not Tamil's
+    vowel signs: before Noto Sans Tamil it would draw a Tamil consonant apart from its
+    vowel sign, on a dotted circle): a letter falls to a font that has its marks too. Reads every script font's cmap (for writing
+    :data:`CONFIG` and its test, never for a film)."""
+    import unicodedata
+
+    scripts = [(name, family) for name, family in SCRIPT_FONTS
+               if Path(folder, name).is_file()]
+    own = {family: _script_word(family) for _, family in scripts}
+    by_script: dict[str, str] = {}
+    for _, family in scripts:
+        by_script.setdefault(own[family], family)
+    def script_of(c: int) -> str:
+        return unicodedata.name(chr(c), " ").split(" ")[0].lower()
+
+    cmaps = {family: glyphs_of(str(Path(folder, name))) for name, family in scripts}
+    marks = {family: {c for c in cmap if unicodedata.category(chr(c))[0] == "M"}
+             for family, cmap in cmaps.items()}
+    # F borrows from G (G, the font of script S, comes first) where F has letters of S but
+    # not every mark of S that G has: a letter drawn by F would lose its vowel sign to G
+    lenders = {}
+    for family, cmap in cmaps.items():
+        borrowed = {script_of(c) for c in cmap if unicodedata.category(chr(c))[0] == "L"}
+        lenders[family] = set()
+        for script in borrowed - {own[family]}:
+            lender = by_script.get(script)
+            if lender is not None and lender != family and any(
+                    script_of(c) == script for c in marks[lender] - marks[family]):
+                lenders[family].add(lender)
+    pending = [family for _, family in SCRIPT_FONTS]
+    ordered: list[str] = []
+    while pending:
+        ready = next((f for f in pending
+                      if all(g in ordered or g not in pending for g in lenders.get(f, ()))),
+                     pending[0])        # a cycle of borrowing: the name order decides
+        ordered.append(ready)
+        pending.remove(ready)
+    return (*FALLBACK_FAMILIES[:3], *ordered)
 
 
 def missing_files() -> list[str]:

@@ -18,8 +18,10 @@ from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of, make_math, wrapped
 from ...vocabulary.vectors import VectorRow
-from ..views import (TABLE_BOTTOM, drawn_indices, focus_row_dots, head_rows, heaviest_word,
-                     sentence_grid)
+from ..views import (TABLE_BOTTOM, drawn_indices, focus_row_dots, head_color, head_rows,
+                     heaviest_word, sentence_grid)
+from ....attention_core.word_model import WordModel
+from ..ranking import outside_said
 from ..wording import LQ, RQ, focus_name, focus_parts, quoted
 
 
@@ -105,8 +107,9 @@ class HeadsBeat(Beat):
         word = heaviest_word(trace, s)
         said = (f"{head_name(self.book, s).capitalize()}, the head we followed, gives most "
                 f"to {named(word)}")
-        self.book.claim("heaviest", (s, word.span, "drawn"), said)
-        self.say(said)
+        self.book.claim("heaviest", (s, word.span, "all"), said)
+        outside = outside_said(self.book, [WordModel.of_trace(trace).index_of(word.first)])
+        self.say(said + (f" ({outside})" if outside else ""))
         appear = [FadeIn(table.lines), FadeIn(table.labels), FadeIn(table.names[s])]
         if handed is not None:
             # the row is on stage already, where the table puts it: its own dots stand in
@@ -135,8 +138,10 @@ class HeadsBeat(Beat):
                 + ", ".join(picks[:-1]) + " or " + picks[-1] if len(picks) > 1 else
                 f"Every head shown gives the most weight to {picks[0]}")
         for s, word in enumerate(heaviest):
-            self.book.claim("heaviest", (s, word.span, "drawn"), said)
-        self.say(said)
+            self.book.claim("heaviest", (s, word.span, "all"), said)
+        words = WordModel.of_trace(trace)
+        outside = outside_said(self.book, [words.index_of(word.first) for word in heaviest])
+        self.say(said + (f" ({outside})" if outside else ""))
         self.camera_to(np.zeros(3), config.frame_width,
                        *[FadeIn(table.names[s]) for s in others],
                        LaggedStart(*[LaggedStart(*[GrowFromCenter(d) for d in table.dots[s]],
@@ -162,7 +167,7 @@ class HeadsBeat(Beat):
         segments.arrange(RIGHT, buff=0)
         for h, seg in enumerate(segments):
             if h in drawn_at:
-                seg.set_fill(pal.head(h), opacity=0.9).set_stroke(style.PALETTE.background, width=1.5)
+                seg.set_fill(head_color(trace, h), opacity=0.9).set_stroke(style.PALETTE.background, width=1.5)
             else:       # a head that is not drawn: an empty slot, not a grey head
                 seg.set_fill(opacity=0).set_stroke(pal.dim, width=1.2)
         title = label_text("concat", style.FONT_SMALL, pal.soft)
@@ -188,7 +193,7 @@ class HeadsBeat(Beat):
                  "stacks up in head order")
         # each row, unseen, becomes its segment: it gains its colour on the way (a filled
         # copy would flash over the table)
-        sources = [table.rows[s].copy().set_stroke(width=0).set_fill(pal.head(trace.heads[s]),
+        sources = [table.rows[s].copy().set_stroke(width=0).set_fill(head_color(trace, trace.heads[s]),
                                                                      opacity=0.0)
                    for s in range(len(trace.heads))]
         self.play(FadeIn(VGroup(*[seg for h, seg in enumerate(segments) if h not in drawn_at])),

@@ -17,6 +17,7 @@ from ...vocabulary import stage, style
 from ...vocabulary.headers import beat_line, layer_name
 from ...vocabulary.text import label_text, line_of
 from ..beat import Beat, Role
+from ..views import head_color
 from ..wording import focus_name
 
 __all__ = ["BAR_TOP", "InfluenceBeat"]
@@ -94,7 +95,8 @@ class InfluenceBeat(Beat):
         for h, v in enumerate(values):
             height = max(BAR_HEIGHT * v / top, 0.02)
             bar = Rectangle(width=min(0.55 * pitch, 0.8), height=height).set_stroke(width=0)
-            bar.set_fill(pal.head(h) if h in self.named.values() else pal.dim, 0.9)
+            bar.set_fill(head_color(self.trace, h) if h in self.named.values() else pal.dim,
+                         0.9)
             bar.move_to([self.x(h), base + height / 2, 0])
             bars.add(bar)
         if row == "special":

@@ -29,8 +29,9 @@ from ..audits import drawn_size
 from ..craft import TEXT_MARGIN
 from ...vocabulary.text import label_text, line_of
 from ....attention_core.word_model import WordModel
-from ..ranking import WORD_ROW_KINDS, listed_claim, ranked_words
-from ..views import sentence_grid, shown_tokens_note
+from ..ranking import (WORD_ROW_KINDS, heavier_outside, listed_claim, outside_said,
+                       ranked_words)
+from ..views import head_color, sentence_grid, shown_tokens_note
 from ..wording import focus_name, quoted
 
 __all__ = ["CLOSE_UP", "LEGEND_GAP", "MaskBeat", "ZOOM_MARGIN", "line", "notice_text"]
@@ -124,14 +125,14 @@ class MaskBeat(Beat):
         idx = grid.indices
         self.sub = np.ix_(idx, idx)
         self.row = idx.index(self.focus)
-        color = pal.head(trace.primary_head)
+        color = head_color(trace, trace.primary_head)
         self.dots_before = grid.weight_dots(self.before[self.sub], color=color)
         self.dots_after = grid.weight_dots(self.after[self.sub], color=color)
         for dot, masked in zip(self.dots_after, self.mask[self.sub].ravel()):
             if masked:      # a forbidden cell's dot shrinks to nothing
                 dot.scale(1e-3)
         self.box = grid.focus_box(self.row)
-        legend = [line_of([(head_name(self.book, self.slot), pal.head(trace.primary_head)),
+        legend = [line_of([(head_name(self.book, self.slot), head_color(trace, trace.primary_head)),
                            (": weight = dot area", pal.soft)], style.FONT_SMALL)]
         legend.append(self.notice())
         extra = shown_tokens_note(trace)
@@ -303,7 +304,10 @@ class MaskBeat(Beat):
         said = (f"Softmax over what is left: {focus_name(trace)} now gives {given} to "
                 f"{quoted(word.text)}")
         listed_claim(self.book, self.slot, [top], said, kind=self.after_kind, among="open")
-        self.say(f"{said}, and the row sums to {self.total.text}")
+        outside = outside_said(self.book, heavier_outside(self.book, self.slot, top,
+                                                          kind=self.after_kind))
+        self.say(f"{said}, and the row sums to {self.total.text}"
+                 + (f" ({outside})" if outside else ""))
         others = [(a, b) for n, (a, b) in enumerate(zip(self.dots_before, self.dots_after))
                   if n // len(idx) != self.row]
         self.play(*[replace_in_place(a, b) for a, b in zip(self.w_before, self.w_after)],

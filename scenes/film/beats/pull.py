@@ -29,8 +29,9 @@ from ...vocabulary.planes import Plane2D
 from ...vocabulary.text import label_text, line_of, make_math, make_text, outlined, user_text
 from ..readouts import format_number
 from ....attention_core.word_model import WordModel
-from ..ranking import listed_claim, ranked_words
-from ..views import drawn_indices, head_rows, named_indices, plot_label, value_view
+from ..ranking import heavier_outside, listed_claim, outside_said, ranked_words
+from ..views import (drawn_indices, drawn_words, head_rows, named_indices, plot_label,
+                     value_view)
 from ..wording import focus_name, focus_parts, mark_label, quoted
 
 __all__ = [
@@ -372,13 +373,18 @@ class PullBeat(Beat):
     # ---- cool to temperature 1: the model's own weights ---------------------------------------
     def cool_to_the_real_weights(self):
         trace, words = self.trace, WordModel.of_trace(self.trace)
-        # the two heaviest words drawn, each the sum of its pieces (never a piece)
-        groups = [[w] for group in ranked_words(self.book, trace.primary_slot)
+        # the two heaviest words drawn, each the sum of its pieces (never a piece): the
+        # picture's centre is the drawn keys'; a heavier word the window leaves out is
+        # said to lie outside it
+        slot = trace.primary_slot
+        groups = [[w] for group in ranked_words(self.book, slot, among=drawn_words(trace))
                   for w in group][:2]
         heavy = " and ".join(quoted(words.words[w].text) for w, in groups)
-        listed_claim(self.book, trace.primary_slot, groups, heavy)
+        listed_claim(self.book, slot, groups, heavy, among="drawn")
+        outside = outside_said(self.book, heavier_outside(self.book, slot,
+                                                          [w for w, in groups]))
         self.say(f"Cooled to T = {temperature_text(1.0)}, the model's own weights: the centre "
-                 f"is pulled toward {heavy}")
+                 f"is pulled toward {heavy}" + (f" ({outside})" if outside else ""))
         cooling = Cool(self.view, self.readout, start=self.hot, listed=self.listed)
         self.play(cooling, run_time=style.T_COOL, rate_func=style.EASE)
         cooling.settle()

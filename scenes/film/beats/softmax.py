@@ -22,11 +22,11 @@ from ...vocabulary.headers import beat_line
 from ...vocabulary.labels.geometry import box_of, overlap_areas
 from ..readouts import magnitude_decimals
 from ...vocabulary.scripts import reading_slot
-from ...vocabulary.text import fit_width, label_text, line_of, make_math
+from ...vocabulary.text import fit_width, label_text, line_of, make_math, wrapped
 from ...vocabulary.tokens import word_row
 from ....attention_core.word_model import WordModel
-from ..ranking import listed_claim, ranked_words
-from ..views import drawn_indices, reads_from_right, tied, token_word
+from ..ranking import listed_claim, outside_said, ranked_words
+from ..views import drawn_indices, drawn_words, reads_from_right, tied, token_word
 from ..wording import focus_name, focus_parts, mark_label, quoted
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
 
 ROW_Y = 1.35            # the lifted row of numbers
 LABEL_Y = 1.95          # its keys' names, above it
+STAGGER = 0.42          # a second line of numbers where they need two columns' room
 LEFT_EDGE = -6.8
 NUMBERS_RIGHT = 4.6
 BASELINE_Y = -2.75      # the bars stand on this line
@@ -45,6 +46,7 @@ MIN_PITCH = 0.72        # ... unless the numbers would get less room than this e
 LIST_LEFT = 2.6         # the list of weights the beat hands on (right side)
 LIST_TOP = 1.3
 LIST_ROWS = 8
+LIST_NOTE_WIDTH = 3.4   # the list's note (of words outside the window) wraps to this
 
 
 def line(trace):
@@ -53,8 +55,8 @@ def line(trace):
 
 
 def weight_order(book) -> list[int]:
-    """The drawn words (indices in the trace's ``WordModel``), heaviest first, each the sum
-    of its pieces (the list of weights)."""
+    """Every word (indices in the trace's ``WordModel``), heaviest first, each the sum of
+    its pieces (the list of weights: drawn or not, a word is listed by its weight)."""
     return [w for group in ranked_words(book, book.trace.primary_slot) for w in group]
 
 
@@ -65,12 +67,16 @@ def weights_list(book) -> VGroup:
     trace, pal = book.trace, style.PALETTE
     slot, f = trace.primary_slot, trace.focus_index
     words = WordModel.of_trace(trace)
-    shown = [words.words[w] for w in weight_order(book)[:LIST_ROWS]]
+    order = weight_order(book)[:LIST_ROWS]
+    shown = [words.words[w] for w in order]
+    drawn = set(drawn_words(trace))
     rows, entries = VGroup(), []
-    for n, word in enumerate(shown):
+    for n, (w, word) in enumerate(zip(order, shown)):
         number = book.text_mobject("word_weight", (slot, f, *word.span),
                                    decimals=style.WEIGHT_DECIMALS, font_size=style.FONT_LABEL)
-        color = pal.special if word.kind == "special" else pal.text
+        # a word outside the window is listed in grey, and said to be
+        color = pal.dim if w not in drawn else pal.special if word.kind == "special" \
+            else pal.text
         label = line_of([(mark_label(word.text), ("user", color))], style.FONT_LABEL)
         number.move_to([LIST_LEFT, LIST_TOP - n * 0.5, 0], aligned_edge=RIGHT)
         label.next_to(number, RIGHT, buff=0.3)
@@ -86,6 +92,11 @@ def weights_list(book) -> VGroup:
         more = label_text(more_line(rest, total), style.FONT_SMALL, pal.dim)
         more.next_to(rows, DOWN, buff=0.2).align_to(rows, LEFT)
         rows.add(more)
+    outside = outside_said(book, order)
+    if outside:
+        note = label_text(wrapped(f"grey: {outside}", LIST_NOTE_WIDTH), style.FONT_SMALL,
+                          pal.dim)
+        rows.add(stage.keep_on_stage(note.next_to(rows, DOWN, buff=0.2).align_to(rows, LEFT)))
     title = label_text("weights", style.FONT_LABEL, pal.soft).next_to(rows, UP, buff=0.3)
     rows.add(title.align_to(rows, LEFT))
     rows.entries, rows.keys, rows.more = entries, keys, more
@@ -123,15 +134,31 @@ class SoftmaxBeat(Beat):
         self.stacked_they_make_one()
 
     def row_of_numbers(self, kind: str, decimals: int) -> VGroup:
-        """The focus row of ``kind``, one number under each key, masked keys in red."""
+        """The focus row of ``kind``, one number under each key, masked keys in red; in two
+        staggered lines where the numbers need two columns' room (:meth:`decimals_for`)."""
         row = VGroup(*[self.number(kind, (self.slot, self.f, j), decimals=decimals, signed=True,
                                    font_size=style.FONT_LABEL,
                                    color=style.PALETTE.mask if m else None)
                        for j, m in zip(self.indices, self.masked_row)])
-        fit_width(row, 0.86 * self.spacing)
-        for x, m in zip(self.xs, row):
-            m.move_to([x, ROW_Y, 0])
+        fit_width(row, 0.86 * self.spacing * (2 if self.staggered else 1))
+        for n, (x, m) in enumerate(zip(self.xs, row)):
+            m.move_to([x, ROW_Y - STAGGER * (self.staggered and n % 2 == 1), 0])
         return row
+
+    def decimals_for(self, kind: str, wanted: int) -> int:
+        """The decimals a row of ``kind`` is written with: ``wanted`` where they fit a
+        column, else staggered in two lines (each number two columns wide) where that
+        keeps more of them: scores written whole would read alike where the weights they
+        make differ (+2 beside +2 for 0.27 and 0.17)."""
+        at = [(self.slot, self.f, j) for j in self.indices]
+        one = self.book.legible_decimals(kind, at, wanted, 0.86 * self.spacing)
+        if one < wanted and not self.staggered:
+            two = self.book.legible_decimals(kind, at, wanted, 2 * 0.86 * self.spacing)
+            if two > one:
+                self.staggered = True
+                return two
+        return one if not self.staggered else \
+            self.book.legible_decimals(kind, at, wanted, 2 * 0.86 * self.spacing)
 
     # ---- 1. the focus row lifts out, with its keys' names -----------------------------------
     def lift_the_focus_row(self):
@@ -156,11 +183,11 @@ class SoftmaxBeat(Beat):
                                 [self.trace.special[j] for j in self.indices], self.xs,
                                 pitch=self.spacing, font_size=style.FONT_SMALL,
                                 bottom=LABEL_Y - 0.2)
+        self.staggered = False
         if grid is not None and grid.decimals is not None:
             decimals = grid.decimals           # as the grid wrote them
         else:                                  # one decimal if it fits, else whole
-            decimals = self.book.legible_decimals(
-                "qk_dot", [(self.slot, self.f, j) for j in self.indices], 1, 0.86 * self.spacing)
+            decimals = self.decimals_for("qk_dot", 1)
         self.raw = self.row_of_numbers("qk_dot", decimals)
         if beside:
             self.label.next_to([self.xs.min() - self.spacing / 2, ROW_Y, 0], LEFT, buff=0.2)
@@ -184,9 +211,8 @@ class SoftmaxBeat(Beat):
         d_k = self.record("d_k", (), 0)
         root = self.record("sqrt_dk", (), 2)
         values = [self.book.value("scores", (self.slot, self.f, j)) for j in self.indices]
-        self.score_dec = self.book.legible_decimals(
-            "scores", [(self.slot, self.f, j) for j in self.indices],
-            magnitude_decimals(values, style.SCORE_DECIMALS), 0.86 * self.spacing)
+        self.score_dec = self.decimals_for("scores",
+                                           magnitude_decimals(values, style.SCORE_DECIMALS))
         self.scaled = self.row_of_numbers("scores", self.score_dec)
         scaled_label = role_colored(make_math("frac({{ q : q }} dot {{ k : k }}, sqrt(d_k))",
                                               font_size=34, color=pal.text))
@@ -273,7 +299,7 @@ class SoftmaxBeat(Beat):
                   run_time=style.T_BUILD)
 
     def heaviest(self) -> str:
-        """The two heaviest words drawn, each the sum of its pieces (a list ranks words,
+        """The two heaviest words, each the sum of its pieces (a list ranks words,
         never pieces), "fish 0.38, cat 0.37"; words weighing alike as written named
         together ("cat and fish, 0.37 each")."""
         words = WordModel.of_trace(self.trace)
@@ -288,6 +314,9 @@ class SoftmaxBeat(Beat):
                 break               # a tie at the top is the news
         said = ", ".join(parts)
         listed_claim(self.book, self.slot, listed, said)
+        outside = outside_said(self.book, [w for group in listed for w in group])
+        if outside:
+            said += f" ({outside})"
         return said
 
     def clear_of_the_paths(self, arrow, label, targets) -> None:
@@ -345,6 +374,9 @@ class SoftmaxBeat(Beat):
         for j, row in zip(target.keys, target.entries):
             pieces = [self.bars.value_labels[self.indices.index(p)]
                       for p in words.word_of(j).pieces if p in self.indices]
+            if not pieces:              # a word the window leaves out: no bar of its own
+                moves.append(FadeIn(row))
+                continue
             moves.append(FadeTransform(pieces[0], row))
             moves += [FadeOut(label, target_position=row.get_center()) for label in pieces[1:]]
             taken |= {id(m) for m in pieces}

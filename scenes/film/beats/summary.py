@@ -16,8 +16,8 @@ from ...vocabulary.formula import FormulaMap, attention_formula
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of
 from ....attention_core.word_model import WordModel
-from ..ranking import listed_claim, ranked_words
-from ..views import sentence_grid, shown_tokens_note
+from ..ranking import listed_claim, outside_said, ranked_words
+from ..views import drawn_words, sentence_grid, shown_tokens_note
 from ..wording import LQ, RQ, focus_whole
 
 __all__ = ["LEGEND_GAP", "RAMP_STEPS", "RAMP_TICKS", "SIDE_WORDS", "SummaryBeat", "heat_ramp", "line"]
@@ -105,6 +105,7 @@ class SummaryBeat(Beat):
         note of the tokens left out, if any."""
         trace, grid, pal = self.trace, self.grid, style.PALETTE
         self.in_cells = label_text("0.00", style.MIN_FONT).width <= 0.84 * grid.cell
+        self.outside = ""
         beside = VGroup()
         if not self.in_cells:
             words = WordModel.of_trace(trace)
@@ -118,15 +119,19 @@ class SummaryBeat(Beat):
             parts.append((":", pal.query))
             # a word a line: words as written may be long ("Straßenbahnhaltestelle")
             rows = [line_of(parts, style.FONT_SMALL)]
+            drawn = set(drawn_words(trace))
             for w in order:
                 number = self.record("word_weight", (self.slot, self.focus,
                                                      *words.words[w].span),
                                      style.WEIGHT_DECIMALS)
-                rows.append(line_of([(words.words[w].text, ("user", pal.text)),
+                # a word the window leaves out in grey, and said to be
+                shade = pal.text if w in drawn else pal.dim
+                rows.append(line_of([(words.words[w].text, ("user", shade)),
                                      (f" {number}", pal.text)], style.FONT_SMALL))
-            beside.add(VGroup(*rows).arrange(DOWN, buff=0.12, aligned_edge=LEFT))
             listed_claim(self.book, self.slot, [[w] for w in order],
                          " ".join(row.original_text for row in rows))
+            self.outside = outside_said(self.book, order)       # said as it is written
+            beside.add(VGroup(*rows).arrange(DOWN, buff=0.12, aligned_edge=LEFT))
         note = shown_tokens_note(trace)
         if note is not None:
             beside.add(note)
@@ -149,7 +154,8 @@ class SummaryBeat(Beat):
                     written.add(number.move_to(grid.cell_center(r, c)))
         written.add(*self.beside)
         self.say("Every weight in its cell; brighter is more" if self.in_cells
-                 else "Brighter is more weight")
+                 else "Brighter is more weight" + (f"; in grey, {self.outside}"
+                                                   if self.outside else ""))
         self.play(LaggedStart(*[FadeIn(m) for m in written], lag_ratio=style.LAG_MANY),
                   run_time=style.T_MOVE)
 
