@@ -232,6 +232,14 @@ class MaskBeat(Beat):
         view = VGroup(whole if framed else cells, self.headers)
         # the box frames what the close-up shows: without the row's label when that is cut
         self.close_box = self.box if framed else grid.focus_box(row, include_label=False)
+        # a row whose numbers would not be legible (too long for them even framed up close,
+        # or first, under the grid's own words, and not brought close) stays as dots: the
+        # caption says what they come to
+        close = zoom if zoom > 1.0 + 1e-6 and self.labels_make_way else 1.0
+        self.numbers_shown = size * close >= style.MIN_FONT - 0.05
+        if not self.numbers_shown:
+            self.zoom = 1.0
+            return
         self.say(f"Up close: the weights of {focus_name(trace)} that are left")
         if zoom > 1.0 + 1e-6 and self.labels_make_way:
             # faded where they stand, kept in the grid (a FadeOut would take them out of
@@ -309,7 +317,10 @@ class MaskBeat(Beat):
         self.say(f"{said}, and the row sums to {self.total.text}"
                  + (f" ({outside})" if outside else ""))
         others = [(a, b) for n, (a, b) in enumerate(zip(self.dots_before, self.dots_after))
-                  if n // len(idx) != self.row]
+                  if n // len(idx) != self.row or not self.numbers_shown]
+        if not self.numbers_shown:          # the focus row's dots renormalise with the rest
+            self.play(*[Transform(a, b) for a, b in others], run_time=style.T_MOVE)
+            return
         self.play(*[replace_in_place(a, b) for a, b in zip(self.w_before, self.w_after)],
                   *[Transform(a, b) for a, b in others], run_time=style.T_MOVE)
         self.play(FadeIn(self.sum_line, shift=LEFT * 0.1), run_time=style.T_SHORT)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut,
                    FadeTransform, GrowArrow, LaggedStart, ReplacementTransform,
-                   VGroup)
+                   Square, VGroup)
 
 from ....attention_core.projection import fit_linear_map_2d, polar_motion, view_signs
-from ...vocabulary import stage, style
+from ...vocabulary import colors, stage, style
 from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
@@ -23,7 +23,7 @@ from ...vocabulary.labels import place_arrow_labels
 from ...vocabulary.matrices import counted_brace
 from ...vocabulary.planes import CarryPlane, LabelledArrow, Plane2D
 from ...vocabulary.text import label_text, line_of, make_math
-from ...vocabulary.vectors import vector_symbol
+from ...vocabulary.vectors import VectorColumn, shown_components, vector_symbol
 from ..views import (LEFT_PANEL, LETTERS, PLANE_H, PLANE_W, RIGHT_CENTER, drawn_indices,
                      embedding_panel, named_indices, place_header, place_note, plot_label,
                      product, qk_view, strip_row, turned_by_position)
@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 PARKED_Y = -2.55                             # the finished q, k, v symbols wait here
+PARKED_CELL = 0.15                           # ... each beside its vector, in cells
+PARKED_GAP = 0.45                            # ... and the next one after it
 MAX_SQUEEZE = 3.0                            # the drawn stretch is at most this lopsided
 ROLES = ("queries", "keys", "values")        # W_Q, W_K, W_V: projection 0, 1, 2
 SYMBOLS = ("W_Q", "W_K", "W_V")
@@ -62,6 +64,25 @@ def role_arrows(trace, plane, points, indices, color, focus_width=None):
         if i not in named:
             a.drop_word()
     return arrows
+
+
+def output_cells(book, p: int) -> VectorColumn:
+    """The focus word's query, key or value (projection ``p``) as a small column of cells,
+    one a number drawn in the product (its sign by colour, larger brighter): the vector
+    its parked symbol names."""
+    trace, pal = book.trace, style.PALETTE
+    kind, index = (("projected", (p, trace.focus_index)) if turned_by_position(trace, p)
+                   else (LETTERS[p], (trace.primary_slot, trace.focus_index)))
+    scale = max(abs(book.value(kind, (*index, c))) for c in shown_components(trace.d_k)) \
+        or 1.0
+
+    def cell(c):
+        return Square(PARKED_CELL).set_stroke(width=0).set_fill(
+            colors.signed(book.value(kind, (*index, c)), scale, pal.positive, pal.negative),
+            1.0)
+    return VectorColumn(cell, length=trace.d_k, color_by_magnitude=False,
+                        row_height=PARKED_CELL + 0.05, font_size=style.MIN_FONT,
+                        bracket_color=pal.projection_color(p))
 
 
 def legend_entry(p: int) -> VGroup:
@@ -203,14 +224,19 @@ class ProjectBeat(Beat):
     def collapse_output(self, p: int):
         """The output column collapses into its symbol, which waits below (3b1b: numbers
         first, then the symbol)."""
-        spot = np.array([LEFT_PANEL[0] + (p - 1) * 1.6, PARKED_Y, 0])
         out = self.prod.output
         column = VGroup(out.entries, out.brackets, *([out.dots] if out.dots is not None else []))
-        parked = self.out_symbol.copy().move_to(spot)
-        self.play(FadeOut(column, target_position=spot, scale=0.3),
+        parked = self.out_symbol.copy().move_to([LEFT_PANEL[0] + (p - 1) * 1.6, PARKED_Y, 0])
+        before = getattr(self, "parked", [])
+        if before:          # after the one parked before it (a long word makes it wide)
+            parked.shift(RIGHT * (before[-1].get_right()[0] + PARKED_GAP
+                                  - parked.get_left()[0]))
+        # the symbol keeps its vector beside it, small: a cell a number, its sign by colour
+        cells = output_cells(self.book, p).next_to(parked, RIGHT, buff=0.12)
+        self.play(FadeTransform(column, cells),
                   ReplacementTransform(self.out_symbol, parked), FadeOut(self.braces[1]),
                   run_time=style.T_SHORT)
-        self.parked = [*getattr(self, "parked", []), parked]
+        self.parked = [*getattr(self, "parked", []), VGroup(parked, cells)]
 
     def swap_matrix(self, p: int):
         """The matrix's entries and symbol become W_K's or W_V's (the layout is the same)."""
