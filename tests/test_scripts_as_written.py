@@ -66,7 +66,8 @@ def test_an_arabic_sentence_s_labels_read_from_the_right_in_every_view(arabic_tr
     in the strip's order: from the right, so read right to left they spell the sentence;
     each mark (a cell, a dot, a bar) stands under its own word; no Arabic word turns."""
     from attention_explainer.scenes.film.readouts import NumberBook
-    from attention_explainer.scenes.film.views import head_rows, sentence_grid, strip_row
+    from attention_explainer.scenes.film.head_table import head_rows
+    from attention_explainer.scenes.film.views import sentence_grid, strip_row
     from attention_explainer.scenes.vocabulary.bars import SoftmaxBars
 
     manim_fixes.install()

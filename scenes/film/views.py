@@ -19,23 +19,21 @@ from ...attention_core.trace import (POSITIONS_ROTARY, drawn_projection_rows,
 from ...attention_core.word_model import WordModel
 from ..vocabulary import stage, style
 from ..vocabulary.grid import make_grid
-from ..vocabulary.head_rows import HeadRows
-from ..vocabulary.headers import head_name
 from ..vocabulary.labels import baseline_drop, place_arrow_labels
 from ..vocabulary.matrices import MatrixVectorProduct, WeightMatrix, entries_of
 from ..vocabulary.planes import LabelledArrow, Plane2D
 from ..vocabulary.scripts import in_their_words, reads_right_to_left
-from ..vocabulary.text import label_text, line_of, wrapped
+from ..vocabulary.text import label_text, wrapped
 from ..vocabulary.tokens import TokenRow
 from ..vocabulary.vectors import VectorColumn
 from .question import answer_named
 from .wording import mark_label
 
 __all__ = [
-    "HEAVY_KEYS", "LABEL_ALL_UP_TO", "MAX_CELL", "TABLE_BOTTOM", "TABLE_LOWEST", "TABLE_TOP", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
+    "HEAVY_KEYS", "LABEL_ALL_UP_TO", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
     "PLANE_H", "PLANE_W", "RIGHT_CENTER", "ROW_PITCH", "SENTENCE_GRID_BOX",
-    "SENTENCE_GRID_CENTER", "drawn_indices", "drawn_words", "embedding_panel", "head_color", "heaviest_word", "embedding_plane",
-    "embedding_view", "focus_row_dots", "head_rows", "input_column", "joined_pieces", "named_indices", "plot_label", "place_header", "place_note",
+    "SENTENCE_GRID_CENTER", "drawn_indices", "drawn_words", "embedding_panel", "head_color", "embedding_plane",
+    "embedding_view", "focus_row_dots", "input_column", "joined_pieces", "named_indices", "plot_label", "place_header", "place_note",
     "product", "qk_view", "sentence_grid", "shown_tokens_note", "strip_row", "token_row",
     "outside_the_window", "ranked_groups", "tied", "token_word", "value_view", "window_label", "WINDOW_RULE",
 ]
@@ -292,55 +290,12 @@ def focus_row_dots(trace, grid=None) -> VGroup:
                     for c in range(len(idx))])
 
 
-TABLE_TOP = 2.75          # the heads beat's table: the key labels' top
-TABLE_BOTTOM = -1.45      # ... the last head's row
-TABLE_LOWEST = -2.0       # ... the last row of many heads, whose names need the height
-MAX_CELL = 0.85
-
-
 def head_color(trace, head: int) -> str:
     """Head ``head``'s colour: the drawn heads take the palette's first colours in the order
     they are drawn (its colours are picked each farthest from those before it, so a few
     heads drawn are told apart best); a head not drawn, its own."""
     heads = [int(h) for h in trace.heads]
     return style.PALETTE.head(heads.index(int(head)) if int(head) in heads else int(head))
-
-
-def heaviest_word(trace, slot: int):
-    """The word head ``slot`` gives the most weight to from the focus word, a word
-    weighing the sum of its pieces: of every word (the window draws it where it fits,
-    ``drawn_indices``; one that does not fit is said to lie outside)."""
-    words = WordModel.of_trace(trace)
-    sums = words.sums(trace.weights[slot, trace.focus_index])
-    return words.words[max(range(len(words)), key=lambda w: (sums[w], -w))]
-
-
-def head_rows(book) -> HeadRows:
-    """The focus word's weights in each drawn head: a row per head (its name in its
-    colour), a column per drawn key, a dot per cell whose area is the weight, and after
-    the row the key the head weighs most, with the weight; the primary head boxed."""
-    trace, pal = book.trace, style.PALETTE
-    keys, f = drawn_indices(trace), trace.focus_index
-    H = len(trace.heads)
-    colors = [head_color(trace, h) for h in trace.heads]
-    name_font = style.FONT_LABEL if H <= 6 else style.FONT_SMALL
-    names = [label_text(head_name(book, s), name_font, colors[s]) for s in range(H)]
-    notes = []
-    drawn = set(drawn_indices(trace))
-    for s in range(H):
-        word = heaviest_word(trace, s)
-        weight = book.text("word_weight", (s, f, *word.span), style.WEIGHT_DECIMALS)
-        book.claim("heaviest", (s, word.span, "all"), f"\u2192 {word.text} {weight}")
-        # a word the window leaves out is written in grey (the beat says it lies outside)
-        shade = colors[s] if word.first in drawn else pal.dim
-        notes.append(line_of([("\u2192 ", colors[s]),
-                              (mark_label(word.text), ("user", shade)),
-                              (f" {weight}", colors[s])], style.FONT_SMALL))
-    return HeadRows(names, notes, [drawn_tokens(trace)[j] for j in keys],
-                    [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,
-                    boxed=trace.primary_slot, top=TABLE_TOP, bottom=TABLE_BOTTOM,
-                    max_cell=MAX_CELL, lowest=TABLE_LOWEST,
-                    right_to_left=reads_from_right(trace))
 
 
 def window_label(trace) -> str | None:

@@ -5,7 +5,7 @@ the next beat turns into queries and keys)."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, UP, FadeIn, FadeTransform, GrowArrow, LaggedStart, Square, VGroup
+from manim import DOWN, FadeIn, FadeTransform, GrowArrow, LaggedStart, Square, VGroup
 
 from ...vocabulary import colors, stage, style
 from ..beat import Beat, Role, Stage

@@ -18,8 +18,8 @@ from ...vocabulary.formula import FormulaMap
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of, make_math, wrapped
 from ...vocabulary.vectors import VectorRow
-from ..views import (TABLE_BOTTOM, drawn_indices, focus_row_dots, head_color, head_rows,
-                     heaviest_word, sentence_grid)
+from ..head_table import TABLE_BOTTOM, head_rows, heaviest_word
+from ..views import drawn_indices, focus_row_dots, head_color, sentence_grid
 from ....attention_core.word_model import WordModel
 from ..ranking import outside_said
 from ..wording import LQ, RQ, focus_name, focus_parts, quoted

@@ -30,8 +30,8 @@ from ...vocabulary.text import label_text, line_of, make_math, make_text, outlin
 from ..readouts import format_number
 from ....attention_core.word_model import WordModel
 from ..ranking import heavier_outside, listed_claim, outside_said, ranked_words
-from ..views import (drawn_indices, drawn_words, head_rows, named_indices, plot_label,
-                     value_view)
+from ..head_table import head_rows
+from ..views import drawn_indices, drawn_words, named_indices, plot_label, value_view
 from ..wording import focus_name, focus_parts, mark_label, quoted
 
 __all__ = [

@@ -10,7 +10,6 @@ Every number is read from the two traces (``attention_core.compare.pair_lookup``
 """
 from __future__ import annotations
 
-import numpy as np
 from manim import DOWN, UP, Create, FadeIn, FadeOut, LaggedStart, Line, SurroundingRectangle, VGroup
 
 from ....attention_core.compare import SHOWN, Comparison, align_pair
