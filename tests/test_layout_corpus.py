@@ -32,17 +32,8 @@ POSITION_TOO = {"The cat ate the fish", "小猫吃了一条鱼", "We saw her duc
     {max((s for s, _, _ in CORPUS), key=len)}
 
 
-# the corpus in three shares, one a file (tests/test_layout_corpus_*.py), so that the
-# suite's workers (a file each) audit them side by side: every film costs half a minute
-SHARES = 3
-
-
-def share(n: int) -> list:
-    return [pytest.param(*entry, id=f"{k:02d}-{entry[0][:24]}")
-            for k, entry in enumerate(CORPUS) if k % SHARES == n]
-
-
-@pytest.mark.parametrize("sentence, options, theme", share(0))
+@pytest.mark.parametrize("sentence, options, theme", CORPUS,
+                         ids=[f"{n:02d}-{s[:24]}" for n, (s, _, _) in enumerate(CORPUS)])
 def test_the_layout_holds_on_every_sentence(sentence, options, theme, tmp_path):
     check_sentence(sentence, options, theme, tmp_path)
 
