@@ -179,8 +179,10 @@ SCRIPT_FONTS = (
     ("NotoSerifYezidi-Regular.ttf", "Noto Serif Yezidi"),
 )
 FONT_FILES = BASE_FONT_FILES + tuple(f"{SCRIPT_FONT_FOLDER}/{name}" for name, _ in SCRIPT_FONTS)
-# the families a glyph the named family lacks is looked for in, in this order (the order
-# fontconfig gave the base fonts before the script fonts came)
+# the families a glyph the named family lacks is looked for in: the base fonts in the order
+# fontconfig gave them before the script fonts came, then the script fonts in name order;
+# CONFIG holds them as :func:`fallback_families` reorders the script fonts (a font after
+# those whose letters it borrows without their marks)
 FALLBACK_FAMILIES = ("Symbola", "DejaVu Sans", "Noto Sans CJK JP",
                      *(family for _, family in SCRIPT_FONTS))
 # Noto fonts that are not a script's: Latin/Greek/Cyrillic (CMU has them), symbols, math
