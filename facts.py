@@ -93,8 +93,8 @@ WRITING_TOKENS_RANGE = (1, 8)      # each token is a step of the film: a few sec
 @dataclass(frozen=True)
 class BeatFacts:
     """One beat: its name (``--beats``), its typical length (measured with ``film_timing``
-    on sentences of several scripts: render estimates and the order beats are drawn in),
-    its title (chapters, slides, contact sheets) and
+    on sentences of several scripts: render estimates), its cost to draw (the order beats
+    are drawn in), its title (chapters, slides, contact sheets) and
     what it shows (the documentation's storyboard page; ``{drawn}`` in it stands for how the
     sentence's tokens are drawn where that applies: :meth:`shows_for`), and a question for the
     room (a pack's speaker notes; ``{focus}`` is the focus word). An ``optional`` beat is drawn only when
@@ -103,7 +103,13 @@ class BeatFacts:
     name: str
     title: str
     shows: str
-    seconds: float                   # of video in the film, typically (estimates, order of work)
+    seconds: float                   # of video in the film, typically (estimates)
+    # CPU seconds to draw it at 1080p30 on the bench machine (bench/bench_beat_costs.py): a
+    # render hands its beats to its workers most costly first, so none is left drawing
+    # alone at the end (a beat's frames cost more or less by what they hold: the order of
+    # the seconds of video left the mask beat, 18 s of video and the second most costly
+    # to draw, to start last)
+    cost: float = 0.0
     optional: bool = False
     ask: str = ""
     needs: str = ""                  # what it draws besides the trace, said where it lacks
@@ -126,7 +132,7 @@ DRAWN_WHERE = {"right_to_left": "read from the right, in Arabic or Hebrew",
                "pieces": "a word in pieces drawn joined, its pieces marked under it"}
 
 BEATS: tuple[BeatFacts, ...] = (
-    BeatFacts("title", seconds=28, title="The sentence, its question and the formula",
+    BeatFacts("title", seconds=28, cost=16.5, title="The sentence, its question and the formula",
               shows="the sentence as written, then as tokens{drawn}; the question its focus "
               "word poses (which noun a pronoun stands for or an adjective describes; who "
               "does a verb, and to what; what a number counts; what is said of a noun), "
@@ -134,47 +140,47 @@ BEATS: tuple[BeatFacts, ...] = (
               "film; softmax(QKᵀ/√d_k)V; what a query, a key and a value are for; the model, "
               "layer and head, and why that head",
               ask="Before any number: which words should {focus} pay attention to, and why?"),
-    BeatFacts("position", seconds=24, title="Where each word stands",
+    BeatFacts("position", seconds=24, cost=11.7, title="Where each word stands",
               shows="the position vectors the model adds to its token embeddings, drawn as waves "
               "over positions for a few dimensions: learned ones (minilm), or the sines and "
               "cosines of Vaswani et al. (scratch); the sentence's positions marked. Optional: "
               "named in --beats, not in the default film", optional=True,
               ask="Shuffle the words: without these vectors, what could the model still tell "
                   "apart?"),
-    BeatFacts("embed", seconds=13, title="Words become vectors",
+    BeatFacts("embed", seconds=13, cost=12.0, title="Words become vectors",
               shows="each token's embedding: a column of its real numbers and an arrow in a "
               "stated 2-D view",
               ask="Which words would you expect to point the same way, and why?"),
-    BeatFacts("project", seconds=29, title="Queries, keys and values",
+    BeatFacts("project", seconds=29, cost=25.3, title="Queries, keys and values",
               shows="W_Q's real entries times the focus word's embedding give its query; W_K and "
               "W_V the same; the view turns into queries and keys",
               ask="Why give each word three vectors instead of one?"),
-    BeatFacts("sparks", seconds=23, title="Queries meet keys",
+    BeatFacts("sparks", seconds=23, cost=16.5, title="Queries meet keys",
               shows="the focus word's query arcs to every key at once, each as bold as its real "
               "q·k; the strongest is worked out below, the sum of its d_k products of query "
               "and key entries; the arcs fall into its row of the QKᵀ grid, then every row "
               "fills",
               ask="Which key will the query of {focus} match best? Guess before the arcs land."),
-    BeatFacts("softmax", seconds=16, title="Softmax: scores become weights",
+    BeatFacts("softmax", seconds=16, cost=12.9, title="Softmax: scores become weights",
               shows="the row lifts out, ÷√d_k, then softmax: bars that stack to exactly 1",
               ask="If every score doubled, would the weights spread out or sharpen?"),
-    BeatFacts("pull", seconds=19, title="The pull: a centre of mass",
+    BeatFacts("pull", seconds=19, cost=14.3, title="The pull: a centre of mass",
               shows="the values as masses on springs; cooling the softmax from the plain average "
               "to the real weights pulls the output toward the heavy words",
               ask="If every weight were equal, where would the output of {focus} land?"),
-    BeatFacts("heads", seconds=24, title="Many heads, mixed by W_O",
+    BeatFacts("heads", seconds=24, cost=15.2, title="Many heads, mixed by W_O",
               shows="the focus word's row in each head, the camera pulling out from the one we "
               "followed; every head's output concatenated and mixed by W_O",
               ask="Why several small heads rather than one big one?"),
-    BeatFacts("mask", seconds=18, title="The mask",
+    BeatFacts("mask", seconds=18, cost=22.4, title="The mask",
               shows="masked cells violet with −∞ written in; up close, the focus row's weights "
               "renormalise and sum to 1",
               ask="Why must a model that writes text never look at the words after?"),
-    BeatFacts("summary", seconds=12, title="Summary: the whole weight matrix",
+    BeatFacts("summary", seconds=12, cost=11.6, title="Summary: the whole weight matrix",
               shows="the whole weight matrix as a heat map with its scale, the weights written in, "
               "the formula again",
               ask="Which rows look alike, and what does that say about this head?"),
-    BeatFacts("update", seconds=48, title="The payoff: the word's update",
+    BeatFacts("update", seconds=48, cost=23.1, title="The payoff: the word's update",
               shows="what the layer's attention adds to the focus word, chained word by word "
               "(weight × value through W_O, over every head); E + ΔE, the layer norm, E′; "
               "each word's share of the update and how close the word comes to them; then "
@@ -185,7 +191,7 @@ BEATS: tuple[BeatFacts, ...] = (
               "followed head's weight, the answer's weights under its words and its line "
               "under them",
               ask="Did {focus} move toward the words it weighed most? Which number says so?"),
-    BeatFacts("influence", seconds=16, title="Does this head matter?",
+    BeatFacts("influence", seconds=16, cost=9.3, title="Does this head matter?",
               shows="every head of the layer silenced in turn, in the model's own forward: "
               "beside each, the weight the focus word gives the special tokens, and how far "
               "the model's output moves without it (the sentence embedding's angle, or the "
@@ -195,7 +201,7 @@ BEATS: tuple[BeatFacts, ...] = (
               ask="Does the head with the most weight do the most? How would you test it?",
               needs="every head of the layer silenced in the model (render, pack and frames "
               "run it from the sentence)"),
-    BeatFacts("versus", seconds=11, title="Two sentences, one head",
+    BeatFacts("versus", seconds=11, cost=8.7, title="Two sentences, one head",
               shows="a minimal pair (--versus): both sentences as rows of words, the same "
               "word joined across them, the weight the focus word gives each word in A and in B "
               "(the same model, layer, head and focus word) and each change, B minus A; "

@@ -84,7 +84,7 @@ class Beat:
         """Move what lives on into the next beat's places and let the rest go, at once:
         each role of :meth:`leaves` is morphed from this beat's object of that role (or
         fades in), every other object fades out."""
-        target = type(self).leaves(self.film)
+        target = self.film.stage_left_by(type(self))
         keep = {id(m) for m in target.values()}
         moves, staying = [], set()
         for role, mob in target.items():

@@ -67,6 +67,7 @@ class FilmScene(MovingCameraScene):
         self.beat_times: dict[str, tuple[float, float]] = {}   # beat -> (start, end)
         self.handoff_times: dict[str, float] = {}              # beat -> its hand-off starts
         self.stage: Stage | None = None
+        self._next_stage: tuple | None = None  # (beat class, the stage it leaves), once built
         self.played: list[str] = []          # the beats drawn so far, in order
         self.caption_free_at = 0.0
         self.extra_holds: dict[str, float] = {}  # beat -> seconds more on its last picture
@@ -260,15 +261,25 @@ class FilmScene(MovingCameraScene):
         picture: the next beat's segment builds that stage for itself."""
         self.mark_hand_off(beat.name)
         beat.hand_off()
+        built, self._next_stage = self._next_stage, None
         if not more and not self.audit:
             return
-        self.stage = type(beat).leaves(self)
+        self.stage = built[1] if built and built[0] is type(beat) else type(beat).leaves(self)
         if self.audit and craft.near_empty(self.stage, Role.OVERLAY):
             self.layout_log.append((beat.name, "near-empty hand-off",
                                     (round(self.renderer.time, 2), "end", "line and map only")))
         self.clear()
         self.camera.frame.set(width=config.frame_width).move_to(ORIGIN)
         self.add(*self.stage.values())
+
+    def stage_left_by(self, beat_cls) -> Stage:
+        """``beat_cls.leaves(self)``, built once per hand-off: the objects a hand-off
+        animates into are the stage the next beat starts from (an animation copies its
+        target, and what it fades in ends as it was), so the scene that draws on keeps them
+        instead of building the same stage again (a tenth of an audited film)."""
+        if self._next_stage is None or self._next_stage[0] is not beat_cls:
+            self._next_stage = (beat_cls, beat_cls.leaves(self))
+        return self._next_stage[1]
 
     def camera_home(self) -> list:
         """The animations that bring the camera back to the whole stage (none if it is)."""

@@ -22,9 +22,10 @@ LONG_WORK_SECONDS = 120.0
 
 
 def beat_weight(beat: str) -> float:
-    """How long ``beat`` takes to draw, relatively (its typical seconds of video): the
-    longest beats are handed to workers first, so that no worker idles at the end."""
-    return beat_facts(beat).seconds
+    """How long ``beat`` takes to draw, relatively (its measured cost, ``BeatFacts.cost``):
+    the most costly beats are handed to workers first, so that no worker idles at the
+    end."""
+    return beat_facts(beat).cost
 
 
 def beat_cost(beat: str, width: int, height: int, fps: int) -> float:

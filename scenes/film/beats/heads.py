@@ -75,7 +75,7 @@ class HeadsBeat(Beat):
     def hand_off(self) -> None:
         """The followed head's dots move into the focus row of the grid the mask beat
         works on; the grid comes in around them; the rest goes."""
-        target = type(self).leaves(self.film)
+        target = self.film.stage_left_by(type(self))
         s, keys = self.trace.primary_slot, drawn_indices(self.trace)
         row = target[Role.WEIGHTS]
         moves, staying = self.overlay_moves(target)

@@ -242,7 +242,7 @@ class PullBeat(Beat):
     def hand_off(self) -> None:
         """The list of weights becomes the followed head's row of the table the heads
         beat opens on: each listed weight goes into its key's dot; the rest goes."""
-        target = type(self).leaves(self.film)
+        target = self.film.stage_left_by(type(self))
         weights = self.roles[Role.WEIGHTS]
         listed = dict(zip(weights.keys, weights.entries))
         moves, taken = self.overlay_moves(target)
