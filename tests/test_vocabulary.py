@@ -379,6 +379,34 @@ def test_the_faster_bounds_are_manims_bounds():
             assert ours.tobytes() == manims.tobytes(), (mob, direction)
 
 
+def test_subpath_breaks_kept_for_the_same_points_are_manims():
+    """fastpaths gives the subpath breaks manim's code finds, for a glyph outline, a shape
+    and a point; asked again for the same points it reuses them, and for points moved,
+    opened or closed (one break more or less) it finds them again."""
+    import numpy as np
+    from manim import Circle, Text, VMobject
+
+    from attention_explainer.scenes.vocabulary import fastpaths
+
+    fastpaths.install()
+    point = VMobject()
+    point.set_points(np.array([[0.5, -0.25, 0.0]]))
+    glyphs = Text("Wörter 猫", font_size=40)
+    for mob in [*glyphs.family_members_with_points(), Circle().shift([1, 2, 0]), point]:
+        for n_dims in (2, 3):
+            first = fastpaths.split_indices(mob, mob.points, n_dims)
+            assert np.array_equal(first, fastpaths.manims_split_indices(mob, mob.points, n_dims))
+            assert fastpaths.split_indices(mob, mob.points.copy(), n_dims) is first
+    outline = glyphs.family_members_with_points()[1]          # 'ö': three subpaths
+    before = fastpaths.split_indices(outline, outline.points, 2)
+    moved = outline.points.copy()
+    moved[4:] += [0.5, 0, 0]                                  # the first curve's end left behind
+    after = fastpaths.split_indices(outline, moved, 2)
+    assert len(after) == len(before) + 1
+    assert np.array_equal(after, fastpaths.manims_split_indices(outline, moved, 2))
+    assert np.array_equal(fastpaths.split_indices(outline, outline.points, 2), before)
+
+
 def test_the_faster_colour_rows_are_manims():
     """fastcolors writes the colour rows manim's own code builds, to the bit: a colour or
     none, an opacity (float, int, numpy, none), with and without a sheen; and hands every

@@ -7,7 +7,7 @@ from manim import ORIGIN, AnimationGroup, MovingCameraScene, config
 
 from . import audits, craft
 from .looking import centre_of, looking
-from ..vocabulary import fastbounds, fastcolors, fastcopy, manim_fixes, style
+from ..vocabulary import fastbounds, fastcolors, fastcopy, fastpaths, manim_fixes, style
 from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
@@ -89,6 +89,7 @@ class FilmScene(MovingCameraScene):
         style.register_fonts()
         fastcopy.install()
         fastbounds.install()
+        fastpaths.install()
         fastcolors.install()
         manim_fixes.install()
         super().__init__(**kwargs)

@@ -22,7 +22,7 @@ from ..film.scene import FilmScene
 from ..vocabulary import style
 from ..vocabulary.stage import frame_size
 
-__all__ = ["CapturingFilm", "FrameCaptureWriter", "SNAP", "SegmentVideo", "SteadyCamera",
+__all__ = ["CapturingFilm", "FilmRenderer", "FrameCaptureWriter", "SNAP", "SegmentVideo", "SteadyCamera",
            "render_alone",
            "StillsRenderer", "make_film", "manim_config", "vector_picture"]
 
@@ -87,16 +87,27 @@ class SegmentVideo:
         self._time_base = Fraction(1, fps)
         self._next_pts = 0
         self._key_frames: set[int] = set()
+        self._rgba = None                     # the RGBA frame each frame is copied into
+        self._rgba_pixels: np.ndarray | None = None
 
     def key_frame_at(self, index: int) -> None:
         """Make frame ``index`` (not yet written) a key frame."""
         self._key_frames.add(int(index))
 
     def write(self, pixels: np.ndarray, repeat: int = 1) -> None:
+        """Encode ``pixels`` (RGBA, read now and not kept) as the next ``repeat`` frames."""
         import av
 
-        frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(pixels), format="rgba")
-        frame = frame.reformat(format="yuv420p")
+        # the RGBA frame is one buffer, filled anew each time: a fresh 8 MB buffer per
+        # 1080p frame cost more (its pages faulted in) than the copy into it
+        if self._rgba is None:
+            height, width = pixels.shape[:2]
+            self._rgba = av.VideoFrame(width, height, "rgba")
+            plane = self._rgba.planes[0]
+            self._rgba_pixels = np.frombuffer(plane, dtype=np.uint8).reshape(
+                height, plane.line_size // 4, 4)[:, :width]
+        np.copyto(self._rgba_pixels, pixels)
+        frame = self._rgba.reformat(format="yuv420p")
         frame.time_base = self._time_base
         for _ in range(repeat):
             frame.pts = self._next_pts
@@ -116,8 +127,8 @@ class FrameCaptureWriter(SceneFileWriter):
     """Counts the frames handed to the writer and keeps the ones asked for.
 
     Requests are by frame index, known in advance (:meth:`want`) or "the next frame
-    written" (:meth:`want_next`: a key frame marked now). Frames are kept by reference:
-    the renderer hands over a fresh array for every frame and nothing changes it.
+    written" (:meth:`want_next`: a key frame marked now). A frame kept is copied: the
+    film's renderer hands over the camera's own pixels, drawn over for the next frame.
     """
 
     def __init__(self, settings):
@@ -144,7 +155,7 @@ class FrameCaptureWriter(SceneFileWriter):
         """Frames ``first`` .. ``first + count - 1`` show ``frame``: keep the wanted ones."""
         for index in [i for i in self.wanted if first <= i < first + count]:
             for label in self.wanted.pop(index):
-                self.captured[label] = frame
+                self.captured[label] = frame.copy()
 
     video: SegmentVideo | None = None     # where the frames are encoded (a segment)
 
@@ -302,12 +313,26 @@ class SteadyCamera(MovingCamera):
         return ctx
 
 
+class FilmRenderer(CairoRenderer):
+    """manim's renderer, handing each frame to the writer as the camera's own pixels: the
+    writer encodes them at once and copies only a frame it keeps (manim copies every
+    frame first, 8 MB at 1080p, its pages faulted in: a tenth of a film's render)."""
+
+    def render(self, scene, time, moving_mobjects=None) -> None:
+        self.update_frame(scene, moving_mobjects)
+        self.add_frame(self.camera.pixel_array)
+
+    def freeze_current_frame(self, duration: float) -> None:
+        self.add_frame(self.camera.pixel_array,
+                       num_frames=int(duration / (1 / self.camera.frame_rate)))
+
+
 def make_film(trace, beats, *, stills: bool = False, video: SegmentVideo | None = None,
               **hooks) -> CapturingFilm:
     """The capturing film of ``beats`` (call inside ``tempconfig``, with manim's own output
     off: format "none"). With ``stills`` it draws only the frames its writer is asked for;
     with ``video`` its frames are encoded there."""
-    renderer_class = StillsRenderer if stills else CairoRenderer
+    renderer_class = StillsRenderer if stills else FilmRenderer
     renderer = renderer_class(file_writer_class=FrameCaptureWriter, camera_class=SteadyCamera)
     scene = CapturingFilm(trace, beats=beats, renderer=renderer)
     scene.renderer.file_writer.video = video
