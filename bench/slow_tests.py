@@ -4,8 +4,12 @@ not guessed.
 
     .venv/bin/python bench/slow_tests.py                 # runs the suite as `make test` does
     .venv/bin/python bench/slow_tests.py --from-log F    # reads a log of such a run instead
+    .venv/bin/python bench/slow_tests.py --timeline F    # when each worker ran what (below)
 
 The log must come from pytest run with ``--durations=20`` (or more; `make test` passes 20).
+A timeline comes from a run with ``ATTENTION_EXPLAINER_TEST_TIMELINE=F`` (tests/conftest.py):
+``--timeline F`` prints each worker's busy time and its last files, and how long the run's
+end had a worker idle (the files that ran last and alone are the ones to start earlier).
 """
 from __future__ import annotations
 
@@ -52,11 +56,41 @@ def table(log: str, source: str) -> str:
     return "\n".join(lines)
 
 
+def timeline(path: Path) -> str:
+    """Each worker's busy seconds and the files it ran last; the run's idle tail."""
+    runs = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        worker, start, end, nodeid = line.split(" ", 3)
+        runs.append((worker, float(start), float(end), nodeid.split("::", 1)[0]))
+    first = min(r[1] for r in runs)
+    ends = {}
+    lines = []
+    for worker in sorted({r[0] for r in runs}):
+        mine = sorted((r for r in runs if r[0] == worker), key=lambda r: r[1])
+        ends[worker] = mine[-1][2] - first
+        last = []
+        for run in reversed(mine):
+            if run[3] not in last:
+                last.append(run[3])
+            if len(last) == 3:
+                break
+        busy = sum(r[2] - r[1] for r in mine)
+        lines.append(f"{worker}: busy {busy:.0f} s, done at {ends[worker]:.0f} s; last: "
+                     + ", ".join(reversed(last)))
+    lines.append(f"the run: {max(ends.values()):.0f} s; the first worker done at "
+                 f"{min(ends.values()):.0f} s")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--from-log", type=Path, help="a log of a suite run with --durations")
     parser.add_argument("--source", default=None, help="how the run was made, said in the table")
+    parser.add_argument("--timeline", type=Path, help="a timeline of a suite run (see above)")
     args = parser.parse_args()
+    if args.timeline:
+        print(timeline(args.timeline))
+        return
     if args.from_log:
         log = args.from_log.read_text(encoding="utf-8", errors="replace")
         source = args.source or f"from the log {args.from_log.name}"

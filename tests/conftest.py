@@ -175,3 +175,20 @@ def pytest_xdist_make_scheduler(config, log):
             return nodeid if Path(path).name in SPREAD_FILES else path
 
     return FilesAndSpreadTests(config, log)
+
+
+# where the suite's time goes, test by test and worker by worker: with
+# ATTENTION_EXPLAINER_TEST_TIMELINE=FILE each test appends "worker start end nodeid" (wall
+# seconds) to FILE (bench/slow_tests.py --timeline reads it: which file ran last and alone)
+_TIMELINE = os.environ.get("ATTENTION_EXPLAINER_TEST_TIMELINE")
+
+if _TIMELINE:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        import time
+
+        start = time.time()
+        yield
+        with open(_TIMELINE, "a", encoding="utf-8") as fh:
+            fh.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')} {start:.2f} "
+                     f"{time.time():.2f} {item.nodeid}\n")

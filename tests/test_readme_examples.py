@@ -6,7 +6,8 @@ import os
 import re
 import shlex
 
-from tests.conftest import ROOT, documentation, run_process
+from tests.conftest import ROOT, documentation
+from tests.warm_cli import WarmCli
 
 TINY = {"--resolution": "64x36", "--fps": "1"}
 DRAWING = ("render", "frames", "pack", "batch", "narration-script", "experiment", "translate",
@@ -64,6 +65,19 @@ def test_every_readme_example_runs(tmp_path, tmp_path_factory):
     # a beat cache of its own: the README's `cache clear` must not empty the one the
     # other tests of this worker share
     cache_home = tmp_path_factory.mktemp("readme-cache")
+    # each example a process of its own, as a reader runs it, forked from one that has
+    # imported manim and torch once (62 commands: a minute and a half of imports saved)
+    cli = WarmCli()
+    try:
+        run_examples(cli, tmp_path, tmp_path_factory, cache_home)
+    finally:
+        cli.close()
+
+
+def run_examples(cli, tmp_path, tmp_path_factory, cache_home):
+    """Every example in order, in ``tmp_path``, with its beat cache in ``cache_home``."""
+    import shutil
+
     env = dict(os.environ, XDG_CACHE_HOME=str(cache_home))
     copy_home = None
     for argv in readme_commands():
@@ -76,7 +90,7 @@ def test_every_readme_example_runs(tmp_path, tmp_path_factory):
                 copy_home = tmp_path_factory.mktemp("readme-cache-copy")
                 shutil.copytree(cache_home, copy_home, dirs_exist_ok=True, symlinks=True)
             run_env = dict(env, XDG_CACHE_HOME=str(copy_home))
-        proc = run_process(*tiny(argv), cwd=tmp_path, timeout=900, env=run_env)
+        proc = cli.run(*tiny(argv), cwd=tmp_path, timeout=900, env=run_env)
         assert proc.returncode == 0, f"`attention-explainer {shlex.join(argv)}` failed:\n" \
                                      f"{proc.stderr[-1500:]}"
         if argv[:2] == ["cache", "clear"]:
