@@ -186,3 +186,40 @@ def test_an_interrupt_while_writing_leaves_no_temporary(default_trace, tmp_path,
                                    output=out, force=True, progress=False)
     assert out.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["talk.mp4"]
+
+
+def test_a_process_forked_after_a_beat_is_encoded_here_frees_its_encoder(tmp_path):
+    """A beat drawn in this process (one worker, a notebook) leaves nothing a later fork
+    (the next render's workers) inherits half-alive: a frame converter that kept its own
+    threads hung the forked worker that freed it. Here a beat's video is still open when
+    the process forks; the child frees it and exits at once."""
+    import gc
+    import os
+    import time
+
+    import numpy as np
+
+    from attention_explainer.scenes.pipeline import encoding
+    from attention_explainer.scenes.pipeline.capture import SegmentVideo
+
+    video = SegmentVideo(tmp_path / "beat.mp4", width=64, height=36, fps=10,
+                         options=encoding.options("final", 64, 36, 10))
+    for shade in (0, 90, 180):
+        video.write(np.full((36, 64, 4), shade, np.uint8), repeat=2)
+    pid = os.fork()
+    if pid == 0:                      # the child: free what it inherited, then go
+        del video
+        gc.collect()
+        os._exit(0)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise AssertionError("the forked process hung freeing the video it inherited")
+    assert os.waitstatus_to_exitcode(status) == 0
+    video.close()

@@ -107,7 +107,9 @@ class SegmentVideo:
             self._rgba_pixels = np.frombuffer(plane, dtype=np.uint8).reshape(
                 height, plane.line_size // 4, 4)[:, :width]
         np.copyto(self._rgba_pixels, pixels)
-        frame = self._rgba.reformat(format="yuv420p")
+        # on this thread alone: swscale's own threads would live on in the frame's cached
+        # converter, and a render's worker forked meanwhile would hang freeing them
+        frame = self._rgba.reformat(format="yuv420p", threads=1)
         frame.time_base = self._time_base
         for _ in range(repeat):
             frame.pts = self._next_pts
@@ -118,6 +120,7 @@ class SegmentVideo:
                 self._container.mux(packet)
 
     def close(self) -> None:
+        self._rgba = self._rgba_pixels = None
         for packet in self._stream.encode():
             self._container.mux(packet)
         self._container.close()
