@@ -5,6 +5,7 @@ seconds of video instead, a beat whose frames are dense (the mask's grid, the pr
 beat's matrices) started late and left one worker drawing alone at the end.
 
     .venv/bin/python bench/bench_beat_costs.py
+    .venv/bin/python bench/bench_beat_costs.py --section    # the section, from the JSON
 
 Writes bench/results/beat-costs.json and the "beat-costs" section of bench/RESULTS.md;
 the figures in ``facts.BEATS`` are these, rounded. Slow (about four minutes on 2 cores):
@@ -70,14 +71,20 @@ def main() -> None:
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(json.dumps({"machine": machine(), "sentence": SENTENCE,
                                "beats": costs}, indent=1) + "\n", encoding="utf-8")
+    write_section()
+
+
+def write_section() -> None:
+    """The "beat-costs" section of bench/RESULTS.md, from bench/results/beat-costs.json."""
+    found = json.loads(OUT.read_text(encoding="utf-8"))
     rows = "\n".join(f"| {name} | {c['cpu_seconds']:.1f} | {c['video_seconds']:.1f} | "
                      f"{c['cpu_seconds'] / c['video_seconds']:.2f} |"
-                     for name, c in costs.items())
+                     for name, c in found["beats"].items())
     update_section("beat-costs", f"""## beat costs: CPU seconds to draw each beat at 1080p30
 
-Machine: {machine()}. `bench/bench_beat_costs.py`: "{SENTENCE}", each beat alone in a
-fresh process from a cold text cache. `facts.BEATS` keeps these as each beat's `cost`,
-the order a render hands beats to its workers (most costly first).
+Machine: {found["machine"]}. `bench/bench_beat_costs.py`: "{found["sentence"]}", each beat
+alone in a fresh process from a cold text cache. `facts.BEATS` keeps these as each beat's
+`cost`, the order a render hands beats to its workers (most costly first).
 
 | beat | CPU s | video s | CPU per video second |
 | --- | ---: | ---: | ---: |
@@ -86,4 +93,4 @@ the order a render hands beats to its workers (most costly first).
 
 
 if __name__ == "__main__":
-    main()
+    write_section() if sys.argv[1:] == ["--section"] else main()
