@@ -66,7 +66,7 @@ def test_every_readme_example_runs(tmp_path, tmp_path_factory):
     # other tests of this worker share
     cache_home = tmp_path_factory.mktemp("readme-cache")
     # each example a process of its own, as a reader runs it, forked from one that has
-    # imported manim and torch once (62 commands: a minute and a half of imports saved)
+    # imported manim and torch once (62 commands: about a minute of imports saved)
     cli = WarmCli()
     try:
         run_examples(cli, tmp_path, tmp_path_factory, cache_home)
