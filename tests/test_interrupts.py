@@ -69,3 +69,27 @@ def test_the_terminal_screen_reads_a_bar_as_a_terminal_shows_it():
     assert terminal_screen(drawn) == ["⠸ rendering 1/3"]
     assert terminal_screen(drawn + "\x1b[1A\x1b[2K\rError: x\r\n") == ["Error: x"]
     assert terminal_screen(drawn + "\r\nError: x\r\n") == ["⠸ rendering 1/3", "Error: x"]
+
+
+def test_a_ctrl_c_landing_in_a_workers_fork_stops_the_render():
+    """A Ctrl-C that Python acts on inside fork()'s after-fork hooks (logging releases its
+    lock there) was printed as 'Exception ignored' and dropped: the render went on to the
+    end and exited 0. Here the signal is sent from such a hook, in the parent alone."""
+    code = (
+        "import os, signal, sys\n"
+        "from attention_explainer.scenes.pipeline.draw import run_in_workers\n"
+        "parent = os.getpid()\n"
+        "def hook():\n"
+        "    if os.getpid() == parent:\n"
+        "        signal.raise_signal(signal.SIGINT)\n"
+        "        sum(range(10))          # Python runs the handler here, in the hook\n"
+        "os.register_at_fork(after_in_parent=hook)\n"
+        "try:\n"
+        "    run_in_workers(abs, [(-1,), (-2,), (-3,)], workers=2)\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(7)\n"
+        "sys.exit(0)\n")
+    done = subprocess.run([CLI[0], "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 7, done.stderr[-2000:]
+    assert "Exception ignored" not in done.stderr

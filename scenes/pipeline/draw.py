@@ -61,6 +61,22 @@ def _worker_start() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+@contextlib.contextmanager
+def _signals_held_while_forking():
+    """The workers are forked while the jobs are submitted: a Ctrl-C that lands in
+    fork()'s after-fork hooks (logging's lock release) raises there, where Python prints
+    and drops it, and the render would go on to the end. Held through the forks, it is
+    raised again by its own handler once they are done."""
+    import signal
+
+    from ...files.outputs import signals_deferred
+
+    with signals_deferred() as heard:
+        yield
+    for signum in dict.fromkeys(heard):
+        signal.raise_signal(signum)
+
+
 def run_in_workers(function, calls: list[tuple], *, workers: int, weights=None,
                    on_done=None) -> list:
     """``[function(*call) for call in calls]``, ``workers`` at a time in worker processes
@@ -89,8 +105,9 @@ def run_in_workers(function, calls: list[tuple], *, workers: int, weights=None,
     processes = {}
     try:
         order = sorted(range(len(calls)), key=lambda n: -(weights[n] if weights else 0))
-        futures = {pool.submit(function, *calls[n]): n for n in order}
-        processes = dict(pool._processes or {})      # to stop them on an interrupt
+        with _signals_held_while_forking():
+            futures = {pool.submit(function, *calls[n]): n for n in order}
+            processes = dict(pool._processes or {})      # to stop them on an interrupt
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
