@@ -79,3 +79,21 @@ def on_page_markdown(markdown, page, config, files):
     if STORYBOARD_MARK in markdown:
         markdown = markdown.replace(STORYBOARD_MARK, storyboard_table())
     return markdown
+
+
+def on_post_build(config):
+    """The search works opened from disk: the plugin's index is written again as a script
+    (a page on file:// may load scripts but not fetch files), and its main.js, which
+    searches in a web worker that file:// forbids, is replaced by docs/offline-search.js."""
+    import json
+    from pathlib import Path
+
+    search = Path(config["site_dir"]) / "search"
+    index = json.loads((search / "search_index.json").read_text(encoding="utf-8"))
+    index["config"]["min_search_length"] = config["plugins"]["search"].config.min_search_length
+    text = json.dumps(index, ensure_ascii=True).replace("</", "<\\/")
+    (search / "search_index.js").write_text(f"var mkdocs_search_index = {text};\n",
+                                             encoding="utf-8")
+    searcher = Path(__file__).with_name("offline-search.js").read_text(encoding="utf-8")
+    (search / "main.js").write_text(searcher, encoding="utf-8")
+    (search / "worker.js").unlink(missing_ok=True)

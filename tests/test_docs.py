@@ -7,6 +7,9 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
+from tests.browser import browser_or_skip, launch
 from tests.conftest import ROOT
 
 
@@ -21,19 +24,66 @@ def test_the_readme_is_short():
     assert len(lines) < 150, len(lines)
 
 
-def test_the_site_builds_strictly_with_its_pages_from_the_code(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site, built once as `make docs` builds it."""
+    folder = tmp_path_factory.mktemp("docs") / "site"
+    proc = build(ROOT / "mkdocs.yml", folder)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "WARNING" not in proc.stderr, proc.stderr[-3000:]
+    return folder
+
+
+def test_the_site_builds_strictly_with_its_pages_from_the_code(site):
     from attention_explainer.cli import COMMANDS
     from attention_explainer.facts import BEATS
 
-    proc = build(ROOT / "mkdocs.yml", tmp_path / "site")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "WARNING" not in proc.stderr, proc.stderr[-3000:]
-    storyboard = (tmp_path / "site" / "storyboard" / "index.html").read_text(encoding="utf-8")
+    storyboard = (site / "storyboard.html").read_text(encoding="utf-8")
     assert all(f"<td>{b.name}</td>" in storyboard for b in BEATS)
-    cli = (tmp_path / "site" / "cli" / "index.html").read_text(encoding="utf-8")
+    cli = (site / "cli.html").read_text(encoding="utf-8")
     assert all(f"attention-explainer {name} [OPTIONS]" in cli for name in COMMANDS)
-    api = (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8")
+    api = (site / "api.html").read_text(encoding="utf-8")
     assert "ae.render" in api and "assert_frame_matches" in api
+
+
+def test_the_site_opened_from_disk_navigates_and_searches_offline(site):
+    """Opened as a lecturer opens it, from the folder (file://): every link of the side
+    menu opens its page (not a folder's listing), the search box finds a page, and no
+    request leaves the folder (no CDN, no font, no analytics)."""
+    chromium, sync_playwright = browser_or_skip()
+    inside = site.as_uri() + "/"
+    requests, errors = [], []
+    with sync_playwright() as p:
+        browser = launch(p, chromium)
+        page = browser.new_page()
+        page.on("request", lambda request: requests.append(request.url))
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(inside + "index.html")
+        links = page.eval_on_selector_all(".wy-menu-vertical a[href]",
+                                          "links => links.map(a => a.href)")
+        pages = sorted({link.split("#")[0] for link in links})
+        assert len(pages) >= 15, pages
+        for address in pages:
+            page.goto(address)
+            title = page.title()
+            assert page.locator(".rst-content h1").count() >= 1, (address, title)
+            assert not title.startswith("Index of"), address
+        page.goto(inside + "index.html")
+        page.fill("#rtd-search-form input[name=q]", "golden")
+        page.press("#rtd-search-form input[name=q]", "Enter")
+        page.wait_for_selector("#mkdocs-search-results article a", timeout=20000)
+        found = page.eval_on_selector_all("#mkdocs-search-results article a",
+                                          "links => links.map(a => a.href)")
+        assert any(link.startswith(inside + "goldens.html") for link in found), found
+        page.goto(found[0])
+        assert page.locator(".rst-content h1").count() >= 1
+        page.goto(inside + "search.html?q=zzqxnotaword")
+        page.wait_for_function("() => document.querySelector('#mkdocs-search-results')"
+                               ".textContent.includes('No results')", timeout=20000)
+        browser.close()
+    assert not errors, errors
+    outside = [url for url in requests if not url.startswith((inside, "data:"))]
+    assert requests and not outside, outside
 
 
 def test_a_broken_link_fails_the_build(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 from conftest import run_process
 
 from attention_explainer.facts import FILM_BEATS
+from tests.browser import browser_or_skip, launch
 
 BEATS = list(FILM_BEATS)        # the default film, in storyboard order
 WIDTH, HEIGHT, FPS = 160, 90, 5
@@ -190,25 +191,6 @@ def test_the_slides_open_in_libreoffice(pack, tmp_path):
                           env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
     pdf = tmp_path / "slides.pdf"
     assert pdf.is_file() and pdf.stat().st_size > 1000, done.stdout + done.stderr
-
-
-def browser_or_skip():
-    """(Chromium's path, playwright's sync_playwright), or skip saying what is missing."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        sync_playwright = None
-    if chromium is None or sync_playwright is None:
-        pytest.skip("no Chromium (apt-get install chromium) or no playwright: the web deck "
-                    "was not opened in a browser")
-    return chromium, sync_playwright
-
-
-def launch(p, chromium):
-    return p.chromium.launch(executable_path=chromium, args=[
-        "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"])
 
 
 def test_the_web_deck_plays_offline_in_chromium(pack):

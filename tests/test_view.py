@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import DEFAULT, run_process
-from tests.test_lecture_pack import browser_or_skip as browser
+from tests.browser import browser_or_skip as browser
 
 
 def test_the_view_works_offline_and_its_numbers_are_the_models(tmp_path):
