@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .attention_core import DEFAULT_SENTENCE
-from .app.arguments import beats as _beats, force as _force, length as _length
+from .app.arguments import beats as _beats, flag as _flag, force as _force, length as _length
 from .app.arguments import path as _path, refuse as _refuse, text as _text, times as _times
 from .app.arguments import whole as _whole
 from .attention_core.errors import InputError
@@ -156,15 +156,16 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
            resolution: str | None = None, fps: int | None = None, beats: str | None = None,
            theme: str | None = None, quality: str | None = None, force: bool = False,
            narration: str | Path | None = None, captions: str | Path | None = None,
-           length: str | float | None = None, versus: str | None = None, progress=None,
-           **trace_options) -> Film:
+           length: str | float | None = None, versus: str | None = None,
+           burn_captions: bool = False, progress=None, **trace_options) -> Film:
     """Render the film of ``source`` (a sentence or a trace) into ``output`` (.mp4, .webm or
     .gif; default: named after the sentence, as the command line names it).
     ``trace_options`` are those of :func:`trace` when ``source`` is a sentence. An option
     left None is the command line's: the settings file's, a variable's, else its default.
     ``captions``: an .srt of your words for the film's captions (``--captions``);
     ``length``: "short", "full" or seconds (``--length``); ``versus``: a second sentence,
-    a minimal pair (``--versus``: the film ends with the versus beat).
+    a minimal pair (``--versus``: the film ends with the versus beat); ``burn_captions``:
+    the captions drawn into the frames too (``--burn-captions``).
     ``progress(done, total, beat)`` is called as each beat is ready (a notebook's bar)."""
     from .app import work
 
@@ -177,7 +178,8 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
              "length": _length(length), "output": _path("output", output, none=True)}
     watcher = _progress(progress)
     request = _film_request("render", source, given, trace_options, _force(force),
-                            versus=_text("versus", versus, none=True))
+                            versus=_text("versus", versus, none=True),
+                            burn_captions=_flag("burn_captions", burn_captions))
     made = work.film(request, progress=watcher, report=_note)
     return Film(made.files[0], tuple(made.files))
 
@@ -361,7 +363,8 @@ def _drawing_parts(command: str, source, given: dict, trace_options: dict):
 
 
 def _film_request(command: str, source, given: dict, trace_options: dict, force: bool, *,
-                  pack: bool = False, versus: str | None = None):
+                  pack: bool = False, versus: str | None = None,
+                  burn_captions: bool = False):
     """The FilmRequest of a render or a pack, each option resolved as the command line
     resolves it."""
     from .app.requests import FilmRequest, VideoOptions
@@ -379,7 +382,7 @@ def _film_request(command: str, source, given: dict, trace_options: dict, force:
     return FilmRequest(source=source, tracing=tracing, video=video, drawing=drawing,
                        output=Path(output) if output else None, narration=value["narration"],
                        pack=pack, captions=Path(value["captions"]) if value["captions"] else None,
-                       versus=versus)
+                       versus=versus, burn_captions=burn_captions)
 
 
 # ---- every argument's type, checked before any work ------------------------------------------

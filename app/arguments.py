@@ -8,7 +8,7 @@ import os
 
 from ..attention_core.errors import InputError
 
-__all__ = ["beats", "force", "length", "path", "refuse", "text", "times", "whole"]
+__all__ = ["beats", "flag", "force", "length", "path", "refuse", "text", "times", "whole"]
 
 
 def refuse(name: str, value, wanted: str):
@@ -55,10 +55,15 @@ def length(value):
     return value
 
 
-def force(value) -> bool:
+def flag(name: str, value) -> bool:
+    """An on/off argument: True or False, nothing else."""
     if not isinstance(value, bool):
-        refuse("force", value, "True or False")
+        refuse(name, value, "True or False")
     return value
+
+
+def force(value) -> bool:
+    return flag("force", value)
 
 
 def beats(value) -> str | None:

@@ -6,11 +6,14 @@ the tests call it through ``work``, or directly.
 from __future__ import annotations
 
 import time as wallclock
+from dataclasses import replace
 from pathlib import Path
 
 from ..facts import DEFAULT_QUALITY
 from ..files.outputs import OutputSet, sigterm_as_interrupt, video_outputs
+from ..scenes.pipeline import encoding
 from ..scenes.pipeline.beat_cache import BeatCache
+from ..scenes.pipeline.burn import drawn_size
 from ..scenes.pipeline.estimate import LONG_WORK_SECONDS
 from ..scenes.pipeline.render import (RenderProgress, RenderResult, assemble, default_workers,
                                       discarded_line, draw_segments, film_estimate,
@@ -26,7 +29,7 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
                  report=None, audit: bool = False, jobs: int | None = None,
                  cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY,
                  also=None, narration=None, captions=None,
-                 length: float | None = None) -> RenderResult:
+                 length: float | None = None, burn_captions: bool = False) -> RenderResult:
     """Render the explainer's ``beats`` for ``trace`` into ``output`` (an .mp4).
 
     Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
@@ -50,13 +53,16 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     path, its texts), the user's words for the film's captions (``app.captions``), fitted
     to the timed film's captions before anything is drawn. ``length``: seconds the film is
     fitted to (``app.length``: fewer beats, holds at their floor; said to ``report``).
+    ``burn_captions``: the beats are drawn smaller and each frame is their picture above a
+    band with its caption (``burn``), the film still ``width`` x ``height``.
     """
     workers = default_workers() if jobs is None else max(1, int(jobs))
     if outputs is None:
         outputs = video_outputs(output, force=force).check()
     with sigterm_as_interrupt():                 # before anything is written
-        tasks, narration = _planned(trace, beats, dict(width=width, height=height, fps=fps,
-                                                       quality=quality, audit=audit),
+        drawn_width, drawn_height = drawn_size(width, height, burn_captions)
+        tasks, narration = _planned(trace, beats, dict(width=drawn_width, height=drawn_height,
+                                                       fps=fps, quality=quality, audit=audit),
                                     workers, cache, report, length, captions, narration)
     if callable(outputs):        # a set that depends on the beats planned (a fitted pack)
         outputs = outputs([task.beat for task in tasks])
@@ -81,13 +87,16 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
             if segment.discarded and report is not None:
                 report(discarded_line(segment))
         bar.finishing()
+        burn = (width, height, encoding.options(quality, width, height, fps)) \
+            if burn_captions else None
         assemble(segments, trace, {kind: outputs.path(kind) for kind in outputs.files}, also,
-                 narration)
+                 narration, burn)
         finals = outputs.commit()
         bar.done()
     if cache is not None:
         cache.trim()
-    return film_result(segments, finals, tasks[0], seconds=wallclock.perf_counter() - started)
+    result = film_result(segments, finals, tasks[0], seconds=wallclock.perf_counter() - started)
+    return replace(result, width=width, height=height)
 
 
 def _spoken(tasks, trace, narration, workers: int, cache, said: dict | None):

@@ -1,13 +1,35 @@
 """What a film adds to its trace before it is drawn (the drawing runs no model): every head
 of the layer silenced and measured (the influence beat), a minimal pair's second sentence
-(the versus beat, ``--versus``)."""
+(the versus beat, ``--versus``); and what it adds to its frames (``--burn-captions``)."""
 from __future__ import annotations
 
 from ..attention_core.errors import InputError
 from .requests import FilmRequest, TraceOptions
 from .signals import interrupts_held
 
-__all__ = ["beats_of", "pair_tracing", "paired_with", "with_influence", "with_versus_beat"]
+__all__ = ["beats_of", "check_burnt_film", "pair_tracing", "paired_with", "with_influence",
+           "with_versus_beat"]
+
+
+def check_burnt_film(request: FilmRequest, output) -> None:
+    """Captions are burnt into an MP4 or a WebM (a GIF's palette and narrowed frame would
+    blur them), of a size that leaves room for them below a picture that can be drawn."""
+    if not request.burn_captions:
+        return
+    if output.suffix.lower() == ".gif":
+        raise InputError(f"--burn-captions: {output} is a GIF, whose 256 colours and narrow "
+                         "frame would blur the captions; give -o NAME.mp4 or NAME.webm.")
+    from ..facts import MIN_SIZE
+    from ..scenes.pipeline.burn import picture_size, smallest_film
+
+    width, height = request.video.width, request.video.height
+    picture = picture_size(width, height)
+    if picture[0] < MIN_SIZE[0] or picture[1] < MIN_SIZE[1]:
+        least = smallest_film(width, height)
+        raise InputError(f"--burn-captions: at {width}x{height} the picture above the "
+                         f"captions would be {picture[0]}x{picture[1]}, below the smallest "
+                         f"drawn ({MIN_SIZE[0]}x{MIN_SIZE[1]}); give a --resolution of at "
+                         f"least {least[0]}x{least[1]}.")
 
 
 def beats_of(request: FilmRequest) -> list[str]:

@@ -22,7 +22,7 @@ from ..facts import BEATS
 from ..files.outputs import OutputSet, check_place, output_path
 from ..scenes.vocabulary.scripts import isolated
 
-__all__ = ["DECK", "FIXED", "LecturePack", "MIN_CUE", "clip_cues", "clip_name", "pack_outputs", "vtt",
+__all__ = ["FIXED", "LecturePack", "MIN_CUE", "clip_cues", "clip_name", "pack_outputs", "vtt",
            "vtt_time"]
 
 FIXED = {"video": "explainer.mp4", "captions": "explainer.srt", "poster": "explainer.png",
@@ -104,13 +104,12 @@ class LecturePack:
 
     def __call__(self, segments, starts: list[float], paths: dict, sound=None) -> None:
         from ..scenes.pipeline.cache_files import KEY_FRAME, VIDEO
-        from ..scenes.pipeline.join import beat_spans, cut_clip, handoff_frame
+        from ..scenes.pipeline.join import beat_spans, caption_cues, cut_clip, handoff_frame
 
         spans = beat_spans(segments, starts)
         chapters = [(a, b, self.titles[s.beat]) for s, (a, b) in zip(segments, spans)]
         paths["chapters"].write_text(vtt(chapters, numbered=True), encoding="utf-8")
-        captions = [(start + a, start + b, text) for s, start in zip(segments, starts)
-                    for a, b, text in s.captions]
+        captions = caption_cues(segments, starts)      # the film's .srt, as cues
         paths["captions_vtt"].write_text(vtt(captions), encoding="utf-8")
         # a beat's clip opens on the hand-off into it and ends on its own held end state
         # (its hand-off opens the next clip): stopped there, the room sees the picture
@@ -124,7 +123,8 @@ class LecturePack:
                 end = handoff_frame(s) if n < len(segments) - 1 else s.frames
                 parts.append((stack.enter_context(s.opened(VIDEO)), 0, end))
                 cut_clip(parts, paths[f"clip:{s.beat}.mp4"],
-                         None if sound is None else clip_sound(sound, *spans[n]))
+                         None if sound is None else clip_sound(sound, *spans[n]),
+                         clip_cues(captions, *spans[n]))
             paths[f"clip:{s.beat}.png"].write_bytes(s.read(KEY_FRAME))
             paths[f"clip:{s.beat}.vtt"].write_text(vtt(clip_cues(captions, *spans[n])),
                                                    encoding="utf-8")
@@ -271,7 +271,9 @@ class LecturePack:
     def deck_html(self, beats: list[dict]) -> str:
         """One self-contained page: a section per beat with its clip, keys to move, a
         chapter list; captions as <track> (data: URLs: Chromium loads no track file from
-        file://). No address outside the pack."""
+        file://), written in a band below the picture, never over it; no player controls
+        over the film's text (a click or k plays and pauses). No address outside the
+        pack."""
         from urllib.parse import quote
 
         def track(cues) -> str:
@@ -285,15 +287,18 @@ class LecturePack:
             f'''    <section id="beat-{n}" data-beat="{b['beat']}" hidden>
       <h2>{n}. {html.escape(b['title'])}</h2>
       <video src="{b['clip']}.mp4" poster="{b['clip']}.png" preload="auto" playsinline
-             controls width="{self.width}" height="{self.height}">
+             width="{self.width}" height="{self.height}">
         <track kind="captions" srclang="{self.captions_language}" label="Captions" default src="{track(b['cues'])}">
       </video>
+      <p class="caption" aria-live="polite"></p>
     </section>''' for n, b in enumerate(beats, 1))
         title = html.escape(self.trace.sentence)
         notes = [{key: b[key] for key in ("number", "title", "duration", "shows", "say",
                                           "quote", "ask", "next")} for b in beats]
         # inside <script>: no "</" may close it early
         notes_json = json.dumps(notes, ensure_ascii=False).replace("<", "\\u003c")
+        from .web_deck import DECK
+
         return DECK.format(title=title, sentence=title, chapters=chapters, sections=sections,
                            notes=notes_json, **deck_colours(),
                            model=html.escape(f"{self.trace.model_label} · layer "
@@ -348,143 +353,3 @@ def clip_sound(sound, start: float, end: float):
     from ..scenes.pipeline.narration import RATE
 
     return sound[int(round(start * RATE)):int(round(end * RATE))]
-
-
-DECK = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Attention: {title}</title>
-<style>
-  :root {{ color-scheme: {scheme}; }}
-  body {{ margin: 0; background: {stage}; color: {text};
-         font: 18px/1.4 "CMU Serif", Georgia, serif;
-         display: grid; grid-template-columns: 17rem 1fr; min-height: 100vh; }}
-  nav {{ padding: 1.2rem; border-right: 1px solid {line}; }}
-  nav h1 {{ font-size: 1.1rem; margin: 0 0 .4rem; color: {ink}; }}
-  nav p {{ margin: 0 0 1rem; font-size: .85rem; color: {dim}; }}
-  nav ol {{ padding-left: 1.4rem; margin: 0; }}
-  nav li {{ margin: .35rem 0; }}
-  nav a {{ color: {soft}; text-decoration: none; }}
-  nav li.current a {{ color: {current}; }}
-  .time {{ color: {dim}; font-size: .8rem; }}
-  main {{ display: flex; align-items: center; justify-content: center; padding: 1rem 2rem; }}
-  main section {{ width: 100%; max-width: calc((100vh - 7rem) * {aspect}); }}
-  section h2 {{ font-weight: normal; margin: 0 0 .6rem; color: {ink}; }}
-  video {{ width: 100%; height: auto; background: {stage}; display: block;
-          outline: 1px solid {line}; }}
-  .keys {{ margin-top: 1rem; font-size: .8rem; color: {dim}; }}
-</style>
-</head>
-<body>
-  <nav>
-    <h1>“{sentence}”</h1>
-    <p>{model}</p>
-    <ol id="chapters">
-{chapters}
-    </ol>
-    <p class="keys">→ space PageDown: next · ← PageUp: back · f: full screen ·
-      p: presenter view (notes, next beat, time)</p>
-  </nav>
-  <main>
-{sections}
-  </main>
-<script type="application/json" id="notes">{notes}</script>
-<script>
-(function () {{
-  const sections = Array.from(document.querySelectorAll("main section"));
-  const items = Array.from(document.querySelectorAll("#chapters li"));
-  let current = -1;
-  function go(n, play) {{
-    n = Math.max(0, Math.min({count} - 1, n));
-    if (n === current) return;
-    if (current >= 0) {{ sections[current].querySelector("video").pause(); }}
-    sections.forEach((s, i) => {{ s.hidden = i !== n; }});
-    items.forEach((li, i) => li.classList.toggle("current", i === n));
-    current = n;
-    const video = sections[n].querySelector("video");
-    video.currentTime = 0;
-    if (play) {{ video.play().catch(() => {{}}); }}
-    history.replaceState(null, "", "#beat-" + (n + 1));
-    showNotes();
-  }}
-  // the presenter view: a second window with the current beat's notes, the next beat and
-  // the time since it opened; its keys drive this page. Filled with textContent only.
-  const notes = JSON.parse(document.getElementById("notes").textContent);
-  let presenter = null, opened = 0;
-  function fill(doc, id, lines, tag) {{
-    const box = doc.getElementById(id);
-    box.replaceChildren(...lines.map((line) => {{
-      const item = doc.createElement(tag); item.textContent = line; return item; }}));
-  }}
-  function showNotes() {{
-    if (!presenter || presenter.closed || current < 0) return;
-    const n = notes[current], doc = presenter.document;
-    doc.getElementById("now").textContent =
-      n.number + ". " + n.title + " (" + Math.round(n.duration) + " s)";
-    doc.getElementById("shows").textContent = n.shows;
-    fill(doc, "say", n.say, "li");
-    fill(doc, "quote", n.quote, "li");
-    doc.getElementById("ask").textContent = n.ask;
-    doc.getElementById("next").textContent = "Next: " + n.next;
-  }}
-  function tick() {{
-    if (!presenter || presenter.closed) return;
-    const s = Math.floor((Date.now() - opened) / 1000);
-    presenter.document.getElementById("elapsed").textContent =
-      Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
-  }}
-  function openPresenter() {{
-    if (presenter && !presenter.closed) {{ presenter.focus(); return; }}
-    presenter = window.open("", "presenter", "width=960,height=720");
-    if (!presenter) return;
-    const doc = presenter.document;
-    doc.open();
-    doc.write(PRESENTER);
-    doc.close();
-    doc.addEventListener("keydown", (event) =>
-      document.dispatchEvent(new KeyboardEvent("keydown", {{ key: event.key }})));
-    opened = Date.now();
-    showNotes();
-    tick();
-    setInterval(tick, 250);
-  }}
-  const PRESENTER = `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>Presenter view</title><style>
-  body {{ margin: 1.5rem 2rem; background: {stage}; color: {text};
-         font: 20px/1.45 "CMU Serif", Georgia, serif; }}
-  #elapsed {{ float: right; font-size: 2.2rem; color: {ink}; }}
-  #now {{ font-size: 1.6rem; color: {ink}; margin: 0 0 .6rem; font-weight: normal; }}
-  h3 {{ font-size: 1rem; color: {dim}; margin: 1rem 0 .2rem; font-weight: normal; }}
-  ul {{ margin: 0; padding-left: 1.3rem; }}
-  #ask {{ color: {current}; }}
-  #next {{ color: {soft}; margin-top: 1.2rem; }}
-</style></head><body>
-<div id="elapsed">0:00</div><h2 id="now"></h2>
-<p id="shows"></p><h3>Say</h3><ul id="say"></ul><h3>Quote</h3><ul id="quote"></ul>
-<h3>Ask the room</h3><p id="ask"></p><p id="next"></p></body></html>`;
-  document.addEventListener("keydown", (event) => {{
-    if (event.key === "ArrowRight" || event.key === " " || event.key === "PageDown") {{
-      event.preventDefault(); go(current + 1, true);
-    }} else if (event.key === "ArrowLeft" || event.key === "PageUp") {{
-      event.preventDefault(); go(current - 1, true);
-    }} else if (event.key === "p") {{
-      openPresenter();
-    }} else if (event.key === "f") {{
-      const video = sections[current].querySelector("video");
-      if (document.fullscreenElement) {{ document.exitFullscreen(); }}
-      else {{ video.requestFullscreen().catch(() => {{}}); }}
-    }}
-  }});
-  items.forEach((li, i) => li.querySelector("a").addEventListener("click", (event) => {{
-    event.preventDefault(); go(i, true);
-  }}));
-  const start = parseInt((location.hash.match(/^#beat-(\\d+)$/) || [0, 1])[1], 10) - 1;
-  go(start, false);
-  window.deck = {{ go: go, current: () => current, count: {count} }};
-}})();
-</script>
-</body>
-</html>
-"""

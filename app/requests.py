@@ -1,16 +1,18 @@
 """What the application is asked to do, as typed, immutable requests: the options that
 decide a trace, a video and a drawing, and the film, stills and atlas requests made of them.
-Each face (command line, Python API, course) builds them; ``work`` does them."""
+Each face (command line, Python API, course) builds them; ``work`` does them and returns
+the results at the end of this file."""
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_RESOLUTION, DEFAULT_THEME,
                      TRACE_DEFAULTS)
 
-__all__ = ["AtlasRequest", "DrawingOptions", "FilmRequest", "ShortFilmRequest", "StillsRequest",
-           "TraceOptions", "VideoOptions", "ViewRequest"]
+__all__ = ["AtlasRequest", "DrawingOptions", "FilmPlan", "FilmRequest", "FilmResult",
+           "ShortFilmRequest", "StillsRequest", "StillsResult", "TraceOptions", "VideoOptions",
+           "ViewRequest"]
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,8 @@ class FilmRequest:
     names it after the sentence in ``video.output_dir``. ``narration``: a folder of
     recordings, "speak", or None. ``captions``: an .srt of the user's words for the
     film's captions (``app.captions``), or None. ``versus``: a second sentence, a
-    minimal pair of the first (the film ends with the versus beat), or None."""
+    minimal pair of the first (the film ends with the versus beat), or None.
+    ``burn_captions``: the captions drawn into the frames too, below a smaller picture."""
     source: object
     tracing: TraceOptions | None
     video: VideoOptions
@@ -94,6 +97,7 @@ class FilmRequest:
     pack: bool = False
     captions: Path | None = None
     versus: str | None = None
+    burn_captions: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,3 +162,29 @@ class ShortFilmRequest:
     force: bool = False
     max_tokens: int = DEFAULT_MAX_TOKENS
 
+
+# ---- what the application returns -------------------------------------------------------
+@dataclass(frozen=True)
+class FilmPlan:
+    """What a film request would do, nothing drawn or written: the files, each beat (from
+    the beat cache or to draw), the estimate."""
+    files: list[Path]
+    beats: list[str]
+    cached: frozenset
+    estimate: object                 # scenes.pipeline.estimate's estimate: .seconds, .line()
+    workers: int
+
+
+@dataclass(frozen=True)
+class FilmResult:
+    """A film or pack written: its files, and the render's facts (``RenderResult``)."""
+    files: list[Path]
+    render: object = field(repr=False)
+
+
+@dataclass(frozen=True)
+class StillsResult:
+    """Stills written; with a golden folder, the lines of those that changed."""
+    files: list[Path]
+    changed: list[str]
+    compared: int

@@ -11,13 +11,14 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..attention_core.errors import InputError
 from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE
-from .film_extras import beats_of, pair_tracing, paired_with, with_influence, with_versus_beat
-from .requests import AtlasRequest, FilmRequest, StillsRequest, TraceOptions, ViewRequest
+from .film_extras import (beats_of, check_burnt_film, pair_tracing, paired_with, with_influence,
+                          with_versus_beat)
+from .requests import (AtlasRequest, FilmPlan, FilmRequest, FilmResult, StillsRequest,
+                       StillsResult, TraceOptions, ViewRequest)
 from .signals import interrupts_held    # one rule, which the faces reach through here
 
 __all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress",
@@ -223,24 +224,6 @@ def callback_progress(report: Callable[[int, int, str], None]):
 
 
 # ---- a film or a lecture pack -------------------------------------------------------------------
-@dataclass(frozen=True)
-class FilmPlan:
-    """What a film request would do, nothing drawn or written: the files, each beat (from
-    the beat cache or to draw), the estimate."""
-    files: list[Path]
-    beats: list[str]
-    cached: frozenset
-    estimate: object                 # scenes.pipeline.estimate's estimate: .seconds, .line()
-    workers: int
-
-
-@dataclass(frozen=True)
-class FilmResult:
-    """A film or pack written: its files, and the render's facts (``RenderResult``)."""
-    files: list[Path]
-    render: object = field(repr=False)
-
-
 def _outputs(request: FilmRequest, sentence: str, beats=None):
     """The output set of ``request``; a pack's clips those of ``beats`` (default: the beats
     asked for; a film fitted to --length has fewer, known once it is planned)."""
@@ -255,6 +238,7 @@ def _outputs(request: FilmRequest, sentence: str, beats=None):
         return pack_outputs(Path(folder), video.beats if beats is None else beats,
                             force=video.force)
     output = request.output or Path(video.output_dir) / f"{slugify(sentence)}-{video.label}.mp4"
+    check_burnt_film(request, Path(output))
     return video_outputs(Path(output), force=video.force).check()
 
 
@@ -297,10 +281,12 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
         video = request.video
         trace, outputs, _, _ = _prepared(request, peek=True, report=report)
         with interrupts_held():         # the first import of manim
+            from ..scenes.pipeline.burn import drawn_size
             from ..scenes.pipeline.plan import plan_film
             from ..scenes.pipeline.render import default_workers, film_estimate
         use_theme(request.drawing.theme)           # a beat's cache entry is the theme's
-        tasks = plan_film(trace, video.beats, width=video.width, height=video.height,
+        width, height = drawn_size(video.width, video.height, request.burn_captions)
+        tasks = plan_film(trace, video.beats, width=width, height=height,
                           fps=video.fps, quality=video.quality)
         workers = video.jobs or default_workers()
         if video.length is not None:
@@ -309,7 +295,7 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
             cache = beat_cache(video.no_cache, peek=True)
             fitted = fitted_film(trace, video.beats, video.length, workers=workers,
                                  cache_folder=cache.folder if cache else None,
-                                 width=video.width, height=video.height, fps=video.fps,
+                                 width=width, height=height, fps=video.fps,
                                  quality=video.quality)
             tasks = fitted.tasks
             if report is not None:
@@ -352,21 +338,14 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
                               progress=progress, report=report, jobs=video.jobs,
                               quality=video.quality,
                               cache=beat_cache(video.no_cache, report=report), also=also,
-                              narration=voice, captions=captions, length=video.length)
+                              narration=voice, captions=captions, length=video.length,
+                              burn_captions=request.burn_captions)
     files = (list(made[0].files.values()) if request.pack else
              [result.video, result.captions, result.poster, result.trace])
     return FilmResult([Path(f) for f in files], result)
 
 
 # ---- stills ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class StillsResult:
-    """Stills written; with a golden folder, the lines of those that changed."""
-    files: list[Path]
-    changed: list[str]
-    compared: int
-
-
 def stills(request: StillsRequest, *, report: Report = None, tolerance: int | None = None,
            max_share: float | None = None) -> StillsResult:
     """Draw the stills of ``request`` (and compare them with its goldens, ``tolerance`` and

@@ -23,7 +23,7 @@ from ..scenes.pipeline.formats import parse_resolution
 
 __all__ = [
     "BEATS", "DrawingOptions", "FPS", "HEADS", "LAYER", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
-    "captions_option", "drawing_options", "picture_options", "dry_run_option", "narration_option",
+    "burn_captions_option", "captions_option", "drawing_options", "picture_options", "dry_run_option", "narration_option",
     "short_film_options", "trace_options",
     "versus_option", "video_options",
 ]
@@ -249,6 +249,12 @@ versus_option = click.option(
     help="A second sentence, a minimal pair of the first: the film ends with the versus beat, "
          "the same model, layer, head and focus word on both, each word's weight in both and "
          "its change (`compare` prints the same).")
+
+burn_captions_option = click.option(
+    "--burn-captions", is_flag=True,
+    help="Draw the captions into the frames as well, in a band below the picture (drawn "
+         "smaller; the film keeps its size), for players that ignore the MP4's subtitle "
+         "track. An .mp4 or .webm (a GIF's 256 colours and narrow frame would blur them).")
 
 captions_option = click.option(
     "--captions", "captions", metavar="FILE.srt", default=None,

@@ -7,8 +7,8 @@ import click
 from ..attention_core import DEFAULT_SENTENCE
 from ..facts import GIF_MAX_FPS, GIF_MAX_WIDTH
 from .common import film_command
-from .options import (captions_option, drawing_options, dry_run_option, narration_option,
-                      trace_options, versus_option, video_options)
+from .options import (burn_captions_option, captions_option, drawing_options, dry_run_option,
+                      narration_option, trace_options, versus_option, video_options)
 
 __all__ = ["command"]
 
@@ -19,6 +19,7 @@ Examples:
   attention-explainer render "我爱北京天安门" --focus 北京 --beats sparks,pull -o beijing.mp4
   attention-explainer render --trace talk.npz --quality draft --jobs 2
   attention-explainer render "The cat ate the fish" -o talk.webm
+  attention-explainer render "The cat ate the fish" --burn-captions -o talk.mp4
   attention-explainer render "The cat ate the fish" --narration my-voice/ -o talk.mp4
   attention-explainer render "The cat ate the fish" --versus "The fish ate the cat"
 """)
@@ -33,6 +34,7 @@ Examples:
 @drawing_options
 @narration_option
 @captions_option
+@burn_captions_option
 @versus_option
 @dry_run_option
 @click.pass_context

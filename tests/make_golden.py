@@ -7,8 +7,10 @@ unchanged numbers is a drawing change, and changed numbers are a model change.
 """
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,6 +18,9 @@ GOLDEN = ROOT / "tests" / "golden"
 SENTENCE = "The cat ate the fish"
 TRACE = GOLDEN / "default-trace.npz"
 FRAME_ARGS = ["--beat", "all", "--at", "key", "--resolution", "320x180", "--fps", "10"]
+# a film with its captions burnt in: its poster (the key frame above the caption band)
+BURNT_ARGS = ["--beats", "softmax", "--resolution", "320x180", "--fps", "10", "--burn-captions"]
+BURNT_POSTER = GOLDEN / "burnt" / "poster.png"     # beside, not among, the key frames
 
 
 def cli(*args: str) -> None:
@@ -32,6 +37,11 @@ def main() -> None:
     if "--new-trace" in sys.argv[1:] or not TRACE.is_file():
         cli("inspect", SENTENCE, "--npz", str(TRACE), "--force")
     cli("frames", "--trace", str(TRACE), *FRAME_ARGS, "--out", str(GOLDEN), "--force")
+    with tempfile.TemporaryDirectory() as scratch:
+        cli("render", "--trace", str(TRACE), *BURNT_ARGS, "--quiet", "-o",
+            str(Path(scratch) / "burnt.mp4"))
+        BURNT_POSTER.parent.mkdir(exist_ok=True)
+        shutil.copyfile(Path(scratch) / "burnt.png", BURNT_POSTER)
     print(f"golden trace and frames written to {GOLDEN}")
 
 

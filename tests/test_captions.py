@@ -65,6 +65,14 @@ def test_a_pack_carries_the_translated_words_into_its_notes_and_deck(film, tmp_p
     assert proc.returncode == 0, proc.stderr[-2000:]
     deck = (tmp_path / "pack" / "index.html").read_text(encoding="utf-8")
     assert "Voici ce que dit cette légende" in deck and 'srclang="fr"' in deck
+    # the edited words travel inside the film and its clip too, as their subtitle tracks
+    from attention_explainer.scenes.pipeline.subtitles import caption_track
+
+    film_srt = list(srt.parse((tmp_path / "pack" / "explainer.srt").read_text("utf-8")))
+    assert [text for _, _, text in caption_track(tmp_path / "pack" / "explainer.mp4")] == \
+        [c.content for c in film_srt] == [c.content for c in translated[:count]]
+    clip, = (tmp_path / "pack").glob("clips/*.mp4")
+    assert [text for _, _, text in caption_track(clip)] == [c.content for c in film_srt]
 
 
 def test_a_changed_number_or_another_count_is_refused_before_anything_is_written(film, tmp_path):

@@ -213,6 +213,20 @@ def test_the_web_deck_plays_offline_in_chromium(pack):
         page.wait_for_function("() => window.deck.current() === 1", timeout=5000)
         second = page.evaluate(f"() => {current_video}.currentSrc.split('/').pop()")
         assert second == "02-embed.mp4"
+        # its captions: in the band below the picture (the track hidden, never drawn over
+        # it), the cue of the moment; no player controls over the film's text
+        page.wait_for_function(f"() => {current_video}.textTracks[0].cues.length > 0",
+                               timeout=10000)
+        cue = page.evaluate(f"""() => {{ const v = {current_video};
+            const cue = v.textTracks[0].cues[0]; v.pause();
+            v.currentTime = (cue.startTime + cue.endTime) / 2;
+            return cue.getCueAsHTML().textContent; }}""")
+        band = "document.querySelector('section:not([hidden]) .caption')"
+        page.wait_for_function(f"() => {band}.textContent.length > 0", timeout=10000)
+        shown = page.evaluate(f"""() => {{ const v = {current_video}, b = {band};
+            return [b.textContent, v.textTracks[0].mode, v.controls,
+                    b.getBoundingClientRect().top >= v.getBoundingClientRect().bottom]; }}""")
+        assert shown == [cue, "hidden", False, True], shown
         page.keyboard.press("ArrowLeft")
         page.wait_for_function("() => window.deck.current() === 0", timeout=5000)
         chapters = page.evaluate("() => document.querySelectorAll('#chapters li').length")

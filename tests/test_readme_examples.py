@@ -38,6 +38,10 @@ def tiny(argv: list[str]) -> list[str]:
         return argv
     out = list(argv)
     sizes = {**TINY, **EXPERIMENT_TINY} if argv[0] == "experiment" else TINY
+    if "--burn-captions" in argv:        # the smallest film with room for its captions
+        from attention_explainer.scenes.pipeline.burn import smallest_film
+
+        sizes = {**sizes, "--resolution": "{}x{}".format(*smallest_film(64, 36))}
     for option, value in sizes.items():
         if option in out:
             out[out.index(option) + 1] = value

@@ -131,6 +131,11 @@ def test_full_explainer_renders_one_video(name, tmp_path):
     captions = [(c.start.total_seconds(), c.end.total_seconds(), c.content)
                 for c in srt_format.parse(srt)]
     assert not captions_out_of_step(captions, spans, result.duration, style.T_SHORT)
+    # the same captions travel inside the MP4, as its subtitle track, to the millisecond
+    from attention_explainer.scenes.pipeline.subtitles import caption_track
+
+    assert caption_track(out) == [(round(a * 1000), round(b * 1000), text)
+                                  for a, b, text in captions]
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
     assert leftovers == []
     if name == "default":
@@ -176,7 +181,7 @@ def test_an_interrupt_while_writing_leaves_no_temporary(default_trace, tmp_path,
     out = tmp_path / "talk.mp4"
     out.write_bytes(b"old")
 
-    def interrupted(sources, target, chapters=None, sound=None):
+    def interrupted(sources, target, chapters=None, sound=None, cues=None):
         Path(target).write_bytes(b"half a video")
         raise KeyboardInterrupt
 

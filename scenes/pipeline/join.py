@@ -16,9 +16,10 @@ from pathlib import Path
 from ...facts import BEATS
 from .cache_files import KEY_FRAME, VIDEO
 from .narration import encode_sound, sound_stream_in
+from .subtitles import add_caption_track, mux_captions
 
-__all__ = ["POSTER_BEAT", "TITLES", "assemble", "beat_spans", "chapter_marks", "cut_clip",
-           "handoff_frame", "join_segments", "poster_of", "segment_starts", "write_captions"]
+__all__ = ["POSTER_BEAT", "TITLES", "assemble", "beat_spans", "caption_cues", "chapter_marks",
+           "cut_clip", "handoff_frame", "join_segments", "poster_of", "segment_starts", "write_captions"]
 
 TITLES = {entry.name: entry.title for entry in BEATS}     # the chapter marks
 POSTER_BEAT = "pull"        # its key frame is the poster; without it, the last beat's
@@ -51,11 +52,12 @@ def chapter_marks(segments, starts: list[float]) -> list[tuple[float, float, str
     return [(a, b, TITLES[s.beat]) for s, (a, b) in zip(segments, beat_spans(segments, starts))]
 
 
-def cut_clip(parts: list, target: Path, sound=None) -> None:
+def cut_clip(parts: list, target: Path, sound=None, cues=None) -> None:
     """Frames of segment MP4s joined into ``target`` without re-encoding: ``parts`` are
     (video, first frame, end frame), each first frame a key frame of its segment (the
     start, or a hand-off: ``SegmentVideo.key_frame_at``). ``video`` as in
-    :func:`join_segments`. ``sound``: the clip's samples, encoded beside it as AAC."""
+    :func:`join_segments`. ``sound``: the clip's samples, encoded beside it as AAC;
+    ``cues``: its captions, in its own seconds, as its subtitle track."""
     import av
 
     with contextlib.ExitStack() as stack:
@@ -71,12 +73,15 @@ def cut_clip(parts: list, target: Path, sound=None) -> None:
             if out_stream is None:
                 out_stream = out.add_stream_from_template(template=stream)
                 sound_stream = sound_stream_in(out) if sound is not None else None
+                text_stream = add_caption_track(out) if cues is not None else None
             per_frame = 1 / (stream.average_rate * stream.time_base)
             offset = _copy_packets(src, stream, out, out_stream, offset,
                                    int(round(first * per_frame)), int(round(end * per_frame)))
             src.close()
         if sound is not None and out_stream is not None:
             encode_sound(out, sound_stream, sound)
+        if cues is not None and out_stream is not None:
+            mux_captions(out, text_stream, cues)
 
 
 def poster_of(segments):
@@ -85,16 +90,11 @@ def poster_of(segments):
     return segments[names.index(POSTER_BEAT) if POSTER_BEAT in names else -1]
 
 
-def write_captions(segments, starts: list[float], path: Path) -> None:
-    """The segments' captions, moved to their places in the film, as one SRT file."""
-    import datetime
-
-    import srt
-
+def caption_cues(segments, starts: list[float]) -> list[tuple[float, float, str]]:
+    """The segments' captions moved to their places in the film: (start s, end s, text),
+    each ending with its beat's chapter, the text as the .srt and the track hold it (user
+    words in bidi isolates)."""
     from ..vocabulary.scripts import isolated
-
-    def at(seconds: float) -> datetime.timedelta:
-        return datetime.timedelta(seconds=round(seconds, 3))
 
     def until(begins: float, ends: float, chapter_end: float) -> float:
         # a beat's captions end with its chapter, at its hand-off's whole frame (the scene
@@ -102,22 +102,35 @@ def write_captions(segments, starts: list[float], path: Path) -> None:
         return min(ends, chapter_end) if begins < chapter_end else ends
 
     spans = beat_spans(segments, starts) if segments else []
-    subtitles = [srt.Subtitle(index=0, start=at(start + a),
-                             end=at(until(start + a, start + b, span_end)),
-                             content=isolated(text))
-                 for segment, start, (_, span_end) in zip(segments, starts, spans)
-                 for a, b, text in segment.captions]
+    return [(round(start + a, 3), round(until(start + a, start + b, span_end), 3),
+             isolated(text))
+            for segment, start, (_, span_end) in zip(segments, starts, spans)
+            for a, b, text in segment.captions]
+
+
+def write_captions(segments, starts: list[float], path: Path) -> None:
+    """The segments' captions (:func:`caption_cues`) as one SRT file."""
+    import datetime
+
+    import srt
+
+    subtitles = [srt.Subtitle(index=0, start=datetime.timedelta(seconds=a),
+                              end=datetime.timedelta(seconds=b), content=text)
+                 for a, b, text in caption_cues(segments, starts)]
     path.write_text(srt.compose(subtitles, reindex=True) if subtitles else "",
                     encoding="utf-8")
 
 
-def assemble(segments, trace, paths: dict, also=None, narration=None) -> None:
+def assemble(segments, trace, paths: dict, also=None, narration=None, burn=None) -> None:
     """Write the film from its drawn segments: ``paths["video"]`` (joined, with chapter
-    marks; a .webm or .gif re-encoded from that), "captions", "poster" and "trace"; then
-    ``also(segments, starts, paths, sound)`` (a lecture pack's files). ``narration``
-    (``narration.Narration``): each beat's voice from its span's start, as the film's sound
-    (``sound``: its samples, else None)."""
+    marks and its captions as a subtitle track; a .webm or .gif re-encoded from that),
+    "captions", "poster" and "trace"; then ``also(segments, starts, paths, sound)`` (a
+    lecture pack's files). ``narration`` (``narration.Narration``): each beat's voice from
+    its span's start, as the film's sound (``sound``: its samples, else None). ``burn``:
+    (width, height, encoder options) of a film whose captions are drawn into its frames,
+    below the segments' smaller pictures (``burn``)."""
     starts = segment_starts(segments)
+    cues = caption_cues(segments, starts)
     sound = None
     if narration is not None:
         from .narration import film_track
@@ -126,12 +139,23 @@ def assemble(segments, trace, paths: dict, also=None, narration=None) -> None:
                            narration, sum(s.frames for s in segments) / segments[0].fps)
     target = Path(paths["video"])
     # a WebM or a GIF is re-encoded from the joined MP4, made beside it in the staging
-    # folder and removed there
+    # folder and removed there; so are the frames with their captions burnt in
     joined = target if target.suffix.lower() == ".mp4" else \
         target.with_name(target.name + ".joined.mp4")
-    with contextlib.ExitStack() as stack:
-        videos = [stack.enter_context(s.opened(VIDEO)) for s in segments]
-        join_segments(videos, joined, chapter_marks(segments, starts), sound)
+    burnt = target.with_name(target.name + ".burnt.mp4")
+    try:
+        with contextlib.ExitStack() as stack:
+            videos = [stack.enter_context(s.opened(VIDEO)) for s in segments]
+            if burn is not None:
+                from .burn import burn_captions
+
+                width, height, options = burn
+                burn_captions(videos, cues, burnt, width=width, height=height,
+                              fps=segments[0].fps, options=options)
+                videos = [burnt]
+            join_segments(videos, joined, chapter_marks(segments, starts), sound, cues)
+    finally:
+        burnt.unlink(missing_ok=True)
     if joined != target:
         from .web_formats import transcode
         try:
@@ -139,19 +163,28 @@ def assemble(segments, trace, paths: dict, also=None, narration=None) -> None:
         finally:
             joined.unlink(missing_ok=True)
     write_captions(segments, starts, paths["captions"])
-    paths["poster"].write_bytes(poster_of(segments).read(KEY_FRAME))
+    poster = poster_of(segments)
+    picture = poster.read(KEY_FRAME)
+    if burn is not None:
+        from .burn import poster_with_band
+
+        at = starts[segments.index(poster)] + poster.key_time
+        shown = next((text for a, b, text in cues if a <= at < b), None)
+        picture = poster_with_band(picture, shown, burn[0], burn[1])
+    paths["poster"].write_bytes(picture)
     trace.save(paths["trace"])
     if also is not None:
         also(segments, starts, paths, sound)
 
 
 def join_segments(videos: list, target: Path, chapters: list | None = None,
-                  sound=None) -> None:
+                  sound=None, cues=None) -> None:
     """Join segment MP4s of identical streams (same encoder settings, each starting on a
     key frame) into ``target`` without re-encoding, its index first (faststart), with
-    ``chapters`` [(start s, end s, title)] as the MP4's chapter marks and ``sound`` (mono
-    samples at ``narration.RATE``) as an AAC stream. ``videos`` are paths or open binary
-    files (``BeatSegment.opened``: checked as they are read)."""
+    ``chapters`` [(start s, end s, title)] as the MP4's chapter marks, ``sound`` (mono
+    samples at ``narration.RATE``) as an AAC stream and ``cues`` [(start s, end s, text)]
+    as its subtitle track. ``videos`` are paths or open binary files
+    (``BeatSegment.opened``: checked as they are read)."""
     import av
 
     with contextlib.ExitStack() as stack:
@@ -170,10 +203,13 @@ def join_segments(videos: list, target: Path, chapters: list | None = None,
             if out_stream is None:
                 out_stream = out.add_stream_from_template(template=stream)
                 sound_stream = sound_stream_in(out) if sound is not None else None
+                text_stream = add_caption_track(out) if cues is not None else None
             offset = _copy_packets(src, stream, out, out_stream, offset)
             src.close()
         if sound is not None and out_stream is not None:
             encode_sound(out, sound_stream, sound)
+        if cues is not None and out_stream is not None:
+            mux_captions(out, text_stream, cues)
 
 
 def _copy_packets(src, stream, out, out_stream, offset: int, first: int = 0,

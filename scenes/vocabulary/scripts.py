@@ -63,10 +63,22 @@ def isolated(text: str) -> str:
 
     >>> isolated("‘ي’ in ‘الصغير’") == "‘\u2068ي\u2069’ in ‘\u2068الصغير\u2069’"
     True
+
+    Text already isolated is left as it is (a caption isolated for the .srt, written again
+    into a WebVTT file): ``isolated(isolated(t)) == isolated(t)``.
     """
     out, run, pending = [], [], []
+    depth = 0                     # inside an isolate already in the text
     for ch in text:
         kind = unicodedata.bidirectional(ch)
+        if depth or kind in ("FSI", "LRI", "RLI"):
+            if run:
+                out += [FSI, *run, PDI]
+                run = []
+            out += pending + [ch]
+            pending = []
+            depth += 1 if kind in ("FSI", "LRI", "RLI") else -1 if kind == "PDI" else 0
+            continue
         if kind in _STRONG_RTL or (run and kind not in ("L", "FSI", "PDI") and ch not in "‘’“”"):
             if kind in _STRONG_RTL:
                 run += pending + [ch]

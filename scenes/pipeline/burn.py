@@ -1,0 +1,168 @@
+"""Captions drawn into the film's frames (``--burn-captions``), for players that ignore a
+subtitle track (a projector's media player, a GIF-like web embed, some slide programs).
+
+The captions never cover the picture: the beats are drawn smaller (:func:`picture_size`,
+the film's shape kept) and each frame of the film is that picture at the top, centred,
+above a band of the stage's colour in which the caption of the moment is written (the
+same words and times as the .srt and the subtitle track). Frames are composed from the
+drawn segments' decoded frames and encoded once more; the poster gets the same band.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["BAND_SHARE", "CaptionBand", "burn_captions", "drawn_size", "picture_size",
+           "poster_with_band", "smallest_film"]
+
+BAND_SHARE = 0.15         # of the film's height: two lines of a caption and their margins
+
+
+def _even(value: float) -> int:
+    return max(2, int(round(value / 2)) * 2)
+
+
+def picture_size(width: int, height: int) -> tuple[int, int]:
+    """The size the beats are drawn at when the captions are burnt in: the film's shape,
+    as high as the film less the caption band (even sizes, as H.264 wants).
+
+    >>> picture_size(1920, 1080)
+    (1632, 918)
+    """
+    picture_height = _even(height * (1 - BAND_SHARE))
+    return min(width, _even(width * picture_height / height)), picture_height
+
+
+def smallest_film(width: int, height: int) -> tuple[int, int]:
+    """The smallest film of about this shape whose picture, above the band, is still a
+    size a film is drawn at (``facts.MIN_SIZE``)."""
+    from ...facts import MIN_SIZE
+
+    scale = max(MIN_SIZE[0] / width, MIN_SIZE[1] / height)
+    while True:
+        film = (_even(width * scale), _even(height * scale))
+        picture = picture_size(*film)
+        if picture[0] >= MIN_SIZE[0] and picture[1] >= MIN_SIZE[1]:
+            return film
+        scale *= 1.01
+
+
+def drawn_size(width: int, height: int, burn_captions: bool) -> tuple[int, int]:
+    """The size a film's beats are drawn at: its own, or with burnt captions the picture's
+    above their band."""
+    return picture_size(width, height) if burn_captions else (width, height)
+
+
+@dataclass
+class CaptionBand:
+    """The band under the picture, ``width`` x ``height`` - picture height pixels, with a
+    caption written in it: in the theme's text colour on the stage's, at the body size of
+    the film's own wording, wrapped to two lines (shrunk to fit if it needs more)."""
+
+    width: int
+    height: int
+
+    def __post_init__(self):
+        self.band_height = self.height - picture_size(self.width, self.height)[1]
+        self._drawn: dict[str, np.ndarray] = {}
+        self._canvas: np.ndarray | None = None
+
+    def background(self) -> np.ndarray:
+        """The stage's colour as one RGBA pixel."""
+        from manim import ManimColor
+
+        from ..vocabulary import style
+
+        rgb = ManimColor(style.PALETTE.background).to_int_rgb()
+        return np.array([*rgb, 255], np.uint8)
+
+    def compose(self, picture: np.ndarray, text: str | None) -> np.ndarray:
+        """The film's frame (RGBA, kept and drawn over by the next call): ``picture``
+        (RGBA, drawn at :func:`picture_size`) at the top, centred, above the band with
+        ``text``."""
+        if self._canvas is None:
+            self._canvas = np.empty((self.height, self.width, 4), np.uint8)
+            self._canvas[:] = self.background()
+        picture_height, picture_width = picture.shape[:2]
+        left = (self.width - picture_width) // 2
+        self._canvas[:picture_height, left:left + picture_width] = picture
+        self._canvas[picture_height:] = self.strip(text)
+        return self._canvas
+
+    def strip(self, text: str | None) -> np.ndarray:
+        """The band (RGBA) with ``text`` written in it, drawn once per text."""
+        key = text or ""
+        if key not in self._drawn:
+            self._drawn[key] = self._draw(key)
+        return self._drawn[key]
+
+    def _draw(self, text: str) -> np.ndarray:
+        from manim import DOWN, Camera, VGroup
+
+        from ..vocabulary import style
+        from ..vocabulary.stage import frame_size
+        from ..vocabulary.text import label_text, wrapped
+
+        units = frame_size(self.width, self.height)
+        per_unit = self.height / units["frame_height"]          # the film's own scale
+        camera = Camera(pixel_width=self.width, pixel_height=self.band_height,
+                        frame_width=self.width / per_unit,
+                        frame_height=self.band_height / per_unit,
+                        background_color=style.PALETTE.background, background_opacity=1)
+        if text.strip():
+            room_width = 0.92 * camera.frame_width
+            room_height = 0.84 * camera.frame_height
+            size = style.FONT_BODY
+            # a line each (user text with right-to-left words is drawn as plain text,
+            # where a line break would be a control character)
+            lines = wrapped(" ".join(text.split()), room_width, size).split("\n")
+            caption = VGroup(*(label_text(line, font_size=size, color=style.PALETTE.text)
+                               for line in lines)).arrange(DOWN, buff=0.12)
+            if caption.width > room_width or caption.height > room_height:
+                caption.scale(min(room_width / caption.width, room_height / caption.height))
+            caption.move_to([0, 0, 0])
+            camera.capture_mobject(caption)
+        return np.array(camera.pixel_array, np.uint8)
+
+
+def burn_captions(videos: list, cues: list, target: Path, *, width: int, height: int,
+                  fps: int, options: dict) -> None:
+    """Encode into ``target`` (an MP4 of one H.264 stream) the frames of the segment
+    videos ``videos`` (paths or open files, drawn at :func:`picture_size`), each placed
+    above the band with the caption of its moment (``cues``: (start s, end s, text), the
+    film's seconds, in order and apart). ``options``: the encoder's, as the segments'."""
+    import av
+
+    from .capture import SegmentVideo
+
+    band = CaptionBand(width, height)
+    out = SegmentVideo(target, width=width, height=height, fps=fps, options=options)
+    index, at = 0, 0
+    try:
+        for video in videos:
+            with av.open(str(video) if isinstance(video, (str, Path)) else video) as box:
+                for frame in box.decode(box.streams.video[0]):
+                    seconds = index / fps
+                    while at < len(cues) and cues[at][1] <= seconds:
+                        at += 1
+                    shown = cues[at][2] if at < len(cues) and cues[at][0] <= seconds else None
+                    out.write(band.compose(frame.to_ndarray(format="rgba"), shown))
+                    index += 1
+    finally:
+        out.close()
+
+
+def poster_with_band(png: bytes, text: str | None, width: int, height: int) -> bytes:
+    """A key frame's PNG (drawn at :func:`picture_size`) as the burnt film shows it: above
+    the band with ``text``."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        picture = np.asarray(image.convert("RGBA"))
+    out = io.BytesIO()
+    Image.fromarray(CaptionBand(width, height).compose(picture, text)).save(out, format="PNG")
+    return out.getvalue()
