@@ -157,7 +157,8 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
            theme: str | None = None, quality: str | None = None, force: bool = False,
            narration: str | Path | None = None, captions: str | Path | None = None,
            length: str | float | None = None, versus: str | None = None,
-           burn_captions: bool = False, progress=None, **trace_options) -> Film:
+           burn_captions: bool = False, pace: str | None = None, progress=None,
+           **trace_options) -> Film:
     """Render the film of ``source`` (a sentence or a trace) into ``output`` (.mp4, .webm or
     .gif; default: named after the sentence, as the command line names it).
     ``trace_options`` are those of :func:`trace` when ``source`` is a sentence. An option
@@ -165,8 +166,8 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
     ``captions``: an .srt of your words for the film's captions (``--captions``);
     ``length``: "short", "full" or seconds (``--length``); ``versus``: a second sentence,
     a minimal pair (``--versus``: the film ends with the versus beat); ``burn_captions``:
-    the captions drawn into the frames too (``--burn-captions``).
-    ``progress(done, total, beat)`` is called as each beat is ready (a notebook's bar)."""
+    the captions drawn into the frames too (``--burn-captions``); ``pace``: "normal" or
+    "slow" captions (``--pace``). ``progress(done, total, beat)`` is called as each beat is ready (a notebook's bar)."""
     from .app import work
 
     given = {"resolution": _text("resolution", resolution, none=True),
@@ -175,7 +176,8 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
              "theme": _text("theme", theme, none=True),
              "narration": _path("narration", narration, none=True),
              "captions": _path("captions", captions, none=True),
-             "length": _length(length), "output": _path("output", output, none=True)}
+             "length": _length(length), "output": _path("output", output, none=True),
+             "pace": _text("pace", pace, none=True)}
     watcher = _progress(progress)
     request = _film_request("render", source, given, trace_options, _force(force),
                             versus=_text("versus", versus, none=True),
@@ -217,7 +219,7 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
          resolution: str | None = None, fps: int | None = None, beats: str | None = None,
          theme: str | None = None, force: bool = False, narration: str | Path | None = None,
          captions: str | Path | None = None, length: str | float | None = None,
-         progress=None, **trace_options) -> Pack:
+         pace: str | None = None, progress=None, **trace_options) -> Pack:
     """The lecture pack of ``source`` into the folder ``out``. An option left None is the
     command line's (settings, variables, default). ``progress(done, total, beat)``: as
     :func:`render`'s."""
@@ -228,7 +230,8 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
              "theme": _text("theme", theme, none=True),
              "narration": _path("narration", narration, none=True),
              "captions": _path("captions", captions, none=True),
-             "length": _length(length), "output": _path("out", out)}
+             "length": _length(length), "output": _path("out", out),
+             "pace": _text("pace", pace, none=True)}
     watcher = _progress(progress)
     made = work.film(_film_request("pack", source, given, trace_options, _force(force),
                                    pack=True), progress=watcher, report=_note)
@@ -373,12 +376,13 @@ def _film_request(command: str, source, given: dict, trace_options: dict, force:
     source, tracing, drawing, config = _drawing_parts(command, source, given, trace_options)
     value = {name: resolved(command, name, given.get(name), config)
              for name in ("resolution", "fps", "beats", "quality", "jobs", "no-cache",
-                          "output-dir", "narration", "captions", "length")}
+                          "output-dir", "narration", "captions", "length", "pace")}
     output = given["output"] if pack else resolved(command, "output", given["output"], config)
     video = VideoOptions(resolution=value["resolution"], fps=value["fps"],
                          beats=value["beats"], force=force, jobs=value["jobs"],
                          quality=value["quality"], no_cache=value["no-cache"],
-                         output_dir=value["output-dir"], length=value["length"])
+                         output_dir=value["output-dir"], length=value["length"],
+                         pace=value["pace"])
     return FilmRequest(source=source, tracing=tracing, video=video, drawing=drawing,
                        output=Path(output) if output else None, narration=value["narration"],
                        pack=pack, captions=Path(value["captions"]) if value["captions"] else None,

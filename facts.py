@@ -11,8 +11,8 @@ __all__ = [
     "BEATS", "BEAT_NAMES", "BeatFacts", "beat_facts", "FILM_BEATS", "TRACE_BEATS", "GIF_MAX_FPS",
     "GIF_MAX_WIDTH",
     "VIDEO_SUFFIXES", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS", "DEFAULT_OUTPUT_DIR", "JOBS_RANGE",
-    "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
-    "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "QUALITIES",
+    "DEFAULT_PACE", "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
+    "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "PACES", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
     "KEPT_FIRST", "STILL_FORMATS", "EXPERIMENT_DEFAULTS", "EXPERIMENT_RANGES",
     "TRANSLATION_BEATS", "TRANSLATION_DEFAULTS", "MAX_NEW_TOKENS_RANGE", "WRITING_DEFAULTS",
@@ -31,6 +31,10 @@ DEFAULT_THEME = "3b1b"
 # ---- the video -------------------------------------------------------------------------
 QUALITIES = ("final", "draft")            # x264 settings: pipeline.encoding
 DEFAULT_QUALITY = "final"
+# how fast a caption may be read, in characters a second: it stays up at least its length
+# over this (then the picture waits); slow leaves time to read the numbers on screen too
+PACES = {"normal": 18.0, "slow": 15.0}
+DEFAULT_PACE = "normal"
 RESOLUTIONS = {
     "480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
     "1440p": (2560, 1440), "4k": (3840, 2160),

@@ -9,7 +9,7 @@ import time as wallclock
 from dataclasses import replace
 from pathlib import Path
 
-from ..facts import DEFAULT_QUALITY
+from ..facts import DEFAULT_PACE, DEFAULT_QUALITY
 from ..files.outputs import OutputSet, sigterm_as_interrupt, video_outputs
 from ..scenes.pipeline import encoding
 from ..scenes.pipeline.beat_cache import BeatCache
@@ -29,7 +29,8 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
                  report=None, audit: bool = False, jobs: int | None = None,
                  cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY,
                  also=None, narration=None, captions=None,
-                 length: float | None = None, burn_captions: bool = False) -> RenderResult:
+                 length: float | None = None, burn_captions: bool = False,
+                 pace: str = DEFAULT_PACE) -> RenderResult:
     """Render the explainer's ``beats`` for ``trace`` into ``output`` (an .mp4).
 
     Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
@@ -54,7 +55,8 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     to the timed film's captions before anything is drawn. ``length``: seconds the film is
     fitted to (``app.length``: fewer beats, holds at their floor; said to ``report``).
     ``burn_captions``: the beats are drawn smaller and each frame is their picture above a
-    band with its caption (``burn``), the film still ``width`` x ``height``.
+    band with its caption (``burn``), the film still ``width`` x ``height``. ``pace``: how
+    fast the captions may be read (``facts.PACES``: the holds wait for the slower).
     """
     workers = default_workers() if jobs is None else max(1, int(jobs))
     if outputs is None:
@@ -62,7 +64,8 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     with sigterm_as_interrupt():                 # before anything is written
         drawn_width, drawn_height = drawn_size(width, height, burn_captions)
         tasks, narration = _planned(trace, beats, dict(width=drawn_width, height=drawn_height,
-                                                       fps=fps, quality=quality, audit=audit),
+                                                       fps=fps, quality=quality, audit=audit,
+                                                       pace=pace),
                                     workers, cache, report, length, captions, narration)
     if callable(outputs):        # a set that depends on the beats planned (a fitted pack)
         outputs = outputs([task.beat for task in tasks])

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_RESOLUTION, DEFAULT_THEME,
-                     TRACE_DEFAULTS)
+from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_PACE, DEFAULT_RESOLUTION,
+                     DEFAULT_THEME, TRACE_DEFAULTS)
 
 __all__ = ["AtlasRequest", "DrawingOptions", "FilmPlan", "FilmRequest", "FilmResult",
            "ShortFilmRequest", "StillsRequest", "StillsResult", "TraceOptions", "VideoOptions",
@@ -47,8 +47,8 @@ class TraceOptions:
 @dataclass(frozen=True)
 class VideoOptions:
     """How a video is rendered: size, rate, beats, workers, encoding, cache, overwrite,
-    where outputs go when no path is given, and the length asked for (seconds; None: the
-    film as its beats make it)."""
+    where outputs go when no path is given, the length asked for (seconds; None: the
+    film as its beats make it) and the captions' pace (``facts.PACES``)."""
     resolution: tuple[int, int, str]      # (width, height, label)
     fps: int
     beats: list[str]
@@ -58,6 +58,7 @@ class VideoOptions:
     no_cache: bool
     output_dir: str
     length: float | None = None
+    pace: str = DEFAULT_PACE
 
     @property
     def width(self) -> int:

@@ -287,7 +287,7 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
         use_theme(request.drawing.theme)           # a beat's cache entry is the theme's
         width, height = drawn_size(video.width, video.height, request.burn_captions)
         tasks = plan_film(trace, video.beats, width=width, height=height,
-                          fps=video.fps, quality=video.quality)
+                          fps=video.fps, quality=video.quality, pace=video.pace)
         workers = video.jobs or default_workers()
         if video.length is not None:
             from .length import fitted_film
@@ -296,7 +296,7 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
             fitted = fitted_film(trace, video.beats, video.length, workers=workers,
                                  cache_folder=cache.folder if cache else None,
                                  width=width, height=height, fps=video.fps,
-                                 quality=video.quality)
+                                 quality=video.quality, pace=video.pace)
             tasks = fitted.tasks
             if report is not None:
                 report(fitted.line())
@@ -339,7 +339,7 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
                               quality=video.quality,
                               cache=beat_cache(video.no_cache, report=report), also=also,
                               narration=voice, captions=captions, length=video.length,
-                              burn_captions=request.burn_captions)
+                              burn_captions=request.burn_captions, pace=video.pace)
     files = (list(made[0].files.values()) if request.pack else
              [result.video, result.captions, result.poster, result.trace])
     return FilmResult([Path(f) for f in files], result)

@@ -12,9 +12,9 @@ import click
 
 from ..attention_core.errors import InputError
 from ..facts import (BEAT_NAMES, FILM_BEATS, DEFAULT_FPS, DEFAULT_MAX_TOKENS,
-                     DEFAULT_OUTPUT_DIR, DEFAULT_QUALITY, DEFAULT_RESOLUTION, DEFAULT_THEME,
-                     DTYPES, FPS_RANGE, JOBS_RANGE, LENGTHS, MAX_TOKENS_RANGE, QUALITIES,
-                     RESOLUTIONS, THEMES, TRACE_DEFAULTS)
+                     DEFAULT_OUTPUT_DIR, DEFAULT_PACE, DEFAULT_QUALITY, DEFAULT_RESOLUTION,
+                     DEFAULT_THEME, DTYPES, FPS_RANGE, JOBS_RANGE, LENGTHS, MAX_TOKENS_RANGE,
+                     PACES, QUALITIES, RESOLUTIONS, THEMES, TRACE_DEFAULTS)
 from ..app.requests import DrawingOptions, TraceOptions, VideoOptions
 from ..app.values import (D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_heads, parse_layer,
                           parse_length, parse_times)
@@ -170,6 +170,11 @@ _VIDEO = [
     click.option("--quality", default=DEFAULT_QUALITY, show_default=True,
                  type=click.Choice(QUALITIES),
                  help=f"Encoding: {QUALITIES[0]}, or {QUALITIES[1]} (faster, larger file)."),
+    click.option("--pace", default=DEFAULT_PACE, show_default=True, type=click.Choice(list(PACES)),
+                 help="How fast the captions go: normal (each up at least its length at "
+                      f"{PACES['normal']:.0f} characters a second), or slow ("
+                      f"{PACES['slow']:.0f}: time to read the numbers on screen too; the "
+                      "holds lengthen and a voice follows)."),
     click.option("--no-cache", is_flag=True,
                  help="Draw every beat afresh, without reading or filling the beat cache."),
     click.option("--quiet", is_flag=True, help="Print nothing (no progress, no file list)."),

@@ -216,6 +216,8 @@ ROWS = [
      "is no encoder–decoder folder"),
     ("burnt captions in a GIF", ["render", DEFAULT, "--burn-captions", "-o",
                                  "{t}/out/film.gif"], "is a GIF, whose 256 colours"),
+    ("unknown pace", ["render", DEFAULT, "--pace", "x", "-o", "{o}"],
+     "'x' is not one of 'normal', 'slow'"),
     ("burnt captions without room", ["render", DEFAULT, "--burn-captions", "--resolution",
                                      "64x36", "-o", "{o}"], "give a --resolution of at least"),
     ("translation film not an mp4", ["translate", DEFAULT, "--target", "Le chat", "-o",

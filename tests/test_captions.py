@@ -97,5 +97,25 @@ def test_a_changed_number_or_another_count_is_refused_before_anything_is_written
     assert not list(tmp_path.glob("x.*"))
 
 
+def test_a_slow_pace_keeps_every_caption_at_15_characters_a_second_or_fewer(film, tmp_path):
+    """--pace slow: each caption stays up long enough to be read at 15 characters a second
+    (the picture waits: the film grows), as the normal pace keeps 18; the gap before the
+    next caption and a chapter's whole-frame end taken into account."""
+    from attention_explainer.facts import PACES
+
+    root, normal, _ = film
+    proc = run_process("render", DEFAULT, *BEATS, *TINY, "--quiet", "--pace", "slow",
+                       "-o", tmp_path / "slow.mp4")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    slow = list(srt.parse((tmp_path / "slow.srt").read_text(encoding="utf-8")))
+    assert [c.content for c in slow] == [c.content for c in normal]
+
+    def fastest(captions) -> float:
+        return max(len(c.content) / (c.end - c.start).total_seconds() for c in captions)
+
+    assert fastest(slow) <= PACES["slow"] < fastest(normal) <= PACES["normal"]
+    assert slow[-1].end > normal[-1].end
+
+
 def test_numbers_are_read_as_written_in_either_decimal_mark():
     assert numbers_in("0,40 et 0.40, W_Q, 7 × 7") == {"0.40": 2, "7": 2}

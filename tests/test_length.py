@@ -5,6 +5,7 @@ the layout and claims audits, on sentences of several scripts."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,27 @@ def test_a_short_pack_holds_the_clips_of_the_beats_it_keeps(tmp_path):
             frames += sum(1 for _ in container.decode(video=0))
     with av.open(str(folder / "explainer.mp4")) as container:
         assert frames == sum(1 for _ in container.decode(video=0))
+    # every other kind of the pack holds the beats kept, in order: the slides (a title
+    # slide, then one per beat, each its clip), the web deck's sections, the handout's
+    # pages, the chapters, and the captions (the film's track is its .srt)
+    from pptx import Presentation
+    from pypdf import PdfReader
+
+    from attention_explainer.facts import BEATS
+    from attention_explainer.scenes.pipeline.subtitles import caption_track
+
+    titles = [next(b.title for b in BEATS if b.name == beat) for beat in kept]
+    slides = list(Presentation(str(folder / "slides.pptx")).slides)[1:]
+    assert len(slides) == len(kept)
+    for slide, clip in zip(slides, clips):
+        media = [rel.target_part.blob for rel in slide.part.rels.values() if not rel.is_external]
+        assert (folder / "clips" / clip).read_bytes() in media, clip
+    deck = (folder / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'data-beat="([a-z]+)"', deck) == kept
+    pages = PdfReader(str(folder / "handout.pdf")).pages
+    assert [title in " ".join(page.extract_text().split()) for page, title
+            in zip(pages, titles)] == [True] * len(kept) == [True] * len(pages)
+    chapters = (folder / "chapters.vtt").read_text(encoding="utf-8").split("\n\n")[1:]
+    assert [block.splitlines()[2] for block in chapters if block.strip()] == titles
+    assert len(caption_track(folder / "explainer.mp4")) == \
+        (folder / "explainer.srt").read_text(encoding="utf-8").count(" --> ")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime
 
+from ..vocabulary import style
+
 __all__ = ["caption_count", "hold_captions", "separate_captions"]
 
 
@@ -23,7 +25,7 @@ def hold_captions(scene, first: int) -> None:
     subs = scene.renderer.file_writer.subcaptions[first:]
     last_end = scene.renderer.time
     for a, b in zip(subs, [*subs[1:], None]):
-        end = (b.start.total_seconds() - 0.05) if b is not None else last_end
+        end = (b.start.total_seconds() - style.CAPTION_GAP) if b is not None else last_end
         if end > a.end.total_seconds():
             a.end = datetime.timedelta(seconds=end)
 
@@ -33,6 +35,6 @@ def separate_captions(scene, first: int) -> None:
     reader sees one caption at a time)."""
     subs = sorted(scene.renderer.file_writer.subcaptions[first:], key=lambda c: c.start)
     for current, following in zip(subs, subs[1:]):
-        limit = following.start - datetime.timedelta(seconds=0.05)
+        limit = following.start - datetime.timedelta(seconds=style.CAPTION_GAP)
         if current.end > limit:
             current.end = max(limit, current.start + datetime.timedelta(seconds=0.3))

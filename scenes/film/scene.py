@@ -76,6 +76,7 @@ class FilmScene(MovingCameraScene):
         # beat -> the user's words for its captions, in order (a translation: --captions)
         self.caption_words: dict[str, tuple] = {}
         self.brief = False          # a short film (--length): every hold at its floor
+        self.reading_cps = style.READING_CPS   # a caption's least time: len / this (--pace)
         self.audit_log: list[tuple] = []    # (beat, problem, detail) when auditing
         self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
         self.layout_log: list[tuple] = []   # (beat, problem, (time, moment, detail))
