@@ -17,7 +17,9 @@ import numpy as np
 __all__ = ["BAND_SHARE", "CaptionBand", "burn_captions", "drawn_size", "picture_size",
            "poster_with_band", "smallest_film"]
 
-BAND_SHARE = 0.15         # of the film's height: two lines of a caption and their margins
+BAND_SHARE = 0.18         # of the film's height: two lines of a caption and their margins
+SAFE_MARGIN = 0.035       # of the film's height below a caption's last line (title-safe)
+MERGED_GAP = 0.1          # seconds: a shorter gap between two captions keeps the first up
 
 
 def _even(value: float) -> int:
@@ -99,11 +101,11 @@ class CaptionBand:
         return self._drawn[key]
 
     def _draw(self, text: str) -> np.ndarray:
-        from manim import DOWN, Camera, VGroup
+        from manim import DOWN, UP, Camera, VGroup
 
         from ..vocabulary import style
         from ..vocabulary.stage import frame_size
-        from ..vocabulary.text import label_text, wrapped
+        from ..vocabulary.text import user_text_mobject
 
         units = frame_size(self.width, self.height)
         per_unit = self.height / units["frame_height"]          # the film's own scale
@@ -112,19 +114,44 @@ class CaptionBand:
                         frame_height=self.band_height / per_unit,
                         background_color=style.PALETTE.background, background_opacity=1)
         if text.strip():
-            room_width = 0.92 * camera.frame_width
-            room_height = 0.84 * camera.frame_height
-            size = style.FONT_BODY
-            # a line each (user text with right-to-left words is drawn as plain text,
-            # where a line break would be a control character)
-            lines = wrapped(" ".join(text.split()), room_width, size).split("\n")
-            caption = VGroup(*(label_text(line, font_size=size, color=style.PALETTE.text)
-                               for line in lines)).arrange(DOWN, buff=0.12)
+            # no wider than the picture above; the last line a title-safe margin above the
+            # frame's edge, where every caption's last line sits (they grow upwards)
+            room_width = picture_size(self.width, self.height)[0] / per_unit * 0.96
+            bottom = SAFE_MARGIN * self.height / per_unit
+            room_height = camera.frame_height - bottom - 0.08 * camera.frame_height
+            size, lines = _set_in_lines(" ".join(text.split()), room_width)
+            # a line each, as written (user text with right-to-left words is drawn as
+            # plain text, where a line break would be a control character)
+            caption = VGroup(*(user_text_mobject(line, font=style.SERIF, font_size=size,
+                                                 color=style.PALETTE.text)
+                               for line in lines)).arrange(DOWN, buff=0.1)
             if caption.width > room_width or caption.height > room_height:
                 caption.scale(min(room_width / caption.width, room_height / caption.height))
-            caption.move_to([0, 0, 0])
+            caption.move_to([0, 0, 0]).shift(
+                UP * (bottom - camera.frame_height / 2 - caption.get_bottom()[1]))
             camera.capture_mobject(caption)
         return np.array(camera.pixel_array, np.uint8)
+
+
+def _set_in_lines(text: str, width: float) -> tuple[float, list[str]]:
+    """(font size, lines) of a caption: at the film's body size in two lines at most, else
+    at its small size in three, the breaks balanced (the narrowest width that keeps the
+    count of lines: no word left alone on the last line)."""
+    from ..vocabulary import style
+    from ..vocabulary.text import wrapped
+
+    for size, most in ((style.FONT_BODY, 2), (style.FONT_SMALL, 3)):
+        count = len(wrapped(text, width, size).split("\n"))
+        if count <= most:
+            break
+    low, high = width / count, width
+    while high - low > 0.05 * width / count:
+        middle = (low + high) / 2
+        if len(wrapped(text, middle, size).split("\n")) <= count:
+            high = middle
+        else:
+            low = middle
+    return size, wrapped(text, high, size).split("\n")
 
 
 def burn_captions(videos: list, cues: list, target: Path, *, width: int, height: int,
@@ -138,6 +165,9 @@ def burn_captions(videos: list, cues: list, target: Path, *, width: int, height:
     from .capture import SegmentVideo
 
     band = CaptionBand(width, height)
+    # the band is never blank for a frame between two captions (the .srt's gap)
+    cues = [(a, nxt[0] if nxt is not None and 0 <= nxt[0] - b <= MERGED_GAP else b, text)
+            for (a, b, text), nxt in zip(cues, [*cues[1:], None])]
     out = SegmentVideo(target, width=width, height=height, fps=fps, options=options)
     index, at = 0, 0
     try:
