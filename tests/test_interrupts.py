@@ -77,6 +77,8 @@ def test_a_ctrl_c_landing_in_a_workers_fork_stops_the_render():
     end and exited 0. Here the signal is sent from such a hook, in the parent alone."""
     code = (
         "import os, signal, sys\n"
+        # as the command line has it (a test worker may have started us with it ignored)
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "from attention_explainer.scenes.pipeline.draw import run_in_workers\n"
         "parent = os.getpid()\n"
         "def hook():\n"
