@@ -14,8 +14,8 @@ from pathlib import Path
 from ..attention_core.errors import InputError, quoted_reason
 from ..attention_core.user_files import opened_checked
 
-__all__ = ["MAX_CAPTIONS_BYTES", "MAX_CAPTION_CHARS", "MAX_CAPTIONS", "fitted_captions",
-           "numbers_in", "read_captions", "words_language"]
+__all__ = ["MAX_CAPTIONS_BYTES", "MAX_CAPTION_CHARS", "MAX_CAPTIONS", "captions_language",
+           "fitted_captions", "numbers_in", "read_captions", "words_language"]
 
 MAX_CAPTIONS_BYTES = 4 << 20      # a film's .srt is a few kB; anything this large is not one
 # a film's own captions are under 250 characters, under 100 of them: a caption is read on
@@ -91,3 +91,10 @@ def words_language(texts: list[str]) -> str | None:
     from ..attention_core.words import language_of
 
     return language_of(re.findall(r"[^\W\d_]+", " ".join(texts)))
+
+
+def captions_language(captions) -> str:
+    """The language of a film's captions: that of the user's words (``captions``: (the
+    .srt's path, its texts), from ``--captions``) where it can be told, else our own
+    English."""
+    return (words_language(captions[1]) if captions is not None else None) or "en"

@@ -19,6 +19,7 @@ from ..scenes.pipeline.render import (RenderProgress, RenderResult, assemble, de
                                       discarded_line, draw_segments, film_estimate,
                                       film_result, plan_film, segment_starts, stretched,
                                       timed_segments)
+from .captions import captions_language
 
 __all__ = ["render_video"]
 
@@ -93,7 +94,7 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
         burn = (width, height, encoding.options(quality, width, height, fps)) \
             if burn_captions else None
         assemble(segments, trace, {kind: outputs.path(kind) for kind in outputs.files}, also,
-                 narration, burn)
+                 narration, burn, captions_language(captions))
         finals = outputs.commit()
         bar.done()
     if cache is not None:

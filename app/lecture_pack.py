@@ -124,7 +124,7 @@ class LecturePack:
                 parts.append((stack.enter_context(s.opened(VIDEO)), 0, end))
                 cut_clip(parts, paths[f"clip:{s.beat}.mp4"],
                          None if sound is None else clip_sound(sound, *spans[n]),
-                         clip_cues(captions, *spans[n]))
+                         clip_cues(captions, *spans[n]), self.captions_language)
             paths[f"clip:{s.beat}.png"].write_bytes(s.read(KEY_FRAME))
             paths[f"clip:{s.beat}.vtt"].write_text(vtt(clip_cues(captions, *spans[n])),
                                                    encoding="utf-8")

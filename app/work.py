@@ -320,12 +320,11 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
         use_theme(request.drawing.theme)
         also = None
         if request.pack:
+            from .captions import captions_language
             from .lecture_pack import LecturePack
 
-            from .captions import words_language
-
-            language = (words_language(captions[1]) if captions else None) or "en"
-            also = LecturePack(trace, video.width, video.height, captions_language=language)
+            also = LecturePack(trace, video.width, video.height,
+                               captions_language=captions_language(captions))
         made = [outputs]
         if request.pack and video.length is not None:
             # a pack's clips are those of the beats --length keeps: its set is made once

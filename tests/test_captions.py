@@ -73,6 +73,11 @@ def test_a_pack_carries_the_translated_words_into_its_notes_and_deck(film, tmp_p
         [c.content for c in film_srt] == [c.content for c in translated[:count]]
     clip, = (tmp_path / "pack").glob("clips/*.mp4")
     assert [text for _, _, text in caption_track(clip)] == [c.content for c in film_srt]
+    import av
+
+    for made in (clip, tmp_path / "pack" / "explainer.mp4"):     # named in their language
+        with av.open(str(made)) as box:
+            assert box.streams.subtitles[0].metadata.get("language") == "fra", made
 
 
 def test_a_changed_number_or_another_count_is_refused_before_anything_is_written(film, tmp_path):

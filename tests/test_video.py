@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import av
 import numpy as np
 import pytest
 
@@ -136,6 +137,8 @@ def test_full_explainer_renders_one_video(name, tmp_path):
 
     assert caption_track(out) == [(round(a * 1000), round(b * 1000), text)
                                   for a, b, text in captions]
+    with av.open(str(out)) as box:                   # our own captions: in English
+        assert box.streams.subtitles[0].metadata.get("language") == "eng"
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
     assert leftovers == []
     if name == "default":

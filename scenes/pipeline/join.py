@@ -52,12 +52,12 @@ def chapter_marks(segments, starts: list[float]) -> list[tuple[float, float, str
     return [(a, b, TITLES[s.beat]) for s, (a, b) in zip(segments, beat_spans(segments, starts))]
 
 
-def cut_clip(parts: list, target: Path, sound=None, cues=None) -> None:
+def cut_clip(parts: list, target: Path, sound=None, cues=None, language: str = "en") -> None:
     """Frames of segment MP4s joined into ``target`` without re-encoding: ``parts`` are
     (video, first frame, end frame), each first frame a key frame of its segment (the
     start, or a hand-off: ``SegmentVideo.key_frame_at``). ``video`` as in
     :func:`join_segments`. ``sound``: the clip's samples, encoded beside it as AAC;
-    ``cues``: its captions, in its own seconds, as its subtitle track."""
+    ``cues``: its captions, in its own seconds, as its subtitle track in ``language``."""
     import av
 
     with contextlib.ExitStack() as stack:
@@ -73,7 +73,7 @@ def cut_clip(parts: list, target: Path, sound=None, cues=None) -> None:
             if out_stream is None:
                 out_stream = out.add_stream_from_template(template=stream)
                 sound_stream = sound_stream_in(out) if sound is not None else None
-                text_stream = add_caption_track(out) if cues is not None else None
+                text_stream = add_caption_track(out, language) if cues is not None else None
             per_frame = 1 / (stream.average_rate * stream.time_base)
             offset = _copy_packets(src, stream, out, out_stream, offset,
                                    int(round(first * per_frame)), int(round(end * per_frame)))
@@ -121,14 +121,15 @@ def write_captions(segments, starts: list[float], path: Path) -> None:
                     encoding="utf-8")
 
 
-def assemble(segments, trace, paths: dict, also=None, narration=None, burn=None) -> None:
+def assemble(segments, trace, paths: dict, also=None, narration=None, burn=None,
+             language: str = "en") -> None:
     """Write the film from its drawn segments: ``paths["video"]`` (joined, with chapter
     marks and its captions as a subtitle track; a .webm or .gif re-encoded from that),
     "captions", "poster" and "trace"; then ``also(segments, starts, paths, sound)`` (a
     lecture pack's files). ``narration`` (``narration.Narration``): each beat's voice from
     its span's start, as the film's sound (``sound``: its samples, else None). ``burn``:
     (width, height, encoder options) of a film whose captions are drawn into its frames,
-    below the segments' smaller pictures (``burn``)."""
+    below the segments' smaller pictures (``burn``). ``language``: the captions'."""
     starts = segment_starts(segments)
     cues = caption_cues(segments, starts)
     sound = None
@@ -153,7 +154,8 @@ def assemble(segments, trace, paths: dict, also=None, narration=None, burn=None)
                 burn_captions(videos, cues, burnt, width=width, height=height,
                               fps=segments[0].fps, options=options)
                 videos = [burnt]
-            join_segments(videos, joined, chapter_marks(segments, starts), sound, cues)
+            join_segments(videos, joined, chapter_marks(segments, starts), sound, cues,
+                          language)
     finally:
         burnt.unlink(missing_ok=True)
     if joined != target:
@@ -178,12 +180,12 @@ def assemble(segments, trace, paths: dict, also=None, narration=None, burn=None)
 
 
 def join_segments(videos: list, target: Path, chapters: list | None = None,
-                  sound=None, cues=None) -> None:
+                  sound=None, cues=None, language: str = "en") -> None:
     """Join segment MP4s of identical streams (same encoder settings, each starting on a
     key frame) into ``target`` without re-encoding, its index first (faststart), with
     ``chapters`` [(start s, end s, title)] as the MP4's chapter marks, ``sound`` (mono
     samples at ``narration.RATE``) as an AAC stream and ``cues`` [(start s, end s, text)]
-    as its subtitle track. ``videos`` are paths or open binary files
+    as its subtitle track (in ``language``). ``videos`` are paths or open binary files
     (``BeatSegment.opened``: checked as they are read)."""
     import av
 
@@ -203,7 +205,7 @@ def join_segments(videos: list, target: Path, chapters: list | None = None,
             if out_stream is None:
                 out_stream = out.add_stream_from_template(template=stream)
                 sound_stream = sound_stream_in(out) if sound is not None else None
-                text_stream = add_caption_track(out) if cues is not None else None
+                text_stream = add_caption_track(out, language) if cues is not None else None
             offset = _copy_packets(src, stream, out, out_stream, offset)
             src.close()
         if sound is not None and out_stream is not None:

@@ -27,10 +27,17 @@ _ASS_HEADER = (
     "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
 
 
-def add_caption_track(out):
+def add_caption_track(out, language: str = "en"):
     """A timed-text stream in the MP4 container ``out`` (before its first packet), shown
-    by default: a player that shows subtitles at all shows these."""
+    by default: a player that shows subtitles at all shows these, named by ``language``
+    (the captions' language as wordfreq codes it: "en", "fr"), which a player lists."""
+    import langcodes
+
     stream = out.add_stream("mov_text")
+    try:                   # an MP4 names a language in three letters (ISO 639-2/T)
+        stream.metadata["language"] = langcodes.Language.get(language).to_alpha3()
+    except (LookupError, ValueError):
+        pass               # a code it does not know: the track's language is left open
     stream.time_base = TRACK_TIME_BASE
     context = stream.codec_context
     context.time_base = TRACK_TIME_BASE
