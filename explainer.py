@@ -219,9 +219,11 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
          resolution: str | None = None, fps: int | None = None, beats: str | None = None,
          theme: str | None = None, force: bool = False, narration: str | Path | None = None,
          captions: str | Path | None = None, length: str | float | None = None,
-         pace: str | None = None, progress=None, **trace_options) -> Pack:
+         pace: str | None = None, pauses: str | None = None, progress=None,
+         **trace_options) -> Pack:
     """The lecture pack of ``source`` into the folder ``out``. An option left None is the
-    command line's (settings, variables, default). ``progress(done, total, beat)``: as
+    command line's (settings, variables, default). ``pauses``: where the deck and slides
+    stop ("none", "beats", "steps": ``--pauses``). ``progress(done, total, beat)``: as
     :func:`render`'s."""
     from .app import work
 
@@ -231,7 +233,8 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
              "narration": _path("narration", narration, none=True),
              "captions": _path("captions", captions, none=True),
              "length": _length(length), "output": _path("out", out),
-             "pace": _text("pace", pace, none=True)}
+             "pace": _text("pace", pace, none=True),
+             "pauses": _text("pauses", pauses, none=True)}
     watcher = _progress(progress)
     made = work.film(_film_request("pack", source, given, trace_options, _force(force),
                                    pack=True), progress=watcher, report=_note)
@@ -383,10 +386,12 @@ def _film_request(command: str, source, given: dict, trace_options: dict, force:
                          quality=value["quality"], no_cache=value["no-cache"],
                          output_dir=value["output-dir"], length=value["length"],
                          pace=value["pace"])
+    pauses = resolved(command, "pauses", given.get("pauses"), config) if pack else None
     return FilmRequest(source=source, tracing=tracing, video=video, drawing=drawing,
                        output=Path(output) if output else None, narration=value["narration"],
                        pack=pack, captions=Path(value["captions"]) if value["captions"] else None,
-                       versus=versus, burn_captions=burn_captions)
+                       versus=versus, burn_captions=burn_captions,
+                       **({"pauses": pauses} if pauses is not None else {}))
 
 
 # ---- every argument's type, checked before any work ------------------------------------------

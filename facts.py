@@ -11,8 +11,8 @@ __all__ = [
     "BEATS", "BEAT_NAMES", "BeatFacts", "beat_facts", "FILM_BEATS", "TRACE_BEATS", "GIF_MAX_FPS",
     "GIF_MAX_WIDTH",
     "VIDEO_SUFFIXES", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS", "DEFAULT_OUTPUT_DIR", "JOBS_RANGE",
-    "DEFAULT_PACE", "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
-    "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "PACES", "QUALITIES",
+    "DEFAULT_PACE", "DEFAULT_PAUSES", "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
+    "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "PACES", "PAUSES", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
     "KEPT_FIRST", "STILL_FORMATS", "EXPERIMENT_DEFAULTS", "EXPERIMENT_RANGES",
     "TRANSLATION_BEATS", "TRANSLATION_DEFAULTS", "MAX_NEW_TOKENS_RANGE", "WRITING_DEFAULTS",
@@ -35,6 +35,11 @@ DEFAULT_QUALITY = "final"
 # over this (then the picture waits); slow leaves time to read the numbers on screen too
 PACES = {"normal": 18.0, "slow": 15.0}
 DEFAULT_PACE = "normal"
+# where a lecture pack's deck and slides stop for the lecturer's key: never (the film
+# plays on), after each beat, or after each step of a beat (its captions: a caption
+# begins a step, once the step before it is drawn and held)
+PAUSES = ("none", "beats", "steps")
+DEFAULT_PAUSES = "beats"
 RESOLUTIONS = {
     "480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
     "1440p": (2560, 1440), "4k": (3840, 2160),

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 from ..attention_core.errors import InputError
-from ..facts import BEATS
+from ..facts import BEATS, DEFAULT_PAUSES
 from ..files.outputs import OutputSet, check_place, output_path
 from ..scenes.vocabulary.scripts import isolated
 
@@ -96,9 +96,11 @@ class LecturePack:
     the ``also`` step of ``render_video``. Chapters, slides and the deck are titled with
     the beats' titles (``facts.BEATS``)."""
 
-    def __init__(self, trace, width: int, height: int, captions_language: str = "en"):
+    def __init__(self, trace, width: int, height: int, captions_language: str = "en",
+                 pauses: str = DEFAULT_PAUSES):
         self.trace, self.width, self.height = trace, width, height
         self.captions_language = captions_language      # the captions' (a translation's)
+        self.pauses = pauses            # where the deck and the slides stop (facts.PAUSES)
         self.titles = {beat.name: beat.title for beat in BEATS}
         self.facts = {beat.name: beat for beat in BEATS}
 
@@ -148,7 +150,8 @@ class LecturePack:
                 "say": [" ".join(text.split()) for _, _, text in segment.captions],
                 "quote": quotes,
                 "ask": facts.ask.format(focus=f"\u2018{self.trace.focus_word}\u2019"),
-                "cues": clip_cues(captions, *span)}
+                "cues": clip_cues(captions, *span),
+                "steps": beat_steps(clip_cues(captions, *span), span[1] - span[0])}
 
     def _shows(self, facts) -> str:
         """What the beat shows, said of this sentence: a note on reading from the right or
@@ -215,13 +218,21 @@ class LecturePack:
         movie_w, movie_h = Emu(int(self.width * scale)), Emu(int(self.height * scale))
         left = Emu(int((deck.slide_width - movie_w) / 2))
         for n, beat in enumerate(beats, 1):
-            slide = new_slide()
-            text_box(slide, f"{n}. {beat['title']}", 0.3, 30, bold=True)
             clip = paths[f"clip:{beat['beat']}.mp4"]
             poster = paths[f"clip:{beat['beat']}.png"]
-            slide.shapes.add_movie(str(clip), left, top, movie_w, movie_h,
-                                   poster_frame_image=str(poster), mime_type="video/mp4")
-            slide.notes_slide.notes_text_frame.text = beat["notes_text"]
+            # with --pauses steps a slide per step, each the beat's clip trimmed to it
+            steps = beat["steps"] if self.pauses == "steps" else [(0.0, beat["duration"], [])]
+            for k, (start, end, said) in enumerate(steps, 1):
+                slide = new_slide()
+                step = f" ({k}/{len(steps)})" if len(steps) > 1 else ""
+                text_box(slide, f"{n}. {beat['title']}{step}", 0.3, 30, bold=True)
+                movie = slide.shapes.add_movie(str(clip), left, top, movie_w, movie_h,
+                                               poster_frame_image=str(poster),
+                                               mime_type="video/mp4")
+                if len(steps) > 1:
+                    trim_movie(movie, start, end)
+                slide.notes_slide.notes_text_frame.text = beat["notes_text"] if k == 1 \
+                    else "Say:\n" + "\n".join(f"\u2022 {line}" for line in said)
         deck.save(str(path))
 
     # ---- the handout ----------------------------------------------------------------------
@@ -279,12 +290,16 @@ class LecturePack:
         def track(cues) -> str:
             return "data:text/vtt;charset=utf-8," + quote(vtt(cues), safe="")
 
+        def steps(beat) -> str:       # where its clip stops (--pauses steps)
+            starts = " ".join(f"{start:.3f}" for start, _, _ in beat["steps"][1:])
+            return f' data-steps="{starts}"' if self.pauses == "steps" and starts else ""
+
         chapters = "\n".join(
             f'      <li><a href="#beat-{n}" data-go="{n - 1}">{html.escape(b["title"])}</a>'
             f' <span class="time">{b["duration"]:.0f} s</span></li>'
             for n, b in enumerate(beats, 1))
         sections = "\n".join(
-            f'''    <section id="beat-{n}" data-beat="{b['beat']}" hidden>
+            f'''    <section id="beat-{n}" data-beat="{b['beat']}"{steps(b)} hidden>
       <h2>{n}. {html.escape(b['title'])}</h2>
       <video src="{b['clip']}.mp4" poster="{b['clip']}.png" preload="auto" playsinline
              width="{self.width}" height="{self.height}">
@@ -304,7 +319,7 @@ class LecturePack:
                            model=html.escape(f"{self.trace.model_label} · layer "
                                              f"{self.trace.layer} · head "
                                              f"{self.trace.primary_head}"),
-                           count=json.dumps(len(beats)),
+                           count=json.dumps(len(beats)), pauses=self.pauses,
                            aspect=f"{self.width / self.height:.6f}")
 
 
@@ -331,6 +346,32 @@ def clock(seconds: float) -> str:
     """
     minutes, rest = divmod(int(round(seconds)), 60)
     return f"{minutes}:{rest:02d}"
+
+
+def beat_steps(cues, duration: float) -> list[tuple[float, float, list[str]]]:
+    """A beat's steps in its clip: (start s, end s, what it says), one from each caption's
+    start (the first from the clip's start), where the step before it is drawn and held;
+    a caption within half a second of the last step's start joins it."""
+    steps: list[list] = [[0.0, duration, []]]
+    for start, _, text in cues:
+        if start - steps[-1][0] >= 0.5:
+            steps[-1][1] = start
+            steps.append([start, duration, []])
+        steps[-1][2].append(" ".join(text.split()))
+    return [(round(a, 3), round(b, 3), said) for a, b, said in steps]
+
+
+def trim_movie(movie, start: float, end: float) -> None:
+    """Trim a slide's movie to play from ``start`` to ``end`` seconds of its clip, as
+    PowerPoint's own Trim Video writes it (``p14:trim``, PowerPoint 2010 and later): the
+    clip stays one file, played in parts."""
+    from lxml import etree
+
+    p14 = "http://schemas.microsoft.com/office/powerpoint/2010/main"
+    media = movie._element.find(f".//{{{p14}}}media")
+    trim = etree.SubElement(media, f"{{{p14}}}trim")
+    trim.set("st", f"{start * 1000:.0f}")
+    trim.set("end", f"{end * 1000:.0f}")
 
 
 def notes_text(beat: dict) -> str:

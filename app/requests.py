@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_PACE, DEFAULT_RESOLUTION,
-                     DEFAULT_THEME, TRACE_DEFAULTS)
+from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_PACE, DEFAULT_PAUSES,
+                     DEFAULT_RESOLUTION, DEFAULT_THEME, TRACE_DEFAULTS)
 
 __all__ = ["AtlasRequest", "DrawingOptions", "FilmPlan", "FilmRequest", "FilmResult",
            "ShortFilmRequest", "StillsRequest", "StillsResult", "TraceOptions", "VideoOptions",
@@ -88,7 +88,8 @@ class FilmRequest:
     recordings, "speak", or None. ``captions``: an .srt of the user's words for the
     film's captions (``app.captions``), or None. ``versus``: a second sentence, a
     minimal pair of the first (the film ends with the versus beat), or None.
-    ``burn_captions``: the captions drawn into the frames too, below a smaller picture."""
+    ``burn_captions``: the captions drawn into the frames too, below a smaller picture.
+    ``pauses``: where a pack's deck and slides stop (``facts.PAUSES``)."""
     source: object
     tracing: TraceOptions | None
     video: VideoOptions
@@ -99,6 +100,7 @@ class FilmRequest:
     captions: Path | None = None
     versus: str | None = None
     burn_captions: bool = False
+    pauses: str = DEFAULT_PAUSES
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from ..attention_core.errors import InputError
 from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_OUTPUT_DIR, DEFAULT_PACE,
-                     DEFAULT_QUALITY, DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE,
+                     DEFAULT_PAUSES, DEFAULT_QUALITY, DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE,
                      JOBS_RANGE, LENGTH_RANGE, LENGTHS, MAX_NEW_TOKENS_RANGE, MAX_TOKENS_RANGE,
-                     PACES, QUALITIES, SEED_RANGE, THEMES, TRACE_DEFAULTS, TRANSLATION_DEFAULTS,
+                     PACES, PAUSES, QUALITIES, SEED_RANGE, THEMES, TRACE_DEFAULTS, TRANSLATION_DEFAULTS,
                      WRITING_DEFAULTS, WRITING_TOKENS_RANGE)
 from ..scenes.film.registry import parse_beats
 from ..scenes.pipeline.formats import parse_resolution
@@ -181,6 +181,7 @@ SETTINGS: dict[str, Setting] = {
     "theme": Setting(_choice(tuple(THEMES)), DEFAULT_THEME),
     "quality": Setting(_choice(QUALITIES), DEFAULT_QUALITY),
     "pace": Setting(_choice(tuple(PACES)), DEFAULT_PACE),
+    "pauses": Setting(_choice(PAUSES), DEFAULT_PAUSES),
     "max-tokens": Setting(_whole(*MAX_TOKENS_RANGE), DEFAULT_MAX_TOKENS),
     "jobs": Setting(_optional(_whole(*JOBS_RANGE)), None),
     "no-cache": Setting(_flag, False),

@@ -66,9 +66,47 @@ DECK = """<!doctype html>
         .map((cue) => cue.getCueAsHTML().textContent).join("\\n");
     }});
     video.addEventListener("click", () => {{ toggle(video); }});
+    // --pauses none: a beat that ends plays the next
+    video.addEventListener("ended", () => {{ if (PAUSES === "none") go(current + 1, true); }});
   }});
   function toggle(video) {{
-    if (video.paused) {{ video.play().catch(() => {{}}); }} else {{ video.pause(); }}
+    if (video.paused) {{ playOn(video); }} else {{ video.pause(); }}
+  }}
+  // --pauses steps: a clip stops where each step of its beat begins (data-steps, its
+  // seconds), and the key plays the next step; a key while a step plays completes it
+  const PAUSES = "{pauses}";
+  let stopAt = null;
+  function stops(n) {{
+    return (sections[n].dataset.steps || "").split(" ").filter(Boolean).map(Number);
+  }}
+  function playOn(video) {{
+    const next = stops(current).find((t) => t > video.currentTime + 0.05);
+    stopAt = PAUSES === "steps" && next !== undefined ? next : null;
+    video.play().catch(() => {{}});
+  }}
+  function stopIfDue() {{
+    const video = current >= 0 ? sections[current].querySelector("video") : null;
+    if (video && stopAt !== null && (video.paused || video.currentTime >= stopAt - 0.01)) {{
+      if (!video.paused) {{ video.pause(); video.currentTime = stopAt; }}
+      if (video.currentTime >= stopAt - 0.01) stopAt = null;
+    }}
+    requestAnimationFrame(stopIfDue);
+  }}
+  requestAnimationFrame(stopIfDue);
+  function advance() {{
+    const video = sections[current].querySelector("video");
+    if (PAUSES === "steps" && stopAt !== null && !video.paused) {{
+      video.pause(); video.currentTime = stopAt; stopAt = null;        // the step, whole
+    }} else if (PAUSES === "steps" && video.paused
+               && stops(current).some((t) => t > video.currentTime + 0.05)) {{
+      playOn(video);
+    }} else {{
+      go(current + 1, true);
+    }}
+  }}
+  function step() {{          // the step of the beat on screen (from 0)
+    const video = sections[current].querySelector("video");
+    return stops(current).filter((t) => t <= video.currentTime + 0.05).length;
   }}
   function go(n, play) {{
     n = Math.max(0, Math.min({count} - 1, n));
@@ -79,7 +117,8 @@ DECK = """<!doctype html>
     current = n;
     const video = sections[n].querySelector("video");
     video.currentTime = 0;
-    if (play) {{ video.play().catch(() => {{}}); }}
+    stopAt = null;
+    if (play) {{ playOn(video); }}
     history.replaceState(null, "", "#beat-" + (n + 1));
     showNotes();
   }}
@@ -140,7 +179,7 @@ DECK = """<!doctype html>
 <h3>Ask the room</h3><p id="ask"></p><p id="next"></p></body></html>`;
   document.addEventListener("keydown", (event) => {{
     if (event.key === "ArrowRight" || event.key === " " || event.key === "PageDown") {{
-      event.preventDefault(); go(current + 1, true);
+      event.preventDefault(); advance();
     }} else if (event.key === "ArrowLeft" || event.key === "PageUp") {{
       event.preventDefault(); go(current - 1, true);
     }} else if (event.key === "p") {{
@@ -158,7 +197,7 @@ DECK = """<!doctype html>
   }}));
   const start = parseInt((location.hash.match(/^#beat-(\\d+)$/) || [0, 1])[1], 10) - 1;
   go(start, false);
-  window.deck = {{ go: go, current: () => current, count: {count} }};
+  window.deck = {{ go: go, current: () => current, count: {count}, step: step }};
 }})();
 </script>
 </body>

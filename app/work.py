@@ -324,7 +324,8 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
             from .lecture_pack import LecturePack
 
             also = LecturePack(trace, video.width, video.height,
-                               captions_language=captions_language(captions))
+                               captions_language=captions_language(captions),
+                               pauses=request.pauses)
         made = [outputs]
         if request.pack and video.length is not None:
             # a pack's clips are those of the beats --length keeps: its set is made once

@@ -47,7 +47,8 @@ def film_command(ctx: click.Context, sentence: str, *, tracing: TraceOptions,
                  video: VideoOptions, drawing: DrawingOptions, trace_path: str | None,
                  output: str | None, narration: str | None, captions: str | None,
                  versus: str | None, dry_run: bool, quiet: bool, as_json: bool,
-                 pack: bool, burn_captions: bool = False) -> list[Path]:
+                 pack: bool, burn_captions: bool = False,
+                 pauses: str | None = None) -> list[Path]:
     """The body of ``render`` and ``pack``: the request their options make, the plan
     printed (--dry-run) or the film made, its files printed; the files, as the command's
     value."""
@@ -59,7 +60,8 @@ def film_command(ctx: click.Context, sentence: str, *, tracing: TraceOptions,
                           drawing=drawing, output=Path(output) if output else None,
                           narration=narration, pack=pack,
                           captions=Path(captions) if captions else None, versus=versus,
-                          burn_captions=burn_captions)
+                          burn_captions=burn_captions,
+                          **({"pauses": pauses} if pauses is not None else {}))
     if dry_run:
         return show_plan(work.plan(request, report=say), quiet=quiet, as_json=as_json)
     with work.interrupts_held():         # the progress bar's module loads the drawing's

@@ -12,9 +12,9 @@ import click
 
 from ..attention_core.errors import InputError
 from ..facts import (BEAT_NAMES, FILM_BEATS, DEFAULT_FPS, DEFAULT_MAX_TOKENS,
-                     DEFAULT_OUTPUT_DIR, DEFAULT_PACE, DEFAULT_QUALITY, DEFAULT_RESOLUTION,
-                     DEFAULT_THEME, DTYPES, FPS_RANGE, JOBS_RANGE, LENGTHS, MAX_TOKENS_RANGE,
-                     PACES, QUALITIES, RESOLUTIONS, THEMES, TRACE_DEFAULTS)
+                     DEFAULT_OUTPUT_DIR, DEFAULT_PACE, DEFAULT_PAUSES, DEFAULT_QUALITY,
+                     DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE, JOBS_RANGE, LENGTHS,
+                     MAX_TOKENS_RANGE, PACES, PAUSES, QUALITIES, RESOLUTIONS, THEMES, TRACE_DEFAULTS)
 from ..app.requests import DrawingOptions, TraceOptions, VideoOptions
 from ..app.values import (D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_heads, parse_layer,
                           parse_length, parse_times)
@@ -23,7 +23,7 @@ from ..scenes.pipeline.formats import parse_resolution
 
 __all__ = [
     "BEATS", "DrawingOptions", "FPS", "HEADS", "LAYER", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
-    "burn_captions_option", "captions_option", "drawing_options", "picture_options", "dry_run_option", "narration_option",
+    "burn_captions_option", "captions_option", "pauses_option", "drawing_options", "picture_options", "dry_run_option", "narration_option",
     "short_film_options", "trace_options",
     "versus_option", "video_options",
 ]
@@ -254,6 +254,12 @@ versus_option = click.option(
     help="A second sentence, a minimal pair of the first: the film ends with the versus beat, "
          "the same model, layer, head and focus word on both, each word's weight in both and "
          "its change (`compare` prints the same).")
+
+pauses_option = click.option(
+    "--pauses", default=DEFAULT_PAUSES, show_default=True, type=click.Choice(PAUSES),
+    help="Where the web deck and the slides stop for your key: none (the film plays on), "
+         "beats (after each beat), or steps (after each step of a beat, where its next "
+         "caption begins: the slides get a slide per step, its clip trimmed there).")
 
 burn_captions_option = click.option(
     "--burn-captions", is_flag=True,

@@ -7,7 +7,7 @@ import click
 from ..attention_core import DEFAULT_SENTENCE
 from .common import film_command
 from .options import (captions_option, drawing_options, dry_run_option, narration_option,
-                      trace_options, versus_option, video_options)
+                      pauses_option, trace_options, versus_option, video_options)
 
 __all__ = ["command"]
 
@@ -16,6 +16,7 @@ __all__ = ["command"]
 Examples:
   attention-explainer pack "The cat ate the fish" --out lecture/attention --resolution 720p
   attention-explainer pack "我爱北京天安门" --focus 北京 --out lecture/beijing --json
+  attention-explainer pack "The cat ate the fish" --pauses steps --out lecture/steps
 """)
 @click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
 @trace_options
@@ -25,6 +26,7 @@ Examples:
 @drawing_options
 @narration_option
 @captions_option
+@pauses_option
 @versus_option
 @dry_run_option
 @click.pass_context

@@ -218,6 +218,8 @@ ROWS = [
                                  "{t}/out/film.gif"], "is a GIF, whose 256 colours"),
     ("unknown pace", ["render", DEFAULT, "--pace", "x", "-o", "{o}"],
      "'x' is not one of 'normal', 'slow'"),
+    ("unknown pauses", ["pack", DEFAULT, "--pauses", "x", "--out", "{t}/out/pack"],
+     "'x' is not one of 'none', 'beats', 'steps'"),
     ("burnt captions without room", ["render", DEFAULT, "--burn-captions", "--resolution",
                                      "64x36", "-o", "{o}"], "give a --resolution of at least"),
     ("translation film not an mp4", ["translate", DEFAULT, "--target", "Le chat", "-o",

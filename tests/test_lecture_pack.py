@@ -342,3 +342,62 @@ def test_the_notes_say_only_what_applies_to_the_sentence(default_trace):
     assert "from the right" not in english and "pieces" not in english
     assert "from the right" in shows(compute_trace("القط الصغير أكل السمكة"))
     assert "pieces" in shows(compute_trace("Die Straßenbahnhaltestelle liegt gegenüber"))
+
+
+def test_pauses_at_steps_stop_the_deck_and_split_the_slides(tmp_path):
+    """`--pauses steps`: each beat's steps begin where its captions do; the deck's clip
+    stops at each (→ plays the next step, → while one plays completes it), and the slides
+    hold a slide per step, each the beat's clip trimmed to its step."""
+    import re
+
+    from pptx import Presentation
+
+    from attention_explainer.app.lecture_pack import beat_steps
+    from attention_explainer.scenes.pipeline.subtitles import caption_track
+
+    folder = tmp_path / "steps"
+    proc = run_process("pack", "The cat ate the fish", "--beats", "title,softmax",
+                       "--resolution", "160x90", "--fps", "5", "--pauses", "steps",
+                       "--quiet", "--out", folder)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    steps = {}
+    for n, beat in enumerate(["title", "softmax"], 1):
+        clip = folder / f"clips/{n:02d}-{beat}.mp4"        # its captions: its own track
+        cues = [(a / 1000, b / 1000, text) for a, b, text in caption_track(clip)]
+        with av.open(str(clip)) as box:
+            duration = float(box.duration / av.time_base)
+        steps[beat] = beat_steps(cues, duration)
+        assert len(steps[beat]) >= 3, steps[beat]
+    slides = list(Presentation(str(folder / "slides.pptx")).slides)[1:]
+    assert len(slides) == sum(len(s) for s in steps.values())
+    trims = [slide._element.xml.split("<p14:trim ")[1].split("/>")[0] for slide in slides]
+    expected = [f'st="{a * 1000:.0f}" end="{b * 1000:.0f}"' for s in steps.values()
+                for a, b, _ in s]
+    assert [" ".join(t.split()) for t in trims] == expected
+    deck = (folder / "index.html").read_text(encoding="utf-8")
+    stops = [[float(t) for t in found.split()]
+             for found in re.findall(r'data-steps="([^"]*)"', deck)]
+    assert [len(s) for s in stops] == [len(s) - 1 for s in steps.values()]
+
+    chromium, sync_playwright = browser_or_skip()
+    video = "document.querySelector('section:not([hidden]) video')"
+    with sync_playwright() as p:
+        browser = launch(p, chromium)
+        page = browser.new_page()
+        page.goto((folder / "index.html").as_uri())
+        page.wait_for_function(f"() => {video} && {video}.readyState >= 2", timeout=20000)
+        page.evaluate("() => document.querySelectorAll('video').forEach("
+                      "(v) => { v.muted = true; v.playbackRate = 4; })")
+        for n, stop in enumerate(stops[0][:2], 1):        # → plays one step, and stops
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function(f"() => {video}.paused && window.deck.step() === {n}",
+                                   timeout=20000)
+            at = page.evaluate(f"() => {video}.currentTime")
+            assert abs(at - stop) < 0.05 and page.evaluate("window.deck.current()") == 0
+        page.keyboard.press("ArrowRight")                 # the next step starts playing ...
+        page.wait_for_function(f"() => !{video}.paused", timeout=10000)
+        page.keyboard.press("ArrowRight")                 # ... and → completes it
+        page.wait_for_function(f"() => {video}.paused && window.deck.step() === 3",
+                               timeout=10000)
+        assert abs(page.evaluate(f"() => {video}.currentTime") - stops[0][2]) < 0.05
+        browser.close()

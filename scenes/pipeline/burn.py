@@ -31,7 +31,7 @@ def picture_size(width: int, height: int) -> tuple[int, int]:
     as high as the film less the caption band (even sizes, as H.264 wants).
 
     >>> picture_size(1920, 1080)
-    (1632, 918)
+    (1576, 886)
     """
     picture_height = _even(height * (1 - BAND_SHARE))
     return min(width, _even(width * picture_height / height)), picture_height
