@@ -184,7 +184,7 @@ def test_an_interrupt_while_writing_leaves_no_temporary(default_trace, tmp_path,
     out = tmp_path / "talk.mp4"
     out.write_bytes(b"old")
 
-    def interrupted(sources, target, chapters=None, sound=None, cues=None):
+    def interrupted(sources, target, *rest):
         Path(target).write_bytes(b"half a video")
         raise KeyboardInterrupt
 
