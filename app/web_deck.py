@@ -86,9 +86,8 @@ DECK = """<!doctype html>
   }}
   function stopIfDue() {{
     const video = current >= 0 ? sections[current].querySelector("video") : null;
-    if (video && stopAt !== null && (video.paused || video.currentTime >= stopAt - 0.01)) {{
-      if (!video.paused) {{ video.pause(); video.currentTime = stopAt; }}
-      if (video.currentTime >= stopAt - 0.01) stopAt = null;
+    if (video && stopAt !== null && !video.paused && video.currentTime >= stopAt - 0.01) {{
+      video.pause(); video.currentTime = stopAt; stopAt = null;
     }}
     requestAnimationFrame(stopIfDue);
   }}

@@ -60,8 +60,8 @@ def drawn_size(width: int, height: int, burn_captions: bool) -> tuple[int, int]:
 @dataclass
 class CaptionBand:
     """The band under the picture, ``width`` x ``height`` - picture height pixels, with a
-    caption written in it: in the theme's text colour on the stage's, at the body size of
-    the film's own wording, wrapped to two lines (shrunk to fit if it needs more)."""
+    caption written in it: in the theme's text colour on the stage's, set in lines by
+    :func:`_set_in_lines`, its last line at one height in every caption."""
 
     width: int
     height: int
