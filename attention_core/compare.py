@@ -168,6 +168,12 @@ class Comparison:
         word = self._words(side).words[n]
         return word_update_share(trace, word.first, word.last)
 
+    def named(self, pair: WordPair) -> str:
+        """``pair``'s word quoted as the captions name it, told apart from others its
+        sentence writes the same: ‘the’ (2nd) (A's word where both have it)."""
+        side, n = ("a", pair.a) if pair.a is not None else ("b", pair.b)
+        return f"\u2018{pair.text}\u2019" + self._words(side).words[n].told_apart
+
     @property
     def focus_pair(self) -> WordPair:
         own = WordModel.of_trace(self.a).index_of(self.a.focus_index)
@@ -194,20 +200,20 @@ class Comparison:
         new, old = heaviest("b"), heaviest("a")
         parts = []
         if new is not None:
-            said = (f"the new \u2018{new.text}\u2019 {self.weight('b', new, slot):.{SHOWN}f}")
+            said = f"the new {self.named(new)} {self.weight('b', new, slot):.{SHOWN}f}"
             if old is not None:
-                said += (f" (A gave \u2018{old.text}\u2019 "
+                said += (f" (A gave {self.named(old)} "
                          f"{self.weight('a', old, slot):.{SHOWN}f})")
             parts.append(said)
         elif old is not None:
-            parts.append(f"nothing to \u2018{old.text}\u2019 (A gave it "
+            parts.append(f"nothing to {self.named(old)} (A gave it "
                          f"{self.weight('a', old, slot):.{SHOWN}f})")
         gain, loss = self.movers(slot)
         moved = []
         if gain is not None:
-            moved.append(f"{self.change(gain, slot):.{SHOWN}f} more to \u2018{gain.text}\u2019")
+            moved.append(f"{self.change(gain, slot):.{SHOWN}f} more to {self.named(gain)}")
         if loss is not None:
-            moved.append(f"{-self.change(loss, slot):.{SHOWN}f} less to \u2018{loss.text}\u2019")
+            moved.append(f"{-self.change(loss, slot):.{SHOWN}f} less to {self.named(loss)}")
         both = " and ".join(moved) if moved else (
             f"the same weight to each word of both, to {SHOWN} decimals")
         if not parts:

@@ -21,15 +21,16 @@ def _quoted(text: str) -> str:
 
 def _word(trace: AttentionTrace, j: int) -> str:
     """Token ``j`` named: a word as written, or a piece named with its word (‘n’ in
-    ‘gestern’): a piece is never named as a word."""
+    ‘gestern’): a piece is never named as a word; a word written twice is told apart
+    (‘the’ (2nd))."""
     word = WordModel.of_trace(trace).word_of(j)
     if word.split:
-        return f"{_quoted(trace.display_tokens[j])} in {_quoted(word.text)}"
-    return _quoted(word.text)
+        return f"{_quoted(trace.display_tokens[j])} in {_quoted(word.text)}{word.told_apart}"
+    return _quoted(word.text) + word.told_apart
 
 
 def _whole(word) -> str:
-    return word.text if word.kind == "special" else _quoted(word.text)
+    return (word.text if word.kind == "special" else _quoted(word.text)) + word.told_apart
 
 
 def _strongest(row: np.ndarray, allowed: np.ndarray, count: int = TOP) -> list[int]:

@@ -23,12 +23,13 @@ says they are Unicode's (an older trace's are the runs its tokenizer's offsets j
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 __all__ = ["SPACE_TOKEN", "UNICODE_WORD_BREAKS", "Word", "WordModel", "PIECES_SUM_NOTE",
-           "words_as_written", "written_runs", "written_segments"]
+           "ordinal", "words_as_written", "written_runs", "written_segments"]
 
 # how a token that is only white space (a byte-level BPE's lone "Ġ") is drawn and named
 SPACE_TOKEN = "\u2423"
@@ -112,16 +113,35 @@ def written_runs(sentence: str, offsets, special) -> list[tuple[int, int, int, i
     return words
 
 
+def ordinal(n: int) -> str:
+    """English's short ordinal of ``n``.
+
+    >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 102, 111)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '102nd', '111th']
+    """
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 @dataclass(frozen=True)
 class Word:
     """One word as written: tokens ``first`` to ``last`` (a special token, a space token or
     a punctuation mark is a word of one token), named ``text``; ``kind`` is "word",
     "special" (added by the model), "space" (white space alone) or "unknown" (read by the
-    model as its unknown token: it never saw what is written)."""
+    model as its unknown token: it never saw what is written). ``occurrence``: which of the
+    sentence's words written the same this one is (1, 2, ...), 0 where no other is, so that
+    a list can tell ‘the’ (1st) from ‘the’ (2nd)."""
     first: int
     last: int
     text: str
     kind: str = "word"
+    occurrence: int = 0
+
+    @property
+    def told_apart(self) -> str:
+        """What tells the word from others written the same, said after its name:
+        " (2nd)", or nothing for a word written once."""
+        return f" ({ordinal(self.occurrence)})" if self.occurrence else ""
 
     @property
     def pieces(self) -> range:
@@ -141,7 +161,14 @@ class WordModel:
     """Every token's word: ``words`` in sentence order, and the word of each token."""
 
     def __init__(self, words: list[Word], num_tokens: int):
-        self.words = tuple(words)
+        written = Counter(w.text for w in words)
+        seen: Counter = Counter()
+        told = []
+        for word in words:
+            seen[word.text] += 1
+            told.append(replace(word, occurrence=seen[word.text] if written[word.text] > 1
+                                else 0))
+        self.words = tuple(told)
         of = [-1] * num_tokens
         for n, word in enumerate(self.words):
             for j in word.pieces:

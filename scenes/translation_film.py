@@ -320,7 +320,7 @@ class TranslationFilm(FilmScene):
 
         def named_line(lead, w):
             return [(lead + "\u2018", pal.text), (_word(words[w].text), ("user", pal.key)),
-                    (f"\u2019 ({written(w)})", pal.text)]
+                    (f"\u2019{words[w].told_apart} ({written(w)})", pal.text)]
 
         if view.untrained:
             self._even_answer(sums)

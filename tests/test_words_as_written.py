@@ -189,6 +189,49 @@ def test_ranked_lists_name_words_with_their_sums():
         "listed words and the rest do not make one"]
 
 
+# ---- a word written more than once is told apart in every list (issue 60) --------------------
+REPEATED = "the dog chased the cat and the cat ran up the tree"
+
+
+def test_a_word_written_twice_is_told_apart_in_every_list():
+    import re
+
+    from attention_explainer.attention_core.notes import beat_quotes
+    from attention_explainer.scenes.film import question as asking
+    from attention_explainer.scenes.film.beats.softmax import weights_list
+    from attention_explainer.scenes.film.head_table import head_rows
+    from attention_explainer.scenes.film.readouts import NumberBook
+    from attention_explainer.scenes.film.wording import word_name
+
+    trace = compute_trace(REPEATED, focus="ran")
+    words = WordModel.of_trace(trace)
+    told = {(w.text, w.occurrence) for w in words.words if w.kind == "word"}
+    assert told == {("the", 1), ("dog", 0), ("chased", 0), ("the", 2), ("cat", 1),
+                    ("and", 0), ("the", 3), ("cat", 2), ("ran", 0), ("up", 0), ("the", 4),
+                    ("tree", 0)}
+    cats = [w.first for w in words.words if w.text == "cat"]
+    assert [word_name(trace, j) for j in cats] == ["\u2018cat\u2019 (1st)",
+                                                   "\u2018cat\u2019 (2nd)"]
+    book = NumberBook(trace)
+    # the weights drawn as a list: no two labels alike
+    labels = [entry[1].original_text for entry in weights_list(book).entries]
+    assert len(set(labels)) == len(labels), labels
+    assert all(re.fullmatch(r"\[CLS\]|\[SEP\]|\w+( \((1st|2nd|3rd|4th)\))?", t)
+               for t in labels), labels
+    assert any("(" in t for t in labels)
+    # the heads' rows, the answer and the notes name a repeated word with its ordinal
+    notes = [n.original_text for n in head_rows(book).notes]
+    assert all(("(" in n) == (n.split()[1] in ("the", "cat")) for n in notes), notes
+    answer = asking.plain(asking.answer(book, trace)[0])
+    for span, name in asking.answer_named(trace):
+        word = words.word_of(span[0])
+        assert f"\u2018{name}\u2019{word.told_apart}" in answer
+    quoted = [line for lines in beat_quotes(trace).values() for line in lines]
+    for line in quoted:
+        for found in re.finditer("\u2018(the|cat)\u2019( \\(\\d\\w\\w\\))?", line):
+            assert found.group(2), line
+
+
 # ---- a minimal pair asks about the word it changes ---------------------------------------------
 def test_a_pronoun_pair_asks_about_the_pronoun_in_both():
     from attention_explainer.attention_core.api import TraceRequest

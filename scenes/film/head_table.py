@@ -9,7 +9,7 @@ from ..vocabulary.head_rows import HeadRows
 from ..vocabulary.headers import head_name
 from ..vocabulary.text import label_text, line_of
 from .views import drawn_indices, drawn_tokens, head_color, reads_from_right
-from .wording import mark_label
+from .wording import mark_label, told_parts
 
 __all__ = ["MAX_CELL", "TABLE_BOTTOM", "TABLE_LOWEST", "TABLE_TOP", "head_rows",
            "heaviest_word"]
@@ -44,11 +44,12 @@ def head_rows(book) -> HeadRows:
     for s in range(H):
         word = heaviest_word(trace, s)
         weight = book.text("word_weight", (s, f, *word.span), style.WEIGHT_DECIMALS)
-        book.claim("heaviest", (s, word.span, "all"), f"\u2192 {word.text} {weight}")
+        book.claim("heaviest", (s, word.span, "all"), f"\u2192 {word.text}{word.told_apart} {weight}")
         # a word the window leaves out is written in grey (the beat says it lies outside)
         shade = colors[s] if word.first in drawn else pal.dim
         notes.append(line_of([("\u2192 ", colors[s]),
                               (mark_label(word.text), ("user", shade)),
+                              *told_parts(word, shade),
                               (f" {weight}", colors[s])], style.FONT_SMALL))
     return HeadRows(names, notes, [drawn_tokens(trace)[j] for j in keys],
                     [trace.special[j] for j in keys], trace.weights[:, f][:, keys], colors,

@@ -30,8 +30,14 @@ MAX_NAMED = 3             # a question names the words that may answer when this
 INFLUENCE_GAP = 0.15      # a word whose mean weight is this much above its share of ΔE ...
 
 
-def _word(text: str, role: str) -> list:
-    return [(LQ, "ours"), (text, role), (RQ, "ours")]
+def _word(text: str, role: str, told: str = "") -> list:
+    """A word quoted, as parts; ``told``: what tells it from others written the same."""
+    return [(LQ, "ours"), (text, role), (RQ, "ours")] + ([(told, "ours")] if told else [])
+
+
+def _told(trace, span) -> str:
+    """What tells the word at ``span`` from others written the same (" (2nd)"), or ""."""
+    return WordModel.of_trace(trace).word_of(span[0]).told_apart
 
 
 def _focus(trace) -> list:
@@ -39,9 +45,11 @@ def _focus(trace) -> list:
     word in several (its query is that piece's, and its weights that piece's row) — the
     piece with its word, ‘с’ in ‘съела’."""
     whole = focus_whole(trace)
+    word = WordModel.of_trace(trace).word_of(trace.focus_index)
+    told = word.told_apart if word.text in (whole, trace.focus_word) else ""
     if whole and whole != trace.focus_word:
-        return [*_word(trace.focus_word, "focus"), (" in ", "ours"), *_word(whole, "word")]
-    return _word(trace.focus_word, "focus")
+        return [*_word(trace.focus_word, "focus"), (" in ", "ours"), *_word(whole, "word", told)]
+    return _word(trace.focus_word, "focus", told)
 
 
 def target_words(trace) -> list[tuple[tuple[int, int], str]]:
@@ -63,12 +71,13 @@ def _weight_of(trace, span, slot: int | None = None) -> float:
     return float(trace.weights[slot, trace.focus_index, span[0]:span[1] + 1].sum())
 
 
-def _listed(names: list[str], last: str) -> list:
+def _listed(names: list[tuple[str, str]], last: str) -> list:
+    """Words (text, what tells it apart) as parts: ‘a’, ‘b’ or ‘c’."""
     parts = []
-    for n, name in enumerate(names):
+    for n, (name, told) in enumerate(names):
         if n:
             parts.append((f" {last} " if n == len(names) - 1 else ", ", "ours"))
-        parts += _word(name, "word")
+        parts += _word(name, "word", told)
     return parts
 
 
@@ -78,7 +87,7 @@ def question(trace) -> list:
     language and the class offers two answers or more (``grammar.question_for``), else the
     plain question of a content word, in plain words (no tool's name for why)."""
     kind = derived.question(trace)["kind"]
-    names = [name for _, name in target_words(trace)]
+    names = [(name, _told(trace, span)) for span, name in target_words(trace)]
     few = len(names) <= MAX_NAMED
     if kind == "pronoun":
         if few:
@@ -156,7 +165,8 @@ def runner_up(book, trace) -> str | None:
     slot = 1 if trace.primary_slot == 0 else 0
     span, name = max(words, key=lambda w: (_weight_of(trace, w[0], slot), -w[0][0]))
     told = (f"{head_name(book, slot).capitalize()}, the next best at sending weight from "
-            f"{plain(_focus(trace))} to {said}: of them it gives the most to {LQ}{name}{RQ}")
+            f"{plain(_focus(trace))} to {said}: of them it gives the most to {LQ}{name}{RQ}"
+            f"{_told(trace, span)}")
     book.claim("heaviest", (slot, span, "answer"), told)
     return told
 
@@ -210,7 +220,7 @@ def answer(book, trace) -> list[list]:
             if n:
                 parts.append((", " if n < len(ranked) - 1 else " and ", "ours"))
             parts += [(f"{weight} of its weight to " if n == 0 else f"{weight} to ", "ours"),
-                      *_word(name, "word")]
+                      *_word(name, "word", _told(trace, span))]
         lines.append(parts)
         book.claim("ranked", (slot, *[span for span, _ in ranked]), plain(parts))
         if trace.has_update:
@@ -220,7 +230,7 @@ def answer(book, trace) -> list[list]:
                 if n:
                     parts.append((", " if n < len(ranked) - 1 else " and ", "ours"))
                 share = book.text("word_update_percent", span, 0)
-                parts += [*_word(name, "word"),
+                parts += [*_word(name, "word", _told(trace, span)),
                           (f" makes {share}\u00a0%" if n == 0 else f" {share}\u00a0%", "ours")]
             lines.append(parts)
     gap = influence_gap(book, trace)
@@ -235,7 +245,8 @@ def influence(book, trace, span) -> list:
     heads = book.text("num_heads_total", (), 0)
     word = WordModel.of_trace(trace).word_of(span[0])
     # a token the model adds is named as the strip writes it, [CLS], not as a word
-    named = [(word.text, "word")] if word.kind == "special" else _word(word.text, "word")
+    named = [(word.text, "word")] if word.kind == "special" else \
+        _word(word.text, "word", word.told_apart)
     return [*named,
             (f" takes {book.text('word_mean_weight', span, 2)} of the weight (the mean of "
              f"{heads} heads) but makes {book.text('word_update_percent', span, 0)}\u00a0% of "

@@ -9,7 +9,7 @@ from ...attention_core.word_model import WordModel
 from ..vocabulary import style
 from .readouts import format_number
 from .views import drawn_words
-from .wording import quoted
+from .wording import word_quoted
 
 __all__ = ["WORD_ROW_KINDS", "heavier_outside", "listed_claim", "outside_said",
            "ranked_words"]
@@ -61,7 +61,7 @@ def outside_said(book, named) -> str:
     outside = [w for w in dict.fromkeys(named) if w not in drawn]
     if not outside:
         return ""
-    said = (", ".join(quoted(words.words[w].text) for w in outside)
+    said = (", ".join(word_quoted(words.words[w]) for w in outside)
             + (" lies" if len(outside) == 1 else " lie") + " outside the words drawn")
     book.claim("outside", tuple(words.words[w].span for w in outside), said)
     return said

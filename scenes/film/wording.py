@@ -6,6 +6,8 @@ screen, the captions, the notes and the deck, which read the captions):
 - a user's word is never made possessive: "the query of ‘it’", never "it's query" (which
   reads as a contraction);
 - a token that is a piece of a word as written is named with its word: ‘man’ in ‘mangé’;
+- a word the sentence writes more than once is told apart wherever it is named or listed:
+  ‘the’ (1st), ‘the’ (2nd) (``Word.occurrence``, one count for every list);
 - a word standing alone beside a mark (a dot, an arrow's tip, a number in a list) is
   quoted when it could be read as a sign: ‘一’ beside a dot reads as a minus, a comma
   token as the comma of a list of labels;
@@ -18,13 +20,36 @@ import unicodedata
 from functools import lru_cache
 
 __all__ = ["LQ", "RQ", "focus_name", "focus_parts", "focus_whole", "mark_label", "quoted",
-           "reads_as_a_sign", "tidy", "word_name", "words_named"]
+           "reads_as_a_sign", "tidy", "told_apart", "told_parts", "word_name", "word_quoted", "words_named"]
 
 LQ, RQ = "\u2018", "\u2019"
 
 
 def quoted(text: str) -> str:
     return f"{LQ}{text}{RQ}"
+
+
+def word_quoted(word) -> str:
+    """A word of the sentence (``word_model.Word``) named in running text or a list:
+    ‘cat’, or ‘the’ (2nd) where the sentence writes it more than once."""
+    return quoted(word.text) + word.told_apart
+
+
+def told_parts(word, color) -> list:
+    """The parts of a drawn line (``text.line_of``) that tell ``word`` from others written
+    the same, in our wording and ``color``, after its label: [(" (2nd)", color)] or []."""
+    return [(word.told_apart, color)] if word.occurrence else []
+
+
+def told_apart(trace, index: int) -> str:
+    """What tells token ``index``'s word from others written the same (" (2nd)"), or
+    nothing: said after the token's name (:func:`word_name`). Nothing for a focus named
+    as a run of several words (--focus "New York"): the run is told by its words."""
+    from ...attention_core.word_model import WordModel
+
+    word = WordModel.of_trace(trace).word_of(index)
+    named = focus_whole(trace) if index == trace.focus_index else None
+    return word.told_apart if named in (None, word.text) else ""
 
 
 def mark_label(text: str) -> str:
@@ -79,7 +104,7 @@ def word_name(trace, index: int) -> str:
     token = quoted(trace.display_tokens[index])
     if trace.meta.get("start_token") == index:      # a decoder's BOS: heads park weight there
         return f"the start token {token}"
-    return f"{token} in {quoted(whole)}" if whole else token
+    return (f"{token} in {quoted(whole)}" if whole else token) + told_apart(trace, index)
 
 
 def focus_name(trace) -> str:
@@ -97,7 +122,8 @@ def focus_parts(trace) -> list:
     whole = focus_whole(trace)
     if whole:
         parts += [f" in {LQ}", ("word", whole), RQ]
-    return parts
+    told = told_apart(trace, trace.focus_index)
+    return parts + [told] if told else parts
 
 
 def tidy(text: str) -> str:

@@ -22,13 +22,13 @@ from ..head_table import TABLE_BOTTOM, head_rows, heaviest_word
 from ..views import drawn_indices, focus_row_dots, head_color, sentence_grid
 from ....attention_core.word_model import WordModel
 from ..ranking import outside_said
-from ..wording import LQ, RQ, focus_name, focus_parts, quoted
+from ..wording import LQ, RQ, focus_name, focus_parts, word_quoted
 
 
 def named(word) -> str:
     """A word (or a token the model adds) in running text, quoted as the captions quote
-    every token: ‘fish’, ‘[CLS]’."""
-    return quoted(word.text)
+    every token: ‘fish’, ‘[CLS]’, ‘the’ (2nd)."""
+    return word_quoted(word)
 
 __all__ = ["BAR_WIDTH", "BAR_Y", "CLOSE_UP", "HeadsBeat", "MIX_ARROW", "line", "shared_keys"]
 

@@ -32,7 +32,7 @@ from ....attention_core.word_model import WordModel
 from ..ranking import (WORD_ROW_KINDS, heavier_outside, listed_claim, outside_said,
                        ranked_words)
 from ..views import head_color, sentence_grid, shown_tokens_note
-from ..wording import focus_name, quoted
+from ..wording import focus_name, word_quoted
 
 __all__ = ["CLOSE_UP", "LEGEND_GAP", "MaskBeat", "ZOOM_MARGIN", "line", "notice_text"]
 
@@ -310,7 +310,7 @@ class MaskBeat(Beat):
         given = self.record(WORD_ROW_KINDS[self.after_kind],
                             (self.slot, self.focus, *word.span), 2)
         said = (f"Softmax over what is left: {focus_name(trace)} now gives {given} to "
-                f"{quoted(word.text)}")
+                f"{word_quoted(word)}")
         listed_claim(self.book, self.slot, [top], said, kind=self.after_kind, among="open")
         outside = outside_said(self.book, heavier_outside(self.book, self.slot, top,
                                                           kind=self.after_kind))

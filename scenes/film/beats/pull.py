@@ -32,7 +32,7 @@ from ....attention_core.word_model import WordModel
 from ..ranking import heavier_outside, listed_claim, outside_said, ranked_words
 from ..head_table import head_rows
 from ..views import drawn_indices, drawn_words, named_indices, plot_label, value_view
-from ..wording import focus_name, focus_parts, mark_label, quoted
+from ..wording import focus_name, focus_parts, mark_label, word_quoted
 
 __all__ = [
     "COLUMN_GAP", "Cool", "LIST_RIGHT", "ListedWeights", "MASS_RADIUS", "ORIGIN_POINT", "PLANE_CENTER",
@@ -379,7 +379,7 @@ class PullBeat(Beat):
         slot = trace.primary_slot
         groups = [[w] for group in ranked_words(self.book, slot, among=drawn_words(trace))
                   for w in group][:2]
-        heavy = " and ".join(quoted(words.words[w].text) for w, in groups)
+        heavy = " and ".join(word_quoted(words.words[w]) for w, in groups)
         listed_claim(self.book, slot, groups, heavy, among="drawn")
         outside = outside_said(self.book, heavier_outside(self.book, slot,
                                                           [w for w, in groups]))

@@ -27,7 +27,7 @@ from ...vocabulary.tokens import word_row
 from ....attention_core.word_model import WordModel
 from ..ranking import listed_claim, outside_said, ranked_words
 from ..views import drawn_indices, drawn_words, reads_from_right, tied, token_word
-from ..wording import focus_name, focus_parts, mark_label, quoted
+from ..wording import focus_name, focus_parts, mark_label, told_parts, word_quoted
 
 __all__ = [
     "BASELINE_Y", "LABEL_ROOM", "LABEL_Y", "LEFT_EDGE", "LIST_LEFT", "LIST_ROWS",
@@ -77,14 +77,16 @@ def weights_list(book) -> VGroup:
         # a word outside the window is listed in grey, and said to be
         color = pal.dim if w not in drawn else pal.special if word.kind == "special" \
             else pal.text
-        label = line_of([(mark_label(word.text), ("user", color))], style.FONT_LABEL)
+        label = line_of([(mark_label(word.text), ("user", color)), *told_parts(word, color)],
+                        style.FONT_LABEL)
         number.move_to([LIST_LEFT, LIST_TOP - n * 0.5, 0], aligned_edge=RIGHT)
         label.next_to(number, RIGHT, buff=0.3)
         entries.append(VGroup(number, label))
         rows.add(entries[-1])
     keys = [word.first for word in shown]
     listed_claim(book, slot, [[words.index_of(j)] for j in keys],
-                 ", ".join(f"{e[0].original_text} {word.text}" for e, word in zip(entries, shown)))
+                 ", ".join(f"{e[0].original_text} {word.text}{word.told_apart}"
+                           for e, word in zip(entries, shown)))
     rest = len(words) - len(shown)
     more = None
     if rest > 0:
@@ -305,7 +307,7 @@ class SoftmaxBeat(Beat):
         words = WordModel.of_trace(self.trace)
         parts, listed = [], []
         for group in ranked_words(self.book, self.slot)[:2]:
-            names = tied([quoted(words.words[w].text) for w in group])
+            names = tied([word_quoted(words.words[w]) for w in group])
             number = self.record("word_weight", (self.slot, self.f, *words.words[group[0]].span),
                                  style.WEIGHT_DECIMALS)
             parts.append(f"{names}, {number} each" if len(group) > 1 else f"{names} {number}")

@@ -18,7 +18,7 @@ from ...vocabulary.text import label_text, line_of
 from ....attention_core.word_model import WordModel
 from ..ranking import listed_claim, outside_said, ranked_words
 from ..views import drawn_words, sentence_grid, shown_tokens_note
-from ..wording import LQ, RQ, focus_whole
+from ..wording import LQ, RQ, focus_whole, told_parts
 
 __all__ = ["LEGEND_GAP", "RAMP_STEPS", "RAMP_TICKS", "SIDE_WORDS", "SummaryBeat", "heat_ramp", "line"]
 
@@ -116,6 +116,7 @@ class SummaryBeat(Beat):
             if whole and whole != trace.focus_word:         # the focus is a piece: said so
                 parts += [(f" in {LQ}", pal.text), (whole, ("user", pal.text)),
                           (RQ, pal.text)]
+            parts += told_parts(words.word_of(trace.focus_index), pal.query)
             parts.append((":", pal.query))
             # a word a line: words as written may be long ("Straßenbahnhaltestelle")
             rows = [line_of(parts, style.FONT_SMALL)]
@@ -127,6 +128,7 @@ class SummaryBeat(Beat):
                 # a word the window leaves out in grey, and said to be
                 shade = pal.text if w in drawn else pal.dim
                 rows.append(line_of([(words.words[w].text, ("user", shade)),
+                                     *told_parts(words.words[w], shade),
                                      (f" {number}", pal.text)], style.FONT_SMALL))
             listed_claim(self.book, self.slot, [[w] for w in order],
                          " ".join(row.original_text for row in rows))

@@ -30,7 +30,8 @@ from .. import question as asking
 from ..beat import Beat, Role, Stage
 from ..ending import the_answer_drawn
 from ..views import strip_row
-from ..wording import LQ, RQ, focus_name, focus_parts, focus_whole, word_name
+from ..wording import (LQ, RQ, focus_name, focus_parts, focus_whole, told_parts, word_name,
+                       word_quoted)
 
 __all__ = ["CHAIN", "UpdateBeat", "line", "pieces_of"]
 
@@ -223,7 +224,8 @@ class UpdateBeat(Beat):
             return "bias"
         if kind == "rest":
             return f"the other {len(tokens)}"
-        return WordModel.of_trace(self.trace).word_of(tokens[0]).text
+        word = WordModel.of_trace(self.trace).word_of(tokens[0])
+        return word.text + word.told_apart
 
     def named_parts(self, j: int, whole_word: bool = True) -> list:
         """Token ``j`` as parts of a line (``line_of``): quoted, with the word it is a piece
@@ -234,6 +236,7 @@ class UpdateBeat(Beat):
                  else (trace.written_word_of(j) or (0, 0, None))[2])
         if whole and whole_word:
             parts += [(f" in {LQ}", pal.text), (whole, ("user", pal.text)), (RQ, pal.text)]
+        parts += told_parts(WordModel.of_trace(trace).word_of(j), pal.text)
         if j == trace.focus_index:
             parts.append((" itself", pal.text))
         return parts
@@ -250,7 +253,7 @@ class UpdateBeat(Beat):
     def share_name(self, tokens: list[int]) -> str:
         """A word of the list in running text: as written, and "itself" for the focus's."""
         word = WordModel.of_trace(self.trace).word_of(tokens[0])
-        name = word.text if word.kind == "special" else f"{LQ}{word.text}{RQ}"
+        name = word.text + word.told_apart if word.kind == "special" else word_quoted(word)
         return f"{name} itself" if self.trace.focus_index in tokens else name
 
     def word_parts(self, tokens: list[int]) -> list:
@@ -260,6 +263,7 @@ class UpdateBeat(Beat):
         word = WordModel.of_trace(self.trace).word_of(tokens[0])
         parts = [(word.text, ("user", pal.text))] if word.kind == "special" else \
             [(LQ, pal.text), (word.text, ("user", pal.text)), (RQ, pal.text)]
+        parts += told_parts(word, pal.text)
         if self.trace.focus_index in tokens:
             parts.append((" itself", pal.text))
         return parts

@@ -225,7 +225,8 @@ class VersusBeat(Beat):
     def say_the_change(self, slot: int):
         book = self.book
         # the words whose weight grew and fell most, as `compare` finds them
-        movers = Comparison(self.a, self.b, self.pairs).movers(slot)
+        comparison = Comparison(self.a, self.b, self.pairs)
+        movers = comparison.movers(slot)
         new = [p for p in self.pairs if p.a is None]
         pair = self.focus_pair
         focus = f"\u2018{pair.text}\u2019" + (
@@ -234,11 +235,11 @@ class VersusBeat(Beat):
         if new:
             heaviest = max(new, key=lambda p: book.value(*self._kind_index("b", p, slot)))
             given = book.text(*self._kind_index("b", heaviest, slot), SHOWN)
-            parts.append(f"the new \u2018{heaviest.text}\u2019 gets {given}")
+            parts.append(f"the new {comparison.named(heaviest)} gets {given}")
         for p in movers:
             if p is not None:
                 moved = book.text("pair:change", self._pair_index(p, slot), SHOWN, True)
-                parts.append(f"\u2018{p.text}\u2019 changes by {moved}")
+                parts.append(f"{comparison.named(p)} changes by {moved}")
         if not parts:
             self.say(f"No word's weight from {focus} changes by 0.01 or more: this "
                      "head reads both sentences alike")
