@@ -34,7 +34,7 @@ from pathlib import Path
 
 from ..attention_core.errors import InputError, NoSpaceLeft
 from . import fingerprints
-from ..facts import TRACE_DECIDES
+from ..facts import DEFAULT_PACE, DEFAULT_PAUSES, TRACE_DECIDES
 
 __all__ = [
     "COURSE_KEYS", "CourseProgress", "SHARED_KEYS", "OutputPlan", "TRACE_KEYS", "assemble_task",
@@ -45,7 +45,7 @@ __all__ = [
 # the keys of an explainer that decide its trace, as settings name them ("num-heads")
 TRACE_KEYS = tuple(k.replace("_", "-") for k in TRACE_DECIDES if k != "sentence")
 COURSE_KEYS = {"sentence", "output", "pack", "resolution", "fps", "beats", "theme", "quality",
-               "max-tokens", *TRACE_KEYS}
+               "max-tokens", "length", "pace", "pauses", *TRACE_KEYS}
 # the keys a settings file's top level (or a variable) may give every explainer
 SHARED_KEYS = sorted(COURSE_KEYS - {"sentence", "output", "pack"})
 
@@ -66,6 +66,10 @@ class OutputPlan:
     pack: bool
     theme: str
     quality: str
+    length: float | None = None    # seconds the film is fitted to (None: as it is)
+    pace: str = DEFAULT_PACE
+    pauses: str = DEFAULT_PAUSES   # a pack's stops (facts.PAUSES)
+    kept: list | None = None       # the beats the output holds, once fitted to its length
     status: str = "pending"        # pending | done (up to date) | ok | failed
     state: str = "new"             # new | changed: what | up to date | again (--force)
     made: dict = field(default_factory=dict)   # what it is made from (fingerprints)
@@ -208,35 +212,46 @@ class _Explainer:
                            trace_options=trace_options, beats=parse_beats(beats),
                            width=width, height=height, label=label, fps=self.value("fps"),
                            pack=pack, theme=self.value("theme"),
-                           quality=self.value("quality"))
+                           quality=self.value("quality"), length=self.value("length"),
+                           pace=self.value("pace"), pauses=self.value("pauses"))
                 for width, height, label in (self.value("resolution", r) for r in resolutions)]
 
 
-def output_set(plan: OutputPlan, out_dir: Path):
-    """The plan's output set (checked against existing files, nothing written)."""
+def output_set(plan: OutputPlan, out_dir: Path, beats: list | None = None):
+    """The plan's output set (checked against existing files, nothing written); a pack's
+    clips those of ``beats`` (default: the beats it keeps, once fitted to its length, else
+    those asked for)."""
     from .lecture_pack import pack_outputs
     from ..files.outputs import video_outputs
 
     if plan.pack:
-        outputs = pack_outputs(out_dir / f"{plan.name}-{plan.label}", plan.beats, force=True)
+        beats = beats or plan.kept or plan.beats
+        outputs = pack_outputs(out_dir / f"{plan.name}-{plan.label}", beats, force=True)
     else:
         outputs = video_outputs(out_dir / f"{plan.name}-{plan.label}.mp4", force=True)
     return outputs.add(fingerprints.KIND,
                        fingerprints.file_for(plan.name, plan.label, plan.pack, out_dir))
 
 
-def sort_out_existing(plans: list[OutputPlan], sets: dict, force: bool = False) -> None:
+def sort_out_existing(plans: list[OutputPlan], sets: dict, force: bool = False,
+                      out_dir: Path | None = None) -> None:
     """Each plan's state from what its set holds: new, changed (its fingerprint differs
     from what the manifest asks now, or files are missing: rendered again and replaced
     whole) or up to date (skipped); ``force``: everything again. A set partly present
-    with no fingerprint of ours is refused (exit 2): not ours to guess about."""
+    with no fingerprint of ours is refused (exit 2): not ours to guess about. A pack
+    fitted to a length holds the clips of the beats its fingerprint says it kept
+    (``out_dir``: where the course writes, to find them)."""
     problems = []
     for plan in plans:
         outputs = sets[id(plan)]
         plan.made = fingerprints.made_from(plan)
+        kept = fingerprints.read(outputs.files[fingerprints.KIND])
+        held = (kept or {}).get("kept")
+        if plan.pack and plan.length is not None and out_dir is not None and \
+                isinstance(held, list) and held and all(isinstance(b, str) for b in held):
+            outputs = output_set(plan, out_dir, held)
         files = [p for kind, p in outputs.files.items() if kind != fingerprints.KIND]
         present = [p for p in files if p.exists()]
-        kept = fingerprints.read(outputs.files[fingerprints.KIND])
         if force:
             plan.state = "again (--force)" if present else "new"
         elif kept is None and not present:
@@ -309,12 +324,19 @@ def trace_task(sentence: str, options: dict, cache_folder: str):
 
 @_reported_plainly
 def plan_task(trace, beats: list[str], width: int, height: int, fps: int, theme: str,
-              quality: str) -> list:
-    """The film's segment jobs, planned as a render plans them (``plan_film``)."""
+              quality: str, pace: str = DEFAULT_PACE, length: float | None = None,
+              cache_folder: str | None = None) -> list:
+    """The film's segment jobs, planned as a render plans them (``plan_film``), fitted to
+    ``length`` seconds where one is given (``app.length``: fewer beats, timed here)."""
     from ..scenes.pipeline.plan import plan_film
 
-    return plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality,
-                     theme=theme)
+    plan = dict(width=width, height=height, fps=fps, quality=quality, theme=theme, pace=pace)
+    if length is None:
+        return plan_film(trace, beats, **plan)
+    from .length import fitted_film
+
+    return fitted_film(trace, beats, length, workers=1,
+                       cache_folder=Path(cache_folder) if cache_folder else None, **plan).tasks
 
 
 @_reported_plainly
@@ -330,13 +352,14 @@ def segment_task(job, trace, cache_folder: str):
 
 
 @_reported_plainly
-def assemble_task(segments, trace, paths: dict, pack: bool, width: int, height: int) -> int:
+def assemble_task(segments, trace, paths: dict, pack: bool, width: int, height: int,
+                  pauses: str = DEFAULT_PAUSES) -> int:
     from ..scenes.pipeline.join import assemble
 
     also = None
     if pack:
         from .lecture_pack import LecturePack
-        also = LecturePack(trace, width, height)
+        also = LecturePack(trace, width, height, pauses=pauses)
     try:
         assemble(segments, trace, paths, also)
     except OSError as exc:

@@ -129,11 +129,17 @@ class CourseRun:
     def _plan_task(self, plan: OutputPlan, trace) -> _Task:
         return _Task("its plan", [plan], f"plan-{plan.explainer}-{plan.label}-{id(plan)}",
                      plan_task, (trace, list(plan.beats), plan.width, plan.height, plan.fps,
-                                 plan.theme, plan.quality),
+                                 plan.theme, plan.quality, plan.pace, plan.length,
+                                 str(self.cache_folder)),
                      lambda jobs: self._beat_tasks(plan, trace, jobs))
 
     def _beat_tasks(self, plan: OutputPlan, trace, jobs: list) -> list[_Task]:
         segments = [None] * len(jobs)
+        beats = [job.beat for job in jobs]
+        if beats != list(plan.beats):       # fitted to its length: fewer beats, fewer clips
+            plan.kept = beats
+            if plan.pack:
+                self._sets[id(plan)].replan(output_set(plan, self.out_dir).files)
 
         def drawn(n: int, segment) -> list[_Task]:
             segments[n] = segment
@@ -151,7 +157,7 @@ class CourseRun:
                       f"beat-{plan.explainer}-{plan.label}-{n:02d}-{beat}-{id(plan)}",
                       segment_task, (job, trace, str(self.cache_folder)),
                       lambda segment, n=n: drawn(n, segment))
-                for n, (beat, job) in enumerate(zip(plan.beats, jobs))]
+                for n, (beat, job) in enumerate(zip(beats, jobs))]
 
     def _assemble_task(self, plan: OutputPlan, trace, segments: list) -> _Task:
         outputs = self._sets[id(plan)]
@@ -159,11 +165,13 @@ class CourseRun:
         what = "its lecture pack" if plan.pack else "its film"
         return _Task(what, [plan], f"assemble-{plan.explainer}-{plan.label}-{id(plan)}",
                      assemble_task, (segments, trace, paths, plan.pack, plan.width,
-                                     plan.height),
+                                     plan.height, plan.pauses),
                      lambda _: self._committed(plan))
 
     def _committed(self, plan: OutputPlan) -> list[_Task]:
-        fingerprints.write(self._sets[id(plan)].path(fingerprints.KIND), plan.made)
+        # with the beats it holds: a pack fitted to a length keeps the clips of those alone
+        fingerprints.write(self._sets[id(plan)].path(fingerprints.KIND),
+                           {**plan.made, "kept": plan.kept or list(plan.beats)})
         plan.files = self._sets[id(plan)].commit()
         _close(self._opened[id(plan)])
         plan.status = "ok"

@@ -1,6 +1,7 @@
 """What each output of a course was made from: its explainer's effective options (the
 sentence, the model and its weights' sha256, layer, heads, focus, mask, beats, size, fps,
-theme, quality, pack) and the package's version, kept as a small JSON file in the output
+theme, quality, pack, length, pace, a pack's pauses) and the package's version, with the
+beats it holds (fewer where it was fitted to a length), kept as a small JSON file in the output
 set itself. A rerun of the course compares it with what the manifest asks now: an output
 whose options changed is rendered again (and replaced whole), one that matches is up to
 date, and the dry run says which is which and what changed.
@@ -37,7 +38,8 @@ def made_from(plan) -> dict:
             "focus": plan.trace_options.get("focus") or "", **options,
             "weights_sha256": weights, "beats": list(plan.beats), "size": plan.label,
             "fps": plan.fps, "theme": plan.theme, "quality": plan.quality, "pack": plan.pack,
-            "version": __version__}
+            "length": plan.length, "pace": plan.pace,
+            **({"pauses": plan.pauses} if plan.pack else {}), "version": __version__}
 
 
 def read(path: Path) -> dict | None:

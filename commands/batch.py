@@ -88,7 +88,7 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, memory_li
     plans = load_course(Path(course_file), resolution=resolution, fps=fps,
                         settings=shared_values(SHARED_KEYS, ctx.find_object(ConfigFile)))
     sets = {id(p): output_set(p, out) for p in plans}
-    sort_out_existing(plans, sets, force=force)
+    sort_out_existing(plans, sets, force=force, out_dir=out)
     workers = jobs or default_workers()
     if dry_run:
         for line in dry_run_lines(plans, workers):

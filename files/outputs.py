@@ -242,6 +242,25 @@ class OutputSet:
         self.files[kind] = output_path(path)
         return self.check()
 
+    def replan(self, files: dict[str, Path]) -> None:
+        """The set's files once what it holds is known, while it is open and before any of
+        them is written (a course's pack fitted to a length keeps fewer clips, numbered
+        anew): each in a folder the set already stages, checked as :meth:`check` does."""
+        paths = {kind: output_path(p) for kind, p in files.items()}
+        outside = [p for p in paths.values() if p.parent not in self._staging]
+        if outside:
+            raise RuntimeError(f"{outside[0]} is outside the folders this set stages")
+        written = [p for p in self.files.values() if self._staged(p).exists()]
+        if written:
+            raise RuntimeError(f"{written[0].name} is written already: replan before writing")
+        self.asked = {kind: Path(os.path.abspath(Path(p).expanduser()))
+                      for kind, p in files.items()}
+        self.files = paths
+        self.check()
+
+    def _staged(self, final: Path) -> Path:
+        return self._staging[final.parent] / final.name
+
     @property
     def folders(self) -> list[Path]:
         return list(dict.fromkeys(p.parent for p in self.files.values()))
@@ -314,8 +333,7 @@ class OutputSet:
 
     def path(self, kind: str) -> Path:
         """Where to write ``kind`` now: its name, in the staging folder beside it."""
-        final = self.files[kind]
-        return self._staging[final.parent] / final.name
+        return self._staged(self.files[kind])
 
     @property
     def scratch(self) -> Path:

@@ -94,3 +94,28 @@ def test_a_damaged_cache_entry_met_by_a_course_is_said_in_one_line(tmp_path):
     assert len(said) == 2, proc.stderr          # one per explainer's damaged title beat
     assert all("was damaged (segment.mp4: " in line and line.endswith("rendered again")
                for line in said), said
+
+
+def test_a_course_pack_fitted_to_a_length_holds_the_beats_it_keeps(tmp_path):
+    """length, pace and pauses reach a course as they reach `pack` (issue 60): the pack
+    holds the clips of the beats the length keeps, numbered anew, its fingerprint says which
+    and how it was made, and a rerun finds it up to date."""
+    out = tmp_path / "out"
+    path = tmp_path / "course.toml"
+    path.write_text('[[explainer]]\nsentence = "The dog ran home"\noutput = "dog"\n'
+                    'resolution = "160x90"\nfps = 5\npack = true\n'
+                    'beats = ["title", "sparks", "softmax", "summary"]\n'
+                    'length = 30\npace = "slow"\npauses = "steps"\n')
+    batch(path, out)
+    pack = out / "dog-160x90"
+    made = json.loads((pack / "course.json").read_text())
+    assert made["length"] == 30 and made["pace"] == "slow" and made["pauses"] == "steps"
+    kept = made["kept"]
+    assert kept[0] == "title" and kept[-1] == "summary" and len(kept) < 4, kept
+    clips = sorted(p.name for p in (pack / "clips").glob("*.mp4"))
+    assert clips == [f"{n:02d}-{beat}.mp4" for n, beat in enumerate(kept, 1)]
+    assert "data-steps" in (pack / "index.html").read_text(encoding="utf-8")
+    assert states(batch(path, out, "--dry-run")) == {"dog": "up to date"}
+    # another pace is another film
+    path.write_text(path.read_text().replace('pace = "slow"', 'pace = "normal"'))
+    assert states(batch(path, out, "--dry-run"))["dog"].startswith("changed: pace")
