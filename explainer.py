@@ -219,12 +219,13 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
          resolution: str | None = None, fps: int | None = None, beats: str | None = None,
          theme: str | None = None, force: bool = False, narration: str | Path | None = None,
          captions: str | Path | None = None, length: str | float | None = None,
-         pace: str | None = None, pauses: str | None = None, progress=None,
-         **trace_options) -> Pack:
+         pace: str | None = None, pauses: str | None = None, burn_captions: bool = False,
+         progress=None, **trace_options) -> Pack:
     """The lecture pack of ``source`` into the folder ``out``. An option left None is the
     command line's (settings, variables, default). ``pauses``: where the deck and slides
-    stop ("none", "beats", "steps": ``--pauses``). ``progress(done, total, beat)``: as
-    :func:`render`'s."""
+    stop ("none", "beats", "steps": ``--pauses``); ``burn_captions``: the captions drawn
+    into the film's and every clip's frames (``--burn-captions``). ``progress(done,
+    total, beat)``: as :func:`render`'s."""
     from .app import work
 
     given = {"resolution": _text("resolution", resolution, none=True),
@@ -237,7 +238,9 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
              "pauses": _text("pauses", pauses, none=True)}
     watcher = _progress(progress)
     made = work.film(_film_request("pack", source, given, trace_options, _force(force),
-                                   pack=True), progress=watcher, report=_note)
+                                   pack=True,
+                                   burn_captions=_flag("burn_captions", burn_captions)),
+                     progress=watcher, report=_note)
     return Pack(Path(out).absolute(), tuple(made.files))
 
 

@@ -103,10 +103,15 @@ class LecturePack:
         self.pauses = pauses            # where the deck and the slides stop (facts.PAUSES)
         self.titles = {beat.name: beat.title for beat in BEATS}
         self.facts = {beat.name: beat for beat in BEATS}
+        self.burnt = False              # the captions drawn into the clips' frames
 
-    def __call__(self, segments, starts: list[float], paths: dict, sound=None) -> None:
+    def __call__(self, segments, starts: list[float], paths: dict, sound=None,
+                 burn=None) -> None:
+        """The pack's files from the film's drawn segments; ``burn``: (width, height,
+        encoder options) where the captions are drawn into the frames (``--burn-captions``:
+        each clip and its poster show them in a band below the picture)."""
         from ..scenes.pipeline.cache_files import KEY_FRAME, VIDEO
-        from ..scenes.pipeline.join import beat_spans, caption_cues, cut_clip, handoff_frame
+        from ..scenes.pipeline.join import beat_spans, caption_cues, handoff_frame
 
         spans = beat_spans(segments, starts)
         chapters = [(a, b, self.titles[s.beat]) for s, (a, b) in zip(segments, spans)]
@@ -115,6 +120,7 @@ class LecturePack:
         paths["captions_vtt"].write_text(vtt(captions), encoding="utf-8")
         # a beat's clip opens on the hand-off into it and ends on its own held end state
         # (its hand-off opens the next clip): stopped there, the room sees the picture
+        self.burnt = burn is not None
         for n, s in enumerate(segments):
             with contextlib.ExitStack() as stack:
                 parts = []
@@ -124,10 +130,17 @@ class LecturePack:
                                   handoff_frame(before), before.frames))
                 end = handoff_frame(s) if n < len(segments) - 1 else s.frames
                 parts.append((stack.enter_context(s.opened(VIDEO)), 0, end))
-                cut_clip(parts, paths[f"clip:{s.beat}.mp4"],
-                         None if sound is None else clip_sound(sound, *spans[n]),
-                         clip_cues(captions, *spans[n]), self.captions_language)
-            paths[f"clip:{s.beat}.png"].write_bytes(s.read(KEY_FRAME))
+                self._clip(parts, paths[f"clip:{s.beat}.mp4"],
+                           None if sound is None else clip_sound(sound, *spans[n]),
+                           clip_cues(captions, *spans[n]), burn, s.fps)
+            poster = s.read(KEY_FRAME)
+            if burn is not None:          # as the clip shows it: with its caption below
+                from ..scenes.pipeline.burn import poster_with_band
+
+                at = starts[n] + s.key_time
+                shown = next((text for a, b, text in captions if a <= at < b), None)
+                poster = poster_with_band(poster, shown, burn[0], burn[1])
+            paths[f"clip:{s.beat}.png"].write_bytes(poster)
             paths[f"clip:{s.beat}.vtt"].write_text(vtt(clip_cues(captions, *spans[n])),
                                                    encoding="utf-8")
         from ..attention_core.notes import beat_quotes
@@ -141,6 +154,30 @@ class LecturePack:
         self.write_slides(paths["slides"], beats, paths)
         self.write_handout(paths["handout"], beats, paths)
         paths["deck"].write_text(self.deck_html(beats), encoding="utf-8")
+
+    def _clip(self, parts, target: Path, sound, cues, burn, fps: int) -> None:
+        """A beat's clip: its frames cut from the segments (``join.cut_clip``), or with
+        ``burn`` encoded once more with the captions drawn below the picture, then given
+        its sound and its subtitle track."""
+        from ..scenes.pipeline.join import cut_clip
+
+        if burn is None:
+            cut_clip(parts, target, sound, cues, self.captions_language)
+            return
+        from ..scenes.pipeline.burn import burn_captions
+
+        cut, burnt = (target.with_name(target.name + suffix) for suffix in (".cut.mp4",
+                                                                            ".burnt.mp4"))
+        try:
+            cut_clip(parts, cut)
+            width, height, options = burn
+            burn_captions([cut], cues, burnt, width=width, height=height, fps=fps,
+                          options=options)
+            frames = sum(max(0, end - first) for _, first, end in parts)
+            cut_clip([(burnt, 0, frames)], target, sound, cues, self.captions_language)
+        finally:
+            cut.unlink(missing_ok=True)
+            burnt.unlink(missing_ok=True)
 
     def _beat_facts(self, number: int, segment, span, captions, quotes) -> dict:
         facts = self.facts[segment.beat]
@@ -305,7 +342,7 @@ class LecturePack:
              width="{self.width}" height="{self.height}">
         <track kind="captions" srclang="{self.captions_language}" label="Captions" default src="{track(b['cues'])}">
       </video>
-      <p class="caption" aria-live="polite"></p>
+      <p class="caption" aria-live="polite"{' hidden' if self.burnt else ''}></p>
     </section>''' for n, b in enumerate(beats, 1))
         title = html.escape(self.trace.sentence)
         notes = [{key: b[key] for key in ("number", "title", "duration", "shows", "say",

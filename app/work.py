@@ -231,10 +231,11 @@ def _outputs(request: FilmRequest, sentence: str, beats=None):
 
     video = request.video
     if request.pack:
-        from .lecture_pack import pack_outputs
+        from .lecture_pack import FIXED, pack_outputs
 
         folder = request.output or (Path(video.output_dir)
                                     / f"{slugify(sentence)}-{video.label}-pack")
+        check_burnt_film(request, Path(folder) / FIXED["video"])
         return pack_outputs(Path(folder), video.beats if beats is None else beats,
                             force=video.force)
     output = request.output or Path(video.output_dir) / f"{slugify(sentence)}-{video.label}.mp4"

@@ -76,7 +76,8 @@ def choice_lines(trace: AttentionTrace) -> list[str]:
     said = TARGETS_SAID[kind] + TARGETS_FOR.get(kind, "")
     compared = int(derived.lookup(trace, "heads_compared"))
     lines = [f"question  {asked['kind']}: the answer is looked for in {said}: "
-             + ", ".join(repr(words.words[w].text) for w in answering)]
+             + ", ".join(repr(words.words[w].text) + words.words[w].told_apart
+                         for w in answering)]
     if asked["kind"] == "word" and not asked.get("tagger"):
         lines.append(f"          {UNTAGGED}")
     hidden = asked.get("hidden")
@@ -89,7 +90,8 @@ def choice_lines(trace: AttentionTrace) -> list[str]:
     for s, h in enumerate(trace.heads):
         sums = words.sums(trace.weights[s, f])
         top = sorted(answering, key=lambda w: (-sums[w], w))[:2]
-        where = ", ".join(f"{words.words[w].text} {sums[w]:.2f}" for w in top)
+        where = ", ".join(f"{words.words[w].text}{words.words[w].told_apart} {sums[w]:.2f}"
+                          for w in top)
         given = trace.meta.get("head_choice", "auto") not in ("auto", "all")
         first = "chosen by --heads:" if given else f"chosen, the best of {compared} heads:"
         what = first if s == 0 else "next:".ljust(len(first))
@@ -135,6 +137,8 @@ def words_json(trace: AttentionTrace) -> list[dict]:
     for n, word in enumerate(words.words):
         entry = {"text": word.text, "tokens": [word.first, word.last], "kind": word.kind,
                  "weights": [float(sums[s][n]) for s in range(len(trace.heads))]}
+        if word.occurrence:         # which of the words written the same it is (1, 2, ...)
+            entry["occurrence"] = word.occurrence
         if trace.has_update:
             entry["update_share"] = derived.word_update_share(trace, word.first, word.last)
         out.append(entry)
@@ -208,7 +212,7 @@ def keeps_lines(trace: AttentionTrace, kept: list) -> list[str]:
     focus = trace.display_tokens[trace.focus_index]
 
     def named(w):
-        return "nothing" if w is None else repr(words.words[w].text)
+        return "nothing" if w is None else repr(words.words[w].text) + words.words[w].told_apart
 
     lines = [f"what {kept[0].variant} keeps of the real head, as the model ran it (an "
              "illustration: the model was not trained with it)",

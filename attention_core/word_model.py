@@ -141,7 +141,7 @@ class Word:
     def told_apart(self) -> str:
         """What tells the word from others written the same, said after its name:
         " (2nd)", or nothing for a word written once."""
-        return f" ({ordinal(self.occurrence)})" if self.occurrence else ""
+        return f"\u00a0({ordinal(self.occurrence)})" if self.occurrence else ""
 
     @property
     def pieces(self) -> range:

@@ -6,8 +6,9 @@ import click
 
 from ..attention_core import DEFAULT_SENTENCE
 from .common import film_command
-from .options import (captions_option, drawing_options, dry_run_option, narration_option,
-                      pauses_option, trace_options, versus_option, video_options)
+from .options import (burn_captions_option, captions_option, drawing_options, dry_run_option,
+                      narration_option, pauses_option, trace_options, versus_option,
+                      video_options)
 
 __all__ = ["command"]
 
@@ -17,6 +18,7 @@ Examples:
   attention-explainer pack "The cat ate the fish" --out lecture/attention --resolution 720p
   attention-explainer pack "我爱北京天安门" --focus 北京 --out lecture/beijing --json
   attention-explainer pack "The cat ate the fish" --pauses steps --out lecture/steps
+  attention-explainer pack "The cat ate the fish" --burn-captions --out lecture/burnt
 """)
 @click.argument("sentence", required=False, default=DEFAULT_SENTENCE)
 @trace_options
@@ -26,6 +28,7 @@ Examples:
 @drawing_options
 @narration_option
 @captions_option
+@burn_captions_option
 @pauses_option
 @versus_option
 @dry_run_option

@@ -67,3 +67,29 @@ def test_each_frame_shows_its_caption_below_the_picture_and_the_film_keeps_its_s
     # before the first caption the band is the stage's colour alone
     if cues[0][0] >= 1000 / fps * 2:
         assert lit(band_at(0)) == 0.0
+
+
+def test_a_burnt_pack_draws_the_captions_into_every_clip_and_poster(tmp_path):
+    """`pack --burn-captions`: a slide program plays a clip without its subtitle track, so
+    each clip shows its captions in the band below the picture, as the film does; its
+    poster too (the slides' and the handout's picture); the web deck then writes no band
+    of its own (the same words twice)."""
+    pack = tmp_path / "pack"
+    proc = run_process("pack", "--trace", TRACE, "--beats", "title,softmax", "--resolution",
+                       f"{WIDTH}x{HEIGHT}", "--fps", "10", "--burn-captions", "--quiet",
+                       "--out", pack)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    _, picture_height = picture_size(WIDTH, HEIGHT)
+    for clip in sorted((pack / "clips").glob("*.mp4")):
+        frames = frames_of(clip)
+        assert frames[0].shape == (HEIGHT, WIDTH, 3)
+        cues = caption_track(clip)
+        assert cues, clip
+        start, end, _ = cues[0]
+        middle = frames[min(int((start + end) / 2 / 100), len(frames) - 1)]
+        band = middle[picture_height + 2:]
+        assert float((band.max(axis=2) > 128).mean()) > 0.002, clip      # its words there
+        with Image.open(clip.with_suffix(".png")) as poster:
+            assert poster.size == (WIDTH, HEIGHT)
+    deck = (pack / "index.html").read_text(encoding="utf-8")
+    assert deck.count('class="caption" aria-live="polite" hidden') == 2

@@ -16,7 +16,6 @@ from ..vocabulary.text import label_text
 from . import question as asking
 from .beat import Role
 from .views import outside_the_window, token_row
-from .wording import LQ, RQ
 
 __all__ = ["the_answer_drawn"]
 
@@ -73,7 +72,7 @@ def the_answer_drawn(beat, card, answer_parts) -> None:
         notes.append(row.window_note)
     outside = outside_the_window(trace, named)
     if outside:
-        said = (f"{', '.join(LQ + t + RQ for t in outside)} "
+        said = (f"{', '.join(outside)} "
                 f"{'lies' if len(outside) == 1 else 'lie'} outside the words drawn")
         notes.append(label_text(said, style.FONT_SMALL, pal.dim))
         beat.book.claim("outside", tuple(

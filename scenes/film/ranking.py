@@ -50,10 +50,15 @@ def listed_claim(book, slot: int, groups, said: str, kind: str = "weights",
                           *[words.words[w].span for group in groups for w in group]), said)
 
 
-def outside_said(book, named) -> str:
+# said under a list whose words outside the window are written in grey: the list names them
+LISTED_OUTSIDE = "grey: outside the words drawn"
+
+
+def outside_said(book, named, listed: bool = False) -> str:
     """The words of ``named`` (indices in the trace's ``WordModel``) that the window does
     not draw, said ("‘Мальчик’ lies outside the words drawn") and recorded (``claims``:
-    "outside"); "" when every one is drawn. A list or a caption names the heaviest words
+    "outside"); "" when every one is drawn; ``listed``: said under a list that writes
+    them in grey (:data:`LISTED_OUTSIDE`). A list or a caption names the heaviest words
     of all; one the viewer cannot find is said to be elsewhere."""
     trace = book.trace
     words = WordModel.of_trace(trace)
@@ -61,8 +66,9 @@ def outside_said(book, named) -> str:
     outside = [w for w in dict.fromkeys(named) if w not in drawn]
     if not outside:
         return ""
-    said = (", ".join(word_quoted(words.words[w]) for w in outside)
-            + (" lies" if len(outside) == 1 else " lie") + " outside the words drawn")
+    said = LISTED_OUTSIDE if listed else (
+        ", ".join(word_quoted(words.words[w]) for w in outside)
+        + (" lies" if len(outside) == 1 else " lie") + " outside the words drawn")
     book.claim("outside", tuple(words.words[w].span for w in outside), said)
     return said
 

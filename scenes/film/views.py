@@ -27,7 +27,7 @@ from ..vocabulary.text import label_text, wrapped
 from ..vocabulary.tokens import TokenRow
 from ..vocabulary.vectors import VectorColumn
 from .question import answer_named
-from .wording import mark_label
+from .wording import mark_label, word_quoted
 
 __all__ = [
     "HEAVY_KEYS", "LABEL_ALL_UP_TO", "LABEL_TOP", "LEFT_PANEL", "LETTERS", "NOTE_WIDTH",
@@ -88,11 +88,12 @@ def drawn_indices(trace, limit: int | None = None) -> list[int]:
 
 
 def outside_the_window(trace, named) -> list[str]:
-    """The texts of the words ``named`` ((span, text) pairs: what a caption or the answer
-    names) that the window does not draw: the film says they lie outside it."""
+    """The words ``named`` ((span, text) pairs: what a caption or the answer names) that the
+    window does not draw, quoted as the captions name them (‘cat’ (2nd)): the film says
+    they lie outside it."""
     words = WordModel.of_trace(trace)
     drawn = set(drawn_words(trace))
-    return [words.words[w].text
+    return [word_quoted(words.words[w])
             for w in dict.fromkeys(words.index_of(span[0]) for span, _ in named)
             if w not in drawn]
 

@@ -125,7 +125,7 @@ def assemble(segments, trace, paths: dict, also=None, narration=None, burn=None,
              language: str = "en") -> None:
     """Write the film from its drawn segments: ``paths["video"]`` (joined, with chapter
     marks and its captions as a subtitle track; a .webm or .gif re-encoded from that),
-    "captions", "poster" and "trace"; then ``also(segments, starts, paths, sound)`` (a
+    "captions", "poster" and "trace"; then ``also(segments, starts, paths, sound, burn)`` (a
     lecture pack's files). ``narration`` (``narration.Narration``): each beat's voice from
     its span's start, as the film's sound (``sound``: its samples, else None). ``burn``:
     (width, height, encoder options) of a film whose captions are drawn into its frames,
@@ -176,7 +176,7 @@ def assemble(segments, trace, paths: dict, also=None, narration=None, burn=None,
     paths["poster"].write_bytes(picture)
     trace.save(paths["trace"])
     if also is not None:
-        also(segments, starts, paths, sound)
+        also(segments, starts, paths, sound, burn)
 
 
 def join_segments(videos: list, target: Path, chapters: list | None = None,

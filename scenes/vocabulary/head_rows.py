@@ -18,6 +18,7 @@ __all__ = ["BAND_GAP", "HEAD_ROWS_FIT", "HeadRows", "NAME_GAP", "WORDS_BUFF"]
 NAME_GAP = 0.2            # between a head's name and its row, and its row and its note
 WORDS_BUFF = 0.1          # between the rows and the keys' words above them
 BAND_GAP = 0.12           # the keys' words' band: their height and this
+BOX_SIDE = 0.12           # between the boxed row's name or note and the box's side
 ROW_GAP = 0.1             # between one row's name (or note) and the next row's
 # the head rows' words stand upright at full size when each takes at most 0.95 of a cell
 # (a long special token may shrink to the legible minimum), else they all turn, full size
@@ -59,7 +60,9 @@ class HeadRows(VGroup):
         marked = VGroup(self.names[boxed], self.rows[boxed], self.notes[boxed])
         ink = max(m.height for m in self.names + self.notes)
         margin = float(np.clip((self.row_height - ink) / 2 - 0.02, 0.0, 0.06))
-        self.box = Rectangle(width=marked.width + 0.12,
+        # beside the name and the note, room for the stroke and a clear gap (a note ending
+        # at the stroke reads as touching it)
+        self.box = Rectangle(width=marked.width + 2 * BOX_SIDE,
                              height=self.row_height + 2 * margin).move_to(
             [marked.get_center()[0], self.rows[boxed].get_y(), 0])
         self.box.set_stroke(style.PALETTE.highlight, width=3)

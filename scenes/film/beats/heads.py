@@ -22,7 +22,7 @@ from ..head_table import TABLE_BOTTOM, head_rows, heaviest_word
 from ..views import drawn_indices, focus_row_dots, head_color, sentence_grid
 from ....attention_core.word_model import WordModel
 from ..ranking import outside_said
-from ..wording import LQ, RQ, focus_name, focus_parts, word_quoted
+from ..wording import LQ, RQ, focus_name, focus_parts, focus_whole, told_apart, word_quoted
 
 
 def named(word) -> str:
@@ -215,8 +215,12 @@ class HeadsBeat(Beat):
         w_o.next_to(mix, UP, buff=0.08)
         out.next_to(mix, RIGHT, buff=0.2)
         stage.keep_right_of(out)
+        whole = focus_whole(trace)           # the focus named as every caption names it
         name = line_of([("output for " + LQ, pal.output), (trace.focus_word, ("user", pal.output)),
-                        (f"{RQ}: {D} numbers", pal.output)], style.FONT_SMALL)
+                        *([(f"{RQ} in {LQ}", pal.output), (whole, ("user", pal.output))]
+                          if whole else []),
+                        (f"{RQ}{told_apart(trace, trace.focus_index)}: {D} numbers",
+                         pal.output)], style.FONT_SMALL)
         name.next_to(out, DOWN, buff=0.15)
         stage.keep_right_of(name)
         self.say(f"W_O mixes them into one output for {focus_name(trace)}: the layer's answer")

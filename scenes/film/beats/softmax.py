@@ -85,8 +85,7 @@ def weights_list(book) -> VGroup:
         rows.add(entries[-1])
     keys = [word.first for word in shown]
     listed_claim(book, slot, [[words.index_of(j)] for j in keys],
-                 ", ".join(f"{e[0].original_text} {word.text}{word.told_apart}"
-                           for e, word in zip(entries, shown)))
+                 ", ".join(f"{e[0].original_text} {e[1].original_text}" for e in entries))
     rest = len(words) - len(shown)
     more = None
     if rest > 0:
@@ -94,10 +93,9 @@ def weights_list(book) -> VGroup:
         more = label_text(more_line(rest, total), style.FONT_SMALL, pal.dim)
         more.next_to(rows, DOWN, buff=0.2).align_to(rows, LEFT)
         rows.add(more)
-    outside = outside_said(book, order)
+    outside = outside_said(book, order, listed=True)       # the grey rows name them
     if outside:
-        note = label_text(wrapped(f"grey: {outside}", LIST_NOTE_WIDTH), style.FONT_SMALL,
-                          pal.dim)
+        note = label_text(wrapped(outside, LIST_NOTE_WIDTH), style.FONT_SMALL, pal.dim)
         rows.add(stage.keep_on_stage(note.next_to(rows, DOWN, buff=0.2).align_to(rows, LEFT)))
     title = label_text("weights", style.FONT_LABEL, pal.soft).next_to(rows, UP, buff=0.3)
     rows.add(title.align_to(rows, LEFT))

@@ -116,7 +116,9 @@ class SummaryBeat(Beat):
             if whole and whole != trace.focus_word:         # the focus is a piece: said so
                 parts += [(f" in {LQ}", pal.text), (whole, ("user", pal.text)),
                           (RQ, pal.text)]
-            parts += told_parts(words.word_of(trace.focus_index), pal.query)
+            # told apart in the colour of the word it follows
+            parts += told_parts(words.word_of(trace.focus_index),
+                                pal.text if whole and whole != trace.focus_word else pal.query)
             parts.append((":", pal.query))
             # a word a line: words as written may be long ("Straßenbahnhaltestelle")
             rows = [line_of(parts, style.FONT_SMALL)]
@@ -127,9 +129,11 @@ class SummaryBeat(Beat):
                                      style.WEIGHT_DECIMALS)
                 # a word the window leaves out in grey, and said to be
                 shade = pal.text if w in drawn else pal.dim
+                # the focus's own word is said to be (its weight on itself)
+                itself = " itself" if w == words.index_of(self.focus) else ""
                 rows.append(line_of([(words.words[w].text, ("user", shade)),
                                      *told_parts(words.words[w], shade),
-                                     (f" {number}", pal.text)], style.FONT_SMALL))
+                                     (f"{itself} {number}", pal.text)], style.FONT_SMALL))
             listed_claim(self.book, self.slot, [[w] for w in order],
                          " ".join(row.original_text for row in rows))
             self.outside = outside_said(self.book, order)       # said as it is written
