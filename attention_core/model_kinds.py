@@ -14,6 +14,7 @@ from pathlib import Path
 from . import bert, hf_models, scratch
 from .attention import attend, heads_blocked, padding_blocked, scaled_scores
 from .errors import InputError
+from .hub_cache import cached_snapshot, is_hub_id
 from .trace import POSITIONS_LEARNED, POSITIONS_ROTARY, POSITIONS_SINUSOIDAL
 
 from .hf_models import HFModelFiles
@@ -21,8 +22,8 @@ from .hf_models import HFModelFiles
 __all__ = ["Forward", "HFModelFiles", "MODEL_CHOICES", "ModelKind", "kind_for",
            "loaded_weights", "model_files"]
 
-MODEL_CHOICES = ("minilm, scratch or a path to a local Hugging Face model folder "
-                 f"({hf_models.SUPPORTED})")
+MODEL_CHOICES = ("minilm, scratch, a path to a local Hugging Face model folder "
+                 f"({hf_models.SUPPORTED}) or a hub id in the local cache")
 
 
 @functools.lru_cache(maxsize=4)
@@ -35,8 +36,10 @@ def model_files(model: str) -> bert.ModelFiles:
     path = Path(model).expanduser()
     try:
         if not path.exists():
-            raise InputError(f"--model {model!r} is neither a known model nor an existing "
-                             f"folder; use {MODEL_CHOICES}.")
+            if not is_hub_id(model):
+                raise InputError(f"--model {model!r} is neither a known model nor an existing "
+                                 f"folder; use {MODEL_CHOICES}.")
+            path = cached_snapshot(model)       # a hub id, from the local cache alone
         path = path.resolve()
     except OSError as exc:          # a folder on the way that may not be entered
         raise InputError(f"--model {model!r} cannot be reached ({exc.strerror}); give a folder "
@@ -44,9 +47,11 @@ def model_files(model: str) -> bert.ModelFiles:
     if not path.is_dir():
         raise InputError(f"--model {model!r} is not a folder; give {MODEL_CHOICES}.")
     config = hf_models.read_raw_config(path, f"--model {str(path)!r}")
+    # a hub id names the model as its user wrote it; a folder, by its path
+    name = model if not Path(model).expanduser().exists() else str(path)
     if config.get("model_type") == "bert" and "auto_map" not in config:
-        return bert.BertModelFiles(path, name=str(path))
-    return hf_models.HFModelFiles(path, config, name=str(path))
+        return bert.BertModelFiles(path, name=name)
+    return hf_models.HFModelFiles(path, config, name=name)
 
 
 def loaded_weights(model: str, device: str, dtype: str):

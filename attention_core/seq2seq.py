@@ -50,11 +50,16 @@ def seq2seq_files(model: str) -> "Seq2SeqFiles | None":
     checks say what is wrong with those)."""
     from .hf_models import read_raw_config
 
-    path = Path(model).expanduser()
-    if model in ("minilm", "scratch") or not path.is_dir():
+    from .hub_cache import model_folder
+
+    if model in ("minilm", "scratch"):
+        return None
+    path = model_folder(model)          # a folder, or a hub id's snapshot in the cache
+    if path is None or not path.is_dir():
         return None
     config = read_raw_config(path, f"--model {str(path)!r}")
-    return Seq2SeqFiles(path.resolve(), config, name=str(path)) if is_seq2seq(config) else None
+    name = str(path) if Path(model).expanduser().exists() else model     # a hub id as given
+    return Seq2SeqFiles(path.resolve(), config, name=name) if is_seq2seq(config) else None
 
 
 @dataclass(frozen=True)

@@ -107,10 +107,11 @@ _TRACE = [
                       "the sentence; WORDS[n] picks its n-th token (from 0). Default: "
                       "chosen automatically (the middle content word)."),
     click.option("--model", default=TRACE_DEFAULTS["model"], show_default=True,
-                 metavar="minilm|scratch|PATH",
+                 metavar="minilm|scratch|PATH|HUB-ID",
                  help="minilm (all-MiniLM-L6-v2, bundled), scratch (the seed's "
-                      "MultiHeadAttention, seeded) or a local Hugging Face model folder: BERT, "
-                      "RoBERTa, DistilBERT, ELECTRA, GPT-2, Llama, Mistral or Qwen2."),
+                      "MultiHeadAttention, seeded), a local Hugging Face model folder (BERT, "
+                      "RoBERTa, DistilBERT, ELECTRA, GPT-2, Llama, Mistral or Qwen2) or its hub "
+                      "id (gpt2, org/name@rev), read from the local cache, never fetched."),
     click.option("--layer", default=TRACE_DEFAULTS["layer"], show_default=True, type=LAYER,
                  help="Layer to show (auto: the layer holding the best head)."),
     click.option("--heads", default=TRACE_DEFAULTS["heads"], show_default=True, type=HEADS,
