@@ -51,6 +51,8 @@ class Family:
     post_norm: str | None   # in a layer: the norm of E + dE right after attention (post-LN)
     causal: bool
     positions: str | None   # the learned table (from the base model), None for rotary
+    qk_norm: bool = False   # each head's query and key RMS-normed (a learned gain) before
+    #                         they are turned (Qwen3): the watched q and k are after it
 
     @property
     def rotary(self) -> bool:
@@ -76,6 +78,7 @@ FAMILIES = {
     "llama": Family("Llama decoder", **_LLAMA_LIKE),
     "mistral": Family("Mistral decoder", **_LLAMA_LIKE),
     "qwen2": Family("Qwen2 decoder", **_LLAMA_LIKE),
+    "qwen3": Family("Qwen3 decoder", **_LLAMA_LIKE, qk_norm=True),
 }
 # what --model takes, said in messages: the explicit BERT path and the families here
 SUPPORTED = "bert, " + ", ".join(FAMILIES)

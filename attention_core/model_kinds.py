@@ -127,7 +127,8 @@ def hf_kind(req: TraceRequest) -> ModelKind:
     files = model_files(req.model)
     family = files.family
     extra = {"family": files.model_type, "family_title": family.title,
-             "causal": family.causal, "kv_heads": files.num_kv_heads}
+             "causal": family.causal, "kv_heads": files.num_kv_heads,
+             **({"qk_norm": True} if family.qk_norm else {})}
     return ModelKind(files, req.model, files.num_layers, files.num_heads,
                      {"model": files.name, "model_name": files.name}, extra, hf_forward)
 

@@ -72,7 +72,12 @@ def test_weights_are_transformers_own(family, sentence, folders):
         # the rows of W_Q, W_K, W_V kept (of the primary head) make its q, k, v from the
         # embeddings: the maps are read right (GPT-2's transposed Conv1D, grouped-query
         # heads' shared key and value rows); a rotary model's q and k are turned after
-        _the_maps_make_the_vectors(trace, rotary=family in ("llama", "mistral", "qwen2"))
+        _the_maps_make_the_vectors(trace, rotary=family in tiny_models.ROTARY)
+        if family == "qwen3":        # QK-norm: each head's query and key RMS-normed (the
+            # gains are the built model's ones), and turning keeps a vector's length
+            for vectors in (trace.q, trace.k):
+                lengths = np.linalg.norm(vectors.astype(np.float64), axis=-1)
+                np.testing.assert_allclose(lengths, np.sqrt(trace.d_k), rtol=1e-4)
     if family == "bert":          # a BERT folder keeps the explicit forward
         from attention_explainer.attention_core.bert import BertModelFiles
 
@@ -106,7 +111,7 @@ def test_what_each_family_is_said_to_be(folders):
             if family != "mistral":      # its sliding window is tested below
                 assert not t.mask[np.tril_indices(T)].any()
             assert t.meta["update"] == "x + dE" and t.residual is not None
-        rotary = family in ("llama", "mistral", "qwen2")
+        rotary = family in tiny_models.ROTARY
         assert (t.meta["positions"] == "rotary") is rotary
         assert (t.positions is None) is rotary
         if rotary:
@@ -137,7 +142,7 @@ def test_minilm_masks_are_still_illustrations():
 # the beats a decoder draws otherwise than an encoder (the others are the same code on
 # the same kind of trace, and audited on many sentences by the layout corpus)
 DECODER_BEATS = {"llama": ["position", "project", "heads", "mask", "update"],
-                 "gpt2": ["mask", "update"]}
+                 "gpt2": ["mask", "update"], "qwen3": ["project", "sparks"]}
 
 
 @pytest.mark.parametrize("family", sorted(DECODER_BEATS))
@@ -151,6 +156,13 @@ def test_the_film_of_a_decoder(family, folders, tmp_path):
     trace = compute_trace(SHORT, model=str(folders[family]))
     scene = render_tiny(DECODER_BEATS[family], trace, tmp_path)
     said = " ".join(c.content for c in scene.renderer.file_writer.subcaptions)
+    if family == "qwen3":         # QK-norm, named where the query and key are made
+        assert "Each query is then normed (QK-norm: scaled to one root-mean-square, " \
+               "times a learned gain), then turned by angles" in said
+        assert "every word gets a key, normed and turned by its position too" in said
+        assert scene.layout_log == [] and scene.findings == []
+        assert_numbers_rederive(trace, scene.shown_numbers)
+        return
     assert "This mask is the model\u2019s own, as trained." in said
     assert "Illustration" not in said
     assert "x + \u0394E" in said

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from attention_explainer.attention_core import bert
 
-FAMILIES = ("roberta", "distilbert", "electra", "gpt2", "llama", "mistral", "qwen2")
-DECODERS = ("gpt2", "llama", "mistral", "qwen2")
+FAMILIES = ("roberta", "distilbert", "electra", "gpt2", "llama", "mistral", "qwen2", "qwen3")
+DECODERS = ("gpt2", "llama", "mistral", "qwen2", "qwen3")
+ROTARY = ("llama", "mistral", "qwen2", "qwen3")
 TEXT = ["The animal didn't cross the street because it was too tired.",
         "The chef who won the prize cooked for the guests.",
         "Le chat a mangé la souris parce qu'elle était lente.",
@@ -58,8 +59,11 @@ def config_for(family: str, vocab: int, **changes):
         c = T.GPT2Config(n_embd=h, n_layer=n, n_head=a, n_positions=p, bos_token_id=None,
                          eos_token_id=None, **common)
     else:
-        kind = {"llama": T.LlamaConfig, "mistral": T.MistralConfig, "qwen2": T.Qwen2Config}
-        extra = {"sliding_window": 6} if family == "mistral" else {}
+        kind = {"llama": T.LlamaConfig, "mistral": T.MistralConfig, "qwen2": T.Qwen2Config,
+                "qwen3": T.Qwen3Config}
+        # Qwen3's heads are wider than the width over the heads, as Qwen3-0.6B's are
+        extra = {"sliding_window": 6} if family == "mistral" else \
+            {"head_dim": 2 * h // a} if family == "qwen3" else {}
         c = kind[family](hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
                          num_key_value_heads=kv, intermediate_size=i, max_position_embeddings=p,
                          bos_token_id=1, eos_token_id=2, pad_token_id=0, **extra, **common)

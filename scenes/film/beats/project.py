@@ -208,8 +208,10 @@ class ProjectBeat(Beat):
         place_header(self.legend, self.qk_plane)
         words = [(a.word, b.word) for a, b in zip(e_arrows, self.q_arrows)]
         if turned_by_position(self.trace, 0):
-            self.say(f"Each query is then turned by angles set by its word\u2019s position "
-                     f"(rotary): they land as queries in {self.head}\u2019s view")
+            normed = ("normed (QK-norm: scaled to one root-mean-square, times a learned gain), "
+                      "then " if self.trace.meta.get("qk_norm") else "")
+            self.say(f"Each query is then {normed}turned by angles set by its word\u2019s "
+                     f"position (rotary): they land as queries in {self.head}\u2019s view")
         else:
             self.say(f"They land as queries, at their true places in {self.head}'s view")
         self.play(ReplacementTransform(e_plane.plane, self.qk_plane.plane),
@@ -255,8 +257,10 @@ class ProjectBeat(Beat):
 
     def keys_by_w_k(self):
         self.collapse_output(0)
-        self.say("W_K does the same: every word gets a key, turned by its position too, in "
-                 "the same view" if turned_by_position(self.trace, 1) else
+        self.say(("W_K does the same: every word gets a key, normed and turned by its position "
+                  "too, in the same view" if self.trace.meta.get("qk_norm") else
+                  "W_K does the same: every word gets a key, turned by its position too, in "
+                  "the same view") if turned_by_position(self.trace, 1) else
                  "W_K does the same: every word gets a key, in the same view")
         self.swap_matrix(1)
         self.prod.play_sweep(self, time_per_row=style.T_ROW_FAST)
