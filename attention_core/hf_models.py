@@ -79,6 +79,7 @@ FAMILIES = {
     "mistral": Family("Mistral decoder", **_LLAMA_LIKE),
     "qwen2": Family("Qwen2 decoder", **_LLAMA_LIKE),
     "qwen3": Family("Qwen3 decoder", **_LLAMA_LIKE, qk_norm=True),
+    "phi3": Family("Phi-3 decoder", **{**_LLAMA_LIKE, "projections": ("qkv_proj",)}),
 }
 # what --model takes, said in messages: the explicit BERT path and the families here
 SUPPORTED = "bert, " + ", ".join(FAMILIES)
@@ -381,6 +382,30 @@ def _fused(files: HFModelFiles) -> bool:
     return files.family.projections == ("c_attn",)     # GPT-2's Conv1D: weight is (in, out)
 
 
+def _projection_weights(files: HFModelFiles, attention) -> list:
+    """(weight (out, in), bias) of W_Q, W_K, W_V as the model keeps them: three linear
+    maps, or one fused map whose rows are the queries', then the keys', then the values'
+    (Phi-3's qkv_proj), cut by the heads' sizes; a missing bias is zeros."""
+    import torch
+
+    def with_bias(linear):
+        weight = linear.weight
+        return weight, (linear.bias if linear.bias is not None
+                        else torch.zeros_like(weight[:, 0]))
+
+    if len(files.family.projections) == 3:
+        return [with_bias(getattr(attention, name)) for name in files.family.projections]
+    weight, bias = with_bias(getattr(attention, files.family.projections[0]))
+    d_k = weight.shape[0] // (files.num_heads + 2 * files.num_kv_heads)
+    sizes = [files.num_heads * d_k, files.num_kv_heads * d_k, files.num_kv_heads * d_k]
+    if sum(sizes) != weight.shape[0]:
+        raise InputError(f"{files.what}: its fused query, key and value weight has "
+                         f"{weight.shape[0]} rows, not a query, a key and a value of "
+                         f"{files.num_heads}, {files.num_kv_heads} and {files.num_kv_heads} "
+                         "heads; use the model's own config.json.")
+    return list(zip(weight.split(sizes), bias.split(sizes)))
+
+
 def out_map(files: HFModelFiles, layer):
     """W_O and its bias (zeros where the model has none), weight as (out, in)."""
     import torch
@@ -402,10 +427,7 @@ def qkv_maps(files: HFModelFiles, layer) -> list:
         return [(weight[n * d:(n + 1) * d], bias[n * d:(n + 1) * d]) for n in range(3)]
     groups = files.num_heads // files.num_kv_heads
     pairs = []
-    for role, name in enumerate(files.family.projections):
-        linear = getattr(attention, name)
-        weight = linear.weight
-        bias = linear.bias if linear.bias is not None else torch.zeros_like(weight[:, 0])
+    for role, (weight, bias) in enumerate(_projection_weights(files, attention)):
         if role and groups > 1:
             d_k = weight.shape[0] // files.num_kv_heads
             weight = weight.view(files.num_kv_heads, d_k, -1).repeat_interleave(

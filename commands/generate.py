@@ -21,7 +21,7 @@ Examples:
 @click.argument("sentence")
 @click.option("--model", required=True, metavar="PATH",
               help="A decoder folder saved with its language-model head: GPT-2, Llama, "
-                   "Mistral, Qwen2 or Qwen3 (safetensors, no code of its own).")
+                   "Mistral, Qwen2, Qwen3 or Phi-3 (safetensors, no code of its own).")
 @click.option("--tokens", default=WRITING_DEFAULTS["tokens"], show_default=True,
               type=click.IntRange(*WRITING_TOKENS_RANGE),
               help="How many tokens the model writes (greedy), each drawn as a step.")

@@ -16,11 +16,11 @@ PROMPT = "the cat sat on the mat because it"
 
 def _folder(family: str, tmp_path):
     # the language-model head: GPT-2 ties it to its embeddings; the Llama is saved tied too
-    changes = {"tie_word_embeddings": True} if family in ("llama", "qwen3") else {}
+    changes = {"tie_word_embeddings": True} if family in ("llama", "qwen3", "phi3") else {}
     return tiny_models.build(family, tmp_path / family, **changes)
 
 
-@pytest.mark.parametrize("family", ["gpt2", "llama", "qwen3"])
+@pytest.mark.parametrize("family", ["gpt2", "llama", "qwen3", "phi3"])
 def test_generate_writes_what_generate_writes_and_each_step_is_the_models_own(family, tmp_path,
                                                                               run_cli):
     import torch

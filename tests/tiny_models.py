@@ -8,9 +8,10 @@ from pathlib import Path
 
 from attention_explainer.attention_core import bert
 
-FAMILIES = ("roberta", "distilbert", "electra", "gpt2", "llama", "mistral", "qwen2", "qwen3")
-DECODERS = ("gpt2", "llama", "mistral", "qwen2", "qwen3")
-ROTARY = ("llama", "mistral", "qwen2", "qwen3")
+FAMILIES = ("roberta", "distilbert", "electra", "gpt2", "llama", "mistral", "qwen2", "qwen3",
+            "phi3")
+DECODERS = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3")
+ROTARY = ("llama", "mistral", "qwen2", "qwen3", "phi3")
 TEXT = ["The animal didn't cross the street because it was too tired.",
         "The chef who won the prize cooked for the guests.",
         "Le chat a mangé la souris parce qu'elle était lente.",
@@ -60,7 +61,7 @@ def config_for(family: str, vocab: int, **changes):
                          eos_token_id=None, **common)
     else:
         kind = {"llama": T.LlamaConfig, "mistral": T.MistralConfig, "qwen2": T.Qwen2Config,
-                "qwen3": T.Qwen3Config}
+                "qwen3": T.Qwen3Config, "phi3": T.Phi3Config}
         # Qwen3's heads are wider than the width over the heads, as Qwen3-0.6B's are
         extra = {"sliding_window": 6} if family == "mistral" else \
             {"head_dim": 2 * h // a} if family == "qwen3" else {}
