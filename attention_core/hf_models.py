@@ -53,6 +53,7 @@ class Family:
     positions: str | None   # the learned table (from the base model), None for rotary
     qk_norm: bool = False   # each head's query and key RMS-normed (a learned gain) before
     #                         they are turned (Qwen3): the watched q and k are after it
+    positions_after_pad: bool = False   # positions counted from pad + 1 (RoBERTa's kin)
 
     @property
     def rotary(self) -> bool:
@@ -67,7 +68,9 @@ _LLAMA_LIKE = dict(layers="layers", attention="self_attn",
                    projections=("q_proj", "k_proj", "v_proj"), out="self_attn.o_proj",
                    post_norm=None, causal=True, positions=None)
 FAMILIES = {
-    "roberta": Family("RoBERTa encoder", **_BERT_LIKE),
+    "roberta": Family("RoBERTa encoder", **_BERT_LIKE, positions_after_pad=True),
+    "xlm-roberta": Family("XLM-RoBERTa encoder", **_BERT_LIKE, positions_after_pad=True),
+    "camembert": Family("CamemBERT encoder", **_BERT_LIKE, positions_after_pad=True),
     "electra": Family("ELECTRA encoder", **_BERT_LIKE),
     "distilbert": Family("DistilBERT encoder", layers="transformer.layer", attention="attention",
                          projections=("q_lin", "k_lin", "v_lin"), out="attention.out_lin",
@@ -80,6 +83,9 @@ FAMILIES = {
     "qwen2": Family("Qwen2 decoder", **_LLAMA_LIKE),
     "qwen3": Family("Qwen3 decoder", **_LLAMA_LIKE, qk_norm=True),
     "phi3": Family("Phi-3 decoder", **{**_LLAMA_LIKE, "projections": ("qkv_proj",)}),
+    "gemma": Family("Gemma decoder", **_LLAMA_LIKE),
+    "starcoder2": Family("StarCoder2 decoder", **_LLAMA_LIKE),
+    "olmo": Family("OLMo decoder", **_LLAMA_LIKE),
 }
 # what --model takes, said in messages: the explicit BERT path and the families here
 SUPPORTED = "bert, " + ", ".join(FAMILIES)
@@ -156,7 +162,7 @@ class HFModelFiles(ModelFiles):
             raise InputError(f"{self.what}: config.json lacks a setting its family needs or "
                              f"gives one of the wrong type ({exc}); use the model's own "
                              "config.json.") from None
-        if self.model_type == "roberta":     # RoBERTa counts positions from pad + 1
+        if self.family.positions_after_pad:     # RoBERTa counts positions from pad + 1
             self.max_positions -= int(getattr(c, "pad_token_id", None) or 0) + 1
         self._check_settings()
         check_weight_files(self.weights, self.folder, self.what, self.parameter_count())
@@ -182,6 +188,10 @@ class HFModelFiles(ModelFiles):
             raise InputError(f"{self.what} is a {self.family.title} configured as a decoder "
                              "(is_decoder or add_cross_attention); only the encoder as trained "
                              "for its family is supported.")
+        if getattr(c, "clip_qkv", None):
+            raise InputError(f"{self.what} clips its queries, keys and values to "
+                             f"±{c.clip_qkv:g} (clip_qkv): the film's W_Q times the input would "
+                             "not be its query, so such a model is not supported.")
         if self.num_heads % self.num_kv_heads:
             raise InputError(f"{self.what}: {self.num_heads} query heads cannot share "
                              f"{self.num_kv_heads} key/value heads evenly.")
@@ -454,7 +464,7 @@ def position_table(model, files: HFModelFiles, count: int):
     if table.shape[1] != files.d_model:
         return None
     first = 0
-    if files.model_type == "roberta":       # RoBERTa counts positions from pad + 1
+    if files.family.positions_after_pad:    # RoBERTa counts positions from pad + 1
         first = int(module_at(model, "embeddings").padding_idx) + 1
     return table[first:first + min(count, int(table.shape[0]) - first)]
 

@@ -183,6 +183,23 @@ def test_the_film_of_a_decoder(family, folders, tmp_path):
     assert_numbers_rederive(trace, scene.shown_numbers)
 
 
+@pytest.mark.parametrize("family", ["xlm-roberta", "camembert", "gemma", "starcoder2", "olmo"])
+def test_a_two_beat_film_of_each_family_added_by_its_facts(family, folders, tmp_path):
+    """A family the watcher runs by a row of facts (hf_models.FAMILIES) draws: its
+    softmax and update beats pass the layout and claims audits, every number re-derived,
+    and the update is said as the family adds it (a decoder's from the residual stream)."""
+    from attention_explainer.scenes.film.claims import claim_faults
+    from tests.test_beats import render_tiny
+
+    trace = compute_trace(SHORT, model=str(folders[family]))
+    scene = render_tiny(["softmax", "update"], trace, tmp_path)
+    assert scene.layout_log == [] and scene.findings == [] and scene.audit_log == []
+    assert claim_faults(trace, scene.book.claims) == []
+    assert_numbers_rederive(trace, scene.shown_numbers)
+    said = " ".join(c.content for c in scene.renderer.file_writer.subcaptions)
+    assert ("x + \u0394E" in said) is (family in tiny_models.DECODERS)
+
+
 def test_minilm_mask_beat_still_says_illustration(folders):
     """On MiniLM (no mask, or --mask causal) the mask beat says it is an illustration; on
     a decoder, that the mask is the model's own."""
@@ -313,6 +330,8 @@ def _bad_folders(root, folders):
     made = {}
     made["unsupported"] = copy("unsupported")
     tiny_models.write_config(made["unsupported"], model_type="xlnet")   # t5 translates now
+    made["clipped"] = copy("clipped", "olmo")
+    tiny_models.write_config(made["clipped"], clip_qkv=8.0)
     made["remote"] = copy("remote")
     tiny_models.write_config(made["remote"], auto_map={"AutoModel": "modeling_x.XModel"})
     made["tokenizer"] = copy("tokenizer")
@@ -372,8 +391,10 @@ def _damage(weights, value) -> None:
 
 BAD_ROWS = [
     ("unsupported", SENTENCE, "is a 'xlnet' model, not of a supported family; supported model "
-                              "types: bert, roberta, electra, distilbert, gpt2, llama, "
-                              "mistral, qwen2"),
+                              "types: bert, roberta, xlm-roberta, camembert, electra, "
+                              "distilbert, gpt2, llama, mistral, qwen2, qwen3, phi3, gemma, "
+                              "starcoder2, olmo"),
+    ("clipped", SENTENCE, "clips its queries, keys and values to ±8 (clip_qkv)"),
     ("remote", SENTENCE, "needs code of its own (config.json has auto_map)"),
     ("tokenizer", SENTENCE, "come from different models"),
     ("large", SENTENCE, "billion parameters, about"),

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from attention_explainer.attention_core import bert
 
-FAMILIES = ("roberta", "distilbert", "electra", "gpt2", "llama", "mistral", "qwen2", "qwen3",
-            "phi3")
-DECODERS = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3")
-ROTARY = ("llama", "mistral", "qwen2", "qwen3", "phi3")
+FAMILIES = ("roberta", "xlm-roberta", "camembert", "distilbert", "electra", "gpt2", "llama",
+            "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo")
+DECODERS = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo")
+ROTARY = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo")
 TEXT = ["The animal didn't cross the street because it was too tired.",
         "The chef who won the prize cooked for the guests.",
         "Le chat a mangé la souris parce qu'elle était lente.",
@@ -45,8 +45,9 @@ def config_for(family: str, vocab: int, **changes):
     h, n, a, kv, i, p = (SIZE[k] for k in ("hidden", "layers", "heads", "kv_heads", "inner",
                                            "positions"))
     common = dict(vocab_size=vocab)
-    if family == "roberta":
-        c = T.RobertaConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+    if family in ("roberta", "xlm-roberta", "camembert"):
+        c = {"roberta": T.RobertaConfig, "xlm-roberta": T.XLMRobertaConfig,
+             "camembert": T.CamembertConfig}[family](hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
                             intermediate_size=i, max_position_embeddings=p + 2, pad_token_id=0,
                             bos_token_id=1, eos_token_id=2, **common)
     elif family == "distilbert":
@@ -61,10 +62,13 @@ def config_for(family: str, vocab: int, **changes):
                          eos_token_id=None, **common)
     else:
         kind = {"llama": T.LlamaConfig, "mistral": T.MistralConfig, "qwen2": T.Qwen2Config,
-                "qwen3": T.Qwen3Config, "phi3": T.Phi3Config}
-        # Qwen3's heads are wider than the width over the heads, as Qwen3-0.6B's are
+                "qwen3": T.Qwen3Config, "phi3": T.Phi3Config, "gemma": T.GemmaConfig,
+                "starcoder2": T.Starcoder2Config, "olmo": T.OlmoConfig}
+        # Qwen3's heads are wider than the width over the heads, as Qwen3-0.6B's are;
+        # Gemma's config says 256 unless told
         extra = {"sliding_window": 6} if family == "mistral" else \
-            {"head_dim": 2 * h // a} if family == "qwen3" else {}
+            {"head_dim": 2 * h // a} if family == "qwen3" else \
+            {"head_dim": h // a} if family == "gemma" else {}
         c = kind[family](hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
                          num_key_value_heads=kv, intermediate_size=i, max_position_embeddings=p,
                          bos_token_id=1, eos_token_id=2, pad_token_id=0, **extra, **common)
@@ -89,7 +93,9 @@ def build(family: str, folder: Path, seed: int = 0, **changes) -> Path:
         tokenizer_json = (bert.minilm_dir() / "tokenizer.json").read_text()
         vocab = 30522
     else:
-        start, end = {"roberta": ("<s>", "</s>"), "llama": ("<s>", None),
+        start, end = {"roberta": ("<s>", "</s>"), "xlm-roberta": ("<s>", "</s>"),
+                      "camembert": ("<s>", "</s>"),
+                      "llama": ("<s>", None),
                       "mistral": ("<s>", None)}.get(family, (None, None))
         tok = _bpe_tokenizer(start, end)
         tokenizer_json = tok.to_str()
