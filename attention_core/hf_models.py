@@ -428,8 +428,6 @@ def out_map(files: HFModelFiles, layer):
 def qkv_maps(files: HFModelFiles, layer) -> list:
     """(weight, bias) of W_Q, W_K, W_V over all query heads (head h owns rows h*d_k ...):
     a key/value head's rows repeated for each query head that reads it."""
-    import torch
-
     attention = module_at(layer, files.family.attention)
     if _fused(files):
         weight, bias = attention.c_attn.weight.T, attention.c_attn.bias
