@@ -54,6 +54,8 @@ class Family:
     qk_norm: bool = False   # each head's query and key RMS-normed (a learned gain) before
     #                         they are turned (Qwen3): the watched q and k are after it
     positions_after_pad: bool = False   # positions counted from pad + 1 (RoBERTa's kin)
+    fused_per_head: bool = False        # one fused W_QKV whose rows run head by head, each
+    #                                     its query's, key's, value's (GPT-NeoX, Pythia)
 
     @property
     def rotary(self) -> bool:
@@ -86,6 +88,9 @@ FAMILIES = {
     "gemma": Family("Gemma decoder", **_LLAMA_LIKE),
     "starcoder2": Family("StarCoder2 decoder", **_LLAMA_LIKE),
     "olmo": Family("OLMo decoder", **_LLAMA_LIKE),
+    "gpt_neox": Family("GPT-NeoX decoder", layers="layers", attention="attention",
+                       projections=("query_key_value",), out="attention.dense", post_norm=None,
+                       causal=True, positions=None, fused_per_head=True),
 }
 # what --model takes, said in messages: the explicit BERT path and the families here
 SUPPORTED = "bert, " + ", ".join(FAMILIES)
@@ -407,6 +412,12 @@ def _projection_weights(files: HFModelFiles, attention) -> list:
         return [with_bias(getattr(attention, name)) for name in files.family.projections]
     weight, bias = with_bias(getattr(attention, files.family.projections[0]))
     d_k = weight.shape[0] // (files.num_heads + 2 * files.num_kv_heads)
+    if files.family.fused_per_head and weight.shape[0] == 3 * files.num_heads * d_k:
+        # head by head: rows [q, k, v] of d_k each, per head
+        rows = weight.view(files.num_heads, 3, d_k, -1)
+        biases = bias.view(files.num_heads, 3, d_k)
+        return [(rows[:, n].reshape(files.num_heads * d_k, -1), biases[:, n].reshape(-1))
+                for n in range(3)]
     sizes = [files.num_heads * d_k, files.num_kv_heads * d_k, files.num_kv_heads * d_k]
     if sum(sizes) != weight.shape[0]:
         raise InputError(f"{files.what}: its fused query, key and value weight has "

@@ -129,6 +129,14 @@ def hf_kind(req: TraceRequest) -> ModelKind:
     extra = {"family": files.model_type, "family_title": family.title,
              "causal": family.causal, "kv_heads": files.num_kv_heads,
              **({"qk_norm": True} if family.qk_norm else {})}
+    # partial rotary (GPT-NeoX's rotary_pct, kept by transformers as its rope parameters'
+    # partial_rotary_factor): the share of each head's dimensions, the first ones, that
+    # turn with position
+    rope = getattr(files.config, "rope_parameters", None) or {}
+    turned = (rope.get("partial_rotary_factor") if isinstance(rope, dict) else None) or \
+        getattr(files.config, "partial_rotary_factor", None)
+    if family.rotary and turned is not None and float(turned) < 1.0:
+        extra["rotary_share"] = float(turned)
     return ModelKind(files, req.model, files.num_layers, files.num_heads,
                      {"model": files.name, "model_name": files.name}, extra, hf_forward)
 

@@ -117,7 +117,7 @@ def test_what_each_family_is_said_to_be(folders):
         rotary = family in tiny_models.ROTARY
         assert (t.meta["positions"] == "rotary") is rotary
         assert (t.positions is None) is rotary
-        if rotary:
+        if rotary and family != "gpt_neox":      # its heads have keys of their own
             assert t.meta["kv_head_of"] == [h // 2 for h in t.heads]
         assert ("start_token" in t.meta) is (family in ("llama", "mistral"))
     window = compute_trace(SENTENCE, model=str(folders["mistral"]))
@@ -146,7 +146,7 @@ def test_minilm_masks_are_still_illustrations():
 # the same kind of trace, and audited on many sentences by the layout corpus)
 DECODER_BEATS = {"llama": ["position", "project", "heads", "mask", "update"],
                  "gpt2": ["mask", "update"], "qwen3": ["project", "sparks"],
-                 "phi3": ["project", "mask"]}
+                 "phi3": ["project", "mask"], "gpt_neox": ["project"]}
 
 
 @pytest.mark.parametrize("family", sorted(DECODER_BEATS))
@@ -160,8 +160,11 @@ def test_the_film_of_a_decoder(family, folders, tmp_path):
     trace = compute_trace(SHORT, model=str(folders[family]))
     scene = render_tiny(DECODER_BEATS[family], trace, tmp_path)
     said = " ".join(c.content for c in scene.renderer.file_writer.subcaptions)
-    if family in ("qwen3", "phi3"):
-        if family == "qwen3":     # QK-norm, named where the query and key are made
+    if family in ("qwen3", "phi3", "gpt_neox"):
+        if family == "gpt_neox":  # partial rotary: which dimensions turn, said
+            assert "turned by angles set by its word\u2019s position (rotary, on its first " \
+                   "2 of 8 dimensions)" in said
+        elif family == "qwen3":   # QK-norm, named where the query and key are made
             assert "Each query is then normed (QK-norm: scaled to one root-mean-square, " \
                    "times a learned gain), then turned by angles" in said
             assert "every word gets a key, normed and turned by its position too" in said
@@ -183,7 +186,8 @@ def test_the_film_of_a_decoder(family, folders, tmp_path):
     assert_numbers_rederive(trace, scene.shown_numbers)
 
 
-@pytest.mark.parametrize("family", ["xlm-roberta", "camembert", "gemma", "starcoder2", "olmo"])
+@pytest.mark.parametrize("family", ["xlm-roberta", "camembert", "gemma", "starcoder2", "olmo",
+                                    "gpt_neox"])
 def test_a_two_beat_film_of_each_family_added_by_its_facts(family, folders, tmp_path):
     """A family the watcher runs by a row of facts (hf_models.FAMILIES) draws: its
     softmax and update beats pass the layout and claims audits, every number re-derived,
@@ -393,7 +397,7 @@ BAD_ROWS = [
     ("unsupported", SENTENCE, "is a 'xlnet' model, not of a supported family; supported model "
                               "types: bert, roberta, xlm-roberta, camembert, electra, "
                               "distilbert, gpt2, llama, mistral, qwen2, qwen3, phi3, gemma, "
-                              "starcoder2, olmo"),
+                              "starcoder2, olmo, gpt_neox"),
     ("clipped", SENTENCE, "clips its queries, keys and values to ±8 (clip_qkv)"),
     ("remote", SENTENCE, "needs code of its own (config.json has auto_map)"),
     ("tokenizer", SENTENCE, "come from different models"),

@@ -9,9 +9,11 @@ from pathlib import Path
 from attention_explainer.attention_core import bert
 
 FAMILIES = ("roberta", "xlm-roberta", "camembert", "distilbert", "electra", "gpt2", "llama",
-            "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo")
-DECODERS = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo")
-ROTARY = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo")
+            "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo", "gpt_neox")
+DECODERS = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo",
+            "gpt_neox")
+ROTARY = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo",
+          "gpt_neox")
 TEXT = ["The animal didn't cross the street because it was too tired.",
         "The chef who won the prize cooked for the guests.",
         "Le chat a mangé la souris parce qu'elle était lente.",
@@ -57,6 +59,10 @@ def config_for(family: str, vocab: int, **changes):
         c = T.ElectraConfig(embedding_size=h, hidden_size=h, num_hidden_layers=n,
                             num_attention_heads=a, intermediate_size=i,
                             max_position_embeddings=p, **common)
+    elif family == "gpt_neox":         # Pythia's: a quarter of each head's dimensions turn
+        c = T.GPTNeoXConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+                            intermediate_size=i, max_position_embeddings=p, rotary_pct=0.25,
+                            bos_token_id=None, eos_token_id=None, **common)
     elif family == "gpt2":
         c = T.GPT2Config(n_embd=h, n_layer=n, n_head=a, n_positions=p, bos_token_id=None,
                          eos_token_id=None, **common)

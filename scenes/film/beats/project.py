@@ -210,8 +210,12 @@ class ProjectBeat(Beat):
         if turned_by_position(self.trace, 0):
             normed = ("normed (QK-norm: scaled to one root-mean-square, times a learned gain), "
                       "then " if self.trace.meta.get("qk_norm") else "")
+            share = self.trace.meta.get("rotary_share")
+            turned = "rotary" if share is None else (
+                f"rotary, on its first {int(self.trace.d_k * share)} of {self.trace.d_k} "
+                "dimensions")
             self.say(f"Each query is then {normed}turned by angles set by its word\u2019s "
-                     f"position (rotary): they land as queries in {self.head}\u2019s view")
+                     f"position ({turned}): they land as queries in {self.head}\u2019s view")
         else:
             self.say(f"They land as queries, at their true places in {self.head}'s view")
         self.play(ReplacementTransform(e_plane.plane, self.qk_plane.plane),
