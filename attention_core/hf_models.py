@@ -61,6 +61,29 @@ class Family:
     def rotary(self) -> bool:
         return self.positions is None
 
+    def facts(self) -> list[str]:
+        """What this family's attention does beyond softmax(QKᵀ/√d_k)V on an embedding, in
+        words (the docs' families table)."""
+        said = ["causal mask, its own" if self.causal else "reads both ways",
+                "rotary positions" if self.rotary else
+                "learned positions" + (", counted from pad + 1" if self.positions_after_pad
+                                       else ""),
+                "post-norm (a norm of E + ΔE)" if self.post_norm else "pre-norm"]
+        if self.qk_norm:
+            said.append("QK-norm")
+        if len(self.projections) == 1:
+            said.append("fused W_QKV" + (", head by head" if self.fused_per_head else ""))
+        return said
+
+
+def families_table() -> str:
+    """The families the transformers path runs, as a Markdown table (docs/own-model.md
+    holds it; a test keeps the two the same)."""
+    rows = ["| family | `model_type` | its attention |", "| --- | --- | --- |"]
+    rows += [f"| {family.title} | `{name}` | {'; '.join(family.facts())} |"
+             for name, family in FAMILIES.items()]
+    return "\n".join(rows)
+
 
 _BERT_LIKE = dict(layers="encoder.layer", attention="attention.self",
                   projections=("query", "key", "value"), out="attention.output.dense",

@@ -84,6 +84,18 @@ def test_weights_are_transformers_own(family, sentence, folders):
         assert isinstance(model_files(str(folders[family].resolve())), BertModelFiles)
 
 
+def test_every_family_is_tested_and_the_docs_table_is_the_code_s():
+    """The families table in docs/own-model.md is written from hf_models.FAMILIES, and
+    each family the code runs has a tiny model in this file's tests."""
+    from pathlib import Path
+
+    from attention_explainer.attention_core.hf_models import FAMILIES, families_table
+
+    assert set(FAMILIES) == set(tiny_models.FAMILIES)
+    docs = (Path(__file__).parents[1] / "docs" / "own-model.md").read_text(encoding="utf-8")
+    assert families_table() in docs, "write hf_models.families_table() into docs/own-model.md"
+
+
 def _the_maps_make_the_vectors(trace, rotary: bool) -> None:
     from attention_explainer.attention_core.derived import projected
 
