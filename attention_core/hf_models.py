@@ -56,6 +56,8 @@ class Family:
     positions_after_pad: bool = False   # positions counted from pad + 1 (RoBERTa's kin)
     fused_per_head: bool = False        # one fused W_QKV whose rows run head by head, each
     #                                     its query's, key's, value's (GPT-NeoX, Pythia)
+    query_pre_scaled: bool = False      # the query is scaled by 1/√d_k before the call,
+    #                                     which then scales by 1 (OPT): the same scores
 
     @property
     def rotary(self) -> bool:
@@ -71,6 +73,8 @@ class Family:
                 "post-norm (a norm of E + ΔE)" if self.post_norm else "pre-norm"]
         if self.qk_norm:
             said.append("QK-norm")
+        if self.query_pre_scaled:
+            said.append("the query scaled by 1/√d_k before the dot product")
         if len(self.projections) == 1:
             said.append("fused W_QKV" + (", head by head" if self.fused_per_head else ""))
         return said
@@ -111,6 +115,11 @@ FAMILIES = {
     "gemma": Family("Gemma decoder", **_LLAMA_LIKE),
     "starcoder2": Family("StarCoder2 decoder", **_LLAMA_LIKE),
     "olmo": Family("OLMo decoder", **_LLAMA_LIKE),
+    "phi": Family("Phi decoder", **{**_LLAMA_LIKE, "out": "self_attn.dense"}),
+    "opt": Family("OPT decoder", layers="decoder.layers", attention="self_attn",
+                  projections=("q_proj", "k_proj", "v_proj"), out="self_attn.out_proj",
+                  post_norm=None, causal=True, positions="decoder.embed_positions",
+                  query_pre_scaled=True),
     "gpt_neox": Family("GPT-NeoX decoder", layers="layers", attention="attention",
                        projections=("query_key_value",), out="attention.dense", post_norm=None,
                        causal=True, positions=None, fused_per_head=True),
@@ -216,6 +225,10 @@ class HFModelFiles(ModelFiles):
             raise InputError(f"{self.what} is a {self.family.title} configured as a decoder "
                              "(is_decoder or add_cross_attention); only the encoder as trained "
                              "for its family is supported.")
+        if self.model_type == "opt" and not c.do_layer_norm_before:
+            raise InputError(f"{self.what} is an OPT that norms after attention "
+                             "(do_layer_norm_before false, as OPT-350m): only the OPTs that "
+                             "norm before it are supported.")
         if getattr(c, "clip_qkv", None):
             raise InputError(f"{self.what} clips its queries, keys and values to "
                              f"±{c.clip_qkv:g} (clip_qkv): the film's W_Q times the input would "
@@ -405,7 +418,13 @@ def heads_and_mask(files: HFModelFiles, watch: LayerWatch):
     share one: it is repeated), and its mask as B x T x T booleans (True = blocked)."""
     import torch
 
-    check_scaling(watch.scaling, int(watch.q.shape[-1]), files.what)
+    d_k = int(watch.q.shape[-1])
+    q = watch.q
+    if files.family.query_pre_scaled:    # q·k/√d_k of the query before its scaling
+        check_scaling(watch.scaling * d_k ** -0.5, d_k, files.what)
+        q = q * d_k ** 0.5
+    else:
+        check_scaling(watch.scaling, d_k, files.what)
     groups = files.num_heads // files.num_kv_heads
     k = watch.k.repeat_interleave(groups, dim=1)
     v = watch.v.repeat_interleave(groups, dim=1)
@@ -413,7 +432,7 @@ def heads_and_mask(files: HFModelFiles, watch: LayerWatch):
     blocked = torch.zeros((B, T, T), dtype=torch.bool, device=watch.q.device)
     if watch.mask is not None:          # additive: -inf (or the least float) where blocked
         blocked = blocked | (watch.mask[:, 0, :, :T] < -1.0)
-    return watch.q, k, v, blocked
+    return q, k, v, blocked
 
 
 def _fused(files: HFModelFiles) -> bool:
@@ -492,10 +511,11 @@ def position_table(model, files: HFModelFiles, count: int):
     them; None for a rotary model, or where they live in a smaller space (ELECTRA's)."""
     if files.family.rotary:
         return None
-    table = module_at(model, files.family.positions).weight
+    positions = module_at(model, files.family.positions)
+    table = positions.weight
     if table.shape[1] != files.d_model:
         return None
-    first = 0
+    first = int(getattr(positions, "offset", 0))     # OPT's table starts 2 rows in
     if files.family.positions_after_pad:    # RoBERTa counts positions from pad + 1
         first = int(module_at(model, "embeddings").padding_idx) + 1
     return table[first:first + min(count, int(table.shape[0]) - first)]

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from attention_explainer.attention_core.api import compute_trace, model_files
+from attention_explainer.attention_core.hf_models import SUPPORTED
 from tests import tiny_models
 from tests.conftest import assert_numbers_rederive
 
@@ -129,7 +130,7 @@ def test_what_each_family_is_said_to_be(folders):
         rotary = family in tiny_models.ROTARY
         assert (t.meta["positions"] == "rotary") is rotary
         assert (t.positions is None) is rotary
-        if rotary and family != "gpt_neox":      # its heads have keys of their own
+        if rotary and family not in ("gpt_neox", "phi"):   # heads with keys of their own
             assert t.meta["kv_head_of"] == [h // 2 for h in t.heads]
         assert ("start_token" in t.meta) is (family in ("llama", "mistral"))
     window = compute_trace(SENTENCE, model=str(folders["mistral"]))
@@ -199,7 +200,7 @@ def test_the_film_of_a_decoder(family, folders, tmp_path):
 
 
 @pytest.mark.parametrize("family", ["xlm-roberta", "camembert", "gemma", "starcoder2", "olmo",
-                                    "gpt_neox"])
+                                    "phi", "gpt_neox", "opt"])
 def test_a_two_beat_film_of_each_family_added_by_its_facts(family, folders, tmp_path):
     """A family the watcher runs by a row of facts (hf_models.FAMILIES) draws: its
     softmax and update beats pass the layout and claims audits, every number re-derived,
@@ -348,6 +349,8 @@ def _bad_folders(root, folders):
     tiny_models.write_config(made["unsupported"], model_type="xlnet")   # t5 translates now
     made["clipped"] = copy("clipped", "olmo")
     tiny_models.write_config(made["clipped"], clip_qkv=8.0)
+    made["opt-post-norm"] = copy("opt-post-norm", "opt")
+    tiny_models.write_config(made["opt-post-norm"], do_layer_norm_before=False)
     made["remote"] = copy("remote")
     tiny_models.write_config(made["remote"], auto_map={"AutoModel": "modeling_x.XModel"})
     made["tokenizer"] = copy("tokenizer")
@@ -407,10 +410,9 @@ def _damage(weights, value) -> None:
 
 BAD_ROWS = [
     ("unsupported", SENTENCE, "is a 'xlnet' model, not of a supported family; supported model "
-                              "types: bert, roberta, xlm-roberta, camembert, electra, "
-                              "distilbert, gpt2, llama, mistral, qwen2, qwen3, phi3, gemma, "
-                              "starcoder2, olmo, gpt_neox"),
+                              f"types: {SUPPORTED}"),
     ("clipped", SENTENCE, "clips its queries, keys and values to ±8 (clip_qkv)"),
+    ("opt-post-norm", SENTENCE, "is an OPT that norms after attention"),
     ("remote", SENTENCE, "needs code of its own (config.json has auto_map)"),
     ("tokenizer", SENTENCE, "come from different models"),
     ("large", SENTENCE, "billion parameters, about"),

@@ -9,10 +9,11 @@ from pathlib import Path
 from attention_explainer.attention_core import bert
 
 FAMILIES = ("roberta", "xlm-roberta", "camembert", "distilbert", "electra", "gpt2", "llama",
-            "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo", "gpt_neox")
+            "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo", "phi", "gpt_neox",
+            "opt")
 DECODERS = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo",
-            "gpt_neox")
-ROTARY = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo",
+            "phi", "gpt_neox", "opt")
+ROTARY = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo", "phi",
           "gpt_neox")
 TEXT = ["The animal didn't cross the street because it was too tired.",
         "The chef who won the prize cooked for the guests.",
@@ -63,6 +64,14 @@ def config_for(family: str, vocab: int, **changes):
         c = T.GPTNeoXConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
                             intermediate_size=i, max_position_embeddings=p, rotary_pct=0.25,
                             bos_token_id=None, eos_token_id=None, **common)
+    elif family == "phi":              # Phi-2's: half of each head's dimensions turn
+        c = T.PhiConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+                        intermediate_size=i, max_position_embeddings=p,
+                        partial_rotary_factor=0.5, **common)
+    elif family == "opt":              # its position table starts two rows in
+        c = T.OPTConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a, ffn_dim=i,
+                        max_position_embeddings=p, word_embed_proj_dim=h, pad_token_id=0,
+                        bos_token_id=None, eos_token_id=None, **common)
     elif family == "gpt2":
         c = T.GPT2Config(n_embd=h, n_layer=n, n_head=a, n_positions=p, bos_token_id=None,
                          eos_token_id=None, **common)
