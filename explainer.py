@@ -223,9 +223,8 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
          progress=None, **trace_options) -> Pack:
     """The lecture pack of ``source`` into the folder ``out``. An option left None is the
     command line's (settings, variables, default). ``pauses``: where the deck and slides
-    stop ("none", "beats", "steps": ``--pauses``); ``burn_captions``: the captions drawn
-    into the film's and every clip's frames (``--burn-captions``). ``progress(done,
-    total, beat)``: as :func:`render`'s."""
+    stop (``--pauses``); ``burn_captions``: the captions drawn into the film's and every
+    clip's frames. ``progress(done, total, beat)``: as :func:`render`'s."""
     from .app import work
 
     given = {"resolution": _text("resolution", resolution, none=True),

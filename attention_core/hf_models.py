@@ -29,9 +29,11 @@ from .user_files import checked_folder
 from .model_checks import (check_config_numbers, check_finite_weights, check_folder_files,
                            check_memory_for, check_weight_files, parameter_estimate,
                            read_settings_file, weight_files)
+from .model_families import FAMILIES, SUPPORTED, Family, families_table
 
 __all__ = ["CAPTURE_ATTENTION", "FAMILIES", "Family", "HFModelFiles", "LayerWatch",
-           "SUPPORTED", "agreement_tolerance", "check_agreement", "family_of_config",
+           "SUPPORTED", "agreement_tolerance", "check_agreement", "families_table",
+           "family_of_config",
            "from_folder", "heads_and_mask", "module_at", "out_map", "position_table",
            "post_norm", "qkv_maps", "run_watched", "transformers_config"]
 
@@ -40,92 +42,6 @@ CAPTURE_ATTENTION = "attention_explainer_watch"
 AGREEMENT = {"float32": 1e-5, "float64": 1e-9, "float16": 2e-3, "bfloat16": 1.6e-2}
 
 
-@dataclass(frozen=True)
-class Family:
-    """Where a family keeps the parts of attention, from its base model (AutoModel)."""
-    title: str              # as said on screen and in messages
-    layers: str             # the ModuleList of layers
-    attention: str          # in a layer: the module that calls the attention function
-    projections: tuple      # in the attention module: q, k, v (or one fused c_attn)
-    out: str                # in a layer: W_O
-    post_norm: str | None   # in a layer: the norm of E + dE right after attention (post-LN)
-    causal: bool
-    positions: str | None   # the learned table (from the base model), None for rotary
-    qk_norm: bool = False   # each head's query and key RMS-normed (a learned gain) before
-    #                         they are turned (Qwen3): the watched q and k are after it
-    positions_after_pad: bool = False   # positions counted from pad + 1 (RoBERTa's kin)
-    fused_per_head: bool = False        # one fused W_QKV whose rows run head by head, each
-    #                                     its query's, key's, value's (GPT-NeoX, Pythia)
-    query_pre_scaled: bool = False      # the query is scaled by 1/√d_k before the call,
-    #                                     which then scales by 1 (OPT): the same scores
-
-    @property
-    def rotary(self) -> bool:
-        return self.positions is None
-
-    def facts(self) -> list[str]:
-        """What this family's attention does beyond softmax(QKᵀ/√d_k)V on an embedding, in
-        words (the docs' families table)."""
-        said = ["causal mask, its own" if self.causal else "reads both ways",
-                "rotary positions" if self.rotary else
-                "learned positions" + (", counted from pad + 1" if self.positions_after_pad
-                                       else ""),
-                "post-norm (a norm of E + ΔE)" if self.post_norm else "pre-norm"]
-        if self.qk_norm:
-            said.append("QK-norm")
-        if self.query_pre_scaled:
-            said.append("the query scaled by 1/√d_k before the dot product")
-        if len(self.projections) == 1:
-            said.append("fused W_QKV" + (", head by head" if self.fused_per_head else ""))
-        return said
-
-
-def families_table() -> str:
-    """The families the transformers path runs, as a Markdown table (docs/own-model.md
-    holds it; a test keeps the two the same)."""
-    rows = ["| family | `model_type` | its attention |", "| --- | --- | --- |"]
-    rows += [f"| {family.title} | `{name}` | {'; '.join(family.facts())} |"
-             for name, family in FAMILIES.items()]
-    return "\n".join(rows)
-
-
-_BERT_LIKE = dict(layers="encoder.layer", attention="attention.self",
-                  projections=("query", "key", "value"), out="attention.output.dense",
-                  post_norm="attention.output.LayerNorm", causal=False,
-                  positions="embeddings.position_embeddings")
-_LLAMA_LIKE = dict(layers="layers", attention="self_attn",
-                   projections=("q_proj", "k_proj", "v_proj"), out="self_attn.o_proj",
-                   post_norm=None, causal=True, positions=None)
-FAMILIES = {
-    "roberta": Family("RoBERTa encoder", **_BERT_LIKE, positions_after_pad=True),
-    "xlm-roberta": Family("XLM-RoBERTa encoder", **_BERT_LIKE, positions_after_pad=True),
-    "camembert": Family("CamemBERT encoder", **_BERT_LIKE, positions_after_pad=True),
-    "electra": Family("ELECTRA encoder", **_BERT_LIKE),
-    "distilbert": Family("DistilBERT encoder", layers="transformer.layer", attention="attention",
-                         projections=("q_lin", "k_lin", "v_lin"), out="attention.out_lin",
-                         post_norm="sa_layer_norm", causal=False,
-                         positions="embeddings.position_embeddings"),
-    "gpt2": Family("GPT-2 decoder", layers="h", attention="attn", projections=("c_attn",),
-                   out="attn.c_proj", post_norm=None, causal=True, positions="wpe"),
-    "llama": Family("Llama decoder", **_LLAMA_LIKE),
-    "mistral": Family("Mistral decoder", **_LLAMA_LIKE),
-    "qwen2": Family("Qwen2 decoder", **_LLAMA_LIKE),
-    "qwen3": Family("Qwen3 decoder", **_LLAMA_LIKE, qk_norm=True),
-    "phi3": Family("Phi-3 decoder", **{**_LLAMA_LIKE, "projections": ("qkv_proj",)}),
-    "gemma": Family("Gemma decoder", **_LLAMA_LIKE),
-    "starcoder2": Family("StarCoder2 decoder", **_LLAMA_LIKE),
-    "olmo": Family("OLMo decoder", **_LLAMA_LIKE),
-    "phi": Family("Phi decoder", **{**_LLAMA_LIKE, "out": "self_attn.dense"}),
-    "opt": Family("OPT decoder", layers="decoder.layers", attention="self_attn",
-                  projections=("q_proj", "k_proj", "v_proj"), out="self_attn.out_proj",
-                  post_norm=None, causal=True, positions="decoder.embed_positions",
-                  query_pre_scaled=True),
-    "gpt_neox": Family("GPT-NeoX decoder", layers="layers", attention="attention",
-                       projections=("query_key_value",), out="attention.dense", post_norm=None,
-                       causal=True, positions=None, fused_per_head=True),
-}
-# what --model takes, said in messages: the explicit BERT path and the families here
-SUPPORTED = "bert, " + ", ".join(FAMILIES)
 
 
 def family_of_config(config: dict, what: str) -> str:
