@@ -14,6 +14,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, G
                    Line, Rectangle, ReplacementTransform, Scene, VGroup, Write)
 
 from .vocabulary import style
+from .vocabulary.patches import our_drawing
 from .vocabulary.text import label_text, make_markup
 
 __all__ = ["film_scene", "write_film"]
@@ -150,6 +151,10 @@ def film_scene(results: dict) -> type:
     """A manim Scene class that draws ``results``."""
 
     class HeadsSweepFilm(Scene):
+        def render(self, *args, **kwargs):
+            with our_drawing():          # our changes to manim's classes, for it alone
+                return super().render(*args, **kwargs)
+
         def construct(self):
             pal = style.PALETTE
             rows, setup = results["rows"], results["setup"]

@@ -68,6 +68,16 @@ def run_process(*args, timeout=600, **kwargs) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=timeout, **kwargs)
 
 
+@pytest.fixture
+def our_manim():
+    """Our changes to manim's classes in place for the test (as while a film draws:
+    ``patches.our_drawing``), for mobjects built and audited outside a render."""
+    from attention_explainer.scenes.vocabulary.patches import our_drawing
+
+    with our_drawing():
+        yield
+
+
 @pytest.fixture(scope="session")
 def default_trace():
     from attention_explainer.attention_core import compute_trace

@@ -11,6 +11,7 @@ from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Square, config, tempco
 from attention_explainer.scenes.film import audits, craft
 from attention_explainer.scenes.film.scene import FilmScene
 from attention_explainer.scenes.vocabulary import style
+from attention_explainer.scenes.vocabulary.patches import our_drawing
 from attention_explainer.scenes.vocabulary.text import label_text, line_of
 from tests.conftest import synthetic_trace
 
@@ -20,7 +21,7 @@ def scene(tmp_path):
     with tempconfig({"pixel_height": 90, "pixel_width": 160, "frame_rate": 5,
                      "format": "none", "disable_caching": True,
                      "media_dir": str(tmp_path / "media"), "progress_bar": "none",
-                     "verbosity": "ERROR"}):
+                     "verbosity": "ERROR"}), our_drawing():
         film = FilmScene(synthetic_trace(), beats=["title"], skip_animations=True)
         film.audit = True
         yield film

@@ -9,7 +9,7 @@ import pytest
 from manim import DOWN, LEFT, ORIGIN, RIGHT, Arrow, Line, VGroup, config
 
 from attention_explainer.scenes.film import craft
-from attention_explainer.scenes.vocabulary import manim_fixes, style
+from attention_explainer.scenes.vocabulary import style
 from attention_explainer.scenes.vocabulary.scripts import (FSI, PDI, isolated, may_turn,
                                                            reads_right_to_left)
 from attention_explainer.scenes.vocabulary.text import label_text, user_text_mobject
@@ -61,7 +61,8 @@ def test_an_arabic_strip_reads_from_the_right_and_its_words_are_joined(arabic_tr
     assert len(row.joins) >= len(words) + sum(len(w.pieces) - 1 for w in words)
 
 
-def test_an_arabic_sentence_s_labels_read_from_the_right_in_every_view(arabic_trace):
+def test_an_arabic_sentence_s_labels_read_from_the_right_in_every_view(arabic_trace,
+                                                                     our_manim):
     """The grids' keys, the softmax bars, the heads' table and the columns of numbers run
     in the strip's order: from the right, so read right to left they spell the sentence;
     each mark (a cell, a dot, a bar) stands under its own word; no Arabic word turns."""
@@ -70,7 +71,6 @@ def test_an_arabic_sentence_s_labels_read_from_the_right_in_every_view(arabic_tr
     from attention_explainer.scenes.film.views import sentence_grid, strip_row
     from attention_explainer.scenes.vocabulary.bars import SoftmaxBars
 
-    manim_fixes.install()
     trace = arabic_trace
     strip = strip_row(trace)
     grid = sentence_grid(trace)
@@ -104,12 +104,11 @@ def test_the_reading_direction_is_the_first_strong_letter():
     assert not reads_right_to_left(["1969", "cat", ARABIC])
 
 
-def test_labels_of_scripts_not_read_turned_stand_upright():
+def test_labels_of_scripts_not_read_turned_stand_upright(our_manim):
     from attention_explainer.scenes.vocabulary.grid import column_words
     from attention_explainer.scenes.vocabulary.head_rows import HeadRows  # noqa: F401
     from attention_explainer.scenes.vocabulary.tokens import word_row
 
-    manim_fixes.install()
     assert not may_turn("猫が") and not may_turn("الصغير") and not may_turn("הדג")
     assert may_turn("Straßenbahnhaltestelle") and may_turn("[CLS]") and may_turn("1969")
     narrow = 0.25

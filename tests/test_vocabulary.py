@@ -349,7 +349,7 @@ def test_the_faster_restructuring_is_manims():
         assert [id(m) for m in ours] == [id(m) for m in manims_restructured(Scene, stage, gone)]
 
 
-def test_the_faster_bounds_are_manims_bounds():
+def test_the_faster_bounds_are_manims_bounds(our_manim):
     """fastbounds gives the boundary points and extremes manim's own code gives, to the
     bit: text, shapes, a point, a group holding an empty group, an empty group; and every
     critical point (centre, edges, corners) manim's code finds."""
@@ -358,7 +358,6 @@ def test_the_faster_bounds_are_manims_bounds():
 
     from attention_explainer.scenes.vocabulary import fastbounds
 
-    fastbounds.install()
     point = VMobject()
     point.set_points(np.array([[0.5, -0.25, 0.0]]))
     cases = [Text("Wörter 猫", font_size=40).shift(0.3 * np.array([1, -2, 0])),
@@ -379,7 +378,7 @@ def test_the_faster_bounds_are_manims_bounds():
             assert ours.tobytes() == manims.tobytes(), (mob, direction)
 
 
-def test_subpath_breaks_kept_for_the_same_points_are_manims():
+def test_subpath_breaks_kept_for_the_same_points_are_manims(our_manim):
     """fastpaths gives the subpath breaks manim's code finds, for a glyph outline, a shape
     and a point; asked again for the same points it reuses them, and for points moved,
     opened or closed (one break more or less) it finds them again."""
@@ -388,7 +387,6 @@ def test_subpath_breaks_kept_for_the_same_points_are_manims():
 
     from attention_explainer.scenes.vocabulary import fastpaths
 
-    fastpaths.install()
     point = VMobject()
     point.set_points(np.array([[0.5, -0.25, 0.0]]))
     glyphs = Text("Wörter 猫", font_size=40)

@@ -7,7 +7,8 @@ from manim import ORIGIN, AnimationGroup, MovingCameraScene, config
 
 from . import audits, craft
 from .looking import centre_of, looking
-from ..vocabulary import fastbounds, fastcolors, fastcopy, fastpaths, manim_fixes, style
+from ..vocabulary import style
+from ..vocabulary.patches import our_drawing
 from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
@@ -88,12 +89,14 @@ class FilmScene(MovingCameraScene):
         self._halves: list[tuple[int, int]] = []   # the frame's halves at each play's end
         self._unsettled: list = []           # the last play's end faults, with their ids
         style.register_fonts()
-        fastcopy.install()
-        fastbounds.install()
-        fastpaths.install()
-        fastcolors.install()
-        manim_fixes.install()
         super().__init__(**kwargs)
+
+    def render(self, *args, **kwargs):
+        """manim's render, with our changes to its classes in place for it alone
+        (``patches.our_drawing``): a user's own scenes, before or after, run manim as
+        it ships."""
+        with our_drawing():
+            return super().render(*args, **kwargs)
 
     @property
     def shown_numbers(self):

@@ -14,9 +14,8 @@ from __future__ import annotations
 import numpy as np
 from manim import Mobject, VMobject
 
-__all__ = ["critical_point", "install", "manims_boundary", "manims_critical", "manims_reduce"]
+__all__ = ["critical_point", "manims_boundary", "manims_critical", "manims_reduce", "patches"]
 
-_installed = False
 manims_boundary = VMobject.get_points_defining_boundary   # manim's own (the tests compare)
 manims_reduce = Mobject.reduce_across_dimension
 manims_critical = Mobject.get_critical_point
@@ -82,12 +81,9 @@ def critical_point(self: Mobject, direction) -> np.ndarray:
     return result
 
 
-def install() -> None:
-    """Make VMobject's boundary and Mobject's extremes and critical points use the
-    functions above."""
-    global _installed
-    if not _installed:
-        VMobject.get_points_defining_boundary = boundary_points
-        Mobject.reduce_across_dimension = reduce_across
-        Mobject.get_critical_point = critical_point
-        _installed = True
+def patches() -> list[tuple]:
+    """VMobject's boundary and Mobject's extremes and critical points as the functions
+    above, while we draw (``patches.our_drawing``)."""
+    return [(VMobject, "get_points_defining_boundary", boundary_points),
+            (Mobject, "reduce_across_dimension", reduce_across),
+            (Mobject, "get_critical_point", critical_point)]

@@ -16,9 +16,8 @@ import numbers
 import numpy as np
 from manim import BLACK, ManimColor, VMobject
 
-__all__ = ["generate_rgbas", "install", "manims_generate_rgbas"]
+__all__ = ["generate_rgbas", "manims_generate_rgbas", "patches"]
 
-_installed = False
 manims_generate_rgbas = VMobject.generate_rgbas_array      # manim's own (the tests compare)
 
 
@@ -42,9 +41,6 @@ def generate_rgbas(self: VMobject, color, opacity) -> np.ndarray:
     return rgbas
 
 
-def install() -> None:
-    """Make every VMobject build its colour rows with :func:`generate_rgbas`."""
-    global _installed
-    if not _installed:
-        VMobject.generate_rgbas_array = generate_rgbas
-        _installed = True
+def patches() -> list[tuple]:
+    """Every VMobject's colour rows built by :func:`generate_rgbas`, while we draw."""
+    return [(VMobject, "generate_rgbas_array", generate_rgbas)]

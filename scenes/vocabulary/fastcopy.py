@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from manim import ManimColor, Mobject, Scene
 
-__all__ = ["copy_mobject", "family_of", "install", "manims_restructured", "restructured"]
+__all__ = ["copy_mobject", "family_of", "manims_restructured", "patches", "restructured"]
 
 try:                                  # the SVG paths glyphs are parsed from
     from svgelements import Shape as _SvgShape
@@ -31,7 +31,6 @@ except ImportError:                   # pragma: no cover - manim depends on svge
 
 _SHARED = (int, float, complex, str, bytes, bool, type(None), enum.Enum, ManimColor,
            pathlib.PurePath, _SvgShape)
-_installed = False
 manims_get_family = Mobject.get_family      # manim's own (its tests compare)
 manims_restructured = Scene.get_restructured_mobject_list
 
@@ -178,13 +177,10 @@ def restructured(scene, mobjects, to_remove) -> list[Mobject]:
     return kept
 
 
-def install() -> None:
-    """Make ``Mobject.copy`` (and so every animation's copies) use :func:`copy_mobject`,
-    ``Mobject.get_family`` :func:`family_of` and the stage's restructuring
-    :func:`restructured`."""
-    global _installed
-    if not _installed:
-        Mobject.copy = lambda self: copy_mobject(self)
-        Mobject.get_family = family_of
-        Scene.get_restructured_mobject_list = restructured
-        _installed = True
+def patches() -> list[tuple]:
+    """``Mobject.copy`` (and so every animation's copies) as :func:`copy_mobject`,
+    ``Mobject.get_family`` as :func:`family_of` and the stage's restructuring as
+    :func:`restructured`, while we draw (``patches.our_drawing``)."""
+    return [(Mobject, "copy", lambda self: copy_mobject(self)),
+            (Mobject, "get_family", family_of),
+            (Scene, "get_restructured_mobject_list", restructured)]

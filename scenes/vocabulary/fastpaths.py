@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from manim import VMobject
 
-__all__ = ["install", "manims_split_indices", "split_indices"]
+__all__ = ["manims_split_indices", "patches", "split_indices"]
 
-_installed = False
 manims_split_indices = VMobject.get_subpath_split_indices_from_points   # (the tests compare)
 
 
@@ -32,9 +31,6 @@ def split_indices(self: VMobject, points, n_dims: int = 3):
     return found
 
 
-def install() -> None:
-    """Make VMobject's subpath breaks use :func:`split_indices`."""
-    global _installed
-    if not _installed:
-        VMobject.get_subpath_split_indices_from_points = split_indices
-        _installed = True
+def patches() -> list[tuple]:
+    """VMobject's subpath breaks by :func:`split_indices`, while we draw."""
+    return [(VMobject, "get_subpath_split_indices_from_points", split_indices)]

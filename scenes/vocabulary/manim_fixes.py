@@ -1,4 +1,4 @@
-"""A fix to manim 0.22 that the film relies on, installed once (:func:`install`).
+"""A fix to manim 0.22 that the film relies on, in place while we draw (:func:`patches`).
 
 ``FadeTransform.begin`` draws its group at progress 0 *before* it fades the target into the
 source's place, so until the animation's own time comes the target stands whole where it
@@ -16,28 +16,25 @@ from __future__ import annotations
 import numpy as np
 from manim import OUT, FadeTransform, Mobject
 
-__all__ = ["install"]
+__all__ = ["patches"]
 
-_installed = False
+manims_begin = FadeTransform.begin          # manim's own, read before any patch
+manims_rotate = Mobject.rotate
 
 
-def install() -> None:
-    global _installed
-    if _installed:
-        return
-    begin = FadeTransform.begin
+def begin_faded(self) -> None:
+    manims_begin(self)
+    self.interpolate(0)
 
-    def begin_faded(self) -> None:
-        begin(self)
-        self.interpolate(0)
-    FadeTransform.begin = begin_faded
-    rotate = Mobject.rotate
 
-    def rotate_remembered(self, angle, axis=OUT, *args, **kwargs):
-        # the layout audit asks which words were turned on their side (scripts.may_turn);
-        # a turn about another axis is a flip (an SVG's y), not a turn in the picture
-        if abs(abs(float(np.asarray(axis, float)[2])) - 1) < 1e-9:
-            self.turned_by = getattr(self, "turned_by", 0.0) + float(angle) * np.sign(axis[2])
-        return rotate(self, angle, axis, *args, **kwargs)
-    Mobject.rotate = rotate_remembered
-    _installed = True
+def rotate_remembered(self, angle, axis=OUT, *args, **kwargs):
+    # the layout audit asks which words were turned on their side (scripts.may_turn); a
+    # turn about another axis is a flip (an SVG's y), not a turn in the picture
+    if abs(abs(float(np.asarray(axis, float)[2])) - 1) < 1e-9:
+        self.turned_by = getattr(self, "turned_by", 0.0) + float(angle) * np.sign(axis[2])
+    return manims_rotate(self, angle, axis, *args, **kwargs)
+
+
+def patches() -> list[tuple]:
+    """The fix and the turn's memory, while we draw (``patches.our_drawing``)."""
+    return [(FadeTransform, "begin", begin_faded), (Mobject, "rotate", rotate_remembered)]
