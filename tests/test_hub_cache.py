@@ -91,3 +91,18 @@ def test_a_snapshot_that_links_out_of_the_cache_is_refused_unread(cached, tmp_pa
     assert proc.returncode == 2, proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "links outside the folder" in lines[0], lines
+
+
+def test_an_encoder_decoder_by_its_hub_id_is_read_from_the_cache(tmp_path, monkeypatch):
+    """`translate --model Helsinki-NLP/opus-mt-en-fr` finds its folder in the cache too."""
+    from huggingface_hub import constants
+
+    from attention_explainer.attention_core.seq2seq import seq2seq_files
+    from tests.tiny_models import build_marian
+
+    folder = build_marian(tmp_path / "marian")
+    hub_cache(tmp_path / "cache", folder, repo="Helsinki-NLP/opus-mt-en-fr")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "cache"))
+    files = seq2seq_files("Helsinki-NLP/opus-mt-en-fr")
+    assert files is not None and files.name == "Helsinki-NLP/opus-mt-en-fr"
+    assert files.folder.parent.name == "snapshots"
