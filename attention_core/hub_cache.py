@@ -19,8 +19,8 @@ HUB_ID = re.compile(r"(?:[A-Za-z0-9][\w.-]{0,95}/)?[A-Za-z0-9][\w.-]{0,95}(?:@[\
 
 
 def is_hub_id(model: str) -> bool:
-    """Whether ``model`` is written as a hub id (``gpt2``, ``org/name@rev``) rather than a
-    path (which has a separator more, starts with a dot or a ~, or ends in one)."""
+    """Whether ``model`` is written as a hub id (``gpt2``, ``org/name@rev``): at most one
+    separator, no ``..``, no leading dot or ~ (a path written otherwise is a path)."""
     return bool(HUB_ID.fullmatch(model)) and ".." not in model
 
 

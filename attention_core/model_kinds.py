@@ -33,13 +33,13 @@ def model_files(model: str) -> bert.ModelFiles:
     if model in ("minilm", "scratch"):
         return bert.BertModelFiles(bert.minilm_dir(), name=bert.MINILM_NAME,
                                    expected_sha256=bert.MINILM_SHA256)
-    path = Path(model).expanduser()
+    path, hub = Path(model).expanduser(), False
     try:
         if not path.exists():
             if not is_hub_id(model):
                 raise InputError(f"--model {model!r} is neither a known model nor an existing "
                                  f"folder; use {MODEL_CHOICES}.")
-            path = cached_snapshot(model)       # a hub id, from the local cache alone
+            path, hub = cached_snapshot(model), True      # from the local cache alone
         path = path.resolve()
     except OSError as exc:          # a folder on the way that may not be entered
         raise InputError(f"--model {model!r} cannot be reached ({exc.strerror}); give a folder "
@@ -47,8 +47,7 @@ def model_files(model: str) -> bert.ModelFiles:
     if not path.is_dir():
         raise InputError(f"--model {model!r} is not a folder; give {MODEL_CHOICES}.")
     config = hf_models.read_raw_config(path, f"--model {str(path)!r}")
-    # a hub id names the model as its user wrote it; a folder, by its path
-    name = model if not Path(model).expanduser().exists() else str(path)
+    name = model if hub else str(path)     # a hub id as its user wrote it
     if config.get("model_type") == "bert" and "auto_map" not in config:
         return bert.BertModelFiles(path, name=name)
     return hf_models.HFModelFiles(path, config, name=name)

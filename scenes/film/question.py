@@ -20,7 +20,7 @@ from ...attention_core.word_model import PIECES_SUM_NOTE, WordModel
 from ..vocabulary import style
 from ..vocabulary.headers import head_name, layer_name
 from ..vocabulary.text import line_of
-from .wording import LQ, RQ, focus_whole, quoted
+from .wording import LQ, RQ, focus_whole, quoted, told_apart
 
 __all__ = ["INFLUENCE_GAP", "MAX_NAMED", "answer", "answer_named", "dropped_marks",
            "dropped_said", "influence_gap", "line", "lines", "plain", "reading", "runner_up",
@@ -35,18 +35,12 @@ def _word(text: str, role: str, told: str = "") -> list:
     return [(LQ, "ours"), (text, role), (RQ, "ours")] + ([(told, "ours")] if told else [])
 
 
-def _told(trace, span) -> str:
-    """What tells the word at ``span`` from others written the same (" (2nd)"), or ""."""
-    return WordModel.of_trace(trace).word_of(span[0]).told_apart
-
-
 def _focus(trace) -> list:
     """The focus as every claim names it: its word, or — where the focus is a piece of a
     word in several (its query is that piece's, and its weights that piece's row) — the
     piece with its word, ‘с’ in ‘съела’."""
     whole = focus_whole(trace)
-    word = WordModel.of_trace(trace).word_of(trace.focus_index)
-    told = word.told_apart if word.text in (whole, trace.focus_word) else ""
+    told = told_apart(trace, trace.focus_index)
     if whole and whole != trace.focus_word:
         return [*_word(trace.focus_word, "focus"), (" in ", "ours"), *_word(whole, "word", told)]
     return _word(trace.focus_word, "focus", told)
@@ -87,7 +81,7 @@ def question(trace) -> list:
     language and the class offers two answers or more (``grammar.question_for``), else the
     plain question of a content word, in plain words (no tool's name for why)."""
     kind = derived.question(trace)["kind"]
-    names = [(name, _told(trace, span)) for span, name in target_words(trace)]
+    names = [(name, told_apart(trace, span[0])) for span, name in target_words(trace)]
     few = len(names) <= MAX_NAMED
     if kind == "pronoun":
         if few:
@@ -166,7 +160,7 @@ def runner_up(book, trace) -> str | None:
     span, name = max(words, key=lambda w: (_weight_of(trace, w[0], slot), -w[0][0]))
     told = (f"{head_name(book, slot).capitalize()}, the next best at sending weight from "
             f"{plain(_focus(trace))} to {said}: of them it gives the most to {LQ}{name}{RQ}"
-            f"{_told(trace, span)}")
+            f"{told_apart(trace, span[0])}")
     book.claim("heaviest", (slot, span, "answer"), told)
     return told
 
@@ -220,7 +214,7 @@ def answer(book, trace) -> list[list]:
             if n:
                 parts.append((", " if n < len(ranked) - 1 else " and ", "ours"))
             parts += [(f"{weight} of its weight to " if n == 0 else f"{weight} to ", "ours"),
-                      *_word(name, "word", _told(trace, span))]
+                      *_word(name, "word", told_apart(trace, span[0]))]
         lines.append(parts)
         book.claim("ranked", (slot, *[span for span, _ in ranked]), plain(parts))
         if trace.has_update:
@@ -230,7 +224,7 @@ def answer(book, trace) -> list[list]:
                 if n:
                     parts.append((", " if n < len(ranked) - 1 else " and ", "ours"))
                 share = book.text("word_update_percent", span, 0)
-                parts += [*_word(name, "word", _told(trace, span)),
+                parts += [*_word(name, "word", told_apart(trace, span[0])),
                           (f" makes {share}\u00a0%" if n == 0 else f" {share}\u00a0%", "ours")]
             lines.append(parts)
     gap = influence_gap(book, trace)
