@@ -92,6 +92,7 @@ CHECK_TESTS := tests/test_architecture.py tests/test_code_layout.py tests/test_r
 	tests/test_cache_races.py tests/test_frames_and_goldens.py tests/test_glyph_svg.py \
 	tests/test_docs.py
 check: setup bytecode
+	$(VENV)/bin/ruff check --quiet .
 	$(VENV)/bin/python -m pytest -q -rs -n auto --dist loadfile -m "not slow" $(CHECK_TESTS) \
 	  $(PYTEST_ARGS)
 

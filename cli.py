@@ -56,8 +56,8 @@ import warnings  # noqa: E402
 
 import click  # noqa: E402
 
-from .attention_core import __version__
-from .attention_core.errors import InputError, for_terminal
+from .attention_core import __version__  # noqa: E402
+from .attention_core.errors import InputError, for_terminal  # noqa: E402
 
 __all__ = ["COMMANDS", "Interrupted", "LazyGroup", "cli", "main"]
 

@@ -24,11 +24,10 @@ the CLI is imported here.
 """
 from __future__ import annotations
 
-import base64
 import html
 import numbers
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .attention_core import DEFAULT_SENTENCE
@@ -36,10 +35,12 @@ from .app.arguments import beats as _beats, flag as _flag, force as _force, leng
 from .app.arguments import path as _path, refuse as _refuse, text as _text, times as _times
 from .app.arguments import whole as _whole
 from .attention_core.errors import InputError
+from .app.results import Atlas, Film, Pack, Stills
 from .facts import TRANSLATION_DEFAULTS
 
 __all__ = ["Atlas", "Film", "InputError", "Pack", "Stills", "View", "atlas",
-           "attentions", "compare", "frames", "generate", "pack", "render", "trace", "translate",
+           "attentions", "compare", "flow", "frames", "generate", "pack", "render", "trace",
+           "translate",
            "view"]
 
 
@@ -75,6 +76,22 @@ def compare(sentence_a: str = DEFAULT_SENTENCE, sentence_b: str | None = None, *
     return compare_sentences(TraceRequest(sentence=sentence_a, **options), sentence_b)
 
 
+def flow(sentence: str = DEFAULT_SENTENCE, method: str = "rollout", *, model: str = "minilm",
+         focus: str | None = None, device: str = "auto", dtype: str = "float32"):
+    """Where each word's information comes from through every layer (what ``inspect
+    --flow`` prints): ``method`` rollout, flow, value-zeroing or norms; a ``Flow`` with
+    its tokens x tokens ``matrix`` (rows: the last layer's tokens), the last layer's
+    ``raw`` weights and ``kendall_tau``, its agreement with leave-one-out at the focus
+    word (``.lines()``, ``.to_json()``). Raises InputError."""
+    from .attention_core.api import TraceRequest
+    from .attention_core.flow import check_method, flow_for
+
+    _text("sentence", sentence)
+    check_method(method)
+    options = _trace_options(dict(model=model, focus=focus, device=device, dtype=dtype))
+    return flow_for(TraceRequest(sentence=sentence, **options), method)
+
+
 def attentions(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm",
                device: str = "auto", dtype: str = "float32", as_torch: bool = False,
                **scratch):
@@ -91,64 +108,6 @@ def attentions(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm",
         _refuse("as_torch", as_torch, "True or False")
     options = _trace_options(dict(model=model, device=device, dtype=dtype, **scratch))
     return attentions_for(TraceRequest(sentence=sentence, **options), as_torch=as_torch)
-
-
-# ---- results ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Film:
-    """A rendered film: the video and, beside it, its captions, poster and trace."""
-    video: Path
-    files: tuple = field(default_factory=tuple)
-
-    @property
-    def captions(self) -> Path:
-        return self.video.with_suffix(".srt")
-
-    def _repr_html_(self) -> str:
-        kinds = {".mp4": "video/mp4", ".webm": "video/webm"}
-        if self.video.suffix not in kinds:          # a GIF is a picture
-            return _img(self.video, "image/gif")
-        track = ""
-        if self.captions.is_file():
-            vtt = _vtt(self.captions.read_text(encoding="utf-8"))
-            track = (f'<track kind="captions" srclang="en" label="captions" default '
-                     f'src="data:text/vtt;base64,{_b64(vtt.encode())}">')
-        return (f'<video controls style="max-width:100%" src="data:{kinds[self.video.suffix]};'
-                f'base64,{_b64(self.video.read_bytes())}">{track}</video>')
-
-
-@dataclass(frozen=True)
-class Stills:
-    """Stills written into ``folder`` (PNG, SVG or PDF)."""
-    folder: Path
-    files: tuple
-
-    def _repr_html_(self) -> str:
-        kinds = {".png": "image/png", ".svg": "image/svg+xml"}     # a PDF: its name only
-        return "".join(f'<figure style="display:inline-block;margin:4px">'
-                       + (_img(p, kinds[p.suffix], 320) if p.suffix in kinds else "")
-                       + f"<figcaption>{html.escape(p.name)}</figcaption></figure>"
-                       for p in self.files)
-
-
-@dataclass(frozen=True)
-class Pack:
-    """A lecture pack: clips, slides, the web deck, the handout."""
-    folder: Path
-    files: tuple
-
-    def _repr_html_(self) -> str:
-        return "<ul>" + "".join(f"<li>{html.escape(str(p))}</li>" for p in self.files) + "</ul>"
-
-
-@dataclass(frozen=True)
-class Atlas:
-    """The atlas picture: a PNG and an SVG."""
-    png: Path
-    svg: Path
-
-    def _repr_png_(self) -> bytes:
-        return self.png.read_bytes()
 
 
 # ---- the commands ---------------------------------------------------------------------------------
@@ -480,21 +439,3 @@ def _typed(options: dict, kinds: dict) -> dict:
                 value = _whole(name, value)
         checked[name] = value
     return checked
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
-def _img(path: Path, kind: str, width: int | None = None) -> str:
-    size = f' width="{width}"' if width else ' style="max-width:100%"'
-    return f'<img src="data:{kind};base64,{_b64(Path(path).read_bytes())}"{size}>'
-
-
-def _vtt(srt: str) -> str:
-    """SRT captions as WebVTT (what a browser's <track> reads): a header, and timestamps
-    with a dot before the milliseconds."""
-    import re
-
-    body = re.sub(r"(\d\d:\d\d:\d\d),(\d\d\d)", r"\1.\2", srt.replace("\r\n", "\n"))
-    return "WEBVTT\n\n" + body

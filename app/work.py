@@ -389,6 +389,14 @@ def compare(sentence_a: str, sentence_b: str, tracing: TraceOptions):
         return compare_sentences(tracing.request(sentence_a), sentence_b)
 
 
+def patch(sentence_a: str, sentence_b: str, tracing: TraceOptions, layer: int):
+    """Every head of ``layer`` patched from B's run into A's (``attention_core.patching``)."""
+    with interrupts_held():
+        from ..attention_core.patching import patch_heads
+
+        return patch_heads(tracing.request(sentence_a), sentence_b, layer)
+
+
 # ---- the atlas -------------------------------------------------------------------------------
 def _atlas_numbers(request: AtlasRequest):
     """The atlas's weights and patterns: every layer of the model, or of an encoder–

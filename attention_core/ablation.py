@@ -68,15 +68,36 @@ class Effect:
     focus_cosine: float
     top_before: tuple = ()
     top_after: tuple = ()
+    # the noise floor: what one head of the same layer(s), silenced alone, moves the output
+    # by (median, 90th percentile, how many heads), in ``size``'s unit; () where not asked
+    floor: tuple = ()
 
     @property
     def size(self) -> float:
         """One number for how much the output changed: 1 − cosine, or the KL."""
         return self.kl if self.kl is not None else 1.0 - self.cosine
 
+    @property
+    def degrees(self) -> float | None:
+        """The embedding's angle before and after, in degrees (None for a next token)."""
+        import math
+
+        return None if self.kl is not None else math.degrees(
+            math.acos(max(-1.0, min(1.0, self.cosine))))
+
+    def said(self) -> str:
+        """The effect in one unit, as the film says it: the KL in nats, or the angle in
+        degrees with 1 − cos beside it."""
+        if self.kl is not None:
+            return f"KL {self.kl:.5f} nats"
+        return f"{self.degrees:.3f}\u00b0 (1 \u2212 cos {1 - self.cosine:.6f})"
+
     def to_json(self) -> dict:
         doc = {"silenced": [list(p) for p in self.silenced], "output": self.kind,
                "focus_cosine": self.focus_cosine, "effect": self.size}
+        if self.floor:
+            doc["floor"] = {"median": self.floor[0], "p90": self.floor[1],
+                            "heads": self.floor[2]}
         if self.kl is None:
             return {**doc, "cosine": self.cosine}
         return {**doc, "kl": self.kl, "top_before": [list(t) for t in self.top_before],
@@ -113,7 +134,9 @@ class _Runner:
             self.model = with_lm_head(setup.kind.files, setup.device, setup.dtype,
                                       needed_for="--ablate")
 
-    def output(self, silenced: tuple = ()) -> ModelOutput:
+    def output(self, silenced: tuple = (), replaced: dict | None = None) -> ModelOutput:
+        """The model's output with the heads ``silenced`` (layer, head) zeroed and those of
+        ``replaced`` ({layer: {head: T x d_k tensor}}) given other outputs."""
         import torch
 
         from . import bert
@@ -125,11 +148,57 @@ class _Runner:
         with one_cpu_thread(), torch.inference_mode():
             if not self.hf:
                 hidden, _ = bert.forward(self.weights, self.ids, [self.ids.shape[1]],
-                                         silenced=heads)
+                                         silenced=heads, replaced=replaced)
                 last = bert.to_numpy(hidden[-1][0]).astype(np.float64)
                 return ModelOutput("sentence embedding", self._pooled(last),
                                    last[self.setup.focus.index])
-            return self._hf_output(heads)
+            return self._hf_output(heads, replaced or {})
+
+    def head_outputs(self, ids) -> list:
+        """Every layer's heads' outputs (H x T x d_k tensors, before W_O) on ``ids``
+        (1 x T), as the model runs."""
+        import torch
+
+        from . import bert
+        from .device import one_cpu_thread
+
+        with one_cpu_thread(), torch.inference_mode():
+            if not self.hf:
+                _, captures = bert.forward(self.weights, ids, [ids.shape[1]])
+                return [cap.context[0] for cap in captures]
+            kept = []
+            with self._w_o_inputs(lambda n, merged: kept.append(merged[0].clone())):
+                self.model(input_ids=ids)
+        H = self.setup.kind.num_heads
+        return [m.view(m.shape[0], H, -1).transpose(0, 1) for m in kept]
+
+    def _w_o_inputs(self, edit):
+        """A context in which every W_O's input (B x T x H·d_k) passes ``edit(layer,
+        merged)`` first (a tensor it returns replaces it), counted in the order the layers
+        run (a module that every layer shares, ALBERT's, is met once per layer)."""
+        import contextlib
+
+        from .hf_models import module_at
+
+        family = self.setup.kind.files.family
+        outs = {id(m): m for m in (module_at(layer, family.out) for layer in
+                                   module_at(self.model.base_model, family.layers))}
+        count = [0]
+
+        def hook(module, args):
+            n, count[0] = count[0], count[0] + 1
+            merged = edit(n, args[0])
+            return None if merged is None else (merged, *args[1:])
+
+        @contextlib.contextmanager
+        def hooked():
+            hooks = [m.register_forward_pre_hook(hook) for m in outs.values()]
+            try:
+                yield
+            finally:
+                for h in hooks:
+                    h.remove()
+        return hooked()
 
     def _pooled(self, last: np.ndarray) -> np.ndarray:
         folder = getattr(self.setup.kind.files, "folder", None)
@@ -139,30 +208,25 @@ class _Runner:
             return last[0]
         return last.mean(axis=0)
 
-    def _hf_output(self, heads: dict) -> ModelOutput:
+    def _hf_output(self, heads: dict, replaced: dict) -> ModelOutput:
         import torch
 
         from . import bert
-        from .hf_models import module_at
 
         files = self.setup.kind.files
-        layers = list(module_at(self.model.base_model, files.family.layers))
-        hooks = []
-        for layer, silenced in heads.items():
-            out = module_at(layers[layer], files.family.out)
 
-            def zero(module, args, silenced=tuple(silenced)):
-                merged = args[0].clone()
-                width = merged.shape[-1] // self.setup.kind.num_heads    # W_O reads H x d
-                for h in silenced:
-                    merged[..., h * width:(h + 1) * width] = 0
-                return (merged, *args[1:])
-            hooks.append(out.register_forward_pre_hook(zero))
-        try:
+        def edit(layer, merged):
+            if layer not in heads and layer not in replaced:
+                return None
+            merged = merged.clone()
+            width = merged.shape[-1] // self.setup.kind.num_heads    # W_O reads H x d
+            for h in heads.get(layer, ()):
+                merged[..., h * width:(h + 1) * width] = 0
+            for h, other in replaced.get(layer, {}).items():
+                merged[0, :, h * width:(h + 1) * width] = other
+            return merged
+        with self._w_o_inputs(edit):
             result = self.model(input_ids=self.ids, output_hidden_states=True)
-        finally:
-            for hook in hooks:
-                hook.remove()
         last = bert.to_numpy(result.hidden_states[-1][0]).astype(np.float64)
         focus = last[self.setup.focus.index]
         if files.family.causal:
@@ -191,10 +255,19 @@ def _effect(runner: _Runner, before: ModelOutput, after: ModelOutput, silenced) 
 
 def ablation_effect(req, spec: str) -> Effect:
     """The effect on the model's output of silencing the heads ``spec`` names."""
+    import dataclasses
+
     runner = _Runner(req)
     kind = runner.setup.kind
     silenced = parse_ablate(spec, kind.num_layers, kind.num_heads)
-    return _effect(runner, runner.output(), runner.output(silenced), silenced)
+    before = runner.output()
+    effect = _effect(runner, before, runner.output(silenced), silenced)
+    # the noise floor: every head of the silenced layers, each alone
+    alone = [_effect(runner, before, runner.output(((layer, head),)), ((layer, head),)).size
+             for layer in sorted({layer for layer, _ in silenced})
+             for head in range(kind.num_heads)]
+    return dataclasses.replace(effect, floor=(float(np.median(alone)),
+                                              float(np.percentile(alone, 90)), len(alone)))
 
 
 @dataclass(frozen=True)

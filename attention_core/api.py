@@ -24,8 +24,9 @@ from .model_kinds import (MODEL_CHOICES, Forward, HFModelFiles, ModelKind, kind_
                           loaded_weights, model_files)
 from .word_model import UNICODE_WORD_BREAKS, WordModel
 from .words import language_of
-from .trace import (UPDATE_NORMED, UPDATE_PLAIN, UPDATE_PRENORM, AttentionTrace,
-                    kept_projection_rows, model_label)
+from .trace import (POSITIONS_NONE, UPDATE_NORMED, UPDATE_PLAIN, UPDATE_PRENORM,
+                    UPDATE_SANDWICH, AttentionTrace, model_label)
+from .trace_parts import focus_update, projection_rows
 
 __all__ = ["MODEL_CHOICES", "TraceRequest", "atlas_for", "atlas_of", "check_request",
            "check_sentence", "compute_trace", "count_tokens", "every_layer_run", "model_files",
@@ -300,6 +301,21 @@ def words_of(tokens) -> WordModel:
                                 [j for j, u in enumerate(tokens.unknown) if u])
 
 
+def _check_window(setup: _Setup, cap) -> None:
+    """A model that reads both ways is drawn whole: a layer of it that sees only a window
+    of nearby tokens (ModernBERT's local layers, on a sentence longer than the window) is
+    refused in one line."""
+    if setup.kind.extra_meta.get("causal", False) or not bool(cap.blocked.any()):
+        return
+    blocked = bert.to_numpy(cap.blocked[0]).astype(bool)
+    reach = int((~blocked).sum(axis=1).max())
+    which = "each of its layers" if setup.layer_spec == "auto" else f"its layer {setup.layer_spec}"
+    raise InputError(f"{setup.req.model}: {which} reads a window of at most {reach} of the "
+                     f"sentence's {blocked.shape[0]} tokens, a mask the film draws only for a "
+                     "model that reads one way; choose a layer that reads the whole sentence "
+                     "(--layer N, one of its global layers) or a shorter sentence.")
+
+
 def _question(setup: _Setup, visible=None) -> grammar.Question:
     """What the focus word asks of the sentence, and the tokens that may answer it, among
     the keys ``visible`` to the focus (a boolean per token; default: all)."""
@@ -357,7 +373,12 @@ def _choose(setup: _Setup, captures) -> _Choice:
                                                    spread=spread, word_of=word_of))
     if setup.layer_spec != "auto":
         scores[[n for n in range(num_layers) if n != setup.layer_spec]] = -np.inf
+    elif not setup.kind.extra_meta.get("causal", False):
+        # a both-ways model's layer that sees a window of the sentence (ModernBERT's local
+        # layers on a long one): its mask is not the film's to draw; the others are asked
+        scores[[n for n, cap in enumerate(captures) if bool(cap.blocked.any())]] = -np.inf
     layer, heads, primary = selection.choose(scores, setup.layer_spec, setup.head_spec)
+    _check_window(setup, captures[layer])
     return _Choice(layer, heads, primary, scores, asked[layer], float(baselines[layer]))
 
 
@@ -368,8 +389,9 @@ def _trace(setup: _Setup, choice: _Choice, cap, run: Forward) -> AttentionTrace:
     sel = torch.as_tensor(choice.heads, device=setup.device)
     f = bert.to_numpy
     maps, after = run.maps(choice.layer), run.after(choice.layer)
-    rows, w_rows, b_rows = _projection_rows(maps, choice.primary, int(cap.q.shape[-1]))
-    contributions, bias, updated = _update(cap, setup.focus.index, *after)
+    out_norm = run.output_norm(choice.layer)
+    rows, w_rows, b_rows = projection_rows(maps, choice.primary, int(cap.q.shape[-1]))
+    contributions, bias, updated = focus_update(cap, setup.focus.index, *after, out_norm)
     positions = run.positions(max(len(setup.tokens.ids), POSITION_SPAN))
     prenorm = cap.residual is not None
     return AttentionTrace(
@@ -383,50 +405,20 @@ def _trace(setup: _Setup, choice: _Choice, cap, run: Forward) -> AttentionTrace:
         context=f(cap.context[0, sel]),
         output=f(cap.output[0]),
         meta=_meta(setup, choice, cap, run.captures[choice.layer]) | {"projection_rows": rows,
-                                           "update": (UPDATE_PRENORM if prenorm else
+                                           "update": (UPDATE_SANDWICH if out_norm is not None
+                                                      else UPDATE_PRENORM if prenorm else
                                                       UPDATE_NORMED if after[1] else
                                                       UPDATE_PLAIN),
-                                           "positions": run.position_kind},
+                                           "positions": (POSITIONS_NONE if choice.layer in
+                                                         run.unpositioned else
+                                                         run.position_kind),
+                                           **run.score_terms},
         projection_rows=w_rows, projection_bias=b_rows,
         contributions=f(contributions), output_bias=f(bias), updated=f(updated),
         focus_weights_all=f(cap.weights[0, :, setup.focus.index]),
         positions=None if positions is None else f(positions),
         residual=f(cap.residual[0, setup.focus.index]) if prenorm else None,
     )
-
-
-def _update(cap, focus: int, out_map, norm):
-    """The focus word's update from one layer's capture: what each token adds to its
-    attention output (T x D: weight x value through the head's slice of W_O, summed over
-    every head), W_O's bias, and E' (the residual E + dE, layer-normed where the model
-    norms it; a pre-norm model's residual stream x + dE)."""
-    import torch
-
-    w_o, b_o = out_map
-    weights, v = cap.weights[0], cap.v[0]             # H x T x T, H x T x d_k
-    H, T, d_k = v.shape
-    # token j's share of each head's context for the focus, heads side by side as the
-    # concatenation lays them, then through W_O: exactly the output less its bias, split by j
-    parts = (weights[:, focus, :, None] * v).transpose(0, 1).reshape(T, H * d_k)
-    contributions = parts @ w_o.T
-    base = cap.residual if cap.residual is not None else cap.embeddings
-    updated = cap.output[0, focus] + base[0, focus]
-    if norm is not None:
-        weight, bias, eps = norm
-        updated = torch.nn.functional.layer_norm(updated, updated.shape, weight, bias, eps)
-    return contributions, b_o, updated
-
-
-def _projection_rows(maps, head: int, d_k: int):
-    """The rows of one head's W_Q, W_K, W_V (and biases) that a trace keeps
-    (:func:`.trace.kept_projection_rows`): (row indices, 3 x R x D float32, 3 x R float32).
-    ``maps`` are the (weight, bias) pairs of the three projections over all heads (head h
-    owns rows h*d_k ... h*d_k + d_k - 1)."""
-    rows = kept_projection_rows(d_k)
-    picked = [head * d_k + r for r in rows]
-    w = np.stack([bert.to_numpy(weight[picked]) for weight, _ in maps])
-    b = np.stack([bert.to_numpy(bias[picked]) for _, bias in maps])
-    return rows, w, b
 
 
 def _shared_heads(setup: _Setup, choice: _Choice) -> dict:

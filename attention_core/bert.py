@@ -341,10 +341,13 @@ def _activation(name, x):
     return F.gelu(x)
 
 
-def layer_attention(weights: BertWeights, layer: int, x, blocked, silenced=()) -> LayerCapture:
+def layer_attention(weights: BertWeights, layer: int, x, blocked, silenced=(),
+                    zeroed=None, replaced=None) -> LayerCapture:
     """One layer's self-attention on its input x (B x T x D); blocked: B x T x T, or
     B x H x T x T where each head has its own (top-k); the heads ``silenced`` add nothing
-    (their outputs zeroed before W_O: :mod:`.ablation`)."""
+    (their outputs zeroed before W_O: :mod:`.ablation`); token ``zeroed``'s value is zero
+    (value zeroing: :mod:`.flow`); ``replaced``: {head: T x d_k} outputs put in place of
+    those heads' own (activation patching: :mod:`.patching`)."""
     B, T, _ = x.shape
     lw = weights.layers[layer]
 
@@ -352,11 +355,16 @@ def layer_attention(weights: BertWeights, layer: int, x, blocked, silenced=()) -
         return t.view(B, T, weights.num_heads, weights.d_k).transpose(1, 2)
 
     q, k, v = heads(_linear(x, lw["q"])), heads(_linear(x, lw["k"])), heads(_linear(x, lw["v"]))
+    if zeroed is not None:
+        v = v.clone()
+        v[:, :, zeroed] = 0
     scores = scaled_scores(q, k)
     attn, context = attend(scores, v, heads_blocked(blocked))
-    if silenced:
+    if silenced or replaced:
         context = context.clone()
         context[:, list(silenced)] = 0
+        for head, other in (replaced or {}).items():
+            context[:, head] = other
     merged = context.transpose(1, 2).reshape(B, T, weights.d_model)
     return LayerCapture(x, q, k, v, scores, blocked, attn, context, _linear(merged, lw["o"]))
 
@@ -375,13 +383,16 @@ def embed(weights: BertWeights, ids, positions: bool = True):
 
 
 def forward(weights: BertWeights, ids, lengths, *, last_layer: int | None = None,
-            silenced: dict | None = None):
+            silenced: dict | None = None, zeroed: tuple | None = None,
+            replaced: dict | None = None):
     """Run the encoder on a padded batch, as trained (only padding masked).
 
     ids: B x T int tensor; lengths: the real length of each row. Returns the hidden states
     (embedding output, then each layer's output) and each layer's LayerCapture. Stops after
     ``last_layer`` when given (its output is still computed). ``silenced``: {layer: heads}
-    whose outputs are zeroed before W_O.
+    whose outputs are zeroed before W_O; ``zeroed``: (layer, or None for every layer,
+    token) whose value is zero there; ``replaced``: {layer: {head: T x d_k}} outputs put
+    in place of those heads' own.
     """
     import torch
 
@@ -389,7 +400,9 @@ def forward(weights: BertWeights, ids, lengths, *, last_layer: int | None = None
     blocked = padding_blocked(lengths, ids.shape[1], x.device)
     hidden, captures = [x], []
     for n, lw in enumerate(weights.layers):
-        cap = layer_attention(weights, n, x, blocked, (silenced or {}).get(n, ()))
+        token = zeroed[1] if zeroed is not None and zeroed[0] in (None, n) else None
+        cap = layer_attention(weights, n, x, blocked, (silenced or {}).get(n, ()), token,
+                              (replaced or {}).get(n))
         captures.append(cap)
         h = torch.nn.functional.layer_norm(cap.output + x, (weights.d_model,), *lw["attn_ln"],
                                            weights.eps)

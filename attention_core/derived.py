@@ -311,7 +311,9 @@ DERIVED = {
     "projected": projected,
     "weight_sum": lambda trace, h, i: float(trace.weights[h, i].astype(np.float64).sum()),
     "masked_score": masked_score,
-    "sqrt_dk": lambda trace: math.sqrt(trace.d_k),
+    # what the scores are q·k divided by: √d_k, or the model's own scale's inverse
+    "sqrt_dk": lambda trace: (math.sqrt(trace.d_k) if trace.meta.get("score_scale") is None
+                              else 1.0 / float(trace.meta["score_scale"])),
     "weighted_value": lambda trace, h, i, j, c: float(trace.weights[h, i, j]) * float(trace.v[h, j, c]),
     "d_k": lambda trace: trace.d_k,
     "d_model": lambda trace: int(trace.embeddings.shape[-1]),

@@ -83,12 +83,12 @@ def _checked_row(files, watch, setup) -> np.ndarray:
     and the cached keys the model's attention was given, against the model's own."""
     import torch
 
-    from .attention import attend, scaled_scores
+    from .attention import attend
     from .bert import to_numpy
-    from .hf_models import agreement_tolerance, heads_and_mask
+    from .hf_models import agreement_tolerance, heads_and_mask, model_scores
 
     q, k, v, _ = heads_and_mask(files, watch)
-    scores = scaled_scores(q[:, :, -1:].float(), k.float())
+    scores = model_scores(files, watch, q[:, :, -1:].float(), k.float())
     if watch.mask is not None:          # additive, as the model built it (a query sees all)
         scores = scores + watch.mask[:, :, -1:, : k.shape[2]].float()
     weights, _ = attend(scores, v.float(), None)

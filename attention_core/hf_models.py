@@ -30,18 +30,34 @@ from .model_checks import (check_config_numbers, check_finite_weights, check_fol
                            check_memory_for, check_weight_files, parameter_estimate,
                            read_settings_file, weight_files)
 from .model_families import FAMILIES, SUPPORTED, Family, families_table
+from .model_parts import (heads_and_mask, layer_module, model_scores, module_at,
+                          out_map, output_norm, own_scale, position_table, post_norm, qkv_maps,
+                          residual_scale, unpositioned_layers)
 
 __all__ = ["CAPTURE_ATTENTION", "FAMILIES", "Family", "HFModelFiles", "LayerWatch",
            "SUPPORTED", "agreement_tolerance", "check_agreement", "families_table",
            "family_of_config",
-           "from_folder", "heads_and_mask", "module_at", "out_map", "position_table",
-           "post_norm", "qkv_maps", "run_watched", "transformers_config"]
+           "from_folder", "heads_and_mask", "layer_module", "model_scores", "module_at",
+           "out_map", "output_norm", "own_scale", "position_table", "post_norm", "qkv_maps",
+           "residual_scale", "run_watched", "transformers_config", "unpositioned_layers"]
 
 CAPTURE_ATTENTION = "attention_explainer_watch"
 # how far the recomputed weights may be from the model's own, by the dtype it ran in
 AGREEMENT = {"float32": 1e-5, "float64": 1e-9, "float16": 2e-3, "bfloat16": 1.6e-2}
 
 
+
+
+# families whose attention does not go through transformers' attention interface, and
+# what it adds that the film would have to draw
+NOT_DRAWN = {
+    "mpnet": "adds a learned relative position bias to every score, outside transformers' "
+             "attention interface",
+    "deberta": "is disentangled (content-to-position and position-to-content terms added to "
+               "each score), outside transformers' attention interface",
+    "deberta-v2": "is disentangled (content-to-position and position-to-content terms added "
+                  "to each score), outside transformers' attention interface",
+}
 
 
 def family_of_config(config: dict, what: str) -> str:
@@ -51,6 +67,10 @@ def family_of_config(config: dict, what: str) -> str:
                          "attention-explainer never runs a model's own code: use a model of a "
                          f"supported family ({SUPPORTED}).")
     model_type = config.get("model_type")
+    if model_type in NOT_DRAWN:
+        raise InputError(f"{what} is a {model_type!r} model, whose attention "
+                         f"{NOT_DRAWN[model_type]}: the film cannot draw it yet; supported "
+                         f"model types: {SUPPORTED}.")
     if model_type not in FAMILIES:
         shown = f"a {model_type!r}" if isinstance(model_type, str) else "an unnamed"
         reads = ("; an encoder–decoder's film is `translate`'s, its numbers `inspect`'s"
@@ -145,6 +165,15 @@ class HFModelFiles(ModelFiles):
             raise InputError(f"{self.what} is an OPT that norms after attention "
                              "(do_layer_norm_before false, as OPT-350m): only the OPTs that "
                              "norm before it are supported.")
+        if getattr(c, "alibi", False):
+            raise InputError(f"{self.what} adds ALiBi's linear position bias to its scores "
+                             "(alibi, as Falcon-RW): the film's scores would not be its own, so "
+                             "such a model is not supported.")
+        if self.family.shared_layers and (int(getattr(c, "num_hidden_groups", 1)) != 1 or
+                                          int(getattr(c, "inner_group_num", 1)) != 1):
+            raise InputError(f"{self.what} shares its layers in {c.num_hidden_groups} groups "
+                             f"of {c.inner_group_num} (num_hidden_groups, inner_group_num): "
+                             "only an ALBERT whose layers all share one is supported.")
         if getattr(c, "clip_qkv", None):
             raise InputError(f"{self.what} clips its queries, keys and values to "
                              f"±{c.clip_qkv:g} (clip_qkv): the film's W_Q times the input would "
@@ -258,6 +287,7 @@ class LayerWatch:
     output: object = None   # B x T x D   W_O's output
     bias: object = None     # what the model adds to the scores besides the mask (T5's
     #                         relative position bias), or None
+    softcap: float | None = None   # scores capped as cap·tanh(s/cap) (Gemma 2), or None
 
 
 _WATCH = threading.local()
@@ -267,13 +297,21 @@ def _watched_attention(module, query, key, value, attention_mask, scaling=None, 
                        **kwargs):
     """The model's own eager attention, with what went in and came out kept."""
     eager = sys.modules[type(module).__module__].eager_attention_forward
+    zeroed = getattr(_WATCH, "zeroed", None)     # (layer or None: every layer, token)
+    if zeroed is not None:                       # value zeroing (:mod:`.flow_runs`)
+        layer, token = zeroed
+        if layer is None or layer == _WATCH.count:
+            value = value.clone()
+            value[:, :, token] = 0
+        _WATCH.count += 1
     out, weights = eager(module, query, key, value, attention_mask, scaling=scaling,
                          dropout=dropout, **kwargs)
     calls = getattr(_WATCH, "calls", None)
     if calls is not None:
         calls.append(LayerWatch(module, None, None, query, key, value, attention_mask,
                                 query.shape[-1] ** -0.5 if scaling is None else float(scaling),
-                                weights, bias=kwargs.get("position_bias")))
+                                weights, bias=kwargs.get("position_bias"),
+                                softcap=kwargs.get("softcap")))
     return out, weights
 
 
@@ -286,33 +324,29 @@ def _register_watch() -> None:
     AttentionMaskInterface.register(CAPTURE_ATTENTION, eager_mask)
 
 
-def module_at(root, path: str):
-    for part in path.split("."):
-        root = getattr(root, part)
-    return root
-
-
 def run_watched(model, family: Family, ids) -> list[LayerWatch]:
     """Run the model once on ``ids`` (1 x T) and return each layer's LayerWatch, with the
     attention module's input, the layer's input and W_O's output filled in."""
     layers = list(module_at(model, family.layers))
-    inputs, residuals, outputs = {}, {}, {}
+    # kept in the order the layers run: a model whose layers share one module (ALBERT)
+    # runs it once per layer
+    inputs, residuals, outputs = [], [], []
     handles = []
 
-    def keep(store, n, from_output=False):
+    def keep(store, from_output=False):
         def hook(module, args, kwargs, *result):
             if from_output:
-                store[n] = result[0]
+                store.append(result[0])
             else:
-                store[n] = args[0] if args else kwargs["hidden_states"]
+                store.append(args[0] if args else kwargs["hidden_states"])
         return hook
 
-    for n, layer in enumerate(layers):
+    for layer in layers:
         handles.append(module_at(layer, family.attention).register_forward_pre_hook(
-            keep(inputs, n), with_kwargs=True))
-        handles.append(layer.register_forward_pre_hook(keep(residuals, n), with_kwargs=True))
+            keep(inputs), with_kwargs=True))
+        handles.append(layer.register_forward_pre_hook(keep(residuals), with_kwargs=True))
         handles.append(module_at(layer, family.out).register_forward_hook(
-            keep(outputs, n, True), with_kwargs=True))
+            keep(outputs, True), with_kwargs=True))
     _WATCH.calls = calls = []
     try:
         model(input_ids=ids, output_attentions=True)
@@ -320,121 +354,13 @@ def run_watched(model, family: Family, ids) -> list[LayerWatch]:
         _WATCH.calls = None
         for h in handles:
             h.remove()
-    if len(calls) != len(layers):
+    expected = int(model.config.num_hidden_layers) if family.shared_layers else len(layers)
+    if not len(calls) == len(inputs) == len(residuals) == len(outputs) == expected:
         raise InputError(f"the model called attention {len(calls)} times for its "
-                         f"{len(layers)} layers; this model's layout is not supported.")
+                         f"{expected} layers; this model's layout is not supported.")
     for n, call in enumerate(calls):
         call.hidden, call.residual, call.output = inputs[n], residuals[n], outputs[n]
     return calls
-
-
-# ---- the parts of attention, read from the model ------------------------------------------------
-def heads_and_mask(files: HFModelFiles, watch: LayerWatch):
-    """A watched call's Q, K, V with a key/value head per query head (grouped-query heads
-    share one: it is repeated), and its mask as B x T x T booleans (True = blocked)."""
-    import torch
-
-    d_k = int(watch.q.shape[-1])
-    q = watch.q
-    if files.family.query_pre_scaled:    # q·k/√d_k of the query before its scaling
-        check_scaling(watch.scaling * d_k ** -0.5, d_k, files.what)
-        q = q * d_k ** 0.5
-    else:
-        check_scaling(watch.scaling, d_k, files.what)
-    groups = files.num_heads // files.num_kv_heads
-    k = watch.k.repeat_interleave(groups, dim=1)
-    v = watch.v.repeat_interleave(groups, dim=1)
-    B, _, T, _ = watch.q.shape
-    blocked = torch.zeros((B, T, T), dtype=torch.bool, device=watch.q.device)
-    if watch.mask is not None:          # additive: -inf (or the least float) where blocked
-        blocked = blocked | (watch.mask[:, 0, :, :T] < -1.0)
-    return q, k, v, blocked
-
-
-def _fused(files: HFModelFiles) -> bool:
-    return files.family.projections == ("c_attn",)     # GPT-2's Conv1D: weight is (in, out)
-
-
-def _projection_weights(files: HFModelFiles, attention) -> list:
-    """(weight (out, in), bias) of W_Q, W_K, W_V as the model keeps them: three linear
-    maps, or one fused map whose rows are the queries', then the keys', then the values'
-    (Phi-3's qkv_proj), cut by the heads' sizes; a missing bias is zeros."""
-    import torch
-
-    def with_bias(linear):
-        weight = linear.weight
-        return weight, (linear.bias if linear.bias is not None
-                        else torch.zeros_like(weight[:, 0]))
-
-    if len(files.family.projections) == 3:
-        return [with_bias(getattr(attention, name)) for name in files.family.projections]
-    weight, bias = with_bias(getattr(attention, files.family.projections[0]))
-    d_k = weight.shape[0] // (files.num_heads + 2 * files.num_kv_heads)
-    if files.family.fused_per_head and weight.shape[0] == 3 * files.num_heads * d_k:
-        # head by head: rows [q, k, v] of d_k each, per head
-        rows = weight.view(files.num_heads, 3, d_k, -1)
-        biases = bias.view(files.num_heads, 3, d_k)
-        return [(rows[:, n].reshape(files.num_heads * d_k, -1), biases[:, n].reshape(-1))
-                for n in range(3)]
-    sizes = [files.num_heads * d_k, files.num_kv_heads * d_k, files.num_kv_heads * d_k]
-    if sum(sizes) != weight.shape[0]:
-        raise InputError(f"{files.what}: its fused query, key and value weight has "
-                         f"{weight.shape[0]} rows, not a query, a key and a value of "
-                         f"{files.num_heads}, {files.num_kv_heads} and {files.num_kv_heads} "
-                         "heads; use the model's own config.json.")
-    return list(zip(weight.split(sizes), bias.split(sizes)))
-
-
-def out_map(files: HFModelFiles, layer):
-    """W_O and its bias (zeros where the model has none), weight as (out, in)."""
-    import torch
-
-    out = module_at(layer, files.family.out)
-    weight = out.weight.T if _fused(files) else out.weight
-    return weight, out.bias if out.bias is not None else torch.zeros_like(weight[:, 0])
-
-
-def qkv_maps(files: HFModelFiles, layer) -> list:
-    """(weight, bias) of W_Q, W_K, W_V over all query heads (head h owns rows h*d_k ...):
-    a key/value head's rows repeated for each query head that reads it."""
-    attention = module_at(layer, files.family.attention)
-    if _fused(files):
-        weight, bias = attention.c_attn.weight.T, attention.c_attn.bias
-        d = weight.shape[0] // 3
-        return [(weight[n * d:(n + 1) * d], bias[n * d:(n + 1) * d]) for n in range(3)]
-    groups = files.num_heads // files.num_kv_heads
-    pairs = []
-    for role, (weight, bias) in enumerate(_projection_weights(files, attention)):
-        if role and groups > 1:
-            d_k = weight.shape[0] // files.num_kv_heads
-            weight = weight.view(files.num_kv_heads, d_k, -1).repeat_interleave(
-                groups, dim=0).reshape(files.num_heads * d_k, -1)
-            bias = bias.view(files.num_kv_heads, d_k).repeat_interleave(groups, dim=0).reshape(-1)
-        pairs.append((weight, bias))
-    return pairs
-
-
-def post_norm(files: HFModelFiles, layer):
-    """(weight, bias, eps) of the norm of E + dE right after attention, or None (pre-norm)."""
-    if files.family.post_norm is None:
-        return None
-    norm = module_at(layer, files.family.post_norm)
-    return norm.weight, norm.bias, float(norm.eps)
-
-
-def position_table(model, files: HFModelFiles, count: int):
-    """The learned position vectors of the first ``count`` positions, as the model adds
-    them; None for a rotary model, or where they live in a smaller space (ELECTRA's)."""
-    if files.family.rotary:
-        return None
-    positions = module_at(model, files.family.positions)
-    table = positions.weight
-    if table.shape[1] != files.d_model:
-        return None
-    first = int(getattr(positions, "offset", 0))     # OPT's table starts 2 rows in
-    if files.family.positions_after_pad:    # RoBERTa counts positions from pad + 1
-        first = int(module_at(model, "embeddings").padding_idx) + 1
-    return table[first:first + min(count, int(table.shape[0]) - first)]
 
 
 def agreement_tolerance(dtype) -> float:
@@ -457,10 +383,3 @@ def check_agreement(gap: float, dtype, what: str, where: str) -> None:
                          f"differ from the model's by {gap:.2g} (more than {tolerance:g}); "
                          "this model's attention is not the one the film explains, so it is "
                          "not drawn.")
-
-
-def check_scaling(scaling: float, d_k: int, what: str) -> None:
-    if not math.isclose(scaling, d_k ** -0.5, rel_tol=1e-6):
-        raise InputError(f"{what} scales its scores by {scaling:.4g}, not 1/sqrt(d_k) = "
-                         f"{d_k ** -0.5:.4g}; the film's formula would not be its own, so this "
-                         "model is not supported.")

@@ -120,7 +120,7 @@ def tensor_prefix(names) -> str:
 
 def expected_shapes(config: dict) -> dict[str, tuple[int, ...]]:
     """The shape config.json implies for every tensor the forward pass uses."""
-    D, I = config["hidden_size"], config["intermediate_size"]
+    D, inner = config["hidden_size"], config["intermediate_size"]
     shapes = {
         EMBEDDINGS: (config["vocab_size"], D),
         "embeddings.position_embeddings.weight": (config["max_position_embeddings"], D),
@@ -134,9 +134,9 @@ def expected_shapes(config: dict) -> dict[str, tuple[int, ...]]:
             shapes[f"{p}{dense}.weight"], shapes[f"{p}{dense}.bias"] = (D, D), (D,)
         for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
             shapes[f"{p}{norm}.weight"], shapes[f"{p}{norm}.bias"] = (D,), (D,)
-        shapes[f"{p}intermediate.dense.weight"] = (I, D)
-        shapes[f"{p}intermediate.dense.bias"] = (I,)
-        shapes[f"{p}output.dense.weight"], shapes[f"{p}output.dense.bias"] = (D, I), (D,)
+        shapes[f"{p}intermediate.dense.weight"] = (inner, D)
+        shapes[f"{p}intermediate.dense.bias"] = (inner,)
+        shapes[f"{p}output.dense.weight"], shapes[f"{p}output.dense.bias"] = (D, inner), (D,)
     return shapes
 
 

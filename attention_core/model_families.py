@@ -27,6 +27,22 @@ class Family:
     #                                     its query's, key's, value's (GPT-NeoX, Pythia)
     query_pre_scaled: bool = False      # the query is scaled by 1/√d_k before the call,
     #                                     which then scales by 1 (OPT): the same scores
+    fused_grouped: bool = False         # a fused W_QKV may run group by group, each key/value
+    #                                     head's queries, then its key, then its value
+    #                                     (Falcon's new decoder architecture)
+    scale_setting: str | None = None    # config: the model's own score scale, not 1/√d_k
+    #                                     where it says so (Gemma's query_pre_attn_scalar)
+    softcap_setting: str | None = None  # config: scores capped as cap·tanh(s/cap) (Gemma 2)
+    output_norm: str | None = None      # in a layer: a norm of ΔE before the residual adds
+    #                                     it (Gemma 2 and 3, OLMo 2)
+    residual_scale: str | None = None   # config: a number ΔE is multiplied by before it is
+    #                                     added (Granite's residual_multiplier)
+    rope_layers: str | None = None      # config: per layer, whether it turns q and k (SmolLM3:
+    #                                     its other layers use no positions at all)
+    shared_layers: bool = False         # one layer's weights run as every layer (ALBERT)
+    windowed: bool = False              # some layers see only a window of nearby words
+    input_norm: str | None = None       # in a layer: the norm of the stream attention reads
+    #                                     (a pre-norm model's), which --why splits
 
     @property
     def rotary(self) -> bool:
@@ -45,7 +61,22 @@ class Family:
         if self.query_pre_scaled:
             said.append("the query scaled by 1/√d_k before the dot product")
         if len(self.projections) == 1:
-            said.append("fused W_QKV" + (", head by head" if self.fused_per_head else ""))
+            said.append("fused W_QKV" + (", head by head" if self.fused_per_head else
+                                         ", group by group" if self.fused_grouped else ""))
+        if self.scale_setting:
+            said.append(f"its own score scale ({self.scale_setting})")
+        if self.softcap_setting:
+            said.append("soft-capped scores, cap·tanh(s/cap)")
+        if self.windowed:
+            said.append("local and global layers")
+        if self.rope_layers:
+            said.append("some layers without positions")
+        if self.output_norm:
+            said.append("ΔE normed before it is added")
+        if self.residual_scale:
+            said.append(f"ΔE scaled ({self.residual_scale})")
+        if self.shared_layers:
+            said.append("one layer's weights in every layer")
         return said
 
 
@@ -64,7 +95,7 @@ _BERT_LIKE = dict(layers="encoder.layer", attention="attention.self",
                   positions="embeddings.position_embeddings")
 _LLAMA_LIKE = dict(layers="layers", attention="self_attn",
                    projections=("q_proj", "k_proj", "v_proj"), out="self_attn.o_proj",
-                   post_norm=None, causal=True, positions=None)
+                   post_norm=None, causal=True, positions=None, input_norm="input_layernorm")
 FAMILIES = {
     "roberta": Family("RoBERTa encoder", **_BERT_LIKE, positions_after_pad=True),
     "xlm-roberta": Family("XLM-RoBERTa encoder", **_BERT_LIKE, positions_after_pad=True),
@@ -75,7 +106,8 @@ FAMILIES = {
                          post_norm="sa_layer_norm", causal=False,
                          positions="embeddings.position_embeddings"),
     "gpt2": Family("GPT-2 decoder", layers="h", attention="attn", projections=("c_attn",),
-                   out="attn.c_proj", post_norm=None, causal=True, positions="wpe"),
+                   out="attn.c_proj", post_norm=None, causal=True, positions="wpe",
+                   input_norm="ln_1"),
     "llama": Family("Llama decoder", **_LLAMA_LIKE),
     "mistral": Family("Mistral decoder", **_LLAMA_LIKE),
     "qwen2": Family("Qwen2 decoder", **_LLAMA_LIKE),
@@ -88,10 +120,33 @@ FAMILIES = {
     "opt": Family("OPT decoder", layers="decoder.layers", attention="self_attn",
                   projections=("q_proj", "k_proj", "v_proj"), out="self_attn.out_proj",
                   post_norm=None, causal=True, positions="decoder.embed_positions",
-                  query_pre_scaled=True),
+                  query_pre_scaled=True, input_norm="self_attn_layer_norm"),
+    "gemma2": Family("Gemma 2 decoder", **_LLAMA_LIKE, scale_setting="query_pre_attn_scalar",
+                     softcap_setting="attn_logit_softcapping", windowed=True,
+                     output_norm="post_attention_layernorm"),
+    "gemma3_text": Family("Gemma 3 decoder", **_LLAMA_LIKE, qk_norm=True, windowed=True,
+                          scale_setting="query_pre_attn_scalar",
+                          output_norm="post_attention_layernorm"),
+    "olmo2": Family("OLMo 2 decoder", **{**_LLAMA_LIKE, "input_norm": None}, qk_norm=True,
+                    output_norm="post_attention_layernorm"),
+    "granite": Family("Granite decoder", **_LLAMA_LIKE, scale_setting="attention_multiplier",
+                      residual_scale="residual_multiplier"),
+    "smollm3": Family("SmolLM3 decoder", **_LLAMA_LIKE, rope_layers="no_rope_layers"),
+    "falcon": Family("Falcon decoder", layers="h", attention="self_attention",
+                     projections=("query_key_value",), out="self_attention.dense",
+                     post_norm=None, causal=True, positions=None, fused_per_head=True,
+                     fused_grouped=True),
+    "albert": Family("ALBERT encoder", layers="encoder.albert_layer_groups.0.albert_layers",
+                     attention="attention", projections=("query", "key", "value"),
+                     out="attention.dense", post_norm="attention.LayerNorm", causal=False,
+                     positions="embeddings.position_embeddings", shared_layers=True),
+    "modernbert": Family("ModernBERT encoder", layers="layers", attention="attn",
+                         projections=("Wqkv",), out="attn.Wo", post_norm=None, causal=False,
+                         positions=None, windowed=True),
     "gpt_neox": Family("GPT-NeoX decoder", layers="layers", attention="attention",
                        projections=("query_key_value",), out="attention.dense", post_norm=None,
-                       causal=True, positions=None, fused_per_head=True),
+                       causal=True, positions=None, fused_per_head=True,
+                       input_norm="input_layernorm"),
 }
 # what --model takes, said in messages: the explicit BERT path and the families here
 SUPPORTED = "bert, " + ", ".join(FAMILIES)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import bert, hf_models, scratch
-from .attention import attend, heads_blocked, padding_blocked, scaled_scores
+from .attention import attend, heads_blocked, padding_blocked
 from .errors import InputError
 from .hub_cache import cached_snapshot, is_hub_id
 from .trace import POSITIONS_LEARNED, POSITIONS_ROTARY, POSITIONS_SINUSOIDAL
@@ -79,6 +79,11 @@ class Forward:
     positions: Callable                 # count -> the position vectors the model adds to its
                                         # first count tokens (count x D), or None (rotary)
     position_kind: str                  # POSITIONS_LEARNED, _SINUSOIDAL or _ROTARY
+    # layer -> the model's own norm of ΔE before the residual adds it (a module), or None
+    output_norm: Callable = lambda layer: None
+    unpositioned: frozenset = frozenset()   # layers that use no positions at all (NoPE)
+    score_terms: dict = field(default_factory=dict)   # meta: the model's own score scale
+    #                                     and soft cap, where it has them
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,7 @@ class ModelKind:
     forward: Callable                   # (weights, ids, setup) -> Forward
 
 
-def bert_kind(req: TraceRequest) -> ModelKind:
+def bert_kind(req) -> ModelKind:
     """The bundled MiniLM or a local BERT folder: its own layers and heads."""
     files = model_files(req.model)
     model = req.model if req.model == "minilm" else files.name
@@ -101,7 +106,7 @@ def bert_kind(req: TraceRequest) -> ModelKind:
                       {"model": model, "model_name": files.name}, {}, bert_forward)
 
 
-def bert_forward(weights, ids, setup: _Setup) -> Forward:
+def bert_forward(weights, ids, setup) -> Forward:
     last = None if setup.layer_spec == "auto" else setup.layer_spec
     _, captures = bert.forward(weights, ids, [ids.shape[1]], last_layer=last)
 
@@ -121,13 +126,14 @@ def bert_forward(weights, ids, setup: _Setup) -> Forward:
     return Forward(captures, rerun, maps, after, positions, POSITIONS_LEARNED)
 
 
-def hf_kind(req: TraceRequest) -> ModelKind:
+def hf_kind(req) -> ModelKind:
     """A local Hugging Face folder of a family transformers runs (:mod:`.hf_models`)."""
     files = model_files(req.model)
     family = files.family
     extra = {"family": files.model_type, "family_title": family.title,
              "causal": family.causal, "kv_heads": files.num_kv_heads,
-             **({"qk_norm": True} if family.qk_norm else {})}
+             **({"qk_norm": True} if family.qk_norm else {}),
+             **({"shared_layers": True} if family.shared_layers else {})}
     # partial rotary (GPT-NeoX's rotary_pct, kept by transformers as its rope parameters'
     # partial_rotary_factor): the share of each head's dimensions, the first ones, that
     # turn with position
@@ -140,17 +146,20 @@ def hf_kind(req: TraceRequest) -> ModelKind:
                      {"model": files.name, "model_name": files.name}, extra, hf_forward)
 
 
-def hf_forward(model, ids, setup: _Setup) -> Forward:
+def hf_forward(model, ids, setup) -> Forward:
     """The model run once by transformers, each layer's attention watched; the scores,
     weights and context recomputed from its own Q, K, V and mask, and checked against its
     own weights."""
     files = setup.kind.files
-    layers = list(hf_models.module_at(model, files.family.layers))
+    modules = list(hf_models.module_at(model, files.family.layers))
+    layers = [hf_models.layer_module(modules, files.family, n) for n in range(files.num_layers)]
+    watches = hf_models.run_watched(model, files.family, ids)
+    scale = hf_models.residual_scale(files)
 
     def recompute(layer, q, k, v, blocked, output=None):
         import torch
 
-        scores = scaled_scores(q, k)
+        scores = hf_models.model_scores(files, watches[layer], q, k)
         weights, context = attend(scores, v, heads_blocked(blocked))
         if output is None:           # a rerun under another mask: through W_O again
             merged = context.transpose(1, 2).reshape(1, ids.shape[1], -1)
@@ -158,9 +167,11 @@ def hf_forward(model, ids, setup: _Setup) -> Forward:
         return scores, weights, context, output
 
     captures = []
-    for n, watch in enumerate(hf_models.run_watched(model, files.family, ids)):
+    for n, watch in enumerate(watches):
         q, k, v, blocked = hf_models.heads_and_mask(files, watch)
-        scores, weights, context, output = recompute(n, q, k, v, blocked, watch.output)
+        # ΔE as the residual adds it: W_O's output times the model's residual scale
+        added = watch.output if scale is None else watch.output * scale
+        scores, weights, context, output = recompute(n, q, k, v, blocked, added)
         gap = float((weights.float() - watch.weights.float()).abs().max())
         hf_models.check_agreement(gap, setup.dtype, files.what, f"layer {n}")
         residual = None if files.family.post_norm else watch.residual
@@ -176,14 +187,31 @@ def hf_forward(model, ids, setup: _Setup) -> Forward:
         return (hf_models.out_map(files, layers[layer]),
                 hf_models.post_norm(files, layers[layer]))
 
+    own = hf_models.own_scale(files, watches[0])
+    terms = {**({"score_scale": own, "score_scale_setting": files.family.scale_setting}
+                if own is not None else {}),
+             **({"score_softcap": float(watches[0].softcap)} if watches[0].softcap else {}),
+             **({"residual_scale": scale, "residual_scale_setting": files.family.residual_scale}
+                if scale is not None else {}),
+             # attention reads the residual stream itself, not its norm (OLMo 2)
+             **({"input_normed": False} if files.family.output_norm and
+                _same(watches[0].hidden, watches[0].residual) else {})}
     return Forward(captures, rerun, lambda layer: hf_models.qkv_maps(files, layers[layer]),
                    after, lambda count: hf_models.position_table(model, files, count),
                    POSITIONS_ROTARY if files.family.rotary else
                    POSITIONS_SINUSOIDAL if getattr(files.config, "sinusoidal_pos_embds", False)
-                   else POSITIONS_LEARNED)
+                   else POSITIONS_LEARNED,
+                   lambda layer: hf_models.output_norm(files, layers[layer]),
+                   hf_models.unpositioned_layers(files), terms)
 
 
-def scratch_kind(req: TraceRequest) -> ModelKind:
+def _same(a, b) -> bool:
+    import torch
+
+    return a.shape == b.shape and bool(torch.equal(a, b))
+
+
+def scratch_kind(req) -> ModelKind:
     """The seed's MultiHeadAttention: one layer of ``req.num_heads`` heads, its weights
     seeded with ``req.seed``, on MiniLM's tokens and token embeddings."""
     scratch.check_shape(req.d_model, req.num_heads)
@@ -198,7 +226,7 @@ def scratch_kind(req: TraceRequest) -> ModelKind:
     return ModelKind(files, "minilm", 1, req.num_heads, names, extra, scratch_forward)
 
 
-def scratch_forward(weights, ids, setup: _Setup) -> Forward:
+def scratch_forward(weights, ids, setup) -> Forward:
     """The seed's MultiHeadAttention on MiniLM's token embeddings, projected to d_model."""
     req, device, dtype = setup.req, setup.device, setup.dtype
     module = scratch.seeded_module(req.d_model, req.num_heads, req.seed, device, dtype)

@@ -232,15 +232,35 @@ def effect_line(effect) -> list[str]:
     heads = ", ".join(f"{layer}:{head}" for layer, head in effect.silenced)
     lines = [f"silenced  {heads} (outputs zeroed before W_O, in the model's own forward)"]
     if effect.kl is None:
-        lines.append(f"effect    {effect.kind}: cosine before/after {effect.cosine:.4f} "
-                     f"(1 - cosine {1 - effect.cosine:.4f}); the focus word's final vector: "
-                     f"cosine {effect.focus_cosine:.4f}")
-        return lines
+        lines.append(f"effect    {effect.kind}: turned {effect.said()}; the focus word's "
+                     f"final vector: cosine {effect.focus_cosine:.4f}")
+        return lines + _floor_line(effect)
     lines.append(f"effect    {effect.kind}: KL(before || after) {effect.kl:.4f} nats; the "
                  f"focus word's final vector: cosine {effect.focus_cosine:.4f}")
     for name, top in (("before", effect.top_before), ("after", effect.top_after)):
         lines.append(f"  {name:<7} " + "  ".join(f"{t!r} {p:.3f}" for t, p in top))
-    return lines
+    return lines + _floor_line(effect)
+
+
+def _floor_line(effect) -> list[str]:
+    """Where the effect stands against one head of the same layer silenced alone (the
+    noise floor), in the effect's own unit: nats, or degrees."""
+    import math
+
+    if not effect.floor:
+        return []
+    median, p90, heads = effect.floor
+
+    def said(size: float) -> str:
+        if effect.kl is not None:
+            return f"{size:.5f} nats"
+        return f"{math.degrees(math.acos(max(-1.0, min(1.0, 1.0 - size)))):.3f}\u00b0"
+    where = ("above its 90th percentile" if effect.size > p90 else
+             "between its median and 90th percentile" if effect.size >= median else
+             "below its median")
+    return [f"noise     one head of the same layer silenced alone moves it by a median "
+            f"{said(median)}, a 90th percentile {said(p90)} (its {heads} heads): this effect "
+            f"is {where}"]
 
 
 ATTENTION_KINDS = {"cross": "cross-attention: the decoder's queries over the encoder's keys",
@@ -305,14 +325,15 @@ def influence_lines(trace: AttentionTrace, rows: list) -> list[str]:
     tokens (``ablation.ablation_table``)."""
     focus = trace.display_tokens[trace.focus_index]
     kind = rows[0].effect.kind if rows else "output"
-    measure = "KL, nats" if rows and rows[0].effect.kl is not None else "1 - cosine"
+    measure = "KL, nats" if rows and rows[0].effect.kl is not None else "degrees"
     lines = [f"weight vs influence in layer {trace.layer}: each head silenced alone, its effect "
              f"on the {kind} ({measure}), beside the weight {focus!r} gives",
              f"head  effect on {kind:<20} weight on the answer  on special tokens  "
              "focus vector cosine"]
     for r in rows:
         film = "  <- the film's head" if r.head == trace.primary_head else ""
-        lines.append(f"{r.head:>4}  {r.effect.size:>27.5f}  {r.answer_weight:>20.3f}  "
+        size = r.effect.size if r.effect.kl is not None else r.effect.degrees
+        lines.append(f"{r.head:>4}  {size:>27.5f}  {r.answer_weight:>20.3f}  "
                      f"{r.special_weight:>17.3f}  {r.effect.focus_cosine:>19.4f}{film}")
     return lines
 

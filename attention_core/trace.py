@@ -18,11 +18,16 @@ from ..facts import TRACE_DEFAULTS
 from .errors import InputError, is_json_int, short_repr
 from .trace_file import (HINT, OPTIONAL_SHAPES, SHAPES, arrays_from, check_token_lists,
                          describe_shape, read_trace_arrays)
+# how the numbers were made (meta update and positions), said in trace_kinds
+from .trace_kinds import (POSITIONS_LEARNED, POSITIONS_NONE, POSITIONS_ROTARY,
+                          POSITIONS_SINUSOIDAL, UPDATES_TO_STREAM, UPDATE_NORMED, UPDATE_PLAIN,
+                          UPDATE_PRENORM, UPDATE_SANDWICH)
 
 __all__ = ["ARRAY_FIELDS", "AttentionTrace", "DEFAULT_TRACE", "NPZ_KEYS", "OPTIONAL_FIELDS",
            "PROJECTION_ROWS", "REQUIRED_META", "ROW_SUM_TOLERANCE", "TRACE_ENV",
-           "POSITIONS_LEARNED", "POSITIONS_ROTARY", "POSITIONS_SINUSOIDAL", "UPDATE_NORMED",
-           "UPDATE_PLAIN", "UPDATE_PRENORM",
+           "POSITIONS_LEARNED", "POSITIONS_NONE", "POSITIONS_ROTARY", "POSITIONS_SINUSOIDAL",
+           "UPDATE_NORMED", "UPDATE_PLAIN", "UPDATE_PRENORM", "UPDATE_SANDWICH",
+           "UPDATES_TO_STREAM",
            "drawn_projection_rows", "kept_projection_rows", "model_label", "trace_from_environment"]
 
 NPZ_KEYS = tuple(SHAPES)     # tokens, the arrays below, meta: one source with the file checks
@@ -32,20 +37,6 @@ REQUIRED_META = ("model", "weights_sha256", "layer", "heads", "focus", "focus_in
                  "device", "dtype", "sentence")
 # How far a row of weights may sum from 1: half-precision models round each weight.
 ROW_SUM_TOLERANCE = {"bfloat16": 1e-2}
-# How a trace's ``updated`` was made (``meta["update"]``): BERT norms the residual after
-# its attention; the seed's module is attention alone, the block's residual added to it
-UPDATE_NORMED = "layernorm(E + dE)"
-UPDATE_PLAIN = "E + dE"
-# a pre-norm model (GPT-2, Llama): attention reads E, the layer norm of the residual stream
-# x, and its update is added to x itself (``residual``), not normed until the next part
-UPDATE_PRENORM = "x + dE"
-# The position vectors a trace keeps (``meta["positions"]``): a table the model learned
-# (BERT), or the sines and cosines of Vaswani et al. 2017 (the scratch model's input)
-POSITIONS_LEARNED = "learned"
-POSITIONS_SINUSOIDAL = "sinusoidal"
-# no vectors added: the query and key are rotated by an angle per position (RoPE, Su et al.
-# 2021) inside attention, and the trace holds them rotated
-POSITIONS_ROTARY = "rotary"
 # The components of a query whose W_Q, W_K and W_V rows a trace keeps, with the last one.
 PROJECTION_ROWS = (0, 1, 2, 3)
 
@@ -216,7 +207,9 @@ class AttentionTrace:
         where the layer's input is the embedding (the first layer of a model that norms
         after attention, or the scratch layer); a pre-norm model's layer reads its residual
         stream, normed; a later layer reads the hidden state the one before made."""
-        if self.meta.get("update") == UPDATE_PRENORM:
+        if self.meta.get("update") in UPDATES_TO_STREAM:
+            if self.meta.get("input_normed", True) is False:     # OLMo 2 reads it as is
+                return "residual stream", "residual streams"
             return "normed residual stream", "normed residual streams"
         if self.layer == 0 or self.meta.get("model") == "scratch":
             return "embedding", "embeddings"
@@ -353,10 +346,11 @@ class AttentionTrace:
             raise InputError("trace contributions and output_bias do not add up to the focus "
                              "token's attention output")
         x = self.residual       # there exactly when a pre-norm model's update needs it
-        if (x is not None) != (self.meta.get("update") == UPDATE_PRENORM) or x is not None and (
-                x.dtype != np.float32 or x.shape != (D,) or not np.isfinite(x).all()):
+        if (x is not None) != (self.meta.get("update") in UPDATES_TO_STREAM) or \
+                x is not None and (x.dtype != np.float32 or x.shape != (D,)
+                                   or not np.isfinite(x).all()):
             raise InputError(f"trace residual must be finite float32 of d_model, there exactly "
-                             f"when meta update is {UPDATE_PRENORM!r}")
+                             f"when meta update is {UPDATE_PRENORM!r} or {UPDATE_SANDWICH!r}")
 
     @property
     def update_base(self) -> np.ndarray:

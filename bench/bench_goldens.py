@@ -22,7 +22,8 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.results import machine, update_section  # noqa: E402
-from attention_explainer.scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, compare
+from attention_explainer.scenes.pipeline.regression import (  # noqa: E402
+    DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, compare)
 
 GOLDEN = ROOT / "tests" / "golden"
 ARGS = ["frames", "--trace", str(GOLDEN / "default-trace.npz"), "--beat", "all", "--at", "key",

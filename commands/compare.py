@@ -19,16 +19,30 @@ Examples:
 @click.argument("sentence_b")
 @trace_options
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-def command(sentence_a: str, sentence_b: str, as_json: bool, tracing: TraceOptions):
+@click.option("--patch", "patch_heads", is_flag=True,
+              help="Also patch each head of the layer from B's run into A's (its output at "
+                   "every position) and print how far each moves A's output: the next "
+                   "token's KL (a decoder) or the sentence embedding's angle.")
+def command(sentence_a: str, sentence_b: str, as_json: bool, patch_heads: bool,
+            tracing: TraceOptions):
     """Compare the focus word's attention on two sentences (chosen on the first: its
     layer, heads and focus word are the second's too)."""
     import json
 
-    from ..app.work import compare
+    from ..app.work import compare, patch
     from ..attention_core import report
+    from ..attention_core.patching import patch_lines
 
     comparison = compare(sentence_a, sentence_b, tracing)
+    rows = patch(sentence_a, sentence_b, tracing, int(comparison.a.layer)) if patch_heads \
+        else None
     if as_json:
-        echo(json.dumps(comparison.to_json(), ensure_ascii=False), json=True)
+        doc = comparison.to_json()
+        if rows is not None:
+            doc["patch"] = [r.to_json() for r in rows]
+        echo(json.dumps(doc, ensure_ascii=False), json=True)
         return
-    echo("\n".join(report.compare_lines(comparison)))
+    lines = report.compare_lines(comparison)
+    if rows is not None:
+        lines += [""] + patch_lines(rows, sentence_a, sentence_b)
+    echo("\n".join(lines))

@@ -36,6 +36,15 @@ __all__ = ["command"]
 @click.option("--ablation", is_flag=True,
               help="Silence each head of the shown layer alone and rank them by their effect "
                    "on the model's output, beside their weight on the focus word's answer.")
+@click.option("--flow", "flow_method", default=None, metavar="rollout|flow|value-zeroing|norms",
+              help="Also carry the focus word's attention through every layer (attention "
+                   "rollout, attention flow, value zeroing or norms), beside the last layer's "
+                   "own weights, and say how far leave-one-out bears it out (Kendall's tau).")
+@click.option("--why", "why", is_flag=True,
+              help="Also split the explained head's score of the focus word with each key "
+                   "into the parts of the residual stream that make the key (token "
+                   "embedding, position, each earlier layer's attention and MLP): a pre-norm "
+                   "model's (GPT-2, Llama, ...).")
 @click.option("--generate", "generate", type=int, default=None, metavar="N",
               help="A decoder (GPT-2, Llama, Mistral, Qwen2 folder) continues the sentence by "
                    "N greedy tokens with its language-model head; for each, its query in the "
@@ -56,17 +65,21 @@ __all__ = ["command"]
               help="The longest translation the model writes.")
 def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, force: bool,
             diagnose: bool, approx: str, ablate: str | None, ablation: bool,
-            generate: int | None, attention: str | None, target: str | None,
+            flow_method: str | None, why: bool, generate: int | None, attention: str | None, target: str | None,
             max_new_tokens: int, tracing: TraceOptions):
     """Print the tokens, the chosen layer and heads and the focus token's attention."""
     from ..attention_core import report
+    from ..attention_core.flow import check_method
     from ..attention_core.variants import parse_approx
     from ..files.outputs import OutputSet
 
+    if flow_method is not None:
+        check_method(flow_method)
     others = {"--matrix": matrix, "--npz": npz_path, "--diagnose": diagnose,
               "--approx": approx != "none", "--ablate": ablate is not None,
               "--ablation": ablation, "--mask": tracing.mask not in ("none", "causal"),
-              "--focus": bool(tracing.focus)}
+              "--focus": bool(tracing.focus), "--flow": flow_method is not None,
+              "--why": why}
     if translated(sentence, tracing, attention, target, max_new_tokens, as_json,
                   {**others, "--generate": generate is not None, "--focus": False}):
         return None
@@ -86,12 +99,28 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
             atlas = atlas_for(tracing.request(sentence))
     kept = measured_variant(trace, approximation)
     effect, table = silenced_heads(sentence, tracing, trace, ablate, ablation)
+    flowed = None
+    if flow_method is not None:
+        with interrupts_held():
+            from ..attention_core.flow import flow_for
+
+            flowed = flow_for(tracing.request(sentence), flow_method)
+    split = None
+    if why:
+        with interrupts_held():
+            from ..attention_core.why import why_for
+
+            split = why_for(tracing.request(sentence))
     if saving is not None:
         with saving.opened(report=say):
             trace.save(saving.path("trace"))
             saving.commit()
     if as_json:
         extra = {"ablation": effect.to_json()} if effect is not None else {}
+        if flowed is not None:
+            extra["flow"] = flowed.to_json()
+        if split is not None:
+            extra["why"] = split.to_json()
         if table:
             extra["influence"] = [{"layer": r.layer, "head": r.head,
                                    "answer_weight": r.answer_weight,
@@ -109,6 +138,10 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
         lines += [""] + report.effect_line(effect)
     if table:
         lines += [""] + report.influence_lines(trace, table)
+    if flowed is not None:
+        lines += [""] + flowed.lines()
+    if split is not None:
+        lines += [""] + split.lines()
     if atlas is not None:
         lines += [""] + report.diagnosis_lines(atlas)
     if saving is not None:

@@ -11,7 +11,6 @@ import shutil
 import stat
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from attention_explainer.scenes.pipeline import sources

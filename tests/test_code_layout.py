@@ -163,3 +163,14 @@ def test_the_vocabularys_examples_run(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-1000:]
+
+
+def test_the_code_passes_the_linter():
+    """ruff, as pyproject's [tool.ruff] configures it and `make check` runs it: no unused
+    import or variable, no undefined name, no import below the code that needs it."""
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        pytest.skip("ruff is installed with the dev extras (make setup)")
+    proc = subprocess.run([str(ruff), "check", "--no-cache", "--quiet", "."], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-1000:]

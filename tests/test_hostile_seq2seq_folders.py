@@ -5,7 +5,7 @@ any model's (under each family's own names) or too large for memory, a weight, s
 tokenizer or settings file linked out of the folder (absolute and relative), a FIFO or a
 device in place of a file, config values of the wrong type, token ids outside the
 vocabulary. `translate`, `atlas --attention cross` and `inspect --attention cross` each
-refuse every row as the decoder path refuses its own (tests/test_model_families.py's bad
+refuse every row as the decoder path refuses its own (tests/test_model_folders_refused.py's
 folders): exit 2, one line naming the key or the file, no traceback, nothing written,
 and nothing of the model built (transformers' loading is a tripwire here). Reduced
 precision works, and a Ctrl-C while a folder loads exits 130 at once.

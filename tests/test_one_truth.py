@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 
-import numpy as np
 import pytest
 
 from attention_explainer.attention_core import compute_trace, derived

@@ -321,7 +321,7 @@ def _open_and_close_scratch_folders(base: str, rounds: int) -> str:
         for _ in range(rounds):
             with scratch_folder("stills-") as folder:
                 (folder / "frame.png").write_bytes(b"x")
-    except Exception as exc:                       # noqa: BLE001: reported to the test
+    except Exception as exc:                       # noqa: BLE001 (reported to the test)
         return f"{type(exc).__name__}: {exc}"
     return ""
 

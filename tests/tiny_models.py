@@ -8,13 +8,16 @@ from pathlib import Path
 
 from attention_explainer.attention_core import bert
 
-FAMILIES = ("roberta", "xlm-roberta", "camembert", "distilbert", "electra", "gpt2", "llama",
-            "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo", "phi", "gpt_neox",
+FAMILIES = ("roberta", "xlm-roberta", "camembert", "distilbert", "electra", "albert",
+            "modernbert", "gpt2",
+            "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3_text",
+            "starcoder2", "olmo", "olmo2", "granite", "smollm3", "phi", "gpt_neox", "falcon",
             "opt")
-DECODERS = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo",
-            "phi", "gpt_neox", "opt")
-ROTARY = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "starcoder2", "olmo", "phi",
-          "gpt_neox")
+DECODERS = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2",
+            "gemma3_text", "starcoder2", "olmo", "olmo2", "granite", "smollm3", "phi", "gpt_neox",
+            "falcon", "opt")
+ROTARY = ("modernbert", "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3_text",
+          "starcoder2", "olmo", "olmo2", "granite", "smollm3", "phi", "gpt_neox", "falcon")
 TEXT = ["The animal didn't cross the street because it was too tired.",
         "The chef who won the prize cooked for the guests.",
         "Le chat a mangé la souris parce qu'elle était lente.",
@@ -72,18 +75,47 @@ def config_for(family: str, vocab: int, **changes):
         c = T.OPTConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a, ffn_dim=i,
                         max_position_embeddings=p, word_embed_proj_dim=h, pad_token_id=0,
                         bos_token_id=None, eos_token_id=None, **common)
+    elif family == "albert":           # its embeddings narrower than its layers, as ALBERT's
+        c = T.AlbertConfig(embedding_size=h // 2, hidden_size=h, num_hidden_layers=n,
+                           num_attention_heads=a, intermediate_size=i,
+                           max_position_embeddings=p, pad_token_id=0, bos_token_id=1,
+                           eos_token_id=2, **common)
+    elif family == "falcon":           # Falcon-40B's layout: grouped queries, fused group by group
+        c = T.FalconConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+                           num_kv_heads=kv, new_decoder_architecture=True,
+                           max_position_embeddings=p, bos_token_id=1, eos_token_id=2, **common)
+    elif family == "modernbert":       # its first layer global, its second sees 3 each way
+        c = T.ModernBertConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+                               intermediate_size=i, max_position_embeddings=p,
+                               global_attn_every_n_layers=2, local_attention=6,
+                               pad_token_id=0, bos_token_id=1, eos_token_id=2, cls_token_id=1,
+                               sep_token_id=2, **common)
     elif family == "gpt2":
         c = T.GPT2Config(n_embd=h, n_layer=n, n_head=a, n_positions=p, bos_token_id=None,
                          eos_token_id=None, **common)
     else:
         kind = {"llama": T.LlamaConfig, "mistral": T.MistralConfig, "qwen2": T.Qwen2Config,
                 "qwen3": T.Qwen3Config, "phi3": T.Phi3Config, "gemma": T.GemmaConfig,
-                "starcoder2": T.Starcoder2Config, "olmo": T.OlmoConfig}
+                "gemma2": T.Gemma2Config, "gemma3_text": T.Gemma3TextConfig,
+                "starcoder2": T.Starcoder2Config, "olmo": T.OlmoConfig, "olmo2": T.Olmo2Config,
+                "granite": T.GraniteConfig, "smollm3": T.SmolLM3Config}
         # Qwen3's heads are wider than the width over the heads, as Qwen3-0.6B's are;
-        # Gemma's config says 256 unless told
+        # Gemma's config says 256 unless told. Gemma 2 scales its scores by a number of
+        # its own and caps them, and alternates windowed and full layers (so does Gemma
+        # 3); Granite scales its scores and ΔE by numbers of its own; SmolLM3's second
+        # layer uses no positions.
         extra = {"sliding_window": 6} if family == "mistral" else \
             {"head_dim": 2 * h // a} if family == "qwen3" else \
-            {"head_dim": h // a} if family == "gemma" else {}
+            {"head_dim": h // a} if family == "gemma" else \
+            {"head_dim": h // a, "query_pre_attn_scalar": 16, "sliding_window": 4,
+             "attn_logit_softcapping": 5.0} if family == "gemma2" else \
+            {"head_dim": h // a, "query_pre_attn_scalar": h // a, "sliding_window": 4,
+             "sliding_window_pattern": 2,
+             "layer_types": ["sliding_attention", "full_attention"]} \
+            if family == "gemma3_text" else \
+            {"attention_multiplier": 0.25, "residual_multiplier": 0.5,
+             "embedding_multiplier": 4.0} if family == "granite" else \
+            {"no_rope_layer_interval": 2} if family == "smollm3" else {}
         c = kind[family](hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
                          num_key_value_heads=kv, intermediate_size=i, max_position_embeddings=p,
                          bos_token_id=1, eos_token_id=2, pad_token_id=0, **extra, **common)

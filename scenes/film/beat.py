@@ -56,7 +56,7 @@ class Beat:
     name = ""
     hold = style.T_HOLD       # stillness on the key frame (the viewer reads the picture)
 
-    def __init__(self, film: "FilmScene", stage: Stage):
+    def __init__(self, film, stage: Stage):
         self.film = film
         self.trace = film.trace
         self.book = film.book
@@ -75,7 +75,7 @@ class Beat:
         return cls.coda is not Beat.coda
 
     @classmethod
-    def leaves(cls, film: "FilmScene") -> Stage:
+    def leaves(cls, film) -> Stage:
         """The stage this beat hands to the next, built from the trace alone (no frames):
         the same objects, in the same places, that :meth:`hand_off` animates into."""
         return Stage()

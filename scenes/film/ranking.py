@@ -78,7 +78,6 @@ def heavier_outside(book, slot: int, named, kind: str = "weights") -> list[int]:
     ``named`` in head ``slot``'s ``kind`` row: what a claim about the drawn words must say
     lies outside (``outside_said``), or it reads as a claim about every word."""
     trace = book.trace
-    words = WordModel.of_trace(trace)
     drawn = set(drawn_words(trace))
     groups = ranked_words(book, slot, kind=kind)
     rank = {w: n for n, group in enumerate(groups) for w in group}

@@ -8,6 +8,7 @@ from manim import ORIGIN, AnimationGroup, MovingCameraScene, config
 from . import audits, craft
 from .looking import centre_of, looking
 from ..vocabulary import style
+from ..vocabulary.formula import scores_divided_by
 from ..vocabulary.patches import our_drawing
 from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
@@ -95,7 +96,7 @@ class FilmScene(MovingCameraScene):
         """manim's render, with our changes to its classes in place for it alone
         (``patches.our_drawing``): a user's own scenes, before or after, run manim as
         it ships."""
-        with our_drawing():
+        with our_drawing(), scores_divided_by(self.trace):
             return super().render(*args, **kwargs)
 
     @property

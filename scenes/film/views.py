@@ -172,10 +172,12 @@ def strip_width(windowed: bool) -> float:
 
 def strip_right_end() -> float:
     """The farthest right a lifted strip may reach: short of the corner formula."""
-    if "map_left" not in _MAP:
-        from ..vocabulary.formula import FormulaMap
-        _MAP["map_left"] = float(FormulaMap(None).formula.get_left()[0])
-    return _MAP["map_left"] - STRIP_CLEAR
+    from ..vocabulary.formula import FormulaMap, divisor
+
+    key = f"map_left {divisor()}"         # a model's own divisor is wider or narrower
+    if key not in _MAP:
+        _MAP[key] = float(FormulaMap(None).formula.get_left()[0])
+    return _MAP[key] - STRIP_CLEAR
 
 
 _MAP: dict[str, float] = {}

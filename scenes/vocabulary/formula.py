@@ -1,17 +1,49 @@
 """The attention formula, typeset by Typst from our own fixed source (never user text)."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from manim import UR, MathTypst, SurroundingRectangle, VGroup
 
 from . import stage, style
 from .text import make_math
 
-__all__ = ["DIM", "FormulaMap", "PARTS", "attention_formula", "role_colored"]
+__all__ = ["DIM", "FormulaMap", "PARTS", "ROOT_DK", "attention_formula", "divisor", "divisor_of",
+           "role_colored", "scores_divided_by"]
 
-# Q, K, V labelled so they take their role colours
+# Q, K, V labelled so they take their role colours; {d} is what QKᵀ is divided by
 _FULL = ('op("Attention")({{ Q : q1 }}, {{ K : k1 }}, {{ V : v1 }}) = '
-         'op("softmax")(frac({{ Q : q2 }} {{ K^T : k2 }}, sqrt(d_k))) {{ V : v2 }}')
-_RHS = 'op("softmax")(frac({{ Q : q2 }} {{ K^T : k2 }}, sqrt(d_k))) {{ V : v2 }}'
+         'op("softmax")(frac({{ Q : q2 }} {{ K^T : k2 }}, {d})) {{ V : v2 }}')
+_RHS = 'op("softmax")(frac({{ Q : q2 }} {{ K^T : k2 }}, {d})) {{ V : v2 }}'
+ROOT_DK = "sqrt(d_k)"
+# the divisor of the film drawn in this context: √d_k, or a model's own (Gemma 2's 1/√256
+# scale is ÷16, Granite's attention multiplier 1/128 is ÷128): fixed text from a number,
+# never the user's
+_DIVISOR: ContextVar[str] = ContextVar("divisor", default=ROOT_DK)
+
+
+def divisor() -> str:
+    """What the formulas drawn here divide QKᵀ by, as Typst."""
+    return _DIVISOR.get()
+
+
+def divisor_of(trace) -> str:
+    """√d_k, or the number a model divides its scores by where it scales them its own
+    way (``meta["score_scale"]``), as Typst."""
+    meta = getattr(trace, "meta", None) or {}    # a translation's or writing's view: none
+    scale = meta.get("score_scale")
+    return ROOT_DK if scale is None else f"{1.0 / float(scale):.4g}"
+
+
+@contextmanager
+def scores_divided_by(trace):
+    """The formulas drawn inside divide QKᵀ by the trace's model's divisor."""
+    token = _DIVISOR.set(divisor_of(trace))
+    try:
+        yield
+    finally:
+        _DIVISOR.reset(token)
 
 
 def attention_formula(font_size: float = 40, *, full: bool = True) -> MathTypst:
@@ -22,7 +54,8 @@ def attention_formula(font_size: float = 40, *, full: bool = True) -> MathTypst:
     True
     """
     pal = style.PALETTE
-    formula = make_math(_FULL if full else _RHS, font_size=font_size, color=pal.text)
+    formula = make_math((_FULL if full else _RHS).replace("{d}", divisor()),
+                        font_size=font_size, color=pal.text)
     for label, color in (("q", pal.query), ("k", pal.key), ("v", pal.value)):
         for n in ((1, 2) if full else (2,)):
             formula.select(f"{label}{n}").set_color(color)
@@ -37,7 +70,7 @@ def role_colored(formula: MathTypst) -> MathTypst:
 
 
 # the formula as a map of the film: each beat lights the part it computes
-_MAP = ('{{ op("softmax") : sm }}(frac({{ Q : q }} {{ K^T : k }}, {{ sqrt(d_k) : s }})) '
+_MAP = ('{{ op("softmax") : sm }}(frac({{ Q : q }} {{ K^T : k }}, {{ {d} : s }})) '
         '{{ V : v }}')
 PARTS = {
     "qkv": (),                       # project: each word's query, key and value (the letters)
@@ -64,7 +97,8 @@ class FormulaMap(VGroup):
         super().__init__()
         pal = style.PALETTE
         self.lit = lit
-        self.formula = make_math(_MAP, font_size=font_size, color=pal.text)
+        self.formula = make_math(_MAP.replace("{d}", divisor()), font_size=font_size,
+                                 color=pal.text)
         for label, color in (("q", pal.query), ("k", pal.key), ("v", pal.value)):
             self.formula.select(label).set_color(color)
         labels = PARTS.get(lit, None)

@@ -13,7 +13,7 @@ from manim import (DOWN, LEFT, RIGHT, Create, Dot, FadeIn, LaggedStart, Line, Re
                    VGroup, VMobject)
 
 from ....attention_core.derived import position_dims
-from ....attention_core.trace import POSITIONS_ROTARY, POSITIONS_SINUSOIDAL
+from ....attention_core.trace import POSITIONS_NONE, POSITIONS_ROTARY, POSITIONS_SINUSOIDAL
 from ...vocabulary import stage, style
 from ...vocabulary.headers import beat_line
 from ...vocabulary.text import label_text, line_of, wrapped
@@ -34,12 +34,18 @@ def line(trace):
     kind = trace.meta.get("positions")
     if kind == POSITIONS_ROTARY:
         return beat_line("Where each word stands: rotary positions, no vectors added")
+    if kind == POSITIONS_NONE:
+        return beat_line("Where each word stands: this layer uses no positions")
     what = "sine and cosine" if kind == POSITIONS_SINUSOIDAL else "learned"
     return beat_line(f"Where each word stands: the {what} position vectors")
 
 
 def without_vectors(trace) -> str:
     """What the beat says when the trace holds no position vectors, and why."""
+    if trace.meta.get("positions") == POSITIONS_NONE:
+        return ("This layer uses no positions at all: no vectors added, no queries or keys "
+                "turned (the model's other layers turn them); word order reaches it only "
+                "through the causal mask and what earlier layers made")
     if trace.meta.get("positions") == POSITIONS_ROTARY:
         return ("This model adds no position vectors: it turns each query and key by angles "
                 "that grow with its position (rotary), so q\u00b7k depends on how far apart "

@@ -17,7 +17,7 @@ from ...vocabulary import stage, style
 from ...vocabulary.bars import SoftmaxBars
 from ....attention_core.variants import head_blocked
 from ..beat import Beat, Role, Stage, replace_in_place
-from ...vocabulary.formula import FormulaMap, role_colored
+from ...vocabulary.formula import FormulaMap, divisor, role_colored
 from ...vocabulary.headers import beat_line
 from ...vocabulary.labels.geometry import box_of, overlap_areas
 from ..readouts import magnitude_decimals
@@ -209,17 +209,30 @@ class SoftmaxBeat(Beat):
     def divide_by_root_dk(self):
         pal = style.PALETTE
         d_k = self.record("d_k", (), 0)
-        root = self.record("sqrt_dk", (), 2)
+        meta = self.trace.meta
+        own, cap = meta.get("score_scale"), meta.get("score_softcap")
+        exact = own is not None and abs(1 / own - round(1 / own)) < 1e-9   # ÷ 128, not 128.00
+        root = self.record("sqrt_dk", (), 0 if exact else 2)
         values = [self.book.value("scores", (self.slot, self.f, j)) for j in self.indices]
         self.score_dec = self.decimals_for("scores",
                                            magnitude_decimals(values, style.SCORE_DECIMALS))
         self.scaled = self.row_of_numbers("scores", self.score_dec)
-        scaled_label = role_colored(make_math("frac({{ q : q }} dot {{ k : k }}, sqrt(d_k))",
-                                              font_size=34, color=pal.text))
+        scaled_label = role_colored(make_math(
+            f"frac({{{{ q : q }}}} dot {{{{ k : k }}}}, {divisor()})", font_size=34,
+            color=pal.text))
         scaled_label.move_to(self.label, aligned_edge=RIGHT)
-        self.divisor = label_text(f"\u00f7 \u221a{d_k} = {root}", style.FONT_LABEL, pal.soft)
+        # a model that scales its scores its own way (Gemma 2, Granite) is divided by its
+        # number, named; one that caps them (Gemma 2) says so, and the row is capped
+        capped = "" if cap is None else f", capped at \u00b1{cap:g}"
+        shown = f"\u00f7 \u221a{d_k} = {root}" if own is None else f"\u00f7 {root}"
+        self.divisor = label_text(shown + capped, style.FONT_LABEL, pal.soft)
         self.divisor.next_to(VGroup(self.raw), DOWN, buff=0.3)
-        self.say(f"Divide by \u221ad_k = \u221a{d_k} = {root}: these are the scores")
+        by = (f"\u221ad_k = \u221a{d_k} = {root}" if own is None else
+              f"{root}, the model\u2019s own scale ({meta.get('score_scale_setting')}), "
+              f"not \u221ad_k")
+        then = "" if cap is None else (f", then cap them as {cap:g}\u00b7tanh(s/{cap:g}), "
+                                       f"so none passes \u00b1{cap:g}")
+        self.say(f"Divide by {by}{then}: these are the scores")
         self.play(FadeIn(self.divisor, shift=UP * 0.2), run_time=style.T_QUICK)
         self.play(LaggedStart(*[replace_in_place(a, b) for a, b in zip(self.raw, self.scaled)],
                               lag_ratio=style.LAG_MANY),
@@ -243,7 +256,7 @@ class SoftmaxBeat(Beat):
 
     # ---- 3. through the softmax arrow, back as bars -------------------------------------------
     def softmax_makes_weights(self):
-        trace, pal, xs = self.trace, style.PALETTE, self.xs
+        pal, xs = style.PALETTE, self.xs
         self.weights = np.array([self.book.value("weights", (self.slot, self.f, j))
                                  for j in self.indices])
         rest_label = None

@@ -12,7 +12,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, LaggedStart, Rectangle,
 
 from ...vocabulary import colors, stage, style
 from ..beat import Beat, Role, Stage
-from ...vocabulary.formula import FormulaMap, attention_formula
+from ...vocabulary.formula import ROOT_DK, FormulaMap, attention_formula, divisor
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of
 from ....attention_core.word_model import WordModel
@@ -167,7 +167,8 @@ class SummaryBeat(Beat):
 
     # ---- the formula, whole --------------------------------------------------------------------
     def the_formula(self):
-        self.say("One formula does all of it: softmax of QK\u1d40 over \u221ad_k, times V")
+        over = "\u221ad_k" if divisor() == ROOT_DK else divisor()
+        self.say(f"One formula does all of it: softmax of QK\u1d40 over {over}, times V")
         # the film's map, in the corner all along, grows into the formula beside the map
         corner = self.roles[Role.MAP]
         self.play(corner.animate.scale(self.formula.width / corner.formula.width)

@@ -151,7 +151,9 @@ class TitleBeat(Beat):
         trace = self.trace
         about, why, parts = self.foot()
         layer, head = layer_name(self.book), head_name(self.book, trace.primary_slot)
-        self.say(f"Every number ahead comes from {trace.model_label}, {layer}, {head}")
+        shared = (f"; its {trace.meta.get('num_layers')} layers all run one layer\u2019s "
+                  "weights" if trace.meta.get("shared_layers") else "")
+        self.say(f"Every number ahead comes from {trace.model_label}, {layer}, {head}{shared}")
         self.play(FadeIn(about, shift=UP * 0.15), run_time=style.T_STEP)
         self.say(asking.plain(parts))
         self.play(FadeIn(why, shift=UP * 0.15), run_time=style.T_STEP)

@@ -13,11 +13,11 @@ a linear map, so the pieces still chain to the sum) and says how much of them it
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, FadeIn, FadeOut, GrowArrow,
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, Dot, FadeIn, FadeOut, GrowArrow,
                    LaggedStart, VGroup)
 
 from ....attention_core.projection import fit_pca
-from ....attention_core.trace import UPDATE_NORMED, UPDATE_PRENORM
+from ....attention_core.trace import UPDATE_NORMED, UPDATE_SANDWICH, UPDATES_TO_STREAM
 from ....attention_core.word_model import WordModel
 from ...vocabulary import stage, style
 from ...vocabulary.colors import legible_opacity
@@ -86,10 +86,18 @@ class UpdateBeat(Beat):
             self.lacking(leaving)
             return
         self.view()
+        # a vector too short to see beside ΔE (a first layer's x, many times shorter) is a
+        # dot at its tip, and said so
+        short = _length(self.e_arrow) < SHOWN_AT_LEAST
+        shown = FadeIn(Dot(self.e_arrow.get_end(), radius=0.06, color=style.PALETTE.text)) \
+            if short else GrowArrow(self.e_arrow)
         self.open(line(trace), None, *[FadeOut(m) for m in leaving],
-                  FadeIn(self.plane), GrowArrow(self.e_arrow), FadeIn(self.e_label))
+                  FadeIn(self.plane), shown, FadeIn(self.e_label))
+        whose = "whose residual stream is x" if self.prenorm else "whose vector is E"
+        dot = (f" (a dot here: |{self.base}| = {self.record('input_norm', (), 1)}, too short "
+               "to see beside \u0394E)" if short else "")
         self.say(f"Back on the word: what the attention of {layer_name(self.book)} adds to "
-                 f"{focus_name(trace)}, whose vector is E")
+                 f"{focus_name(trace)}, {whose}{dot}")
         self.the_chain()
         self.the_sum()
         self.the_new_word()
@@ -111,10 +119,12 @@ class UpdateBeat(Beat):
     # ---- the view -------------------------------------------------------------------------
     def view(self):
         trace, pal = self.trace, style.PALETTE
-        f = trace.focus_index
         # a pre-norm model adds the update to the residual stream x (attention read E, its
         # layer norm): the picture starts from x and names it so
-        self.prenorm = trace.meta.get("update") == UPDATE_PRENORM
+        self.prenorm = trace.meta.get("update") in UPDATES_TO_STREAM
+        # ... and one that norms ΔE first (Gemma 2, OLMo 2) lands at x + norm(ΔE), drawn
+        # as the sum's arrow: x + ΔE is not a vector it makes
+        self.sandwich = trace.meta.get("update") == UPDATE_SANDWICH
         self.base = "x" if self.prenorm else "E"
         e = trace.update_base
         self.pieces = pieces_of(trace)
@@ -173,8 +183,12 @@ class UpdateBeat(Beat):
                               for a, d in zip(arrows, length) if d >= NAMED_AT_LEAST]
         self.chain_normals = [_normal(a) for a, d in zip(arrows, length) if d >= NAMED_AT_LEAST]
         origin = self.e_arrow.get_start()
-        self.sum_arrow = _arrow(origin, self.tips[-1], pal.output, 3, 0.55)
-        self.sum_label = _label(f"{self.base} + \u0394E", pal.output, 0.8)
+        if self.sandwich:
+            self.sum_arrow = _arrow(origin, self.new_at, pal.output, 5)
+            self.sum_label = _label(f"{self.base} + norm(\u0394E)", pal.output)
+        else:
+            self.sum_arrow = _arrow(origin, self.tips[-1], pal.output, 3, 0.55)
+            self.sum_label = _label(f"{self.base} + \u0394E", pal.output, 0.8)
         self.normed = self.trace.meta.get("update") == UPDATE_NORMED
         self.new_arrows = VGroup(*([_arrow(origin, self.new_at, pal.output, 5)]
                                    if self.normed else []))
@@ -300,9 +314,19 @@ class UpdateBeat(Beat):
 
     # ---- E + ΔE, then the norm --------------------------------------------------------------
     def the_sum(self):
-        self.say("The residual connection adds it to the word\u2019s stream x (attention read "
-                 "its layer norm, E): x + \u0394E" if self.prenorm else
-                 "The residual connection adds it to the word: E + \u0394E")
+        meta = self.trace.meta
+        read = ("attention read it as it is" if meta.get("input_normed", True) is False
+                else "attention read its layer norm, E")
+        scaled = (f", scaled by {meta['residual_scale']:g} ({meta.get('residual_scale_setting')}"
+                  f", counted in \u0394E here)" if meta.get("residual_scale") is not None else "")
+        if self.sandwich:
+            self.say(f"This model norms \u0394E first (an RMS norm with a learned gain), then "
+                     f"the residual connection adds it to the word\u2019s stream x ({read}): "
+                     f"x + norm(\u0394E)")
+        else:
+            self.say(f"The residual connection adds it{scaled} to the word\u2019s stream x "
+                     f"({read}): x + \u0394E" if self.prenorm else
+                     "The residual connection adds it to the word: E + \u0394E")
         self.play(GrowArrow(self.sum_arrow), FadeIn(self.sum_label), run_time=style.T_STEP)
 
     def the_new_word(self):
@@ -317,8 +341,12 @@ class UpdateBeat(Beat):
                      f"learned gain, so it turns the vector too: E\u2032, the new "
                      f"{focus_name(trace)}{closer}")
         elif self.prenorm:
-            self.say(f"No norm here: x + \u0394E, the new {focus_name(trace)}, goes on to the "
-                     "next part of the layer, which norms what it reads")
+            if self.sandwich:
+                self.say(f"Nothing more here: x + norm(\u0394E), the new "
+                         f"{focus_name(trace)}, goes on to the next part of the layer")
+            else:
+                self.say(f"No norm here: x + \u0394E, the new {focus_name(trace)}, goes on to "
+                         "the next part of the layer, which norms what it reads")
         else:
             self.say(f"The seed's module has no layer norm: E\u2032 = E + \u0394E{closer}")
         shown = [*[GrowArrow(a) for a in self.new_arrows],

@@ -1,0 +1,114 @@
+"""Activation patching between a minimal pair (issue 63): `compare A B --patch` puts one
+head's output from B's run into A's and reports the change of A's output; on a tiny GPT-2
+each head's KL equals a hand-written transformers hook's, patching nothing changes
+nothing, and MiniLM's angles are an encoder's; bad input in one line."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+A = "The chef who won the prize cooked"
+B = "The chef who cooked the prize won"      # the same tokens, reordered
+
+
+def _next_token(model, ids, edit=None):
+    """The next token's distribution, with ``edit(layer, merged)`` given every c_proj's
+    input (B x T x H·d) in the order the layers run."""
+    import torch
+
+    hooks = []
+    for n, block in enumerate(model.transformer.h):
+        if edit is not None:
+            hooks.append(block.attn.c_proj.register_forward_pre_hook(
+                lambda module, args, n=n: edit(n, args)))
+    try:
+        with torch.no_grad():
+            logits = model(input_ids=torch.tensor([ids])).logits[0, -1].double()
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return torch.softmax(logits, -1).numpy()
+
+
+def test_patching_a_head_of_a_tiny_gpt2_is_a_hook_of_ones_own(tmp_path, run_cli):
+    import transformers as T
+    from tokenizers import Tokenizer
+
+    from attention_explainer.attention_core.ablation import _Runner, _effect
+    from attention_explainer.attention_core.api import TraceRequest
+    from tests import tiny_models
+
+    folder = tiny_models.build("gpt2", tmp_path / "gpt2")
+    code, out, err = run_cli("compare", A, B, "--model", folder, "--focus", "cooked", "--patch",
+                             "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    rows = doc["patch"]
+    layer = rows[0]["layer"]
+    assert sorted(r["head"] for r in rows) == [0, 1, 2, 3] and {r["layer"] for r in rows} == {layer}
+    assert [r["effect"] for r in rows] == sorted((r["effect"] for r in rows), reverse=True)
+    model = T.GPT2LMHeadModel.from_pretrained(str(folder), local_files_only=True,
+                                              attn_implementation="eager").eval()
+    tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    ids_a, ids_b = tok.encode(A).ids, tok.encode(B).ids
+    # B's heads' outputs at the layer, kept by a hook of this test's own
+    kept = {}
+
+    def keep(n, args):
+        kept[n] = args[0][0].clone()
+    _next_token(model, ids_b, keep)
+    p = _next_token(model, ids_a)
+    width = kept[layer].shape[-1] // 4
+    for row in rows:
+        h = row["head"]
+
+        def put(n, args, h=h):
+            if n != layer:
+                return None
+            merged = args[0].clone()
+            merged[0, :, h * width:(h + 1) * width] = kept[layer][:, h * width:(h + 1) * width]
+            return (merged,)
+        q = _next_token(model, ids_a, put)
+        assert row["kl"] == pytest.approx(float(np.sum(p * (np.log(p) - np.log(q)))), abs=1e-6)
+    assert max(r["kl"] for r in rows) > 1e-6            # the pair's difference moves something
+    # patching nothing changes nothing
+    runner = _Runner(TraceRequest(sentence=A, model=str(folder)))
+    nothing = _effect(runner, runner.output(), runner.output(replaced={}), ())
+    assert nothing.kl == pytest.approx(0.0, abs=1e-12)
+
+
+def test_patching_minilm_prints_each_head_s_angle(run_cli):
+    code, out, err = run_cli("compare", "The cat ate the fish", "The dog ate the fish",
+                             "--patch")
+    assert code == 0, err
+    lines = out.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("patching layer "))
+    heads = [line for line in lines[start:] if line.strip().startswith("head ")]
+    assert len(heads) == 12 and all("\u00b0 (1 \u2212 cos " in line for line in heads)
+
+
+def test_a_pair_of_other_lengths_is_refused_in_one_line(run_cli):
+    code, out, err = run_cli("compare", "The cat ate the fish", "The big cat ate the fish",
+                             "--patch")
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "A has 7 tokens and B 8" in lines[0], err
+
+
+def test_an_ablation_says_its_noise_floor(run_cli):
+    """`--ablate` sets its effect beside what one head of the same layer silenced alone
+    does: the median and 90th percentile of the layer's every head (`--ablation`'s)."""
+    sentence = "The cat ate the fish"
+    code, out, err = run_cli("inspect", sentence, "--ablate", "5:11", "--json")
+    assert code == 0, err
+    floor = json.loads(out)["ablation"]["floor"]
+    code, out, err = run_cli("inspect", sentence, "--layer", "5", "--ablation", "--json")
+    assert code == 0, err
+    alone = [row["effect"] for row in json.loads(out)["influence"]]
+    assert floor["heads"] == 12
+    assert floor["median"] == pytest.approx(float(np.median(alone)), abs=1e-9)
+    assert floor["p90"] == pytest.approx(float(np.percentile(alone, 90)), abs=1e-9)
+    code, out, err = run_cli("inspect", sentence, "--ablate", "5:11")
+    assert "noise     one head of the same layer silenced alone moves it by a median " in out
