@@ -14,8 +14,13 @@ display inline in Jupyter.
 """
 from .attention_core import __version__
 
-__all__ = ["AttentionTrace", "InputError", "__version__", "atlas", "attentions", "compare", "frames",
-           "generate", "pack", "render", "trace", "translate", "view"]
+__all__ = ["AttentionTrace", "InputError", "__version__", "atlas", "attentions", "compare", "flow",
+           "frames", "generate", "pack", "render", "trace", "translate", "view"]
+
+
+def __dir__():
+    # the API's names are loaded lazily: dir() (a notebook's completion) lists them anyway
+    return sorted(set(globals()) | set(__all__))
 
 
 def __getattr__(name):

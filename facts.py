@@ -210,6 +210,26 @@ BEATS: tuple[BeatFacts, ...] = (
               ask="Does the head with the most weight do the most? How would you test it?",
               needs="every head of the layer silenced in the model (render, pack and frames "
               "run it from the sentence)"),
+    BeatFacts("flow", seconds=22, cost=9.0, title="Where its information comes from",
+              shows="the sentence as a column per layer, from the input to the last: first the "
+              "last layer's own weights from the focus word (its heads' mean), then "
+              "rollout (each layer's heads averaged, half of each word kept for the "
+              "residual, multiplied from the first layer up) as streams whose width is each "
+              "word's share; the input words' shares written; how far leave-one-out bears "
+              "rollout out (Kendall's τ). Optional: named in --beats", optional=True,
+              ask="Does the word a layer weighs most still give the most after every layer?",
+              needs="the model run through every layer (render, pack and frames run it from "
+              "the sentence)"),
+    BeatFacts("why", seconds=18, cost=8.0, title="Why this head attends there",
+              shows="the focus word's highest scores in the followed head, each split into "
+              "what makes its key: the token's embedding, its position, what earlier "
+              "layers' attention and MLPs wrote, and the constant the norm and W_K add, "
+              "drawn as stacked bars that end at the score. Optional: named in --beats, for "
+              "a pre-norm model (GPT-2, Llama, ...)", optional=True,
+              ask="Is it the word itself, or what earlier layers wrote into it, that the "
+                  "query matches?",
+              needs="the model's stream split into its parts (render, pack and frames run "
+              "it from the sentence, for a pre-norm model)"),
     BeatFacts("versus", seconds=11, cost=8.7, title="Two sentences, one head",
               shows="a minimal pair (--versus): both sentences as rows of words, the same "
               "word joined across them, the weight the focus word gives each word in A and in B "
@@ -226,7 +246,7 @@ BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
 # order while the film fits (a beat not named here comes last, in storyboard order)
 LENGTHS = {"short": 90.0, "full": None}
 LENGTH_RANGE = (20.0, 3600.0)        # seconds a film of a chosen length may be asked for
-KEPT_FIRST = ("versus", "influence", "sparks", "softmax", "pull", "summary", "project",
+KEPT_FIRST = ("versus", "influence", "flow", "why", "sparks", "softmax", "pull", "summary", "project",
               "embed", "heads", "mask", "position")
 
 

@@ -7,7 +7,8 @@ from ..attention_core.errors import InputError
 from .requests import FilmRequest, TraceOptions
 from .signals import interrupts_held
 
-__all__ = ["beats_of", "check_burnt_film", "pair_tracing", "paired_with", "with_influence",
+__all__ = ["beats_of", "check_burnt_film", "pair_tracing", "paired_with", "with_flow",
+           "with_influence", "with_measures",
            "with_versus_beat"]
 
 
@@ -50,6 +51,37 @@ def with_influence(trace, tracing: TraceOptions | None):
         from ..attention_core.ablation import with_influence as measured
 
         return measured(trace, tracing.request(trace.sentence))
+
+
+def with_flow(trace, tracing: TraceOptions | None):
+    """The trace with the focus word's sources through every layer, for the flow beat
+    (the model runs again: the drawing never does)."""
+    if "flow" in trace.meta:
+        return trace
+    if tracing is None:
+        raise InputError("the flow beat runs the model through every layer: give the "
+                         "sentence, not a saved trace (--trace) without it.")
+    with interrupts_held():
+        from ..attention_core.flow import with_flow as carried
+
+        return carried(trace, tracing.request(trace.sentence))
+
+
+def with_measures(trace, beats, tracing: TraceOptions | None):
+    """The trace with what its measured beats need from the model (influence, flow)."""
+    if "influence" in beats:
+        trace = with_influence(trace, tracing)
+    if "flow" in beats:
+        trace = with_flow(trace, tracing)
+    if "why" in beats and "why" not in trace.meta:
+        if tracing is None:
+            raise InputError("the why beat splits the model's stream: give the sentence, "
+                             "not a saved trace (--trace) without it.")
+        with interrupts_held():
+            from ..attention_core.why import with_why
+
+            trace = with_why(trace, tracing.request(trace.sentence))
+    return trace
 
 
 def paired_with(trace, request: FilmRequest):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..attention_core.errors import InputError
 from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE
-from .film_extras import (beats_of, check_burnt_film, pair_tracing, paired_with, with_influence,
+from .film_extras import (beats_of, check_burnt_film, pair_tracing, paired_with, with_measures,
                           with_versus_beat)
 from .requests import (AtlasRequest, FilmPlan, FilmRequest, FilmResult, StillsRequest,
                        StillsResult, TraceOptions, ViewRequest)
@@ -266,8 +266,7 @@ def _prepared(request: FilmRequest, *, peek: bool, report: Report):
                               beat_cache(video.no_cache, peek=peek, report=report),
                               keep=not peek)
     check_readable(trace)
-    if "influence" in beats_of(request):
-        trace = with_influence(trace, request.tracing)
+    trace = with_measures(trace, beats_of(request), request.tracing)
     if request.versus is not None:
         trace = paired_with(trace, request)
     return trace, outputs, voice, captions
@@ -365,8 +364,7 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
         if trace is None:
             trace = compute_trace(sentence, request.tracing, job.cache)
         check_readable(trace)
-        if "influence" in request.beats:
-            trace = with_influence(trace, request.tracing)
+        trace = with_measures(trace, request.beats, request.tracing)
         use_theme(request.drawing.theme)
         written = [Path(p) for p in job.run(trace, report=report)]
         changed = []

@@ -71,6 +71,9 @@ class Effect:
     # the noise floor: what one head of the same layer(s), silenced alone, moves the output
     # by (median, 90th percentile, how many heads), in ``size``'s unit; () where not asked
     floor: tuple = ()
+    # the same heads mean-ablated (each one's output replaced by its mean over the
+    # sentence's positions, not zeroed): that effect's size, or None where not asked
+    mean_ablated: float | None = None
 
     @property
     def size(self) -> float:
@@ -98,6 +101,8 @@ class Effect:
         if self.floor:
             doc["floor"] = {"median": self.floor[0], "p90": self.floor[1],
                             "heads": self.floor[2]}
+        if self.mean_ablated is not None:
+            doc["mean_ablated_effect"] = self.mean_ablated
         if self.kl is None:
             return {**doc, "cosine": self.cosine}
         return {**doc, "kl": self.kl, "top_before": [list(t) for t in self.top_before],
@@ -266,8 +271,16 @@ def ablation_effect(req, spec: str) -> Effect:
     alone = [_effect(runner, before, runner.output(((layer, head),)), ((layer, head),)).size
              for layer in sorted({layer for layer, _ in silenced})
              for head in range(kind.num_heads)]
+    # mean-ablation beside it: each silenced head's output its mean over the positions
+    outputs = runner.head_outputs(runner.ids)
+    means: dict = {}
+    for layer, head in silenced:
+        kept = outputs[layer][head]
+        means.setdefault(layer, {})[head] = kept.mean(dim=0, keepdim=True).expand_as(kept)
+    mean = _effect(runner, before, runner.output(replaced=means), silenced).size
     return dataclasses.replace(effect, floor=(float(np.median(alone)),
-                                              float(np.percentile(alone, 90)), len(alone)))
+                                              float(np.percentile(alone, 90)), len(alone)),
+                               mean_ablated=mean)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from .projection import fit_pca
 from .variants import head_blocked, real_weights
 from .word_model import WordModel
 from .rounding import shown_row
+from .derived_flow import FLOW_DERIVED
 
 __all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_weights",
            "answer_words", "illustrated_row", "influence", "influence_angle", "influence_of", "kept_percent", "output_error_percent", "closeness_after", "closeness_before", "word_weight", "word_update_share",
@@ -370,6 +371,7 @@ DERIVED = {
     "input_norm": lambda trace: float(np.linalg.norm(trace.update_base)),
     "update_norm": lambda trace: float(np.linalg.norm(
         trace.output[trace.focus_index].astype(np.float64))),
+    **FLOW_DERIVED,                  # the flow beat's, from meta["flow"]
 }
 
 

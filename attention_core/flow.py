@@ -212,3 +212,76 @@ def flow_for(req, method: str) -> Flow:
     words = tuple((w.text + w.told_apart, w.first, w.last) for w in attentions.words.words)
     return Flow(method, attentions.tokens, f, matrix, weights[-1].mean(axis=0), loo, tau,
                 words, attentions.num_layers)
+
+
+# ---- the flow beat's river ------------------------------------------------------------------
+MAX_COLUMNS = 9          # the layer boundaries a film draws (the input, the last, and between)
+LEAST_EDGE = 0.002       # a stream thinner than this share is not kept
+
+
+def _columns(num_layers: int) -> list[int]:
+    """The layer boundaries drawn: 0 (the input) to L, at most MAX_COLUMNS, evenly, the
+    last layer's input always among them (its own weights are drawn alone first)."""
+    if num_layers + 1 <= MAX_COLUMNS:
+        return list(range(num_layers + 1))
+    last = num_layers - 1
+    return sorted({int(n * last / (MAX_COLUMNS - 2) + 0.5) for n in range(MAX_COLUMNS - 1)}
+                  | {num_layers})
+
+
+def river(layers: np.ndarray, focus: int, words) -> dict:
+    """Where the focus token's last vector comes from, boundary by boundary, by the layer
+    matrices ``layers`` (L x T x T, rows summing to 1: rollout's Â): the words' shares at
+    each drawn boundary (the focus alone at the last) and the streams between two drawn
+    boundaries (a word above drawing on a word below, its share times the layers' product
+    between them), words as written (their pieces summed)."""
+    L, T, _ = layers.shape
+    columns = _columns(L)
+    word_of = np.array([words.index_of(j) for j in range(T)])
+    W = len(words.words)
+
+    def by_words(m: np.ndarray) -> np.ndarray:
+        out = np.zeros((W, W))
+        np.add.at(out, (word_of[:, None], word_of[None, :]), m)
+        return out
+    share = np.zeros(T)
+    share[focus] = 1.0
+    shares, edges = [words.sums(share)], []
+    for upper, lower in zip(columns[::-1][:-1], columns[::-1][1:]):
+        between = carried(layers[lower:upper])           # layer lower+1 .. upper
+        streams = by_words(share[:, None] * between)     # word above (row) from word below
+        edges.append([[int(i), int(j), round(float(streams[i, j]), 4)]
+                      for i, j in zip(*np.nonzero(streams >= LEAST_EDGE))])
+        share = share @ between
+        shares.append(words.sums(share))
+    return {"columns": columns, "shares": [[round(float(x), 6) for x in s]
+                                           for s in shares[::-1]],
+            "edges": edges[::-1]}
+
+
+def with_flow(trace, req):
+    """``trace`` with the flow beat's numbers in its meta (``flow``): the river of rollout
+    through every layer, the last layer's own weights (the heads' mean) word by word, and
+    rollout's agreement with leave-one-out; the drawing runs no model."""
+    import dataclasses
+
+    from .word_model import WordModel
+
+    found = flow_for(req, "rollout")
+    if found.tokens != tuple(trace.display_tokens) or found.focus_index != trace.focus_index:
+        raise InputError("the flow beat's run of the model does not match the film's trace "
+                         "(its tokens or focus word); draw it from the sentence.")
+    words = WordModel.of_trace(trace)
+    weights = np.asarray(_weights_of(req), np.float64)
+    layers = _with_residual(weights.mean(axis=1))
+    flow = {"method": "rollout", **river(layers, found.focus_index, words),
+            "raw": [round(float(x), 6) for x in words.sums(found.raw[found.focus_index])],
+            "tau": None if not np.isfinite(found.kendall_tau) else
+            round(float(found.kendall_tau), 6), "num_layers": int(weights.shape[0])}
+    return dataclasses.replace(trace, meta={**trace.meta, "flow": flow})
+
+
+def _weights_of(req):
+    from .layers import attentions_for
+
+    return attentions_for(req).weights

@@ -92,6 +92,11 @@ class Attentions:
         """Every hook name this result answers, layer by layer."""
         return [f"blocks.{n}.attn.{h}" for n in range(self.num_layers) for h in HOOKS]
 
+    def __contains__(self, name) -> bool:
+        """Whether ``name`` is a hook name this result answers (as a cache's ``in``)."""
+        match = _HOOK.fullmatch(name) if isinstance(name, str) else None
+        return bool(match) and int(match[1]) < self.num_layers and match[2] in HOOKS
+
 
 def attentions_for(req, *, as_torch: bool = False) -> Attentions:
     """Every layer's attention on ``req.sentence`` (a TraceRequest: its model, device and

@@ -258,9 +258,13 @@ def _floor_line(effect) -> list[str]:
     where = ("above its 90th percentile" if effect.size > p90 else
              "between its median and 90th percentile" if effect.size >= median else
              "below its median")
-    return [f"noise     one head of the same layer silenced alone moves it by a median "
-            f"{said(median)}, a 90th percentile {said(p90)} (its {heads} heads): this effect "
-            f"is {where}"]
+    lines = [f"noise     one head of the same layer silenced alone moves it by a median "
+             f"{said(median)}, a 90th percentile {said(p90)} (its {heads} heads): this effect "
+             f"is {where}"]
+    if effect.mean_ablated is not None:
+        lines.append(f"mean      the same heads mean-ablated (each output its mean over the "
+                     f"sentence's positions, not zeroed): {said(effect.mean_ablated)}")
+    return lines
 
 
 ATTENTION_KINDS = {"cross": "cross-attention: the decoder's queries over the encoder's keys",

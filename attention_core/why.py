@@ -87,7 +87,7 @@ def _norm_split(module, x, normed, what: str):
         if float((split(x) + constant - normed.float()).abs().max()) <= bound:
             return split, constant
     raise InputError(f"{what}: its layers' input norm is neither a layer norm nor an RMS norm "
-                     "of a learned gain, so --why cannot split what the layer reads.")
+                     "of a learned gain, so it cannot be split.")
 
 
 def _rotated(files, model, attention, parts, layer: int):
@@ -106,7 +106,7 @@ def _rotated(files, model, attention, parts, layer: int):
     return turn(parts, parts, cos, sin)[1]
 
 
-def why_for(req) -> ScoreParts:
+def why_for(req, asked: str = "--why") -> ScoreParts:
     """The focus word's scores in the head ``req`` explains, split by the parts of the
     residual stream that make each key (:class:`ScoreParts`)."""
     import torch
@@ -120,18 +120,18 @@ def why_for(req) -> ScoreParts:
 
     setup = setup_of(req)
     files = setup.kind.files
-    what = f"--why on {req.model}"
+    what = f"{asked} on {req.model}"
     if not isinstance(files, HFModelFiles) or files.family.post_norm is not None:
         raise InputError(f"{what}: this model norms after each layer (post-norm), so a layer "
-                         "reads no sum of earlier parts; --why splits a pre-norm model's "
-                         "residual stream (GPT-2, Llama, Mistral, Qwen2, ...).")
+                         "reads no sum of earlier parts; only a pre-norm model's residual "
+                         "stream is split (GPT-2, Llama, Mistral, Qwen2, ...).")
     if files.family.input_norm is None or files.family.qk_norm:
-        raise InputError(f"{what}: a {files.family.title} norms its keys in a way --why cannot "
-                         "split; it splits a pre-norm model's stream (GPT-2, Llama, ...).")
+        raise InputError(f"{what}: a {files.family.title} norms its keys in a way that cannot be "
+                         "split; a pre-norm model's stream is split (GPT-2, Llama, ...).")
     trace = trace_for(req)
     if trace.meta.get("score_softcap"):
         raise InputError(f"{what}: its scores are capped (cap·tanh(s/cap)), not a sum of "
-                         "parts; --why splits an uncapped score.")
+                         "parts; only an uncapped score is split.")
     layer, head, f = trace.layer, trace.primary_head, trace.focus_index
     model = loaded_weights(setup.kind.weights_of, str(setup.device),
                            str(setup.dtype).replace("torch.", ""))
@@ -156,7 +156,7 @@ def why_for(req) -> ScoreParts:
         if float((keys.sum(0) - watches[layer].k[0, head // group].float()).abs().max()) > \
                 1e-4 * max(1.0, float(watches[layer].k.abs().max())):
             raise InputError(f"{what}: its keys are not W_K times the normed stream, turned, "
-                             "so --why cannot split them.")
+                             "so they cannot be split.")
         scores = keys @ watches[layer].q[0, head, f].float() * float(watches[layer].scaling)
     T = len(setup.tokens.ids)
     visible = [j for j in range(T) if not trace.mask[f, j]]
@@ -198,3 +198,39 @@ def _stream_parts(files, model, watches, layer, modules, output_norm, residual_s
     if float((total - stream).abs().max()) > 1e-4 * max(1.0, float(stream.abs().max())):
         raise InputError("--why: the stream is not the sum of its parts in this model.")
     return names, parts
+
+
+# ---- the why beat's numbers ----------------------------------------------------------------
+GROUPS = ("token embedding", "position", "earlier attention", "earlier MLPs",
+          "norm and key bias")
+KEYS_DRAWN = 6            # the keys the beat draws: the focus's highest scores
+
+
+def group_of(name: str) -> str:
+    """The kind of part a part of the stream is (a layer's attention or MLP by kind)."""
+    if name.endswith(" attention"):
+        return "earlier attention"
+    if name.endswith(" MLP"):
+        return "earlier MLPs"
+    return name
+
+
+def with_why(trace, req):
+    """``trace`` with the why beat's numbers in its meta (``why``): the focus word's
+    highest-scoring keys in the explained head, each score split into the kinds of part
+    that make its key (the drawing runs no model)."""
+    import dataclasses
+
+    split = why_for(req, "the why beat")
+    if split.layer != trace.layer or split.head != trace.primary_head or \
+            split.focus_index != trace.focus_index:
+        raise InputError("the why beat's run of the model does not match the film's trace; "
+                         "draw it from the sentence.")
+    order = sorted(range(len(split.keys)), key=lambda n: (-split.scores[n], split.keys[n]))
+    chosen = sorted(order[:KEYS_DRAWN], key=lambda n: split.keys[n])
+    groups = [g for g in GROUPS if any(group_of(name) == g for name in split.names)]
+    parts = {g: [round(float(sum(split.parts[n][c] for c, name in enumerate(split.names)
+                                 if group_of(name) == g)), 6) for n in chosen] for g in groups}
+    why = {"keys": [int(split.keys[n]) for n in chosen], "groups": groups, "parts": parts,
+           "scores": [round(float(split.scores[n]), 6) for n in chosen]}
+    return dataclasses.replace(trace, meta={**trace.meta, "why": why})

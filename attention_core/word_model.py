@@ -160,6 +160,11 @@ class Word:
 class WordModel:
     """Every token's word: ``words`` in sentence order, and the word of each token."""
 
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{w.text}{w.told_apart} [{w.first}" +
+                          (f"-{w.last}]" if w.split else "]") for w in self.words)
+        return f"WordModel({len(self.words)} words: {shown})"
+
     def __init__(self, words: list[Word], num_tokens: int):
         written = Counter(w.text for w in words)
         seen: Counter = Counter()

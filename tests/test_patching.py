@@ -112,3 +112,37 @@ def test_an_ablation_says_its_noise_floor(run_cli):
     assert floor["p90"] == pytest.approx(float(np.percentile(alone, 90)), abs=1e-9)
     code, out, err = run_cli("inspect", sentence, "--ablate", "5:11")
     assert "noise     one head of the same layer silenced alone moves it by a median " in out
+
+
+def test_mean_ablation_is_a_hook_of_ones_own(run_cli):
+    """Beside zeroing, `--ablate` mean-ablates: the head's output replaced by its mean over
+    the sentence's positions, in transformers' MiniLM by a hook of this test's own."""
+    import torch
+    import transformers as T
+
+    from attention_explainer.attention_core import bert
+    from attention_explainer.attention_core.model_kinds import model_files
+
+    sentence = "The cat ate the fish"
+    code, out, err = run_cli("inspect", sentence, "--ablate", "5:11", "--json")
+    assert code == 0, err
+    said = json.loads(out)["ablation"]["mean_ablated_effect"]
+    model = T.BertModel.from_pretrained(str(bert.minilm_dir()), local_files_only=True,
+                                        attn_implementation="eager").eval()
+    ids = torch.tensor([model_files("minilm").tokenize(sentence).ids])
+
+    def mean_of_head(module, args):
+        merged = args[0].clone()
+        part = merged[0, :, 11 * 32:12 * 32]
+        merged[0, :, 11 * 32:12 * 32] = part.mean(0, keepdim=True)
+        return (merged,)
+    with torch.no_grad():
+        before = model(input_ids=ids).last_hidden_state[0].mean(0).double()
+        hook = model.encoder.layer[5].attention.output.dense.register_forward_pre_hook(
+            mean_of_head)
+        try:
+            after = model(input_ids=ids).last_hidden_state[0].mean(0).double()
+        finally:
+            hook.remove()
+    cosine = float(before @ after / (before.norm() * after.norm()))
+    assert said == pytest.approx(1 - cosine, abs=1e-6)

@@ -69,10 +69,24 @@ def test_the_stable_surface():
 
     assert set(ae.__all__) >= {"trace", "attentions", "render", "frames", "pack", "atlas",
                                "InputError"}
-    for name in ("trace", "attentions", "render", "frames", "pack", "atlas"):
+    for name in ("trace", "attentions", "render", "frames", "pack", "atlas", "flow"):
         function = getattr(ae, name)
         assert function.__doc__ and function.__annotations__, name
         assert function is getattr(explainer, name)
+
+
+def test_notebook_manners():
+    """What a notebook user reaches for: dir() lists the API (loaded lazily), `in` asks a
+    result for a hook name as a cache is asked, and the words print as words."""
+    import attention_explainer as ae
+
+    assert set(ae.__all__) <= set(dir(ae))
+    layers = ae.attentions("The cat ate the fish")
+    assert "blocks.0.attn.hook_pattern" in layers and "blocks.5.attn.hook_z" in layers
+    assert "blocks.6.attn.hook_pattern" not in layers          # MiniLM has layers 0 to 5
+    assert "blocks.0.attn.hook_nothing" not in layers and 3 not in layers
+    assert repr(layers.words) == ("WordModel(7 words: [CLS] [0], The [1], cat [2], ate [3], "
+                                  "the [4], fish [5], [SEP] [6])")
 
 
 # ---- every argument's type, checked before any work (issue 36) -------------------------------
