@@ -387,6 +387,14 @@ def compare(sentence_a: str, sentence_b: str, tracing: TraceOptions):
         return compare_sentences(tracing.request(sentence_a), sentence_b)
 
 
+def noise_floor(sentence_a: str, tracing: TraceOptions, comparison):
+    """A minimal pair's noise floor (``attention_core.pair_noise``)."""
+    with interrupts_held():
+        from ..attention_core.pair_noise import pair_noise
+
+        return pair_noise(tracing.request(sentence_a), comparison)
+
+
 def patch(sentence_a: str, sentence_b: str, tracing: TraceOptions, layer: int):
     """Every head of ``layer`` patched from B's run into A's (``attention_core.patching``)."""
     with interrupts_held():

@@ -342,6 +342,18 @@ def influence_lines(trace: AttentionTrace, rows: list) -> list[str]:
     return lines
 
 
+def noise_line(floor: dict | None) -> str:
+    """A minimal pair's largest change beside its noise floor (``pair_noise``)."""
+    if floor is None:
+        return "noise     A has too few words to swap: no noise floor"
+    return (f"noise     {floor['pairs']} random pairs of the same length (A with two of its "
+            f"other words swapped) move a weight by at most a median {floor['median']:.3f}, "
+            f"a 90th percentile {floor['p90']:.3f}; this pair's largest change, "
+            f"{floor['largest_change']:.3f}, is "
+            + {"above": "above that 90th percentile", "within": "within that range",
+               "below": "below that median"}[floor["where"]])
+
+
 def compare_lines(comparison) -> list[str]:
     """A minimal pair (``compare.Comparison``): both sentences, then each word's weight from
     the focus word in A and in B (the explained head), the change, and its share of the

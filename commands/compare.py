@@ -23,26 +23,35 @@ Examples:
               help="Also patch each head of the layer from B's run into A's (its output at "
                    "every position) and print how far each moves A's output: the next "
                    "token's KL (a decoder) or the sentence embedding's angle.")
+@click.option("--noise", is_flag=True,
+              help="Also measure the noise floor: the largest change of the focus word's "
+                   "weights in 12 random pairs of the same length (A with two of its other "
+                   "words swapped), their median and 90th percentile beside this pair's.")
 def command(sentence_a: str, sentence_b: str, as_json: bool, patch_heads: bool,
-            tracing: TraceOptions):
+            noise: bool, tracing: TraceOptions):
     """Compare the focus word's attention on two sentences (chosen on the first: its
     layer, heads and focus word are the second's too)."""
     import json
 
-    from ..app.work import compare, patch
+    from ..app.work import compare, noise_floor, patch
     from ..attention_core import report
     from ..attention_core.patching import patch_lines
 
     comparison = compare(sentence_a, sentence_b, tracing)
     rows = patch(sentence_a, sentence_b, tracing, int(comparison.a.layer)) if patch_heads \
         else None
+    floor = noise_floor(sentence_a, tracing, comparison) if noise else None
     if as_json:
         doc = comparison.to_json()
         if rows is not None:
             doc["patch"] = [r.to_json() for r in rows]
+        if noise:
+            doc["noise"] = floor
         echo(json.dumps(doc, ensure_ascii=False), json=True)
         return
     lines = report.compare_lines(comparison)
     if rows is not None:
         lines += [""] + patch_lines(rows, sentence_a, sentence_b)
+    if noise:
+        lines += ["", report.noise_line(floor)]
     echo("\n".join(lines))

@@ -146,3 +146,20 @@ def test_mean_ablation_is_a_hook_of_ones_own(run_cli):
             hook.remove()
     cosine = float(before @ after / (before.norm() * after.norm()))
     assert said == pytest.approx(1 - cosine, abs=1e-6)
+
+
+def test_a_pair_says_its_noise_floor(run_cli):
+    """`compare --noise`: random pairs of A (two other words swapped) measured as the pair
+    is; the pair's own largest change is its words' largest, placed against them."""
+    code, out, err = run_cli("compare", "The doctor called the nurse because she was late",
+                             "The doctor called the nurse because he was late", "--noise",
+                             "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    noise = doc["noise"]
+    assert 1 <= noise["pairs"] <= 12 and 0 <= noise["median"] <= noise["p90"]
+    own = max(abs(w["change"][0]) for w in doc["words"]
+              if w["in_a"] and w["in_b"] and w["word"] != doc["focus"])
+    assert noise["largest_change"] == pytest.approx(own, abs=1e-9)
+    assert noise["where"] == ("above" if own > noise["p90"] else "within"
+                              if own >= noise["median"] else "below")
