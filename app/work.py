@@ -398,9 +398,10 @@ def noise_floor(sentence_a: str, tracing: TraceOptions, comparison):
 def patch(sentence_a: str, sentence_b: str, tracing: TraceOptions, layer: int):
     """Every head of ``layer`` patched from B's run into A's (``attention_core.patching``)."""
     with interrupts_held():
-        from ..attention_core.patching import patch_heads
+        from ..attention_core.patching import patch_heads, patch_streams
 
-        return patch_heads(tracing.request(sentence_a), sentence_b, layer)
+        request = tracing.request(sentence_a)
+        return patch_heads(request, sentence_b, layer), patch_streams(request, sentence_b)
 
 
 # ---- the atlas -------------------------------------------------------------------------------

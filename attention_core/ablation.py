@@ -139,9 +139,11 @@ class _Runner:
             self.model = with_lm_head(setup.kind.files, setup.device, setup.dtype,
                                       needed_for="--ablate")
 
-    def output(self, silenced: tuple = (), replaced: dict | None = None) -> ModelOutput:
-        """The model's output with the heads ``silenced`` (layer, head) zeroed and those of
-        ``replaced`` ({layer: {head: T x d_k tensor}}) given other outputs."""
+    def output(self, silenced: tuple = (), replaced: dict | None = None,
+               entering: tuple | None = None) -> ModelOutput:
+        """The model's output with the heads ``silenced`` (layer, head) zeroed, those of
+        ``replaced`` ({layer: {head: T x d_k tensor}}) given other outputs, and
+        ``entering`` (layer, position, vector) put in the stream entering that layer."""
         import torch
 
         from . import bert
@@ -153,11 +155,11 @@ class _Runner:
         with one_cpu_thread(), torch.inference_mode():
             if not self.hf:
                 hidden, _ = bert.forward(self.weights, self.ids, [self.ids.shape[1]],
-                                         silenced=heads, replaced=replaced)
+                                         silenced=heads, replaced=replaced, entering=entering)
                 last = bert.to_numpy(hidden[-1][0]).astype(np.float64)
                 return ModelOutput("sentence embedding", self._pooled(last),
                                    last[self.setup.focus.index])
-            return self._hf_output(heads, replaced or {})
+            return self._hf_output(heads, replaced or {}, entering)
 
     def head_outputs(self, ids) -> list:
         """Every layer's heads' outputs (H x T x d_k tensors, before W_O) on ``ids``
@@ -176,6 +178,54 @@ class _Runner:
                 self.model(input_ids=ids)
         H = self.setup.kind.num_heads
         return [m.view(m.shape[0], H, -1).transpose(0, 1) for m in kept]
+
+    def streams(self, ids) -> list:
+        """The residual stream entering each layer (T x D tensors) on ``ids``, as run."""
+        import torch
+
+        from . import bert
+        from .device import one_cpu_thread
+
+        with one_cpu_thread(), torch.inference_mode():
+            if not self.hf:
+                hidden, _ = bert.forward(self.weights, ids, [ids.shape[1]])
+            else:
+                hidden = self.model(input_ids=ids, output_hidden_states=True).hidden_states
+        return [h[0] for h in hidden[:self.setup.kind.num_layers]]
+
+    def _entering(self, entering):
+        """A context in which the stream entering layer ``entering[0]`` holds
+        ``entering[2]`` at position ``entering[1]`` (nothing where ``entering`` is None)."""
+        import contextlib
+
+        from .hf_models import module_at
+
+        if entering is None:
+            return contextlib.nullcontext()
+        family = self.setup.kind.files.family
+        layers = list(module_at(self.model.base_model, family.layers))
+        count = [0]
+
+        def hook(module, args, kwargs):
+            n, count[0] = count[0], count[0] + 1
+            if n != entering[0]:
+                return None
+            hidden = (args[0] if args else kwargs["hidden_states"]).clone()
+            hidden[0, entering[1]] = entering[2]
+            if args:
+                return (hidden, *args[1:]), kwargs
+            return args, {**kwargs, "hidden_states": hidden}
+
+        @contextlib.contextmanager
+        def hooked():
+            hooks = [m.register_forward_pre_hook(hook, with_kwargs=True)
+                     for m in {id(m): m for m in layers}.values()]
+            try:
+                yield
+            finally:
+                for h in hooks:
+                    h.remove()
+        return hooked()
 
     def _w_o_inputs(self, edit):
         """A context in which every W_O's input (B x T x H·d_k) passes ``edit(layer,
@@ -213,7 +263,7 @@ class _Runner:
             return last[0]
         return last.mean(axis=0)
 
-    def _hf_output(self, heads: dict, replaced: dict) -> ModelOutput:
+    def _hf_output(self, heads: dict, replaced: dict, entering=None) -> ModelOutput:
         import torch
 
         from . import bert
@@ -230,7 +280,7 @@ class _Runner:
             for h, other in replaced.get(layer, {}).items():
                 merged[0, :, h * width:(h + 1) * width] = other
             return merged
-        with self._w_o_inputs(edit):
+        with self._w_o_inputs(edit), self._entering(entering):
             result = self.model(input_ids=self.ids, output_hidden_states=True)
         last = bert.to_numpy(result.hidden_states[-1][0]).astype(np.float64)
         focus = last[self.setup.focus.index]

@@ -384,7 +384,7 @@ def embed(weights: BertWeights, ids, positions: bool = True):
 
 def forward(weights: BertWeights, ids, lengths, *, last_layer: int | None = None,
             silenced: dict | None = None, zeroed: tuple | None = None,
-            replaced: dict | None = None):
+            replaced: dict | None = None, entering: tuple | None = None):
     """Run the encoder on a padded batch, as trained (only padding masked).
 
     ids: B x T int tensor; lengths: the real length of each row. Returns the hidden states
@@ -392,7 +392,8 @@ def forward(weights: BertWeights, ids, lengths, *, last_layer: int | None = None
     ``last_layer`` when given (its output is still computed). ``silenced``: {layer: heads}
     whose outputs are zeroed before W_O; ``zeroed``: (layer, or None for every layer,
     token) whose value is zero there; ``replaced``: {layer: {head: T x d_k}} outputs put
-    in place of those heads' own.
+    in place of those heads' own; ``entering``: (layer, position, vector) put in the
+    residual stream entering that layer at that position (activation patching).
     """
     import torch
 
@@ -400,6 +401,9 @@ def forward(weights: BertWeights, ids, lengths, *, last_layer: int | None = None
     blocked = padding_blocked(lengths, ids.shape[1], x.device)
     hidden, captures = [x], []
     for n, lw in enumerate(weights.layers):
+        if entering is not None and entering[0] == n:
+            x = x.clone()
+            x[:, entering[1]] = entering[2]
         token = zeroed[1] if zeroed is not None and zeroed[0] in (None, n) else None
         cap = layer_attention(weights, n, x, blocked, (silenced or {}).get(n, ()), token,
                               (replaced or {}).get(n))

@@ -31,6 +31,7 @@ def command(sentence_a: str, sentence_b: str, as_json: bool, patch_heads: bool,
             noise: bool, tracing: TraceOptions):
     """Compare the focus word's attention on two sentences (chosen on the first: its
     layer, heads and focus word are the second's too)."""
+    import dataclasses
     import json
 
     from ..app.work import compare, noise_floor, patch
@@ -38,20 +39,25 @@ def command(sentence_a: str, sentence_b: str, as_json: bool, patch_heads: bool,
     from ..attention_core.patching import patch_lines
 
     comparison = compare(sentence_a, sentence_b, tracing)
-    rows = patch(sentence_a, sentence_b, tracing, int(comparison.a.layer)) if patch_heads \
-        else None
+    # patched at the pair's own focus word (compare may choose the word the pair changes)
+    asked = dataclasses.replace(tracing, focus=str(comparison.a.meta["focus"]))
+    rows, streams = patch(sentence_a, sentence_b, asked, int(comparison.a.layer)) \
+        if patch_heads else (None, None)
     floor = noise_floor(sentence_a, tracing, comparison) if noise else None
     if as_json:
         doc = comparison.to_json()
         if rows is not None:
             doc["patch"] = [r.to_json() for r in rows]
+            doc["patch_stream"] = [{"layer": n, **{k: v for k, v in e.to_json().items()
+                                                   if k != "silenced"}} for n, e in streams]
         if noise:
             doc["noise"] = floor
         echo(json.dumps(doc, ensure_ascii=False), json=True)
         return
     lines = report.compare_lines(comparison)
     if rows is not None:
-        lines += [""] + patch_lines(rows, sentence_a, sentence_b)
+        lines += [""] + patch_lines(rows, sentence_a, sentence_b, streams,
+                                    comparison.a.display_tokens[comparison.a.focus_index])
     if noise:
         lines += ["", report.noise_line(floor)]
     echo("\n".join(lines))

@@ -32,6 +32,13 @@ def _next_token(model, ids, edit=None):
     return torch.softmax(logits, -1).numpy()
 
 
+def doc_focus_index(doc, sentence, folder) -> int:
+    """The focus word's first token in A, as inspect finds it for the pair's focus."""
+    from attention_explainer.attention_core.api import compute_trace
+
+    return compute_trace(sentence, model=str(folder), focus=doc["focus"]).focus_index
+
+
 def test_patching_a_head_of_a_tiny_gpt2_is_a_hook_of_ones_own(tmp_path, run_cli):
     import transformers as T
     from tokenizers import Tokenizer
@@ -73,6 +80,27 @@ def test_patching_a_head_of_a_tiny_gpt2_is_a_hook_of_ones_own(tmp_path, run_cli)
         q = _next_token(model, ids_a, put)
         assert row["kl"] == pytest.approx(float(np.sum(p * (np.log(p) - np.log(q)))), abs=1e-6)
     assert max(r["kl"] for r in rows) > 1e-6            # the pair's difference moves something
+    # the residual stream at the focus word entering each layer, from B: a pre-hook of ours
+    import torch
+
+    f = doc_focus_index(doc, A, folder)
+    with torch.no_grad():
+        states_b = model.transformer(input_ids=torch.tensor([ids_b]),
+                                     output_hidden_states=True).hidden_states
+    for row in doc["patch_stream"]:
+        n = row["layer"]
+
+        def enter(module, args, kwargs, n=n):
+            hidden = (args[0] if args else kwargs["hidden_states"]).clone()
+            hidden[0, f] = states_b[n][0, f]
+            return ((hidden, *args[1:]), kwargs) if args else \
+                (args, {**kwargs, "hidden_states": hidden})
+        hook = model.transformer.h[n].register_forward_pre_hook(enter, with_kwargs=True)
+        try:
+            q = _next_token(model, ids_a)
+        finally:
+            hook.remove()
+        assert row["kl"] == pytest.approx(float(np.sum(p * (np.log(p) - np.log(q)))), abs=1e-6)
     # patching nothing changes nothing
     runner = _Runner(TraceRequest(sentence=A, model=str(folder)))
     nothing = _effect(runner, runner.output(), runner.output(replaced={}), ())
