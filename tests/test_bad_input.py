@@ -174,6 +174,8 @@ ROWS = [
     ("why on a post-norm model", ["inspect", DEFAULT, "--why"], "norms after each layer"),
     ("patch of a pair of other lengths", ["compare", DEFAULT, "The big cat ate the fish",
                                           "--patch"], "give a pair of the same number"),
+    ("patch at a layer that does not exist", ["compare", DEFAULT, "The dog ate the fish",
+                                              "--layer", "9", "--patch"], "out of range"),
     ("flow of the scratch model", ["inspect", DEFAULT, "--model", "scratch", "--flow",
                                    "rollout"], "scratch model is one seeded layer"),
     ("approximation rank too large", ["inspect", DEFAULT, "--approx", "lowrank:7"],
