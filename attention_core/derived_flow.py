@@ -35,6 +35,10 @@ FLOW_DERIVED = {
     # word w's share of the focus word's sources at drawn column k (0: the input)
     "flow_share": lambda trace, k, w: float(flow(trace)["shares"][int(k)][int(w)]),
     "flow_raw": lambda trace, w: float(flow(trace)["raw"][int(w)]),
+    # the words not drawn at column k, as the drawn ones are written (2 decimals): the
+    # written shares then make 1
+    "flow_rest": lambda trace, k, *drawn: 1.0 - sum(
+        round(float(flow(trace)["shares"][int(k)][int(w)]), 2) for w in drawn),
     "flow_tau": lambda trace: float(flow(trace)["tau"]),
     "flow_layers": lambda trace: int(flow(trace)["num_layers"]),
 }
@@ -63,7 +67,9 @@ def why(trace) -> dict:
 
 
 FLOW_DERIVED.update({
-    # key n's (of the drawn keys) part of kind g, and its score, as split
-    "why_part": lambda trace, n, g: float(why(trace)["parts"][g][int(n)]),
+    # key n's (of the drawn keys) part of kind g (its place in meta why's groups), and its
+    # score, as split
+    "why_part": lambda trace, n, g: float(
+        why(trace)["parts"][why(trace)["groups"][int(g)]][int(n)]),
     "why_score": lambda trace, n: float(why(trace)["scores"][int(n)]),
 })

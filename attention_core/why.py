@@ -227,7 +227,7 @@ def with_why(trace, req):
         raise InputError("the why beat's run of the model does not match the film's trace; "
                          "draw it from the sentence.")
     order = sorted(range(len(split.keys)), key=lambda n: (-split.scores[n], split.keys[n]))
-    chosen = sorted(order[:KEYS_DRAWN], key=lambda n: split.keys[n])
+    chosen = order[:KEYS_DRAWN]                        # highest first
     groups = [g for g in GROUPS if any(group_of(name) == g for name in split.names)]
     parts = {g: [round(float(sum(split.parts[n][c] for c, name in enumerate(split.names)
                                  if group_of(name) == g)), 6) for n in chosen] for g in groups}

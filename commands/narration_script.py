@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..attention_core import DEFAULT_SENTENCE
+from ..app.film_extras import with_measures
 from ..app.work import (beat_cache, check_drawable, compute_trace, drawable_sentence,
                         interrupts_held, use_theme)
 from .common import echo, saved_trace, say
@@ -37,6 +38,11 @@ def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: Vid
         trace = compute_trace(sentence, tracing, beat_cache(video.no_cache, report=say))
     else:
         check_drawable(trace.num_tokens, drawing.max_tokens)
+    # the measured beats' numbers (influence, flow, why), as a render adds them
+    from ..scenes.film.registry import parse_beats
+
+    trace = with_measures(trace, parse_beats(video.beats or "all"),
+                          tracing if trace_path is None else None)
     with interrupts_held():          # the first import of manim
         from ..scenes.pipeline.join import TITLES
         from ..scenes.pipeline.narration import script

@@ -103,6 +103,8 @@ def test_the_why_beat_holds_its_layout_and_its_claims(family, layer, decoders, t
         (scene.layout_log[:5], scene.findings[:5], scene.audit_log[:5])
     assert claim_faults(trace, scene.book.claims) == []
     assert_numbers_rederive(trace, scene.shown_numbers)
+    # a beat cache entry keeps each number's index as numbers (a name there was refused)
+    assert all(isinstance(i, (int, float)) for n in scene.shown_numbers for i in n.index)
     found = trace.meta["why"]
     assert "earlier attention" in found["groups"] and "earlier MLPs" in found["groups"]
     for n, j in enumerate(found["keys"]):

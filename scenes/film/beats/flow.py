@@ -13,7 +13,7 @@ the film: the drawing runs no model).
 from __future__ import annotations
 
 import numpy as np
-from manim import (LEFT, RIGHT, Create, CubicBezier, Dot, FadeIn, FadeOut,
+from manim import (LEFT, RIGHT, UP, Create, CubicBezier, Dot, FadeIn, FadeOut,
                    LaggedStart, VGroup)
 
 from ....attention_core.derived_flow import flow
@@ -22,7 +22,7 @@ from ...vocabulary import style
 from ...vocabulary.headers import beat_line
 from ...vocabulary.text import label_text, line_of
 from ..beat import Beat, Role
-from ..wording import focus_parts, quoted, told_parts
+from ..wording import focus_name, focus_parts, quoted, told_parts
 
 __all__ = ["FlowBeat", "MAX_ROWS", "rows_drawn"]
 
@@ -106,10 +106,10 @@ class FlowBeat(Beat):
         heads[0].move_to([self.x(0), ROW_TOP + 0.45, 0])
         heads[1].move_to([self.x(len(self.found["columns"]) - 1), ROW_TOP + 0.45, 0])
         # each column's layer under the rows (a deep model's are not every layer)
-        bottom = min(self.y(w) for w in [*self.rows, *([-1] if self.rest else [])])
+        bottom = self.bottom = min(self.y(w) for w in [*self.rows, *([-1] if self.rest else [])])
         numbers = VGroup(*[label_text(str(c), style.FONT_SMALL, pal.dim)
                            .move_to([self.x(k), bottom - 0.42, 0])
-                           for k, c in enumerate(self.found["columns"])])
+                           for k, c in enumerate(self.found["columns"]) if k])
         numbers.add(label_text("after layer", style.FONT_SMALL, pal.dim)
                     .move_to([LABEL_RIGHT, bottom - 0.42, 0], aligned_edge=RIGHT))
         heads.add(numbers)
@@ -118,22 +118,23 @@ class FlowBeat(Beat):
                  "layer's output at the right")
         self.play(FadeIn(labels), FadeIn(dots), FadeIn(heads), run_time=style.T_STEP)
 
-    def stream(self, lower: int, upper: int, w_from: int, w_to: int, share: float):
+    def stream(self, lower: int, upper: int, w_from: int, w_to: int, share: float,
+               color: str | None = None):
         """A stream from word ``w_from`` at column ``lower`` into ``w_to`` at ``upper``."""
         start = np.array([self.x(lower), self.y(w_from), 0.0])
         end = np.array([self.x(upper), self.y(w_to), 0.0])
         bend = (end[0] - start[0]) / 2
         curve = CubicBezier(start, start + RIGHT * bend, end + LEFT * bend, end)
-        return curve.set_stroke(style.PALETTE.value, width=max(STREAM_WIDTH * share, 1.2),
-                                opacity=0.75)
+        return curve.set_stroke(color or style.PALETTE.value,
+                                width=max(STREAM_WIDTH * share, 1.2), opacity=0.75)
 
-    def streams(self, k: int, edges) -> VGroup:
+    def streams(self, k: int, edges, color: str | None = None) -> VGroup:
         """The streams between columns k and k + 1, words not drawn joined in one row."""
         drawn = {}
         for above, below, share in edges:
             key = (below if below in self.rows else -1, above if above in self.rows else -1)
             drawn[key] = drawn.get(key, 0.0) + share
-        return VGroup(*[self.stream(k, k + 1, below, above, share)
+        return VGroup(*[self.stream(k, k + 1, below, above, share, color)
                         for (below, above), share in sorted(drawn.items())
                         if share >= THINNEST])
 
@@ -143,21 +144,23 @@ class FlowBeat(Beat):
         focus = self.words.index_of(self.trace.focus_index)
         last = len(self.found["columns"]) - 1
         top = [w for w in sorted(self.rows, key=lambda w: (-raw[w], w)) if w != focus][:2]
-        self.raw_streams = self.streams(last - 1, [[focus, w, raw[w]]
-                                                   for w in range(len(raw))])
-        named = " and ".join(f"{self.record('flow_raw', (w,))} to {self.called(w)}" for w in top)
-        self.say(f"The last layer alone (its heads' mean weights): {self.subject} gives "
-                 f"{named}")
+        self.raw_streams = self.streams(last - 1, [[focus, w, raw[w]] for w in range(len(raw))],
+                                        style.PALETTE.arc)
+        named = " and ".join(f"{self.record('flow_raw', (w,))} from {self.called(w)}"
+                             for w in top)
+        self.say(f"The last layer alone (its heads' mean weights, in orange): {self.subject} "
+                 f"draws {named}")
         self.play(LaggedStart(*[Create(s) for s in self.raw_streams], lag_ratio=0.05),
                   run_time=style.T_MOVE)
 
     def the_river(self, layers: str):
         transitions = [self.streams(k, edges) for k, edges in enumerate(self.found["edges"])]
+        # what a gap in a row means: a stream too thin to draw, said once
         self.say(f"Rollout carries it through all {layers} layers: each layer's heads "
                  "averaged, half of each word kept for the residual, the shares multiplied "
-                 "from the first layer up")
-        self.play(FadeOut(self.raw_streams),
-                  LaggedStart(*[LaggedStart(*[Create(s) for s in group], lag_ratio=0.02)
+                 f"from the first layer up (a stream under {THINNEST:g} is not drawn)")
+        self.play(FadeOut(self.raw_streams), run_time=style.T_SHORT)
+        self.play(LaggedStart(*[LaggedStart(*[Create(s) for s in group], lag_ratio=0.02)
                                 for group in transitions[::-1]], lag_ratio=0.35),
                   run_time=style.T_BUILD)
 
@@ -165,9 +168,15 @@ class FlowBeat(Beat):
         pal = style.PALETTE
         shares = self.found["shares"][0]
         top = sorted(self.rows, key=lambda w: (-shares[w], w))[:3]
+        x = (LABEL_RIGHT + X_FIRST) / 2
+        # every drawn row's share, the others' as the rest of 1 as written
         numbers = VGroup(*[self.number("flow_share", (0, w), decimals=2,
                                        font_size=style.FONT_LABEL, color=pal.value)
-                           .move_to([(LABEL_RIGHT + X_FIRST) / 2, self.y(w), 0]) for w in top])
+                           .move_to([x, self.y(w), 0]) for w in self.rows])
+        if self.rest:
+            numbers.add(self.number("flow_rest", (0, *self.rows), decimals=2,
+                                    font_size=style.FONT_LABEL, color=pal.value)
+                        .move_to([x, self.y(-1), 0]))
         named = ", ".join(f"{self.record('flow_share', (0, w))} from {self.called(w)}"
                           for w in top)
         self.say(f"At the input, {self.subject} draws {named}")
@@ -177,17 +186,20 @@ class FlowBeat(Beat):
         if tau is None:
             self.say("Leave-one-out cannot rank these words (every change the same)")
             return
-        said = self.record("flow_tau", (), 2, signed=True)
+        number = self.number("flow_tau", (), decimals=2, signed=True,
+                             font_size=style.FONT_LABEL, color=pal.text)
         how = ("bears its order out" if tau >= 0.5 else "bears it out in part" if tau >= 0.2
-               else "hardly bears it out")
+               else "hardly bears it out" if tau >= 0 else "goes against its order")
+        shown = VGroup(label_text("rollout against leave-one-out, Kendall\u2019s \u03c4 =",
+                                  style.FONT_SMALL, pal.soft), number).arrange(RIGHT, buff=0.15)
+        shown.move_to([X_LAST, self.bottom - 0.85, 0], aligned_edge=RIGHT)
         self.say(f"Leave-one-out (each word's value zeroed in every layer) {how}: Kendall's "
-                 f"\u03c4 = {said}")
-        self.wait(style.T_STEP)
+                 f"\u03c4 = {self.record('flow_tau', (), 2, signed=True)}")
+        self.play(FadeIn(shown, shift=UP * 0.1), run_time=style.T_STEP)
 
     @property
     def subject(self) -> str:
-        word = self.words.word_of(self.trace.focus_index)
-        return quoted(word.text) + word.told_apart
+        return focus_name(self.trace)
 
     def called(self, w: int) -> str:
         word = self.words.words[w]

@@ -11,21 +11,24 @@ film: the drawing runs no model).
 """
 from __future__ import annotations
 
-from manim import (LEFT, RIGHT, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, Rectangle,
+from manim import (LEFT, RIGHT, UP, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, Rectangle,
                    VGroup)
 
 from ....attention_core.derived_flow import why
-from ....attention_core.word_model import WordModel
+from ....attention_core.word_model import WordModel, ordinal
 from ...vocabulary import stage, style
 from ...vocabulary.headers import beat_line, head_name, layer_name
 from ...vocabulary.text import label_text, line_of
 from ..beat import Beat, Role
-from ..wording import focus_parts, quoted, told_parts
+from ...vocabulary.formula import ROOT_DK, divisor
+from ..wording import focus_name, focus_parts, told_parts, word_name
 
 __all__ = ["WhyBeat"]
 
 BARS_RIGHT = 4.0                  # the bars end here at most (their scores after it)
 LABEL_GAP = 0.4                   # between the keys' labels and the bars
+MARGIN = 0.25                     # the labels' left edge in from the stage's
+SEEN = 0.005                      # a kind of part smaller than this in every bar: no legend
 ROW_TOP, ROW_BOTTOM = 1.75, -1.75
 BAR_HEIGHT = 0.34
 SAID = {"token embedding": "its token embedding", "position": "its position vector",
@@ -47,17 +50,17 @@ class WhyBeat(Beat):
             self.roles.pop(role, None)
         self.open(beat_line("Why ", *focus_parts(trace), " looks where it does"), None,
                   *leaving)
-        self.say(f"A score is q\u00b7k. Keep the query of {self.subject} whole, and split "
-                 f"each key into what made it, in {layer_name(self.book)}, "
-                 f"{head_name(self.book, trace.primary_slot)}")
+        over = "\u221ad_k" if divisor() == ROOT_DK else divisor()
+        self.say(f"A score is q\u00b7k/{over}. Keep the query of {self.subject} whole, and "
+                 f"split each key into what made it, in {layer_name(self.book)}, "
+                 f"{head_name(self.book, trace.primary_slot)}: the six highest scores")
         self.the_rows()
         self.the_bars()
         self.the_reading()
 
     @property
     def subject(self) -> str:
-        word = self.words.word_of(self.trace.focus_index)
-        return quoted(word.text) + word.told_apart
+        return focus_name(self.trace)
 
     def y(self, n: int) -> float:
         count = len(self.found["keys"])
@@ -76,23 +79,36 @@ class WhyBeat(Beat):
     def the_rows(self):
         pal = style.PALETTE
         labels = self.labels = VGroup()
-        for n, j in enumerate(self.found["keys"]):
+        for j in self.found["keys"]:
             word = self.words.word_of(j)
             text = self.trace.display_tokens[j]
             parts = [(text, ("user", pal.text))]
+            # a piece written the same as another piece of its word: which one
+            twins = [k for k in word.pieces if self.trace.display_tokens[k] == text]
+            if len(twins) > 1:
+                parts.append((f"\u00a0({ordinal(twins.index(j) + 1)})", pal.soft))
             if word.split:               # a piece of a word: the word it is in
                 parts += [(" in ", pal.soft), (word.text, ("user", pal.soft))]
-            labels.add(line_of(parts + told_parts(word, pal.soft), style.FONT_LABEL))
-        right = stage.LEFT_EDGE + max(label.width for label in labels)
+            parts += told_parts(word, pal.soft)
+            if j == self.trace.focus_index:
+                parts.append((" itself", pal.soft))
+            labels.add(line_of(parts, style.FONT_LABEL))
+        right = stage.LEFT_EDGE + MARGIN + max(label.width for label in labels)
         for n, label in enumerate(labels):
             label.move_to([right, self.y(n), 0], aligned_edge=RIGHT)
         self.bars_left = right + LABEL_GAP
         zero = Line([self.zero_x, ROW_TOP + 0.45, 0], [self.zero_x, ROW_BOTTOM - 0.45, 0],
                     stroke_width=2, color=pal.dim)
+        shown = [g for g in self.found["groups"]
+                 if max(abs(x) for x in self.found["parts"][g]) >= SEEN]
+        names = [label_text(g, style.FONT_SMALL, pal.soft) for g in shown]
         legend = VGroup(*[VGroup(Rectangle(width=0.26, height=0.2).set_fill(
-            self.color(g), 0.9).set_stroke(width=0), label_text(g, style.FONT_SMALL, pal.soft))
-            .arrange(RIGHT, buff=0.12) for g in self.found["groups"]])
+            self.color(g), 0.9).set_stroke(width=0), name).arrange(RIGHT, buff=0.12)
+            for g, name in zip(shown, names)])
         legend.arrange(RIGHT, buff=0.4)
+        for entry in legend:             # one line of text: their tops level, not centres
+            entry[1].align_to(legend[0][1], UP)
+            entry[0].move_to([entry[0].get_x(), legend[0][0].get_y(), 0])
         if legend.width > stage.TEXT_WIDTH:           # two rows, never smaller text
             legend.arrange_in_grid(rows=2, buff=(0.4, 0.18), col_alignments="l" * 3)
         legend.move_to([0, ROW_BOTTOM - 0.95 - (legend.height - 0.3) / 2, 0])
@@ -149,11 +165,8 @@ class WhyBeat(Beat):
         found = self.found
         best = max(range(len(found["keys"])), key=lambda n: (found["scores"][n], -n))
         group = max(found["groups"], key=lambda g: (found["parts"][g][best], g))
-        j = found["keys"][best]
-        word = self.words.word_of(j)
-        key = quoted(self.trace.display_tokens[j]) + (f" in {quoted(word.text)}"
-                                                      if word.split else "") + word.told_apart
-        part = self.record("why_part", (best, group), 2, signed=True)
+        key = word_name(self.trace, found["keys"][best])
+        part = self.record("why_part", (best, found["groups"].index(group)), 2, signed=True)
         score = self.record("why_score", (best,), 2, signed=True)
         self.say(f"The highest score here, {score} with {key}: {part} of it comes from "
                  f"{SAID[group]}")
