@@ -99,18 +99,7 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
             atlas = atlas_for(tracing.request(sentence))
     kept = measured_variant(trace, approximation)
     effect, table = silenced_heads(sentence, tracing, trace, ablate, ablation)
-    flowed = None
-    if flow_method is not None:
-        with interrupts_held():
-            from ..attention_core.flow import flow_for
-
-            flowed = flow_for(tracing.request(sentence), flow_method)
-    split = None
-    if why:
-        with interrupts_held():
-            from ..attention_core.why import why_for
-
-            split = why_for(tracing.request(sentence))
+    flowed, split = across_layers(sentence, tracing, flow_method, why)
     if saving is not None:
         with saving.opened(report=say):
             trace.save(saving.path("trace"))
@@ -221,6 +210,22 @@ def measured_variant(trace, approximation) -> list:
     if trace.meta.get("mask_is_illustration"):
         return keeps(trace, trace.mask_kind)
     return []
+
+
+def across_layers(sentence: str, tracing: TraceOptions, flow_method: str | None, why: bool):
+    """The focus word's sources through every layer (``--flow``) and its scores split by
+    the stream's parts (``--why``): (Flow or None, ScoreParts or None)."""
+    flowed = split = None
+    with interrupts_held():
+        if flow_method is not None:
+            from ..attention_core.flow import flow_for
+
+            flowed = flow_for(tracing.request(sentence), flow_method)
+        if why:
+            from ..attention_core.why import why_for
+
+            split = why_for(tracing.request(sentence))
+    return flowed, split
 
 
 def silenced_heads(sentence: str, tracing: TraceOptions, trace, ablate: str | None,
