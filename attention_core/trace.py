@@ -48,7 +48,10 @@ def model_label(meta: dict) -> str:
     if model == "scratch" and "seed" in meta:
         return f"scratch (seed {meta['seed']})"
     if meta.get("family_title"):
-        return f"{Path(model).name}, a {meta['family_title']}"
+        title = str(meta["family_title"])
+        # "an" before a vowel's sound: an OPT, an ELECTRA, an XLM-RoBERTa; a Llama
+        article = "an" if title and title[0] in "AEIOUX" else "a"
+        return f"{Path(model).name}, {article} {title}"
     return model
 
 

@@ -168,7 +168,10 @@ class SummaryBeat(Beat):
     # ---- the formula, whole --------------------------------------------------------------------
     def the_formula(self):
         over = "\u221ad_k" if divisor() == ROOT_DK else divisor()
-        self.say(f"One formula does all of it: softmax of QK\u1d40 over {over}, times V")
+        cap = self.trace.meta.get("score_softcap")     # Gemma 2 caps the scores first
+        capped = "" if cap is None else f" (capped at \u00b1{cap:g})"
+        self.say(f"One formula does all of it: softmax of QK\u1d40 over {over}{capped}, "
+                 "times V")
         # the film's map, in the corner all along, grows into the formula beside the map
         corner = self.roles[Role.MAP]
         self.play(corner.animate.scale(self.formula.width / corner.formula.width)
