@@ -7,8 +7,8 @@ from ..attention_core.errors import InputError
 from .requests import FilmRequest, TraceOptions
 from .signals import interrupts_held
 
-__all__ = ["beats_of", "check_burnt_film", "pair_tracing", "paired_with", "with_flow",
-           "with_influence", "with_measures",
+__all__ = ["MEASURED", "beats_of", "check_burnt_film", "pair_tracing", "paired_with",
+           "with_measures",
            "with_versus_beat"]
 
 
@@ -39,48 +39,28 @@ def beats_of(request: FilmRequest) -> list[str]:
     return parse_beats(request.video.beats or "all")
 
 
-def with_influence(trace, tracing: TraceOptions | None):
-    """The trace with every head of its layer silenced and measured, for the influence
-    beat (the model runs again: the drawing never does)."""
-    if "influence" in trace.meta:
-        return trace
-    if tracing is None:
-        raise InputError("the influence beat silences heads in the model: give the sentence, "
-                         "not a saved trace (--trace) without them.")
-    with interrupts_held():
-        from ..attention_core.ablation import with_influence as measured
-
-        return measured(trace, tracing.request(trace.sentence))
-
-
-def with_flow(trace, tracing: TraceOptions | None):
-    """The trace with the focus word's sources through every layer, for the flow beat
-    (the model runs again: the drawing never does)."""
-    if "flow" in trace.meta:
-        return trace
-    if tracing is None:
-        raise InputError("the flow beat runs the model through every layer: give the "
-                         "sentence, not a saved trace (--trace) without it.")
-    with interrupts_held():
-        from ..attention_core.flow import with_flow as carried
-
-        return carried(trace, tracing.request(trace.sentence))
+# each measured beat: (its meta key, what the model must do for it, where that is made)
+MEASURED = {"influence": ("silences heads in the model", "attention_core.ablation",
+                          "with_influence"),
+            "flow": ("runs the model through every layer", "attention_core.flow", "with_flow"),
+            "why": ("splits the model's stream", "attention_core.why", "with_why")}
 
 
 def with_measures(trace, beats, tracing: TraceOptions | None):
-    """The trace with what its measured beats need from the model (influence, flow)."""
-    if "influence" in beats:
-        trace = with_influence(trace, tracing)
-    if "flow" in beats:
-        trace = with_flow(trace, tracing)
-    if "why" in beats and "why" not in trace.meta:
-        if tracing is None:
-            raise InputError("the why beat splits the model's stream: give the sentence, "
-                             "not a saved trace (--trace) without it.")
-        with interrupts_held():
-            from ..attention_core.why import with_why
+    """The trace with what its measured beats (influence, flow, why) need from the model,
+    computed before the film (the model runs again: the drawing never does); a saved trace
+    without them is refused in one line."""
+    import importlib
 
-            trace = with_why(trace, tracing.request(trace.sentence))
+    for beat, (needs, module, maker) in MEASURED.items():
+        if beat not in beats or beat in trace.meta:
+            continue
+        if tracing is None:
+            raise InputError(f"the {beat} beat {needs}: give the sentence, not a saved trace "
+                             "(--trace) without it.")
+        with interrupts_held():
+            made = getattr(importlib.import_module(f"..{module}", __package__), maker)
+            trace = made(trace, tracing.request(trace.sentence))
     return trace
 
 

@@ -10,6 +10,7 @@ word's final vector is compared too. Nothing here draws.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass
@@ -196,8 +197,6 @@ class _Runner:
     def _entering(self, entering):
         """A context in which the stream entering layer ``entering[0]`` holds
         ``entering[2]`` at position ``entering[1]`` (nothing where ``entering`` is None)."""
-        import contextlib
-
         from .hf_models import module_at
 
         if entering is None:
@@ -216,23 +215,12 @@ class _Runner:
                 return (hidden, *args[1:]), kwargs
             return args, {**kwargs, "hidden_states": hidden}
 
-        @contextlib.contextmanager
-        def hooked():
-            hooks = [m.register_forward_pre_hook(hook, with_kwargs=True)
-                     for m in {id(m): m for m in layers}.values()]
-            try:
-                yield
-            finally:
-                for h in hooks:
-                    h.remove()
-        return hooked()
+        return _pre_hooked(layers, hook, with_kwargs=True)
 
     def _w_o_inputs(self, edit):
         """A context in which every W_O's input (B x T x H·d_k) passes ``edit(layer,
         merged)`` first (a tensor it returns replaces it), counted in the order the layers
         run (a module that every layer shares, ALBERT's, is met once per layer)."""
-        import contextlib
-
         from .hf_models import module_at
 
         family = self.setup.kind.files.family
@@ -244,16 +232,7 @@ class _Runner:
             n, count[0] = count[0], count[0] + 1
             merged = edit(n, args[0])
             return None if merged is None else (merged, *args[1:])
-
-        @contextlib.contextmanager
-        def hooked():
-            hooks = [m.register_forward_pre_hook(hook) for m in outs.values()]
-            try:
-                yield
-            finally:
-                for h in hooks:
-                    h.remove()
-        return hooked()
+        return _pre_hooked(outs.values(), hook)
 
     def _pooled(self, last: np.ndarray) -> np.ndarray:
         folder = getattr(self.setup.kind.files, "folder", None)
@@ -292,6 +271,19 @@ class _Runner:
 
     def token_text(self, token_id: int) -> str:
         return self.setup.kind.files.tokenizer.decode([int(token_id)])
+
+
+@contextlib.contextmanager
+def _pre_hooked(modules, hook, with_kwargs: bool = False):
+    """``hook`` before each of ``modules`` (a module met twice hooked once: a shared layer
+    calls it once per layer), taken away after."""
+    hooks = [m.register_forward_pre_hook(hook, with_kwargs=with_kwargs)
+             for m in {id(m): m for m in modules}.values()]
+    try:
+        yield
+    finally:
+        for h in hooks:
+            h.remove()
 
 
 def _effect(runner: _Runner, before: ModelOutput, after: ModelOutput, silenced) -> Effect:

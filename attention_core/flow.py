@@ -186,13 +186,13 @@ def check_method(method) -> str:
     return method
 
 
-def flow_for(req, method: str) -> Flow:
+def flow_for(req, method: str, runner=None) -> Flow:
     """``method``'s matrix for the sentence of ``req`` (a TraceRequest), with the focus
-    word's agreement with leave-one-out."""
+    word's agreement with leave-one-out (``runner``: its model's runs, when made already)."""
     check_method(method)
     from .flow_runs import ZeroingRunner
 
-    runner = ZeroingRunner(req)
+    runner = runner or ZeroingRunner(req)
     attentions = runner.attentions
     weights = np.asarray(attentions.weights, np.float64)
     if method == "rollout":
@@ -265,14 +265,16 @@ def with_flow(trace, req):
     rollout's agreement with leave-one-out; the drawing runs no model."""
     import dataclasses
 
+    from .flow_runs import ZeroingRunner
     from .word_model import WordModel
 
-    found = flow_for(req, "rollout")
+    runner = ZeroingRunner(req)            # one run of the model serves both
+    found = flow_for(req, "rollout", runner)
     if found.tokens != tuple(trace.display_tokens) or found.focus_index != trace.focus_index:
         raise InputError("the flow beat's run of the model does not match the film's trace "
                          "(its tokens or focus word); draw it from the sentence.")
     words = WordModel.of_trace(trace)
-    weights = np.asarray(_weights_of(req), np.float64)
+    weights = np.asarray(runner.attentions.weights, np.float64)
     layers = _with_residual(weights.mean(axis=1))
     flow = {"method": "rollout", **river(layers, found.focus_index, words),
             "raw": [round(float(x), 6) for x in words.sums(found.raw[found.focus_index])],
@@ -280,8 +282,3 @@ def with_flow(trace, req):
             round(float(found.kendall_tau), 6), "num_layers": int(weights.shape[0])}
     return dataclasses.replace(trace, meta={**trace.meta, "flow": flow})
 
-
-def _weights_of(req):
-    from .layers import attentions_for
-
-    return attentions_for(req).weights
