@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .attention_core import DEFAULT_SENTENCE
+from .facts import DEFAULT_SENTENCE
 from .app.arguments import beats as _beats, flag as _flag, force as _force, length as _length
 from .app.arguments import path as _path, refuse as _refuse, text as _text, times as _times
 from .app.arguments import whole as _whole
@@ -50,12 +50,12 @@ def trace(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm", focus: str
     """The model's attention on ``sentence``: an ``AttentionTrace`` (what ``inspect``
     prints). ``model`` is minilm, scratch or a local Hugging Face folder; ``scratch``
     options: d_model, num_heads, seed. Raises InputError."""
-    from .attention_core.api import TraceRequest, trace_for
+    from .app import traces
 
     _text("sentence", sentence)
     options = _trace_options(dict(model=model, focus=focus, layer=layer, heads=heads,
                                   mask=mask, device=device, dtype=dtype, **scratch))
-    return trace_for(TraceRequest(sentence=sentence, **options))
+    return traces.trace(sentence, options)
 
 
 def compare(sentence_a: str = DEFAULT_SENTENCE, sentence_b: str | None = None, *,
@@ -66,14 +66,13 @@ def compare(sentence_a: str = DEFAULT_SENTENCE, sentence_b: str | None = None, *
     ``sentence_a``, used on both; the words aligned, the focus word's weights in both and
     the update's shares (``.pairs``, ``.weight()``, ``.change()``, ``.share()``,
     ``.summary()``, ``.to_json()``). Raises InputError."""
-    from .attention_core.api import TraceRequest
-    from .attention_core.compare import compare_sentences
+    from .app import traces
 
     options = _trace_options(dict(model=model, focus=focus, layer=layer, heads=heads,
                                   mask=mask, device=device, dtype=dtype, **scratch))
     _text("sentence_a", sentence_a)
     _text("sentence_b", sentence_b)
-    return compare_sentences(TraceRequest(sentence=sentence_a, **options), sentence_b)
+    return traces.pair(sentence_a, sentence_b, options)
 
 
 def flow(sentence: str = DEFAULT_SENTENCE, method: str = "rollout", *, model: str = "minilm",
@@ -83,13 +82,12 @@ def flow(sentence: str = DEFAULT_SENTENCE, method: str = "rollout", *, model: st
     its tokens x tokens ``matrix`` (rows: the last layer's tokens), the last layer's
     ``raw`` weights and ``kendall_tau``, its agreement with leave-one-out at the focus
     word (``.lines()``, ``.to_json()``). Raises InputError."""
-    from .attention_core.api import TraceRequest
-    from .attention_core.flow import check_method, flow_for
+    from .app import traces
 
     _text("sentence", sentence)
-    check_method(method)
+    traces.check_flow_method(method)
     options = _trace_options(dict(model=model, focus=focus, device=device, dtype=dtype))
-    return flow_for(TraceRequest(sentence=sentence, **options), method)
+    return traces.flow(sentence, method, options)
 
 
 def attentions(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm",
@@ -100,14 +98,13 @@ def attentions(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm",
     float32, or torch tensors with ``as_torch``), the tokens and the words as written.
     Index it with TransformerLens's hook names: ``result["blocks.3.attn.hook_pattern"]``
     (H x T x T). ``scratch`` options: d_model, num_heads, seed. Raises InputError."""
-    from .attention_core.api import TraceRequest
-    from .attention_core.layers import attentions_for
+    from .app import traces
 
     _text("sentence", sentence)
     if not isinstance(as_torch, bool):
         _refuse("as_torch", as_torch, "True or False")
     options = _trace_options(dict(model=model, device=device, dtype=dtype, **scratch))
-    return attentions_for(TraceRequest(sentence=sentence, **options), as_torch=as_torch)
+    return traces.attentions(sentence, options, as_torch=as_torch)
 
 
 # ---- the commands ---------------------------------------------------------------------------------
@@ -312,14 +309,14 @@ def _drawing_parts(command: str, source, given: dict, trace_options: dict):
     drawing ``command``; a trace's source refuses trace options (it fixes them)."""
     from .app.requests import DrawingOptions
     from .app.settings_file import find_config
+    from .app.traces import is_trace
     from .app.values import resolved
-    from .attention_core.trace import AttentionTrace
 
     options = _trace_options(trace_options, DRAWING_TYPES)
     max_tokens = options.pop("max_tokens", None)
-    if not isinstance(source, (str, AttentionTrace)):
+    if not isinstance(source, str) and not is_trace(source):
         _refuse("source", source, "a sentence (str) or an AttentionTrace")
-    if isinstance(source, AttentionTrace) and options:
+    if is_trace(source) and options:
         raise InputError(f"{', '.join(options)}: a trace already fixes its sentence and model "
                          "options; drop them, or pass a sentence.")
     config = find_config()

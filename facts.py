@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "BEATS", "BEAT_NAMES", "BeatFacts", "beat_facts", "FILM_BEATS", "TRACE_BEATS", "GIF_MAX_FPS",
+    "DEFAULT_SENTENCE", "TRACE_ENV", "DEFAULT_TOLERANCE", "DEFAULT_MAX_SHARE", "BEATS", "BEAT_NAMES", "BeatFacts", "beat_facts", "FILM_BEATS", "TRACE_BEATS", "GIF_MAX_FPS",
     "GIF_MAX_WIDTH",
     "VIDEO_SUFFIXES", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS", "DEFAULT_OUTPUT_DIR", "JOBS_RANGE",
     "DEFAULT_PACE", "DEFAULT_PAUSES", "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
@@ -48,6 +48,19 @@ DEFAULT_RESOLUTION = "1080p"
 MIN_SIZE, MAX_SIZE = (64, 36), (7680, 4320)
 FPS_RANGE = (1, 120)
 DEFAULT_FPS = 30
+# the variable naming the trace a plain `manim render` of a beat draws (a settings variable
+# of that name would make every command draw it: the commands give it none)
+TRACE_ENV = "ATTENTION_EXPLAINER_TRACE"
+# the golden check's default comparison (`frames --check`), chosen by measurement
+# (bench/bench_goldens.py, bench/RESULTS.md "goldens"): every variation of the machine
+# measured moves a channel by at most 9/255 (an antialiased edge redrawn; none at all since
+# the renderer pins its fonts and snaps its coordinates), every genuine change measured
+# moves some pixel by far more. A pixel counts as changed past DEFAULT_TOLERANCE levels;
+# one changed pixel (a share of DEFAULT_MAX_SHARE) fails the frame.
+DEFAULT_TOLERANCE = 16
+DEFAULT_MAX_SHARE = 0.0
+# the README's sentence, every command's when none is given: "ate" attends to "cat" and "fish"
+DEFAULT_SENTENCE = "The cat ate the fish"
 DEFAULT_OUTPUT_DIR = "renders"    # where outputs go when no path is given
 JOBS_RANGE = (1, 256)             # worker processes (or a course's Dask workers) at once
 # the film's container by the output's suffix: H.264 MP4 (lecture software), VP9 WebM and

@@ -13,7 +13,7 @@ from .cluster import course_client, default_memory_limit, gigabytes
 from .course import (CourseProgress, OutputPlan, assemble_task, long_work_line, output_set,
                      plan_task, segment_task, trace_task)
 
-__all__ = ["CourseRun", "one_line"]
+__all__ = ["CourseRun", "course_cache", "course_folder", "default_workers", "one_line"]
 
 
 @dataclass
@@ -209,6 +209,42 @@ class CourseRun:
                    "was stopped (that worker's memory limit)"
         return (f"{task.what} used more than {gigabytes(self._limit)} of memory and its "
                 "worker was stopped (--memory-limit sets each local worker's limit)")
+
+
+def course_folder(out_dir: str, cache_dir: str | None) -> Path:
+    """The course's output folder, refused inside the beat cache (a cache trim would
+    remove the user's films)."""
+    from ..files.outputs import output_path, refuse_inside_the_cache
+
+    out = output_path(out_dir)
+    refuse_inside_the_cache([out], "give --out a folder outside it",
+                            Path(cache_dir) if cache_dir else None)
+    return out
+
+
+def course_cache(cache_dir: str | None, *, checked: bool = True):
+    """The beat cache a course keeps its beats in (a BeatCache): refused when turned off,
+    and (``checked``) when it cannot be used."""
+    from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
+
+    if not cache_enabled():
+        raise InputError(f"{CAP_ENV}=0 turns the beat cache off, but a course keeps its beats "
+                         "there: unset it, or give a cap in megabytes, e.g. 2000.")
+    if not checked:
+        return None
+    cache = BeatCache(Path(cache_dir) if cache_dir else None)
+    why = cache.unusable()
+    if why is not None:
+        raise InputError(f"the beat cache {cache.folder} cannot be used ({why}), and a course "
+                         "keeps its beats there: give --cache-dir a writable folder.")
+    return cache
+
+
+def default_workers() -> int:
+    """Worker processes by default: one per core this process may use."""
+    from ..scenes.pipeline.draw import default_workers as workers
+
+    return workers()
 
 
 def _memory_stop(client, worker: str | None, wait_s: float = 5.0) -> int | None:

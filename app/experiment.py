@@ -11,7 +11,15 @@ from pathlib import Path
 from ..attention_core.errors import InputError
 from .signals import interrupts_held
 
-__all__ = ["HeadsRequest", "HeadsResult", "heads"]
+__all__ = ["HeadsRequest", "HeadsResult", "heads", "sweep"]
+
+
+def sweep(**fields):
+    """The sweep ``fields`` describe (a SweepSpec: head counts, d_model, layers, epochs,
+    seed, repeats, balance, limit, device, dtype), checked whole (InputError)."""
+    from ..attention_core.heads_experiment import SweepSpec
+
+    return SweepSpec(**fields).check()
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from pathlib import Path
 from ..attention_core.errors import InputError, quoted_reason
 from ..attention_core.user_files import opened_checked
 
-__all__ = ["CONFIG_FILE", "ConfigFile", "ENV_PREFIX", "PYPROJECT_TABLE", "find_config",
+__all__ = ["CONFIG_FILE", "ConfigFile", "ENV_PREFIX", "PYPROJECT_TABLE", "check_output_place",
+           "find_config",
            "find_config_upward", "inside_settings_folder", "read_config"]
 
 CONFIG_FILE = "attention-explainer.toml"
@@ -116,3 +117,13 @@ def inside_settings_folder(text: str, config: ConfigFile, key: str) -> str:
                          "file names outputs inside its own folder only: give a path in it, "
                          "or pass the option on the command line.")
     return str(path)
+
+
+def check_output_place(path: Path, name: str) -> None:
+    """Refuse (InputError) a settings value placing an output (setting ``name``) where
+    nothing can be written: a folder for ``output-dir`` and ``out``, else the file's."""
+    from ..files.outputs import check_place, output_path
+
+    path = output_path(path)
+    folder = path if name in ("output-dir", "out") or path.is_dir() else path.parent
+    check_place(folder, hint="give a writable folder")

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import contextlib
 
-__all__ = ["interrupts_held"]
+from ..files.outputs import sigterm_as_interrupt  # the faces' rule too, reached here
+
+__all__ = ["interrupts_held", "sigterm_as_interrupt"]
 
 
 @contextlib.contextmanager
@@ -18,3 +20,4 @@ def interrupts_held():
         yield
     if heard:
         raise KeyboardInterrupt
+

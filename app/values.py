@@ -21,7 +21,7 @@ from ..scenes.pipeline.formats import parse_resolution
 from .settings_file import ENV_PREFIX, ConfigFile, inside_settings_folder
 
 __all__ = ["D_MODEL_RANGE", "NUM_HEADS_RANGE", "SEED_RANGE", "SETTINGS", "Setting",
-           "parse_heads", "parse_layer", "parse_length", "parse_times", "resolved",
+           "parse_beats", "parse_heads", "parse_layer", "parse_length", "parse_resolution", "parse_times", "resolved",
            "setting_value", "shared_values"]
 
 D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly

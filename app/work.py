@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..attention_core.errors import InputError
-from ..facts import MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE
+from ..facts import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, MAX_TOKENS_DRAWN, MAX_TOKENS_RANGE
 from .film_extras import (beats_of, check_burnt_film, pair_tracing, paired_with, with_measures,
                           with_versus_beat)
 from .requests import (AtlasRequest, FilmPlan, FilmRequest, FilmResult, StillsRequest,
@@ -369,8 +369,6 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
         written = [Path(p) for p in job.run(trace, report=report)]
         changed = []
         if job.golden is not None:
-            from ..scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
-
             changed = job.compare(
                 tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
                 max_share=DEFAULT_MAX_SHARE if max_share is None else max_share)

@@ -1,6 +1,6 @@
 """Numbers only: sentence -> AttentionTrace. Never imports manim; imports torch lazily."""
 __version__ = "0.2.0"
-DEFAULT_SENTENCE = "The cat ate the fish"   # the README's sentence: "ate" attends to "cat" and "fish"
+from ..facts import DEFAULT_SENTENCE
 
 __all__ = ["AttentionTrace", "DEFAULT_SENTENCE", "InputError", "compute_trace", "__version__"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..facts import TRACE_DEFAULTS
+from ..facts import TRACE_DEFAULTS, TRACE_ENV
 from .errors import InputError, is_json_int, short_repr
 from .trace_file import (HINT, OPTIONAL_SHAPES, SHAPES, arrays_from, check_token_lists,
                          describe_shape, read_trace_arrays)
@@ -484,7 +484,6 @@ def _check_meta(meta: dict, T: int) -> None:
 
 
 # ---- the trace a plain `manim` render draws ------------------------------------------------
-TRACE_ENV = "ATTENTION_EXPLAINER_TRACE"
 DEFAULT_TRACE = Path(__file__).resolve().parent / "data" / "default-trace.npz"
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..attention_core import DEFAULT_SENTENCE
+from ..facts import DEFAULT_SENTENCE
 from .common import report_files, say
 from .options import TraceOptions, picture_options, trace_options
 

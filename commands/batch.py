@@ -63,15 +63,12 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, memory_li
                                   output_set, sort_out_existing, summary_table)
         from ..app.course_run import CourseRun
         from .progress import CourseBar         # the drawing's progress: manim
-    from ..files.outputs import output_path, refuse_inside_the_cache, sigterm_as_interrupt
-    from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache, cache_enabled
-    from ..scenes.pipeline.draw import default_workers
+    from ..app.course_run import course_cache, course_folder, default_workers
+    from ..app.signals import sigterm_as_interrupt
     from ..app.settings_file import ConfigFile
     from ..app.values import shared_values
 
-    if not cache_enabled():
-        raise InputError(f"{CAP_ENV}=0 turns the beat cache off, but a course keeps its beats "
-                         "there: unset it, or give a cap in megabytes, e.g. 2000.")
+    course_cache(cache_dir, checked=False)
     if scheduler is not None:
         scheduler = check_scheduler_address(scheduler)
         if dashboard:
@@ -82,9 +79,7 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, memory_li
             raise InputError("--memory-limit is the local cluster's; the workers of a "
                              "scheduler given with --scheduler have their own (dask worker "
                              "--memory-limit): drop one of them.")
-    out = output_path(out_dir)
-    refuse_inside_the_cache([out], "give --out a folder outside it",
-                            Path(cache_dir) if cache_dir else None)
+    out = course_folder(out_dir, cache_dir)
     plans = load_course(Path(course_file), resolution=resolution, fps=fps,
                         settings=shared_values(SHARED_KEYS, ctx.find_object(ConfigFile)))
     sets = {id(p): output_set(p, out) for p in plans}
@@ -94,11 +89,7 @@ def command(ctx: click.Context, course_file, out_dir, jobs, scheduler, memory_li
         for line in dry_run_lines(plans, workers):
             click.echo(line)
         return
-    cache = BeatCache(Path(cache_dir) if cache_dir else None)
-    why = cache.unusable()
-    if why is not None:
-        raise InputError(f"the beat cache {cache.folder} cannot be used ({why}), and a course "
-                         "keeps its beats there: give --cache-dir a writable folder.")
+    cache = course_cache(cache_dir)
     run = CourseRun(plans, out, cache.folder, workers, scheduler,
                     progress=CourseProgress if quiet else CourseBar,
                     dashboard=dashboard, announce=None if quiet else say,

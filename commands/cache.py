@@ -15,21 +15,14 @@ def command():
 @command.command("info")
 def info():
     """Print where the beat cache is, its entries and its size."""
-    from ..scenes.pipeline.beat_cache import CAP_ENV, BeatCache
+    from ..app.beat_cache import cache_summary
 
-    beat_cache = BeatCache()
-    entries = beat_cache.entries()
-    cap = f"cap {beat_cache.cap_bytes / 1e9:.1f} GB" if beat_cache.cap_bytes else \
-        f"off: {CAP_ENV}=0"
-    click.echo(f"{beat_cache.folder}: {len(entries)} beats, "
-               f"{beat_cache.size() / 1e6:.1f} MB ({cap})")
+    click.echo(cache_summary())
 
 
 @command.command("clear")
 def clear():
     """Empty the beat cache (the next render draws every beat afresh)."""
-    from ..scenes.pipeline.beat_cache import BeatCache
+    from ..app.beat_cache import clear_cache
 
-    beat_cache = BeatCache()
-    removed, freed = beat_cache.clear()
-    click.echo(f"removed {removed} cached beats ({freed / 1e6:.1f} MB) from {beat_cache.folder}")
+    click.echo(clear_cache())

@@ -38,9 +38,9 @@ def saved_trace(ctx: click.Context, trace_path: str | None):
         what = "a SENTENCE" if given[0] == "sentence" else "--" + given[0].replace("_", "-")
         raise InputError(f"{what} cannot be used with --trace: the saved trace already fixes "
                          "its sentence, model, layer, heads, focus and mask; drop one of them.")
-    from ..attention_core.trace import AttentionTrace
+    from ..app.traces import load_trace
 
-    return AttentionTrace.load(trace_path)
+    return load_trace(trace_path)
 
 
 def film_command(ctx: click.Context, sentence: str, *, tracing: TraceOptions,

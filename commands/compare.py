@@ -31,33 +31,10 @@ def command(sentence_a: str, sentence_b: str, as_json: bool, patch_heads: bool,
             noise: bool, tracing: TraceOptions):
     """Compare the focus word's attention on two sentences (chosen on the first: its
     layer, heads and focus word are the second's too)."""
-    import dataclasses
-    import json
+    from ..app.inspection import pair_report
 
-    from ..app.work import compare, noise_floor, patch
-    from ..attention_core import report
-    from ..attention_core.patching import patch_lines
-
-    comparison = compare(sentence_a, sentence_b, tracing)
-    # patched at the pair's own focus word (compare may choose the word the pair changes)
-    asked = dataclasses.replace(tracing, focus=str(comparison.a.meta["focus"]))
-    rows, streams = patch(sentence_a, sentence_b, asked, int(comparison.a.layer)) \
-        if patch_heads else (None, None)
-    floor = noise_floor(sentence_a, tracing, comparison) if noise else None
+    result = pair_report(sentence_a, sentence_b, tracing, patch_heads=patch_heads, noise=noise)
     if as_json:
-        doc = comparison.to_json()
-        if rows is not None:
-            doc["patch"] = [r.to_json() for r in rows]
-            doc["patch_stream"] = [{"layer": n, **{k: v for k, v in e.to_json().items()
-                                                   if k != "silenced"}} for n, e in streams]
-        if noise:
-            doc["noise"] = floor
-        echo(json.dumps(doc, ensure_ascii=False), json=True)
+        echo(result.to_json(), json=True)
         return
-    lines = report.compare_lines(comparison)
-    if rows is not None:
-        lines += [""] + patch_lines(rows, sentence_a, sentence_b, streams,
-                                    comparison.a.display_tokens[comparison.a.focus_index])
-    if noise:
-        lines += ["", report.noise_line(floor)]
-    echo("\n".join(lines))
+    echo("\n".join(result.lines()))

@@ -101,14 +101,12 @@ def heads(out, heads, d_model, layers, epochs, seed, repeats, balance, data, lim
     over --repeats random seeds, seconds per epoch, parameters and the peak memory of a
     training step's forward and backward pass. The defaults take about 7 minutes on 2 CPU
     cores. Interrupted, it writes nothing."""
-    from ..app.experiment import HeadsRequest
+    from ..app.experiment import HeadsRequest, sweep
     from ..app.experiment import heads as run_heads
-    from ..attention_core.heads_experiment import SweepSpec
     from .progress import SweepBar
 
-    spec = SweepSpec(heads=heads, d_model=d_model, layers=layers, epochs=epochs, seed=seed,
-                     repeats=repeats, balance=balance, limit=limit, device=device,
-                     dtype=dtype).check()
+    spec = sweep(heads=heads, d_model=d_model, layers=layers, epochs=epochs, seed=seed,
+                 repeats=repeats, balance=balance, limit=limit, device=device, dtype=dtype)
     request = HeadsRequest(spec=spec, out=Path(out), data=data, model=model, film=film,
                            resolution=resolution, fps=fps, theme=theme, force=force)
     with SweepBar(enabled=not (quiet or as_json)) as bar:

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..attention_core import DEFAULT_SENTENCE
+from ..facts import DEFAULT_MAX_SHARE, DEFAULT_SENTENCE, DEFAULT_TOLERANCE
 from ..facts import BEAT_NAMES, DEFAULT_FPS, DEFAULT_RESOLUTION, STILL_FORMATS
-from ..scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
 from .common import report_files, saved_trace, say
 from .options import (BEATS, FPS, RESOLUTION, TIMES, DrawingOptions, TraceOptions,
                       drawing_options, trace_options)

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..attention_core import DEFAULT_SENTENCE
-from ..app.work import beat_cache, compute_trace, interrupts_held
-from ..facts import MAX_NEW_TOKENS_RANGE, TRANSLATION_DEFAULTS
+from ..facts import DEFAULT_SENTENCE, MAX_NEW_TOKENS_RANGE, TRANSLATION_DEFAULTS
 from .common import echo, note_settings, say
 from .options import TraceOptions, trace_options
 
@@ -68,176 +66,44 @@ def command(sentence: str, matrix: bool, as_json: bool, npz_path: str | None, fo
             flow_method: str | None, why: bool, generate: int | None, attention: str | None, target: str | None,
             max_new_tokens: int, tracing: TraceOptions):
     """Print the tokens, the chosen layer and heads and the focus token's attention."""
-    from ..attention_core import report
-    from ..attention_core.flow import check_method
-    from ..attention_core.variants import parse_approx
-    from ..files.outputs import OutputSet
+    from ..app.inspection import (InspectRequest, alignment_report, check_flow_method,
+                                  inspection, is_seq2seq, writing_report)
 
-    if flow_method is not None:
-        check_method(flow_method)
+    check_flow_method(flow_method)
     others = {"--matrix": matrix, "--npz": npz_path, "--diagnose": diagnose,
               "--approx": approx != "none", "--ablate": ablate is not None,
               "--ablation": ablation, "--mask": tracing.mask not in ("none", "causal"),
               "--focus": bool(tracing.focus), "--flow": flow_method is not None,
               "--why": why}
-    if translated(sentence, tracing, attention, target, max_new_tokens, as_json,
-                  {**others, "--generate": generate is not None, "--focus": False}):
-        return None
-    if generate is not None:
-        return written(sentence, generate, tracing, as_json, others)
-    approximation = parse_approx(approx)
-    saving = None
-    if npz_path:
-        saving = OutputSet({"trace": Path(npz_path)}, force=force, what="trace",
-                           hint="choose another --npz").check()
-    trace = compute_trace(sentence, tracing, beat_cache(False, renders=False))
-    atlas = None
-    if diagnose:
-        with interrupts_held():
-            from ..attention_core.api import atlas_for
-
-            atlas = atlas_for(tracing.request(sentence))
-    kept = measured_variant(trace, approximation)
-    effect, table = silenced_heads(sentence, tracing, trace, ablate, ablation)
-    flowed, split = across_layers(sentence, tracing, flow_method, why)
-    if saving is not None:
-        with saving.opened(report=say):
-            trace.save(saving.path("trace"))
-            saving.commit()
-    if as_json:
-        extra = {"ablation": effect.to_json()} if effect is not None else {}
-        if flowed is not None:
-            extra["flow"] = flowed.to_json()
-        if split is not None:
-            extra["why"] = split.to_json()
-        if table:
-            extra["influence"] = [{"layer": r.layer, "head": r.head,
-                                   "answer_weight": r.answer_weight,
-                                   "special_weight": r.special_weight, **r.effect.to_json()}
-                                  for r in table]
-        echo(report.to_json(trace, atlas, kept, extra), json=True)
-        return
-    lines = report.summary_lines(trace) + report.choice_lines(trace) + [""] \
-        + report.focus_table(trace) + [""] + report.update_lines(trace)
-    if matrix:
-        lines += [""] + report.matrix_lines(trace)
-    if kept:
-        lines += [""] + report.keeps_lines(trace, kept)
-    if effect is not None:
-        lines += [""] + report.effect_line(effect)
-    if table:
-        lines += [""] + report.influence_lines(trace, table)
-    if flowed is not None:
-        lines += [""] + flowed.lines()
-    if split is not None:
-        lines += [""] + split.lines()
-    if atlas is not None:
-        lines += [""] + report.diagnosis_lines(atlas)
-    if saving is not None:
-        lines += ["", f"trace saved to {saving.files['trace']}"]
-    echo("\n".join(lines))
-    if saving is not None:
-        note_settings()
-
-
-def translated(sentence: str, tracing: TraceOptions, attention: str | None,
-               target: str | None, max_new_tokens: int, as_json: bool, others: dict) -> bool:
-    """An encoder–decoder folder's attention (printed; True), or False for any other
-    model (refusing --attention and --target there)."""
-    import json
-
-    from ..attention_core import report
-    from ..attention_core.seq2seq import seq2seq_files
-
-    files = seq2seq_files(tracing.model)
-    if files is None:
+    if not is_seq2seq(tracing.model):
         asked = "--attention" if attention is not None else "--target" if target else None
         if asked:
             raise click.UsageError(f"{asked} reads an encoder–decoder folder (Marian, BART, "
                                    f"mBART, T5, mT5); {tracing.model} is not one.")
-        return False
-    given = [name for name, on in others.items() if on]
-    if given:
-        raise click.UsageError(f"an encoder–decoder's attention is printed alone; drop "
-                               f"{given[0]}.")
-    with interrupts_held():
-        from ..attention_core.device import resolve_device, resolve_dtype
-        from ..attention_core.seq2seq import align
-
-        result = align(files, sentence, target=target, kind=attention or "cross",
-                       layer=tracing.layer, heads=tracing.heads,
-                       max_new_tokens=max_new_tokens, device=resolve_device(tracing.device),
-                       dtype=resolve_dtype(tracing.dtype))
-    if as_json:
-        doc = result.to_json()
-        if tracing.focus:
-            doc["focus_rows"] = result.rows_of(tracing.focus)
-        echo(json.dumps(doc, ensure_ascii=False), json=True)
     else:
-        echo("\n".join(report.alignment_lines(result, tracing.focus or None)))
-    return True
+        alone("an encoder–decoder's attention is printed alone",
+              {**others, "--generate": generate is not None, "--focus": False})
+        echo(alignment_report(sentence, tracing, attention=attention, target=target,
+                              max_new_tokens=max_new_tokens, as_json=as_json), json=as_json)
+        return
+    if generate is not None:
+        alone("--generate prints what the model writes, token by token", others)
+        echo(writing_report(sentence, generate, tracing, as_json=as_json), json=as_json)
+        return
+    result = inspection(InspectRequest(
+        sentence, tracing, matrix=matrix, diagnose=diagnose, approx=approx, ablate=ablate,
+        ablation=ablation, flow_method=flow_method, why=why,
+        npz=Path(npz_path) if npz_path else None, force=force), report=say)
+    if as_json:
+        echo(result.to_json(), json=True)
+        return
+    echo("\n".join(result.lines()))
+    if result.saved is not None:
+        note_settings()
 
 
-def written(sentence: str, count: int, tracing: TraceOptions, as_json: bool,
-            others: dict) -> None:
-    """`inspect --generate N`: what a decoder writes, token by token (alone: the options
-    about one sentence's trace are refused)."""
-    import json
-
-    from ..attention_core import report
-
+def alone(what: str, others: dict) -> None:
+    """Refuse the first of the ``others`` options given: ``what`` is printed alone."""
     given = [name for name, on in others.items() if on]
     if given:
-        raise click.UsageError(f"--generate prints what the model writes, token by token; "
-                               f"drop {given[0]}.")
-    with interrupts_held():
-        from ..attention_core.generation import generate
-
-        generation = generate(tracing.request(sentence), count)
-    if as_json:
-        echo(json.dumps(generation.to_json(), ensure_ascii=False), json=True)
-        return
-    echo("\n".join(report.generation_lines(generation)))
-
-
-def measured_variant(trace, approximation) -> list:
-    """What the cheaper attention asked for keeps of each shown head: the approximation,
-    else the mask asked for where it is not the model's own; none when neither."""
-    from ..attention_core.keeps import keeps
-
-    if approximation is not None:
-        return keeps(trace, approximation)
-    if trace.meta.get("mask_is_illustration"):
-        return keeps(trace, trace.mask_kind)
-    return []
-
-
-def across_layers(sentence: str, tracing: TraceOptions, flow_method: str | None, why: bool):
-    """The focus word's sources through every layer (``--flow``) and its scores split by
-    the stream's parts (``--why``): (Flow or None, ScoreParts or None)."""
-    flowed = split = None
-    with interrupts_held():
-        if flow_method is not None:
-            from ..attention_core.flow import flow_for
-
-            flowed = flow_for(tracing.request(sentence), flow_method)
-        if why:
-            from ..attention_core.why import why_for
-
-            split = why_for(tracing.request(sentence))
-    return flowed, split
-
-
-def silenced_heads(sentence: str, tracing: TraceOptions, trace, ablate: str | None,
-                   ablation: bool):
-    """The effect of silencing the heads ``ablate`` names, and (``ablation``) every head
-    of the trace's layer ranked by its own: (Effect or None, rows or [])."""
-    if ablate is None and not ablation:
-        return None, []
-    with interrupts_held():
-        from ..attention_core import ablation as silencing
-
-        request = tracing.request(sentence)
-        effect = silencing.ablation_effect(request, ablate) if ablate is not None else None
-        table = silencing.ablation_table(trace, request) if ablation else []
-    return effect, table
+        raise click.UsageError(f"{what}; drop {given[0]}.")

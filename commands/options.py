@@ -16,10 +16,8 @@ from ..facts import (BEAT_NAMES, FILM_BEATS, DEFAULT_FPS, DEFAULT_MAX_TOKENS,
                      DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE, JOBS_RANGE, LENGTHS,
                      MAX_TOKENS_RANGE, PACES, PAUSES, QUALITIES, RESOLUTIONS, THEMES, TRACE_DEFAULTS)
 from ..app.requests import DrawingOptions, TraceOptions, VideoOptions
-from ..app.values import (D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_heads, parse_layer,
-                          parse_length, parse_times)
-from ..scenes.film.registry import parse_beats
-from ..scenes.pipeline.formats import parse_resolution
+from ..app.values import (D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_beats, parse_heads,
+                          parse_layer, parse_length, parse_resolution, parse_times)
 
 __all__ = [
     "BEATS", "DrawingOptions", "FPS", "HEADS", "LAYER", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from ..app.course import CourseProgress
-from ..scenes.pipeline.render import RenderProgress
+from ..app.progress import RenderProgress
 
 __all__ = ["BeatLines", "CourseBar", "RenderBar", "SweepBar", "TerminalProgress"]
 
@@ -84,7 +84,7 @@ class BeatLines:
     typical length against those done)."""
 
     def start(self, beats: list[str]) -> None:
-        from ..scenes.pipeline.estimate import beat_weight
+        from ..app.progress import beat_weight
 
         self.weights = {beat: beat_weight(beat) for beat in beats}
         self.done_weight = 0.0
@@ -94,7 +94,7 @@ class BeatLines:
     def done(self, segment) -> None:
         import click
 
-        from ..scenes.pipeline.estimate import spoken_seconds
+        from ..app.progress import spoken_seconds
 
         self.count += 1
         self.done_weight += self.weights.get(segment.beat, 0.0)
@@ -138,7 +138,7 @@ class CourseBar(TerminalProgress, CourseProgress):
             self.progress.update(self.rows[id(plan)], description=f"  {plan.title} ✗")
 
     def _line(self, plan, what: str) -> None:
-        from ..scenes.pipeline.estimate import spoken_seconds
+        from ..app.progress import spoken_seconds
 
         if self.tell is not None:
             self.count += 1
@@ -168,7 +168,7 @@ class SweepBar(TerminalProgress):
     def done(self, run) -> None:
         import click
 
-        from ..scenes.pipeline.estimate import spoken_seconds
+        from ..app.progress import spoken_seconds
 
         said = (f"{run.heads} head{'s' * (run.heads != 1)}, seed {run.seed}: "
                 f"{100 * run.accuracy:.1f} %")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..attention_core import DEFAULT_SENTENCE
+from ..facts import DEFAULT_SENTENCE
 from ..facts import GIF_MAX_FPS, GIF_MAX_WIDTH
 from .common import film_command
 from .options import (burn_captions_option, captions_option, drawing_options, dry_run_option,

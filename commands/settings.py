@@ -31,7 +31,7 @@ from pathlib import Path
 import click
 
 from ..app.settings_file import (CONFIG_FILE, ENV_PREFIX, PYPROJECT_TABLE, ConfigFile,
-                                find_config, inside_settings_folder)
+                                check_output_place, find_config, inside_settings_folder)
 from ..attention_core.errors import InputError
 
 __all__ = [
@@ -69,7 +69,7 @@ def add_envvars(command: click.Command) -> None:
     ATTENTION_EXPLAINER_<OPTION> variable, except where that name is the plain-manim
     hook's (``--trace``): a lecturer who set it for ``manim render`` must not find every
     command drawing that trace."""
-    from ..attention_core.trace import TRACE_ENV
+    from ..facts import TRACE_ENV
 
     if isinstance(command, click.Group):
         for sub in command.commands.values():
@@ -116,7 +116,7 @@ def _naming_the_variable(param: click.Option, process_value):
         try:
             result = process_value(ctx, value)
             if from_env and setting_name(param) in OUTPUT_SETTINGS and result:
-                _check_output_place(Path(result), setting_name(param))
+                check_output_place(Path(result), setting_name(param))
             return result
         except (click.BadParameter, InputError) as exc:
             if not from_env:
@@ -126,14 +126,6 @@ def _naming_the_variable(param: click.Option, process_value):
                              f"environment): {why.rstrip('.')}; set it to a valid value or "
                              "unset it.") from exc
     return checked
-
-
-def _check_output_place(path: Path, name: str) -> None:
-    from ..files.outputs import check_place, output_path
-
-    path = output_path(path)
-    folder = path if name in ("output-dir", "out") or path.is_dir() else path.parent
-    check_place(folder, hint="give a writable folder")
 
 
 def commands_of(group: click.Group) -> dict[str, click.Command]:

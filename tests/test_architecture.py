@@ -187,6 +187,19 @@ def test_the_application_imports_none_of_its_faces():
     assert _breaking(APPLICATION, FACES) == []
 
 
+def test_the_faces_import_only_the_application_and_the_shared_facts():
+    """The command line's commands and the Python API ask the application (``app``) for
+    everything; of ours they import besides only the shared facts, the errors they refuse
+    with, and each other's helpers (issue 59: a capability has one home, reached one way)."""
+    allowed = (APPLICATION, f"{PACKAGE}.facts", f"{CORE}.errors", f"{PACKAGE}.commands",
+               f"{PACKAGE}.explainer")
+    found = sorted(f"{m} imports {i}" for m, imported in GRAPH.items()
+                   if _starts(m, (f"{PACKAGE}.commands", f"{PACKAGE}.explainer"))
+                   for i in imported if i.startswith(PACKAGE + ".") and i != CORE
+                   and not _starts(i, allowed))
+    assert found == []
+
+
 def test_the_python_api_reaches_neither_click_nor_the_command_line():
     """``explainer`` asks the application, never the command line: no module it may import
     is the CLI's or imports click (issue 36: no argv, no stdout swapped)."""

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ...attention_core.errors import quoted_reason
+from ...facts import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
 
 __all__ = ["DEFAULT_MAX_SHARE", "DEFAULT_TOLERANCE", "FrameComparison", "MAX_PIXELS",
            "SHEET_FONT", "UnreadableFrame", "check_against", "compare", "contact_sheet",
@@ -35,13 +36,7 @@ class FrameComparison:
                 f"tolerance (max {self.max_difference}/255), similarity {self.similarity:.4f}")
 
 
-# The default comparison, chosen by measurement (bench/bench_goldens.py, bench/RESULTS.md
-# "goldens"): every variation of the machine measured moves a channel by at most 9/255 (an
-# antialiased edge redrawn; none at all since the renderer pins its fonts and snaps its
-# coordinates), every genuine change measured moves some pixel by far more. A pixel counts
-# as changed past DEFAULT_TOLERANCE levels; one changed pixel fails the frame.
-DEFAULT_TOLERANCE = 16
-DEFAULT_MAX_SHARE = 0.0
+# The default comparison (facts.DEFAULT_TOLERANCE, DEFAULT_MAX_SHARE: why, there)
 
 MAX_PIXELS = 7680 * 4320      # the largest frame we render: a bigger "golden" is refused
 
