@@ -39,7 +39,7 @@ def frames(folder) -> list[bytes]:
     return drawn
 
 
-def test_a_users_own_scene_draws_the_same_before_and_after_a_film(tmp_path):
+def test_a_users_own_scene_draws_the_same_before_and_after_a_film(tmp_path, monkeypatch):
     manims = {name: getattr(owner, name) for owner, name in
               ((Mobject, "copy"), (Mobject, "get_family"), (Mobject, "rotate"),
                (VMobject, "generate_rgbas_array"), (FadeTransform, "begin"),
@@ -47,6 +47,13 @@ def test_a_users_own_scene_draws_the_same_before_and_after_a_film(tmp_path):
     before = frames(tmp_path / "before")
     assert len(before) > 5
     render_tiny(["softmax"], synthetic_trace(), tmp_path / "film")
+    # ... and after `ae.render` drawing in this very process (one job: no worker process)
+    import attention_explainer as ae
+
+    monkeypatch.setenv("ATTENTION_EXPLAINER_JOBS", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))   # every beat drawn here
+    ae.render("The cat ate the fish", tmp_path / "film.mp4", resolution="64x36", fps=2,
+              beats="title,softmax")
     for name, function in manims.items():
         owner = next(o for o in (Mobject, VMobject, FadeTransform, Scene) if hasattr(o, name))
         assert getattr(owner, name) is function, name
