@@ -262,10 +262,10 @@ def view(sentence: str = DEFAULT_SENTENCE, output: str | Path = "view.html", *,
     """Every layer and head on ``sentence`` as one interactive, offline HTML page (the
     ``view`` command): a head picker, a token's weights as lines, the query·key products
     of a pair, every head's pattern tag. Shows inline in Jupyter."""
-    from .app import work
     from .app.requests import ViewRequest
+    from .app.view import view as write
 
-    work.view(ViewRequest(**_picture("view", sentence, output, theme, force, trace_options)),
+    write(ViewRequest(**_picture("view", sentence, output, theme, force, trace_options)),
               report=_note)
     return View(Path(output).absolute())
 

@@ -18,13 +18,13 @@ from ..facts import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE, MAX_TOKENS_DRAWN, MAX_
 from .film_extras import (beats_of, check_burnt_film, pair_tracing, paired_with, with_measures,
                           with_versus_beat)
 from .requests import (AtlasRequest, FilmPlan, FilmRequest, FilmResult, StillsRequest,
-                       StillsResult, TraceOptions, ViewRequest)
+                       StillsResult, TraceOptions)
 from .signals import interrupts_held    # one rule, which the faces reach through here
 
 __all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress",
            "check_drawable", "check_printable", "check_readable", "compare", "drawing_turn",
            "compute_trace", "drawable_sentence", "film", "interrupts_held", "narration_for",
-           "plan", "stills", "use_theme", "view"]
+           "plan", "stills", "use_theme"]
 
 Report = Callable[[str], None] | None      # receives one-line notes for the user
 
@@ -459,34 +459,4 @@ def atlas(request: AtlasRequest, *, report: Report = None) -> list[Path]:
         with outputs.opened(report=report):
             write_atlas(weights, outputs.path("atlas"), outputs.path("svg"))
             outputs.commit()
-    return [Path(p) for p in outputs.files.values()]
-
-
-# ---- the interactive view ----------------------------------------------------------------------
-def view(request: ViewRequest, *, report: Report = None) -> list[Path]:
-    """Every layer and head on the sentence as one self-contained HTML page: written."""
-    import dataclasses
-
-    from ..files.outputs import OutputSet
-
-    if (request.tracing.mask or "none").strip().lower() != "none":
-        raise InputError(f"--mask {request.tracing.mask}: the view shows the model's own "
-                         "attention in every layer; drop --mask.")
-    page = Path(request.output)
-    if page.suffix.lower() not in (".html", ".htm"):
-        raise InputError(f"-o {str(request.output)!r} must name an .html file; e.g. -o "
-                         "view.html.")
-    outputs = OutputSet({"view": page}, force=request.force, what="view",
-                        hint="choose another -o or add --force").check()
-    with interrupts_held():               # one run of the model gives both
-        from ..attention_core.layers import attentions_and_atlas
-
-        req = dataclasses.replace(request.tracing.request(request.sentence), layer="auto")
-        layers, atlas = attentions_and_atlas(req)
-    from ..scenes.vocabulary.style import PALETTES
-    from .view import write_view
-
-    with outputs.opened(report=report):
-        write_view(layers, atlas, PALETTES[request.theme], outputs.path("view"))
-        outputs.commit()
     return [Path(p) for p in outputs.files.values()]

@@ -27,11 +27,12 @@ Examples:
 def command(sentence: str, out_path: str, force: bool, theme: str, quiet: bool,
             tracing: TraceOptions):
     """Write every layer and head on the sentence as one interactive HTML page, offline:
-    a layer and head picker, a token's weights as lines, the query·key products of a
-    query and a key, every head's pattern tag (click one to show it)."""
-    from ..app import work
+    every head of a layer at once (a checkbox each), a token's weights as lines, the
+    query·key products of a query and a key, a thumbnail of every layer × head with its
+    pattern tag (click one to open it), and each head silenced (`inspect --ablation`)."""
     from ..app.requests import ViewRequest
+    from ..app.view import view
 
-    files = work.view(ViewRequest(sentence=sentence, tracing=tracing, output=Path(out_path),
+    files = view(ViewRequest(sentence=sentence, tracing=tracing, output=Path(out_path),
                                   theme=theme, force=force), report=say)
     return report_files(files, quiet=quiet, as_json=False)

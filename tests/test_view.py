@@ -12,6 +12,30 @@ from tests.conftest import DEFAULT, run_process
 from tests.browser import browser_or_skip as browser
 
 
+def opened(page_file, chromium, sync_playwright, check):
+    """``check(page)`` on the page opened in Chromium with every request but the page's own
+    refused; the requests made and the page's errors."""
+    from tests.browser import launch
+
+    asked, errors = [], []
+    with sync_playwright() as p:
+        b = launch(p, chromium)
+        context = b.new_context()
+        context.route("**/*", lambda route: (asked.append(route.request.url),
+                                             route.continue_() if route.request.url
+                                             == page_file.as_uri() else route.abort()))
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(page_file.as_uri())
+        check(page)
+        b.close()
+    assert asked == [page_file.as_uri()] and not errors, (asked, errors)
+
+
+VISIBLE = "Array.from(document.querySelectorAll('line')).filter(" \
+          "l => l.parentNode.getAttribute('visibility') !== 'hidden').length"
+
+
 def test_the_view_works_offline_and_its_numbers_are_the_models(tmp_path):
     import attention_explainer as ae
 
@@ -21,32 +45,87 @@ def test_the_view_works_offline_and_its_numbers_are_the_models(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     layers = ae.attentions(DEFAULT)
     L, H, T, _ = layers.q.shape
-    asked, errors = [], []
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        context = b.new_context()
-        context.route("**/*", lambda route: (asked.append(route.request.url),
-                                             route.continue_() if route.request.url
-                                             == page_file.as_uri() else route.abort()))
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(page_file.as_uri())
-        visible = "Array.from(document.querySelectorAll('line')).filter(" \
-                  "l => l.parentNode.getAttribute('visibility') !== 'hidden').length"
-        assert page.evaluate(visible) == T * T
+    found = {}
+
+    def check(page):
+        assert page.evaluate(VISIBLE) == H * T * T         # every head's lines
         page.hover("svg text.query >> nth=3")
-        assert page.evaluate(visible) == T                 # its lines alone
+        assert page.evaluate(VISIBLE) == H * T             # its lines alone, every head's
         page.hover("svg text.key >> nth=2")
-        detail = page.inner_text("#detail")
+        found["detail"] = page.inner_text("#detail")
         for layer, head, i, j in [(0, 0, 1, 2), (L - 1, H - 1, 3, 2), (2, 5, T - 1, 0)]:
             shown = page.evaluate(f"viewWeight({layer}, {head}, {i}, {j})")
             assert shown == float(np.float32(layers.weights[layer, head, i, j]))
-        b.close()
-    assert asked == [page_file.as_uri()] and not errors, (asked, errors)
-    film_layer, film_head = (int(v) for v in re.match(r"Layer (\d+), head (\d+)", detail).groups())
+
+    opened(page_file, chromium, sync_playwright, check)
+    film_layer, film_head = (int(v) for v in
+                             re.match(r"Layer (\d+), head (\d+)", found["detail"]).groups())
     dot = float(layers.q[film_layer, film_head, 3] @ layers.k[film_layer, film_head, 2])
-    assert f"= {dot:.3f};" in detail and "after softmax its weight is" in detail
+    assert f"= {dot:.3f};" in found["detail"] and "after softmax its weight is" in found["detail"]
+
+
+@pytest.mark.parametrize("model", ["minilm", "gpt2"])
+def test_heads_toggle_thumbnails_open_and_silence_says_what_inspect_prints(model, tmp_path):
+    """The head view draws every head in its colour, a checkbox each (data-head): unticked,
+    its lines go; the model view holds a thumbnail of every layer x head (data-layer,
+    data-head): a click opens that head alone above; a head's "silence" button says the
+    effect `inspect --ablation` prints for it, to its digits."""
+    from tests import tiny_models
+
+    chromium, sync_playwright = browser()
+    folder = "minilm" if model == "minilm" else str(tiny_models.build("gpt2", tmp_path / "m"))
+    sentence = "The animal didn't cross the street because it was tired"
+    page_file = tmp_path / "view.html"
+    proc = run_process("view", sentence, "--model", folder, "-o", page_file, "--quiet")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    ablation = run_process("inspect", sentence, "--model", folder, "--ablation", "--json")
+    assert ablation.returncode == 0, ablation.stderr[-2000:]
+    import json
+
+    doc = json.loads(ablation.stdout)
+    rows = {r["head"]: r for r in doc["influence"]}
+    measured_layer = doc["influence"][0]["layer"]
+    found = {}
+
+    def check(page):
+        H = page.evaluate("D.H")
+        T = page.evaluate("D.T")
+        L = page.evaluate("D.L")
+        assert page.locator("#model [data-layer][data-head] canvas").count() == L * H
+        assert page.locator("input[type=checkbox][data-head]").count() == H
+        every = page.evaluate(VISIBLE)
+        page.uncheck("input[type=checkbox][data-head='1']")
+        assert page.evaluate(VISIBLE) == every - T * T
+        assert page.evaluate("Array.from(document.querySelectorAll(\"g[data-head='1']\"))"
+                             ".every(g => g.getAttribute('visibility') === 'hidden')")
+        page.check("input[type=checkbox][data-head='1']")
+        assert page.evaluate(VISIBLE) == every
+        # a thumbnail opens its head: that layer, that head alone
+        last = H - 1
+        page.click(f"#model [data-layer='0'][data-head='{last}']")
+        assert page.input_value("#layer") == "0" and page.input_value("#head") == str(last)
+        assert page.evaluate(VISIBLE) == T * T
+        ticked = page.evaluate("Array.from(document.querySelectorAll("
+                               "'input[type=checkbox][data-head]')).filter(b => b.checked)"
+                               ".map(b => +b.dataset.head)")
+        assert ticked == [last]
+        # silencing is measured in inspect's layer: open it, silence each head in turn
+        page.click(f"#model [data-layer='{measured_layer}'][data-head='0']")
+        for head in range(H):
+            page.click(f"button.silence[data-head='{head}']")
+            found[head] = page.inner_text("#effect [data-effect]")
+
+    opened(page_file, chromium, sync_playwright, check)
+    assert sorted(found) == sorted(rows) and len(rows) > 1
+    kl = model == "gpt2"
+    for head, said in found.items():
+        r = rows[head]
+        printed = r["kl"] if kl else __import__("math").degrees(
+            __import__("math").acos(max(-1.0, min(1.0, r["cosine"]))))
+        assert said == f"{printed:.5f}", (head, said, printed)
+    shown = run_process("inspect", sentence, "--model", folder, "--ablation")
+    for head, said in found.items():        # the digits inspect prints, head by head
+        assert re.search(rf"^\s*{head}\s+{re.escape(said)}\s", shown.stdout, re.M), said
 
 
 def test_a_page_that_exists_is_refused_and_the_api_shows_it_inline(tmp_path):

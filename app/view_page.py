@@ -1,0 +1,184 @@
+"""The interactive view's page (``view.view_page`` fills in its data and colours): the head
+view (every head of a layer at once, a colour and a checkbox each, a token's weights as
+lines), the q·k breakdown of one head, the silence buttons, and the model view (a
+thumbnail of every layer × head, tagged; a click opens it in the head view). Every
+thumbnail carries ``data-layer`` and ``data-head``, every head's toggle is an
+``<input type="checkbox" data-head=…>``: a user's own script finds them."""
+from __future__ import annotations
+
+__all__ = ["PAGE"]
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>%TITLE%</title>
+<style>
+ body { background:%BG%; color:%TEXT%; font: 15px/1.4 "CMU Serif", Georgia, serif; margin: 16px;
+        max-width: 100%; }
+ select, button { font: inherit; }
+ #pick, #toggles { margin-bottom: 8px; } .dim { color:%DIM%; }
+ #toggles label { margin-right: 8px; white-space: nowrap; }
+ #toggles .swatch { display:inline-block; width: 10px; height: 10px; margin-right: 3px; }
+ #stage { display:flex; flex-wrap: wrap; gap: 24px; align-items:flex-start; }
+ svg text { fill:%TEXT%; font: 14px "CMU Serif", Georgia, serif; cursor: default; }
+ svg text.query { fill:%QUERY%; } svg text.key { fill:%KEY%; }
+ #detail { max-width: 420px; }
+ #silence button { margin: 0 4px 4px 0; } #effect { margin-top: 4px; }
+ #model { display:grid; gap: 6px; margin-top: 8px; overflow-x: auto;
+          justify-content: start; align-items: center; }
+ #model .cell { font-size: 11px; text-align: center; cursor: pointer; }
+ #model canvas { display:block; margin: 0 auto; border: 1px solid %DIM%; }
+ #model .cell.on canvas { outline: 2px solid %QUERY%; }
+</style></head><body>
+<h3>%TITLE%</h3>
+<div id="pick">layer <select id="layer"></select> head <select id="head"></select>
+ <span class="dim">(the head whose q·k is explained) — hover a token on the left (its
+ query), then one on the right (a key)</span></div>
+<div id="toggles"></div>
+<div id="stage"><svg id="lines"></svg><div id="detail"></div></div>
+<div id="silence"></div>
+<h4>Every layer and head <span class="dim">(click one to open it above)</span></h4>
+<div id="model"></div>
+<script>
+const D = %DATA%;
+function floats(b64) { const s = atob(b64), u = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i); return new Float32Array(u.buffer); }
+const W = floats(D.weights), Q = floats(D.q), K = floats(D.k);
+const T = D.T, d = D.d, H = D.H, L = D.L;
+// a layer of many heads and tokens draws the hovered token's lines alone
+const LAZY = H * T * T > 30000;
+let layer = D.film[0], head = D.film[1], hovered = null, key = null;
+const on = new Array(H).fill(true);
+function esc(s) { return String(s).replace(/[&<>"']/g, c => "&#" + c.charCodeAt(0) + ";"); }
+function weight(l, h, i, j) { return W[((l * H + h) * T + i) * T + j]; }
+function vec(A, l, h, i) { const at = ((l * H + h) * T + i) * d; return A.subarray(at, at + d); }
+window.viewWeight = weight;
+const ROW = 22, svg = document.getElementById("lines"), NS = "http://www.w3.org/2000/svg";
+svg.setAttribute("width", 420); svg.setAttribute("height", ROW * T + 10);
+function lines(queries) {    // each head's lines of each query, a group per (query, head)
+  for (const old of svg.querySelectorAll("g")) old.remove();
+  const first = svg.firstChild;
+  for (const i of queries) for (let h = 0; h < H; h++) {
+    const g = document.createElementNS(NS, "g");
+    g.setAttribute("data-i", i); g.setAttribute("data-head", h);
+    for (let j = 0; j < T; j++) {
+      const line = document.createElementNS(NS, "line");
+      line.setAttribute("x1", 130); line.setAttribute("y1", ROW * i + 15);
+      line.setAttribute("x2", 290); line.setAttribute("y2", ROW * j + 15);
+      line.setAttribute("stroke", D.heads[h]); line.setAttribute("stroke-width", 2);
+      line.setAttribute("stroke-opacity", weight(layer, h, i, j).toFixed(4));
+      line.setAttribute("data-i", i); line.setAttribute("data-j", j);
+      line.style.pointerEvents = "none";
+      g.appendChild(line);
+    }
+    svg.insertBefore(g, first);
+  }
+}
+function draw() {            // the layer's lines and the tokens
+  svg.innerHTML = "";
+  for (let i = 0; i < T; i++) for (const side of ["query", "key"]) {
+    const t = document.createElementNS(NS, "text");
+    t.textContent = D.tokens[i]; t.setAttribute("class", side);
+    t.setAttribute("x", side === "query" ? 120 : 300); t.setAttribute("y", ROW * i + 20);
+    if (side === "query") t.setAttribute("text-anchor", "end");
+    if (D.special[i]) t.setAttribute("opacity", 0.6);
+    t.addEventListener("mouseenter", () => {
+      if (side === "query") { hovered = i; if (LAZY) lines([i]); } else key = i;
+      shown(); explain(); });
+    svg.appendChild(t);
+  }
+  lines(LAZY ? (hovered === null ? [] : [hovered]) : [...Array(T).keys()]);
+  shown();
+}
+function shown() {          // a checked head's lines; a hovered query's alone
+  for (const g of svg.querySelectorAll("g")) {
+    const mine = on[+g.getAttribute("data-head")] &&
+                 (hovered === null || +g.getAttribute("data-i") === hovered);
+    g.setAttribute("visibility", mine ? "visible" : "hidden");
+  }
+}
+function explain() {
+  const box = document.getElementById("detail");
+  if (hovered === null) { box.innerHTML = ""; return; }
+  let out = `<p>Layer ${layer}, head ${head}: the query of <b>${esc(D.tokens[hovered])}</b>` +
+            ` (tag: ${esc(D.tags[layer][head])})</p>`;
+  if (key !== null) {
+    const q = vec(Q, layer, head, hovered), k = vec(K, layer, head, key);
+    let dot = 0; const parts = [];
+    for (let n = 0; n < d; n++) { dot += q[n] * k[n]; parts.push(q[n] * k[n]); }
+    const top = parts.map((p, n) => [Math.abs(p), n]).sort((a, b) => b[0] - a[0]).slice(0, 8);
+    out += `<p>q·k with <b>${esc(D.tokens[key])}</b>: the sum of ${d} products = ${dot.toFixed(3)};` +
+           ` ÷√${d} = ${(dot / Math.sqrt(d)).toFixed(3)}; after softmax its weight is` +
+           ` <b>${weight(layer, head, hovered, key).toFixed(3)}</b></p><p class="dim">the largest products:</p>`;
+    for (const [, n] of top) out += `<div>q[${n}]·k[${n}] = ${parts[n].toFixed(3)}</div>`;
+  }
+  box.innerHTML = out;
+}
+function toggles() {        // a checkbox per head, in its colour
+  const box = document.getElementById("toggles");
+  box.innerHTML = '<span class="dim">heads drawn: </span>';
+  for (let h = 0; h < H; h++) {
+    const label = document.createElement("label"), box1 = document.createElement("input");
+    box1.type = "checkbox"; box1.checked = on[h]; box1.setAttribute("data-head", h);
+    box1.addEventListener("change", () => { on[h] = box1.checked; shown(); });
+    const swatch = document.createElement("span");
+    swatch.className = "swatch"; swatch.style.background = D.heads[h];
+    label.append(box1, swatch, String(h)); box.appendChild(label);
+  }
+}
+function silence() {        // each head of the measured layer silenced alone
+  const box = document.getElementById("silence"), S = D.silencing;
+  if (!S) { box.innerHTML = D.unsilenced ? `<p class="dim">${esc(D.unsilenced)}</p>` : "";
+            return; }
+  if (layer !== S.layer) {
+    box.innerHTML = `<p class="dim">Silencing is measured in layer ${S.layer} (the ` +
+      `film's); \\`inspect --ablation --layer ${layer}\\` measures this one.</p>`; return; }
+  box.innerHTML = `<span class="dim">silence one head of layer ${S.layer} (its output ` +
+    `zeroed before W_O) and see the ${esc(S.output)} change: </span>`;
+  for (let h = 0; h < H; h++) {
+    const b = document.createElement("button"); b.textContent = "silence " + h;
+    b.setAttribute("data-head", h); b.className = "silence";
+    b.addEventListener("click", () => {
+      const r = S.heads[h];
+      document.getElementById("effect").innerHTML = `Head ${h} of layer ${S.layer} ` +
+        `silenced: the ${esc(S.output)} moves by <b data-effect>${r.effect}</b> ` +
+        `${esc(S.unit)}${r.beside ? " (" + esc(r.beside) + ")" : ""}; its weight on the ` +
+        `answer of the focus word \u2018${esc(S.focus)}\u2019 is ${r.answer}.`;
+    });
+    box.appendChild(b);
+  }
+  const effect = document.createElement("div"); effect.id = "effect"; box.appendChild(effect);
+}
+function thumbnails() {     // the model view: every layer x head, its pattern and tag
+  const grid = document.getElementById("model"), size = Math.max(24, Math.min(72, 4 * T));
+  grid.innerHTML = ""; grid.style.gridTemplateColumns = `auto repeat(${H}, ${size + 4}px)`;
+  for (let l = 0; l < L; l++) {
+    const name = document.createElement("div"); name.className = "dim";
+    name.textContent = "layer " + l; grid.appendChild(name);
+    for (let h = 0; h < H; h++) {
+      const cell = document.createElement("div"), c = document.createElement("canvas");
+      cell.className = "cell" + (l === layer && h === head ? " on" : "");
+      cell.setAttribute("data-layer", l); cell.setAttribute("data-head", h);
+      cell.title = `layer ${l}, head ${h}: ${D.tags[l][h]}`;
+      c.width = c.height = size; const g = c.getContext("2d"), s = size / T;
+      g.fillStyle = D.colours.background; g.fillRect(0, 0, size, size);
+      g.fillStyle = D.heads[h];
+      for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) {
+        g.globalAlpha = weight(l, h, i, j); g.fillRect(j * s, i * s, s, s); }
+      cell.append(c, D.tags[l][h]);
+      cell.addEventListener("click", () => { layer = l; head = h;
+        for (let x = 0; x < H; x++) on[x] = x === h; sync(); });
+      grid.appendChild(cell);
+    }
+  }
+}
+function sync() { document.getElementById("layer").value = layer;
+  document.getElementById("head").value = head;
+  draw(); explain(); toggles(); silence();
+  for (const cell of document.querySelectorAll("#model .cell"))
+    cell.classList.toggle("on", +cell.dataset.layer === layer && +cell.dataset.head === head); }
+for (const [id, n] of [["layer", L], ["head", H]]) { const s = document.getElementById(id);
+  for (let x = 0; x < n; x++) s.add(new Option(x, x));
+  s.addEventListener("change", () => { layer = +document.getElementById("layer").value;
+    head = +document.getElementById("head").value; sync(); }); }
+thumbnails(); sync();
+</script></body></html>
+"""
