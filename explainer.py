@@ -27,7 +27,7 @@ from __future__ import annotations
 import html
 import numbers
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .facts import DEFAULT_SENTENCE
@@ -249,25 +249,33 @@ def generate(sentence: str, output: str | Path = "writes.mp4", *, model: str | P
 
 @dataclass(frozen=True)
 class View:
-    """The interactive page of every layer and head (one self-contained HTML file)."""
-    page: Path
+    """The interactive page of every layer and head: its HTML, and the file it was
+    written to (None: kept in memory, as a notebook shows it)."""
+    page: Path | None
+    html: str = field(repr=False, default="")
 
     def _repr_html_(self) -> str:          # in its own frame: its script stays its own
-        page = html.escape(self.page.read_text(encoding="utf-8"), quote=True)
-        return f'<iframe srcdoc="{page}" style="width:100%;height:720px;border:0"></iframe>'
+        text = self.html or self.page.read_text(encoding="utf-8")
+        return (f'<iframe srcdoc="{html.escape(text, quote=True)}" '
+                'style="width:100%;max-width:100%;height:760px;border:0"></iframe>')
 
 
-def view(sentence: str = DEFAULT_SENTENCE, output: str | Path = "view.html", *,
+def view(sentence: str = DEFAULT_SENTENCE, output: str | Path | None = None, *,
          theme: str | None = None, force: bool = False, **trace_options) -> View:
     """Every layer and head on ``sentence`` as one interactive, offline HTML page (the
-    ``view`` command): a head picker, a token's weights as lines, the query·key products
-    of a pair, every head's pattern tag. Shows inline in Jupyter."""
+    ``view`` command): every head of a layer at once, a token's weights as lines, the
+    query·key products of a pair, a thumbnail of every layer × head, each head silenced.
+    Shows inline in Jupyter; written to ``output`` (an .html file) only when one is
+    given."""
     from .app.requests import ViewRequest
     from .app.view import view as write
+    from .app.view import view_html
 
-    write(ViewRequest(**_picture("view", sentence, output, theme, force, trace_options)),
-              report=_note)
-    return View(Path(output).absolute())
+    request = ViewRequest(**_picture("view", sentence, output, theme, force, trace_options))
+    if output is None:
+        return View(None, view_html(request))
+    write(request, report=_note)
+    return View(Path(output).absolute(), request.output.read_text(encoding="utf-8"))
 
 
 # ---- requests, built as the command line builds them -------------------------------------------
@@ -284,13 +292,13 @@ def _picture(command: str, sentence, output, theme, force, trace_options: dict) 
     from .app.values import resolved
 
     _text("sentence", sentence)
-    path = _path("output", output)
+    path = _path("output", output, none=command == "view")
     theme = _text("theme", theme, none=True)
     force = _force(force)
     options = _trace_options(trace_options)
     config = find_config()
     return dict(sentence=sentence, tracing=_tracing(command, options, config),
-                output=Path(path), theme=resolved(command, "theme", theme, config), force=force)
+                output=None if path is None else Path(path), theme=resolved(command, "theme", theme, config), force=force)
 
 
 def _tracing(command: str, options: dict, config):

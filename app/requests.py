@@ -140,10 +140,10 @@ class AtlasRequest:
 @dataclass(frozen=True)
 class ViewRequest:
     """The interactive view of every layer and head on ``sentence``: one HTML file,
-    ``output``, in ``theme``'s colours."""
+    ``output`` (None: the page kept in memory, shown inline), in ``theme``'s colours."""
     sentence: str
     tracing: TraceOptions
-    output: Path
+    output: Path | None
     theme: str
     force: bool = False
 

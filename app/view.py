@@ -18,7 +18,7 @@ from ..attention_core.errors import InputError
 from .requests import ViewRequest
 from .signals import interrupts_held
 
-__all__ = ["silencing_of", "view", "view_data", "view_page", "write_view"]
+__all__ = ["silencing_of", "view", "view_data", "view_html", "view_page"]
 
 
 def _floats(array) -> str:
@@ -71,39 +71,48 @@ def view_page(data: dict) -> str:
         .replace("%DIM%", c["dim"]).replace("%QUERY%", c["query"]).replace("%KEY%", c["key"])
 
 
-def write_view(layers, atlas, palette, path: Path, silencing=None) -> None:
-    Path(path).write_text(view_page(view_data(layers, atlas, palette, silencing)),
-                          encoding="utf-8")
-
-
 # ---- the view as a capability: checked, computed, written whole ------------------------------
 def view(request: ViewRequest, *, report=None) -> list[Path]:
-    """Every layer and head on the sentence as one self-contained HTML page: written."""
-    import dataclasses
-
+    """Every layer and head on the sentence as one self-contained HTML page: written to
+    ``request.output``, whole or not at all."""
     from ..files.outputs import OutputSet
 
-    if (request.tracing.mask or "none").strip().lower() != "none":
-        raise InputError(f"--mask {request.tracing.mask}: the view shows the model's own "
-                         "attention in every layer; drop --mask.")
+    _check(request)
+    if request.output is None:
+        raise InputError("the view needs a file to write: give -o FILE.html.")
     page = Path(request.output)
     if page.suffix.lower() not in (".html", ".htm"):
         raise InputError(f"-o {str(request.output)!r} must name an .html file; e.g. -o "
                          "view.html.")
     outputs = OutputSet({"view": page}, force=request.force, what="view",
                         hint="choose another -o or add --force").check()
+    text = view_html(request)
+    with outputs.opened(report=report):
+        outputs.path("view").write_text(text, encoding="utf-8")
+        outputs.commit()
+    return [Path(p) for p in outputs.files.values()]
+
+
+def view_html(request: ViewRequest) -> str:
+    """The page of ``request`` as text, nothing written (a notebook shows it inline)."""
+    import dataclasses
+
+    from ..scenes.vocabulary.style import PALETTES
+
+    _check(request)
     with interrupts_held():               # one run of the model gives both
         from ..attention_core.layers import attentions_and_atlas
 
         req = dataclasses.replace(request.tracing.request(request.sentence), layer="auto")
         layers, atlas = attentions_and_atlas(req)
         silencing = _silencing(request.tracing.request(request.sentence))
-    from ..scenes.vocabulary.style import PALETTES
+    return view_page(view_data(layers, atlas, PALETTES[request.theme], silencing))
 
-    with outputs.opened(report=report):
-        write_view(layers, atlas, PALETTES[request.theme], outputs.path("view"), silencing)
-        outputs.commit()
-    return [Path(p) for p in outputs.files.values()]
+
+def _check(request: ViewRequest) -> None:
+    if (request.tracing.mask or "none").strip().lower() != "none":
+        raise InputError(f"--mask {request.tracing.mask}: the view shows the model's own "
+                         "attention in every layer; drop --mask.")
 
 
 def _silencing(req):

@@ -137,3 +137,24 @@ def test_a_page_that_exists_is_refused_and_the_api_shows_it_inline(tmp_path):
         ae.view(DEFAULT, tmp_path / "v.html")
     with pytest.raises(ae.InputError, match="html"):
         ae.view(DEFAULT, tmp_path / "v.png")
+
+
+def test_in_a_notebook_the_view_shows_inline_twice_and_writes_nothing(tmp_path):
+    """In a Jupyter kernel (nbclient), `ae.view(...)` with no path displays the page in the
+    cell (its own frame, the cell's width) and writes no file; run again, it shows again."""
+    nbclient = pytest.importorskip("nbclient")
+    import nbformat
+
+    cells = ["import os\nimport attention_explainer as ae\nbefore = sorted(os.listdir('.'))",
+             f"ae.view({DEFAULT!r})", f"ae.view({DEFAULT!r})",
+             "assert sorted(os.listdir('.')) == before, os.listdir('.')"]
+    book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(book, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    for cell in book.cells[1:3]:
+        shown = [o for o in cell.outputs if o.output_type == "execute_result"]
+        assert len(shown) == 1, cell.outputs
+        page = shown[0]["data"]["text/html"]
+        assert page.startswith("<iframe srcdoc=") and "width:100%" in page
+        assert "data-layer" in page and "D.silencing" in page
+    assert list(tmp_path.iterdir()) == []
