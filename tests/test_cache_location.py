@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.conftest import DEFAULT, ROOT, run_process
+from tests.conftest import DEFAULT, ROOT, run_warm
 
 TINY = ["--resolution", "160x90", "--fps", "5"]
 
@@ -22,7 +22,7 @@ def places(tmp_path):
 @pytest.mark.parametrize("where", ["under /proc", "a regular file", "under a regular file"])
 def test_a_render_goes_on_without_an_unusable_cache_and_says_so(where, tmp_path):
     env = dict(os.environ, XDG_CACHE_HOME=places(tmp_path)[where])
-    proc = run_process("render", DEFAULT, "--beats", "title", *TINY, "-o",
+    proc = run_warm("render", DEFAULT, "--beats", "title", *TINY, "-o",
                        tmp_path / "out" / "talk.mp4", env=env)
     assert proc.returncode == 0, proc.stderr
     said = [line for line in proc.stderr.splitlines() if line.startswith("beat cache:")]
@@ -32,7 +32,7 @@ def test_a_render_goes_on_without_an_unusable_cache_and_says_so(where, tmp_path)
 
 def test_frames_go_on_without_an_unusable_cache(tmp_path):
     env = dict(os.environ, XDG_CACHE_HOME=places(tmp_path)["a regular file"])
-    proc = run_process("frames", DEFAULT, "--beat", "title", "--resolution", "160x90",
+    proc = run_warm("frames", DEFAULT, "--beat", "title", "--resolution", "160x90",
                        "--out", tmp_path / "stills", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "rendering without it" in proc.stderr
@@ -41,7 +41,7 @@ def test_frames_go_on_without_an_unusable_cache(tmp_path):
 
 def test_a_course_stops_at_once_naming_an_unusable_cache(tmp_path):
     env = dict(os.environ, XDG_CACHE_HOME=places(tmp_path)["under a regular file"])
-    proc = run_process("batch", ROOT / "examples" / "course.toml", *TINY, "--out",
+    proc = run_warm("batch", ROOT / "examples" / "course.toml", *TINY, "--out",
                        tmp_path / "out", env=env)
     err = proc.stderr.strip()
     assert proc.returncode == 2 and len(err.splitlines()) == 1, err

@@ -12,7 +12,7 @@ import pytest
 import srt
 
 from attention_explainer.app.captions import numbers_in, words_language
-from tests.conftest import DEFAULT, assert_refused, run_process
+from tests.conftest import DEFAULT, assert_refused, run_warm
 
 TINY = ["--resolution", "96x54", "--fps", "5"]
 BEATS = ["--beats", "title,softmax"]
@@ -29,7 +29,7 @@ def french(text: str) -> str:
 def film(tmp_path_factory):
     """The film of two beats, and its captions written again in French."""
     root = tmp_path_factory.mktemp("captions")
-    proc = run_process("render", DEFAULT, *BEATS, *TINY, "--quiet", "-o", root / "en.mp4")
+    proc = run_warm("render", DEFAULT, *BEATS, *TINY, "--quiet", "-o", root / "en.mp4")
     assert proc.returncode == 0, proc.stderr[-2000:]
     captions = list(srt.parse((root / "en.srt").read_text(encoding="utf-8")))
     translated = [c.__class__(c.index, c.start, c.end, french(c.content)) for c in captions]
@@ -40,7 +40,7 @@ def film(tmp_path_factory):
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 def test_a_translated_srt_is_the_films_captions_and_its_voice(film):
     root, english, translated = film
-    proc = run_process("render", DEFAULT, *BEATS, *TINY, "--json", "--narration", "speak",
+    proc = run_warm("render", DEFAULT, *BEATS, *TINY, "--json", "--narration", "speak",
                        "--captions", root / "translated.srt", "-o", root / "fr.mp4")
     assert proc.returncode == 0, proc.stderr[-2000:]
     written = list(srt.parse((root / "translated.srt").read_text(encoding="utf-8")))
@@ -52,15 +52,15 @@ def test_a_translated_srt_is_the_films_captions_and_its_voice(film):
 
 def test_a_pack_carries_the_translated_words_into_its_notes_and_deck(film, tmp_path):
     root, _, translated = film
-    proc = run_process("pack", DEFAULT, "--beats", "title", *TINY, "--quiet",
+    proc = run_warm("pack", DEFAULT, "--beats", "title", *TINY, "--quiet",
                        "--captions", root / "translated.srt", "--out", tmp_path / "pack")
     assert_refused(proc, f"has {len(translated)} captions; this film has")   # two beats' worth
     assert not (tmp_path / "pack").exists()
-    proc = run_process("render", DEFAULT, "--beats", "title", *TINY, "--quiet",
+    proc = run_warm("render", DEFAULT, "--beats", "title", *TINY, "--quiet",
                        "-o", tmp_path / "title.mp4")
     count = len(list(srt.parse((tmp_path / "title.srt").read_text(encoding="utf-8"))))
     (tmp_path / "fr-title.srt").write_text(srt.compose(translated[:count]), encoding="utf-8")
-    proc = run_process("pack", DEFAULT, "--beats", "title", *TINY, "--quiet",
+    proc = run_warm("pack", DEFAULT, "--beats", "title", *TINY, "--quiet",
                        "--captions", tmp_path / "fr-title.srt", "--out", tmp_path / "pack")
     assert proc.returncode == 0, proc.stderr[-2000:]
     deck = (tmp_path / "pack" / "index.html").read_text(encoding="utf-8")
@@ -88,15 +88,15 @@ def test_a_changed_number_or_another_count_is_refused_before_anything_is_written
     wrong[n - 1] = changed.__class__(changed.index, changed.start, changed.end,
                                      changed.content.replace(number.replace(".", ","), "999", 1))
     (tmp_path / "wrong.srt").write_text(srt.compose(wrong), encoding="utf-8")
-    proc = run_process("render", DEFAULT, *BEATS, *TINY, "--captions", tmp_path / "wrong.srt",
+    proc = run_warm("render", DEFAULT, *BEATS, *TINY, "--captions", tmp_path / "wrong.srt",
                        "-o", tmp_path / "x.mp4")
     assert_refused(proc, f"caption {n}", "999", "keep the film's numbers")
     (tmp_path / "short.srt").write_text(srt.compose(translated[:-1]), encoding="utf-8")
-    proc = run_process("render", DEFAULT, *BEATS, *TINY, "--captions", tmp_path / "short.srt",
+    proc = run_warm("render", DEFAULT, *BEATS, *TINY, "--captions", tmp_path / "short.srt",
                        "-o", tmp_path / "x.mp4")
     assert_refused(proc, f"{len(translated) - 1} captions", f"this film has {len(translated)}")
     (tmp_path / "junk.srt").write_text("not captions at all\n", encoding="utf-8")
-    proc = run_process("render", DEFAULT, *BEATS, *TINY, "--captions", tmp_path / "junk.srt",
+    proc = run_warm("render", DEFAULT, *BEATS, *TINY, "--captions", tmp_path / "junk.srt",
                        "-o", tmp_path / "x.mp4")
     assert_refused(proc, "--captions")
     assert not list(tmp_path.glob("x.*"))
@@ -109,7 +109,7 @@ def test_a_slow_pace_keeps_every_caption_at_15_characters_a_second_or_fewer(film
     from attention_explainer.facts import PACES
 
     root, normal, _ = film
-    proc = run_process("render", DEFAULT, *BEATS, *TINY, "--quiet", "--pace", "slow",
+    proc = run_warm("render", DEFAULT, *BEATS, *TINY, "--quiet", "--pace", "slow",
                        "-o", tmp_path / "slow.mp4")
     assert proc.returncode == 0, proc.stderr[-2000:]
     slow = list(srt.parse((tmp_path / "slow.srt").read_text(encoding="utf-8")))

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from tests.conftest import ROOT, run_process
+from tests.conftest import ROOT, run_warm
 from tests.conftest import assert_refused as one_line
 
 COURSE = ROOT / "examples" / "course.toml"
@@ -94,7 +94,7 @@ def test_a_dashboard_only_when_asked_and_on_loopback(tmp_path):
                                      "tcp://render-box", "tcp://render-box:0",
                                      "tcp://render-box:70000", "tcp://:8786", "tls://a b:1"])
 def test_a_malformed_scheduler_address_is_refused_at_once(address, tmp_path):
-    proc = run_process("batch", COURSE, "--scheduler", address, "--out", tmp_path / "out")
+    proc = run_warm("batch", COURSE, "--scheduler", address, "--out", tmp_path / "out")
     assert "not a Dask scheduler address" in one_line(proc)
     assert not (tmp_path / "out").exists()
 
@@ -109,7 +109,7 @@ def test_a_scheduler_where_nothing_answers_is_refused_in_one_line(tmp_path):
            f"{SCHEDULER_WAIT_S} s" in readme
 
     # the timeout is a guard against a hang, not a measure
-    proc = run_process("batch", COURSE, "--scheduler", "tcp://127.0.0.1:1", "--resolution",
+    proc = run_warm("batch", COURSE, "--scheduler", "tcp://127.0.0.1:1", "--resolution",
                        "160x90", "--out", tmp_path / "out", timeout=SCHEDULER_WAIT_S + 120)
     err = one_line(proc)
     assert "no Dask scheduler answered at tcp://127.0.0.1:1" in err
@@ -118,7 +118,7 @@ def test_a_scheduler_where_nothing_answers_is_refused_in_one_line(tmp_path):
 
 
 def test_the_dashboard_is_the_local_clusters(tmp_path):
-    proc = run_process("batch", COURSE, "--scheduler", "tcp://127.0.0.1:8786", "--dashboard",
+    proc = run_warm("batch", COURSE, "--scheduler", "tcp://127.0.0.1:8786", "--dashboard",
                        "--out", tmp_path / "out")
     assert "--dashboard is the local cluster's" in one_line(proc)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import av
 import pytest
 
-from conftest import CLI, ROOT, run_process
+from conftest import CLI, ROOT, run_warm
 
 SMALL = 'resolution = "160x90"\nfps = 5\nbeats = "title,embed,summary"\n'
 
@@ -43,7 +43,7 @@ def test_a_course_renders_on_two_workers_and_a_rerun_renders_nothing(tmp_path):
     # of this worker would have drawn its first beats (render and course share entries)
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
     course = _course(tmp_path, THREE)
-    first = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2, env=env)
+    first = run_warm("batch", course, "--out", tmp_path / "out", "--jobs", 2, env=env)
     assert first.returncode == 0, first.stderr[-3000:]
     out = tmp_path / "out"
     for name in ("cat-160x90.mp4", "beijing-160x90.mp4"):
@@ -57,14 +57,14 @@ def test_a_course_renders_on_two_workers_and_a_rerun_renders_nothing(tmp_path):
     assert "9 beats: 0 from the cache, 9 drawn" in first.stderr
 
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
-    second = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2, env=env)
+    second = run_warm("batch", course, "--out", tmp_path / "out", "--jobs", 2, env=env)
     assert second.returncode == 0, second.stderr[-2000:]
     assert second.stdout.count("up to date") == 3
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
     assert "0 beats: 0 from the cache, 0 drawn" in second.stderr   # no task was run
 
     # the same course into another folder: every beat comes from the cache
-    third = run_process("batch", course, "--out", tmp_path / "again", "--jobs", 2, env=env)
+    third = run_warm("batch", course, "--out", tmp_path / "again", "--jobs", 2, env=env)
     assert third.returncode == 0, third.stderr[-2000:]
     assert "9 beats: 9 from the cache, 0 drawn" in third.stderr
 
@@ -93,7 +93,7 @@ def test_one_failing_explainer_does_not_stop_the_others(tmp_path):
         'sentence = "The cat ate the fish"\noutput = "good"',
         f'sentence = "The cat ate the fish"\nmodel = "{broken}"\noutput = "bad"'],
         defaults='resolution = "160x90"\nfps = 5\nbeats = "title"\n')
-    proc = run_process("batch", course, "--out", tmp_path / "out", "--jobs", 2)
+    proc = run_warm("batch", course, "--out", tmp_path / "out", "--jobs", 2)
     assert proc.returncode == 1, proc.stderr[-2000:]
     assert (tmp_path / "out" / "good-160x90.mp4").is_file()
     assert not list((tmp_path / "out").glob("bad*"))
@@ -107,7 +107,7 @@ def test_every_bad_entry_is_reported_at_once_and_nothing_is_written(tmp_path):
         'sentence = "The cat ate the fish"\nfps = 500',
         'sentence = "The cat ate the fish"\ncolour = "red"',
         'sentence = "fine"\nresolution = ["320x180", "99x"]'])
-    proc = run_process("batch", course, "--out", tmp_path / "out")
+    proc = run_warm("batch", course, "--out", tmp_path / "out")
     assert proc.returncode == 2
     message = proc.stderr.strip()
     assert len(message.splitlines()) == 1
@@ -130,7 +130,7 @@ def test_the_settings_top_level_theme_reaches_a_course(tmp_path):
     explainer = ['sentence = "The cat ate the fish"\noutput = "cat"']
     (tmp_path / "themed").mkdir()
     themed = _course(tmp_path / "themed", explainer, defaults=small + 'theme = "colorblind"\n')
-    first = run_process("batch", themed, "--out", tmp_path / "first", "--jobs", 1,
+    first = run_warm("batch", themed, "--out", tmp_path / "first", "--jobs", 1,
                         cwd=tmp_path / "themed", env=env)
     assert first.returncode == 0, first.stderr[-2000:]
     assert "1 beats: 0 from the cache, 1 drawn" in first.stderr, first.stderr[-2000:]
@@ -138,7 +138,7 @@ def test_the_settings_top_level_theme_reaches_a_course(tmp_path):
     (tmp_path / "attention-explainer.toml").write_text('theme = "colorblind"\n',
                                                       encoding="utf-8")
     course = _course(tmp_path, explainer, defaults=small)
-    second = run_process("batch", course, "--out", tmp_path / "second", "--jobs", 1,
+    second = run_warm("batch", course, "--out", tmp_path / "second", "--jobs", 1,
                          cwd=tmp_path, env=env)
     assert second.returncode == 0, second.stderr[-2000:]
     assert "1 beats: 1 from the cache, 0 drawn" in second.stderr, second.stderr[-2000:]

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.conftest import assert_refused as refused, run_process
+from tests.conftest import assert_refused as refused, run_warm
 
 GOOD = '[[explainer]]\nsentence = "The cat sat on the mat"\noutput = "good"\n'
 
@@ -18,7 +18,7 @@ def test_focus_heads_and_layer_are_checked_against_the_model_before_any_worker(t
     course.write_text(GOOD + '[[explainer]]\nsentence = "The cat sat"\nfocus = "zebra"\n'
                       '[[explainer]]\nsentence = "The dog ran"\nheads = "99"\n'
                       '[[explainer]]\nsentence = "The bird sang"\nlayer = "42"\n')
-    proc = run_process("batch", course, "--out", tmp_path / "out", timeout=300)
+    proc = run_warm("batch", course, "--out", tmp_path / "out", timeout=300)
     err = refused(proc, "3 problems", "explainer 2 (line 4)", "zebra", "explainer 3 (line 7)",
                   "explainer 4 (line 10)")
     assert "Nothing was rendered" in err            # refused before any cluster started
@@ -34,15 +34,15 @@ def test_focus_heads_and_layer_are_checked_against_the_model_before_any_worker(t
 def test_entries_of_the_wrong_type_are_reported_not_crashed_on(text, fragment, tmp_path):
     course = tmp_path / "course.toml"
     course.write_text(text)
-    refused(run_process("batch", course, "--out", tmp_path / "out", "--dry-run"), fragment)
+    refused(run_warm("batch", course, "--out", tmp_path / "out", "--dry-run"), fragment)
 
 
 def test_a_manifest_that_is_not_a_regular_file_is_refused_unread(tmp_path):
     fifo = tmp_path / "course.toml"
     os.mkfifo(fifo)
-    proc = run_process("batch", fifo, "--out", tmp_path / "out", "--dry-run", timeout=60)
+    proc = run_warm("batch", fifo, "--out", tmp_path / "out", "--dry-run", timeout=60)
     refused(proc, "not a regular file")
-    refused(run_process("batch", "/dev/zero", "--dry-run", timeout=60), "not a regular file")
+    refused(run_warm("batch", "/dev/zero", "--dry-run", timeout=60), "not a regular file")
     folder = tmp_path / "folder.toml"
     folder.mkdir()
-    refused(run_process("batch", folder, "--dry-run", timeout=60))
+    refused(run_warm("batch", folder, "--dry-run", timeout=60))

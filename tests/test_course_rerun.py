@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from tests.conftest import run_process
+from tests.conftest import run_warm
 
 HEAD = '[defaults]\nresolution = "160x90"\nfps = 5\nbeats = "title"\n'
 
@@ -20,7 +20,7 @@ def course(tmp_path, sentence: str):
 
 
 def batch(path, out, *args):
-    proc = run_process("batch", path, "--out", out, "--jobs", 1, "--quiet", *args)
+    proc = run_warm("batch", path, "--out", out, "--jobs", 1, "--quiet", *args)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
@@ -87,7 +87,7 @@ def test_a_damaged_cache_entry_met_by_a_course_is_said_in_one_line(tmp_path):
         if not entry.name.startswith("."):
             video = entry / "segment.mp4"
             video.write_bytes(video.read_bytes()[:video.stat().st_size // 2])
-    proc = run_process("batch", path, "--out", out, "--jobs", 1, "--quiet", "--force",
+    proc = run_warm("batch", path, "--out", out, "--jobs", 1, "--quiet", "--force",
                        "--cache-dir", cache)
     assert proc.returncode == 0, proc.stderr[-2000:]
     said = [line for line in proc.stderr.splitlines() if line.startswith("beat cache:")]

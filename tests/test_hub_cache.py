@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from tests.conftest import run_process
+from tests.conftest import run_warm
 from tests.tiny_models import build
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
@@ -63,19 +63,19 @@ def test_a_hub_id_in_the_cache_draws_what_its_folder_draws(cached, monkeypatch):
     pinned = compute_trace(sentence, model=f"gpt2@{REVISION}", layer="1", heads="0,1")
     assert np.array_equal(pinned.weights, by_folder.weights)
     # through the command line, with the network off
-    proc = run_process("inspect", sentence, "--model", "gpt2@main", env=offline(cache))
+    proc = run_warm("inspect", sentence, "--model", "gpt2@main", env=offline(cache))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "gpt2" in proc.stdout
 
 
 def test_an_id_the_cache_lacks_is_one_line_with_the_command_that_fetches_it(cached, tmp_path):
     cache, _, _ = cached
-    proc = run_process("inspect", "The cat", "--model", "Qwen/Qwen3-0.6B", env=offline(cache))
+    proc = run_warm("inspect", "The cat", "--model", "Qwen/Qwen3-0.6B", env=offline(cache))
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "not in the local Hugging Face cache" in lines[0]
     assert "`hf download Qwen/Qwen3-0.6B`" in lines[0]
-    proc = run_process("inspect", "The cat", "--model", "gpt2@v9", env=offline(cache))
+    proc = run_warm("inspect", "The cat", "--model", "gpt2@v9", env=offline(cache))
     assert proc.returncode == 2 and "`hf download gpt2 --revision v9`" in proc.stderr
 
 
@@ -86,7 +86,7 @@ def test_a_snapshot_that_links_out_of_the_cache_is_refused_unread(cached, tmp_pa
     bad = hub_cache(tmp_path / "cache", folder, repo="someone/tiny")
     (bad / "model.safetensors").unlink()
     (bad / "model.safetensors").symlink_to(outside)
-    proc = run_process("inspect", "The cat", "--model", "someone/tiny",
+    proc = run_warm("inspect", "The cat", "--model", "someone/tiny",
                        env=offline(tmp_path / "cache"))
     assert proc.returncode == 2, proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()

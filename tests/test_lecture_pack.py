@@ -9,7 +9,7 @@ import av
 import numpy as np
 import pytest
 
-from conftest import run_process
+from conftest import run_warm
 
 from attention_explainer.facts import FILM_BEATS
 from tests.browser import browser_or_skip, launch
@@ -22,7 +22,7 @@ WIDTH, HEIGHT, FPS = 160, 90, 5
 def pack(default_trace, tmp_path_factory):
     root = tmp_path_factory.mktemp("pack")
     trace = default_trace.save(root / "trace.npz")
-    proc = run_process("pack", "--trace", trace, "--out", root / "lecture", "--resolution",
+    proc = run_warm("pack", "--trace", trace, "--out", root / "lecture", "--resolution",
                        f"{WIDTH}x{HEIGHT}", "--fps", FPS, "--jobs", 2, "--json")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return root / "lecture", json.loads(proc.stdout)
@@ -168,7 +168,7 @@ def test_a_light_pack_is_light_around_the_film(tmp_path):
     from pptx import Presentation
 
     out = tmp_path / "light"
-    proc = run_process("pack", "The cat ate the fish", "--beats", "title", "--theme", "light",
+    proc = run_warm("pack", "The cat ate the fish", "--beats", "title", "--theme", "light",
                        "--resolution", "96x54", "--fps", 2, "--out", out)
     assert proc.returncode == 0, proc.stderr[-2000:]
     corner = _frames(out / "explainer.mp4")[-1][:4, :4].reshape(-1, 3)
@@ -315,7 +315,7 @@ def test_a_four_by_three_film_gets_four_by_three_slides(tmp_path, default_trace)
     from pptx import Presentation
 
     trace = default_trace.save(tmp_path / "trace.npz")
-    proc = run_process("pack", "--trace", trace, "--out", tmp_path / "lecture", "--resolution",
+    proc = run_warm("pack", "--trace", trace, "--out", tmp_path / "lecture", "--resolution",
                        "96x72", "--fps", 1, "--beats", "title")
     assert proc.returncode == 0, proc.stderr[-2000:]
     deck = Presentation(str(tmp_path / "lecture" / "slides.pptx"))
@@ -356,7 +356,7 @@ def test_pauses_at_steps_stop_the_deck_and_split_the_slides(tmp_path):
     from attention_explainer.scenes.pipeline.subtitles import caption_track
 
     folder = tmp_path / "steps"
-    proc = run_process("pack", "The cat ate the fish", "--beats", "title,softmax",
+    proc = run_warm("pack", "The cat ate the fish", "--beats", "title,softmax",
                        "--resolution", "160x90", "--fps", "5", "--pauses", "steps",
                        "--quiet", "--out", folder)
     assert proc.returncode == 0, proc.stderr[-2000:]

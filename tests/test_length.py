@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from attention_explainer.facts import FILM_BEATS, LENGTHS
-from tests.conftest import DEFAULT, assert_refused, run_process
+from tests.conftest import DEFAULT, assert_refused, run_warm
 from tests.layout_corpus import audit_film, sum_faults
 
 SHORT = LENGTHS["short"]
@@ -46,14 +46,14 @@ def test_a_short_film_keeps_the_question_and_the_answer_and_passes_the_audits(
 
 
 def test_the_command_line_renders_the_short_film_and_says_which_beats(tmp_path):
-    proc = run_process("render", DEFAULT, "--length", "short", "--resolution", "64x36",
+    proc = run_warm("render", DEFAULT, "--length", "short", "--resolution", "64x36",
                        "--fps", "30", "--json", "-o", tmp_path / "short.mp4")
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)
     assert report["duration"] <= SHORT
     assert report["beats"][0] == "title" and report["beats"][-1] == "update"
     assert "--length 90 s:" in proc.stderr and "left out:" in proc.stderr
-    assert_refused(run_process("render", DEFAULT, "--length", "soon", "-o", tmp_path / "x.mp4"),
+    assert_refused(run_warm("render", DEFAULT, "--length", "soon", "-o", tmp_path / "x.mp4"),
                    "is not a length")
 
 
@@ -64,9 +64,9 @@ def test_a_short_pack_holds_the_clips_of_the_beats_it_keeps(tmp_path):
     import av
 
     args = ["pack", DEFAULT, "--length", "short", "--resolution", "64x36", "--fps", "5"]
-    dry = run_process(*args, "--dry-run", "--json", "--out", tmp_path / "pack")
+    dry = run_warm(*args, "--dry-run", "--json", "--out", tmp_path / "pack")
     assert dry.returncode == 0, dry.stderr[-2000:]
-    proc = run_process(*args, "--json", "--out", tmp_path / "pack")
+    proc = run_warm(*args, "--json", "--out", tmp_path / "pack")
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)
     folder = tmp_path / "pack"

@@ -15,7 +15,7 @@ import pytest
 import srt
 
 from attention_explainer.scenes.pipeline.narration import MARGIN, MAX_SECONDS, PAUSE, RATE
-from tests.conftest import DEFAULT, assert_refused, run_process
+from tests.conftest import DEFAULT, assert_refused, run_warm
 
 FPS = 5
 TINY = ["--resolution", "96x54", "--fps", str(FPS)]
@@ -41,7 +41,7 @@ def tone(path, seconds: float, codec: str = "pcm_s16le") -> None:
 
 
 def render(*args):
-    proc = run_process("render", DEFAULT, "--beats", BEATS, *TINY, "--json", *args)
+    proc = run_warm("render", DEFAULT, "--beats", BEATS, *TINY, "--json", *args)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout)
 
@@ -129,7 +129,7 @@ def test_the_captions_move_with_the_stretched_beats(narrated):
 
 def test_every_clip_of_a_narrated_pack_has_its_voice_and_a_webm_opus(narrated, tmp_path):
     root, _, voiced, lengths = narrated
-    proc = run_process("pack", DEFAULT, "--beats", BEATS, *TINY, "--narration", root / "voices",
+    proc = run_warm("pack", DEFAULT, "--beats", BEATS, *TINY, "--narration", root / "voices",
                        "--out", tmp_path / "pack")
     assert proc.returncode == 0, proc.stderr[-2000:]
     clips = sorted((tmp_path / "pack" / "clips").glob("*.mp4"))
@@ -167,12 +167,12 @@ def test_bad_recordings_are_refused_before_anything_is_written(tmp_path):
         voices.mkdir(parents=True)
         make(voices / file)
         out = tmp_path / name / "out"
-        proc = run_process("render", DEFAULT, "--beats", "title,embed", *TINY,
+        proc = run_warm("render", DEFAULT, "--beats", "title,embed", *TINY,
                            "--narration", voices, "-o", out / "talk.mp4", timeout=120)
         assert_refused(proc, said)
         assert name == "not audio" or "not audio" not in proc.stderr, proc.stderr  # never nested
         assert not out.exists(), name
-    proc = run_process("render", DEFAULT, "--narration", tmp_path / "nowhere", *TINY,
+    proc = run_warm("render", DEFAULT, "--narration", tmp_path / "nowhere", *TINY,
                        "-o", tmp_path / "x.mp4")
     assert_refused(proc, "not a folder")
 
@@ -184,7 +184,7 @@ def test_speak_reads_each_caption_as_it_appears_and_stops_before_the_next(tmp_pa
     """The draft voice of the default film speaks caption by caption: each caption's
     speech starts within one frame of the caption and is over before the next caption
     begins (the picture waited for it); every beat is voiced (issue 38, acceptance 3)."""
-    proc = run_process("render", DEFAULT, *TINY, "--json", "--narration", "speak",
+    proc = run_warm("render", DEFAULT, *TINY, "--json", "--narration", "speak",
                        "-o", tmp_path / "spoken.mp4")
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)
@@ -233,14 +233,14 @@ def test_a_recording_per_caption_starts_with_its_caption_which_waits_for_it(tmp_
     following = captions[captions.index(spoken[0]) + 1].start.total_seconds()
     assert following - start >= 6.0 + PAUSE - 1 / FPS - 1e-6     # the .srt keeps ms
     tone(voices / "sparks-9.wav", 1.0)
-    proc = run_process("render", DEFAULT, "--beats", "title,sparks", *TINY, "--narration",
+    proc = run_warm("render", DEFAULT, "--beats", "title,sparks", *TINY, "--narration",
                        voices, "-o", tmp_path / "w.mp4")
     assert_refused(proc, "sparks-9 names no caption")
     assert not (tmp_path / "w.mp4").exists() and not (tmp_path / "w.srt").exists()
 
 
 def test_the_narration_script_gives_each_beat_its_time_and_captions():
-    proc = run_process("narration-script", DEFAULT, "--beats", "title,embed", *TINY)
+    proc = run_warm("narration-script", DEFAULT, "--beats", "title,embed", *TINY)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout
     assert "(title.wav)" in out and "(embed.wav)" in out

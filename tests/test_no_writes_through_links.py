@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import DEFAULT, run_process
+from tests.conftest import DEFAULT, run_warm
 
 TINY = ["--resolution", "160x90", "--fps", "5", "--quiet"]
 
@@ -31,7 +31,7 @@ def test_pack_refuses_a_linked_folder_inside_it(tmp_path, victim, force):
     out = tmp_path / "pack"
     out.mkdir()
     (out / "clips").symlink_to(victim, target_is_directory=True)
-    proc = run_process("pack", DEFAULT, "--beats", "title", *TINY, "--out", out,
+    proc = run_warm("pack", DEFAULT, "--beats", "title", *TINY, "--out", out,
                        *(["--force"] if force else []))
     assert refused(proc), proc.stderr
     assert sorted(p.name for p in victim.iterdir()) == ["keep.txt"]
@@ -42,7 +42,7 @@ def test_pack_force_never_replaces_a_linked_file(tmp_path, victim):
     out = tmp_path / "pack"
     out.mkdir()
     (out / "index.html").symlink_to(victim / "keep.txt")
-    proc = run_process("pack", DEFAULT, "--beats", "title", *TINY, "--out", out, "--force")
+    proc = run_warm("pack", DEFAULT, "--beats", "title", *TINY, "--out", out, "--force")
     assert refused(proc), proc.stderr
     assert (victim / "keep.txt").read_text() == "the user's own file\n"
     assert (out / "index.html").is_symlink()
@@ -52,7 +52,7 @@ def test_pack_force_never_replaces_a_linked_file(tmp_path, victim):
 def test_frames_never_writes_a_contact_sheet_through_a_link(tmp_path, victim, force):
     sheet = tmp_path / "sheet.png"
     sheet.symlink_to(victim / "keep.txt")
-    proc = run_process("frames", DEFAULT, "--beat", "title", "--resolution", "160x90",
+    proc = run_warm("frames", DEFAULT, "--beat", "title", "--resolution", "160x90",
                        "--out", tmp_path / "stills", "--contact-sheet", sheet,
                        *(["--force"] if force else []))
     assert refused(proc), proc.stderr
@@ -64,7 +64,7 @@ def test_frames_refuses_a_linked_still(tmp_path, victim):
     stills = tmp_path / "stills"
     stills.mkdir()
     (stills / "title-key.png").symlink_to(victim / "keep.txt")
-    proc = run_process("frames", DEFAULT, "--beat", "title", "--resolution", "160x90",
+    proc = run_warm("frames", DEFAULT, "--beat", "title", "--resolution", "160x90",
                        "--out", stills, "--force")
     assert refused(proc), proc.stderr
     assert (victim / "keep.txt").read_text() == "the user's own file\n"
@@ -73,7 +73,7 @@ def test_frames_refuses_a_linked_still(tmp_path, victim):
 @pytest.mark.parametrize("suffix", [".mp4", ".png", ".srt", ".npz"])
 def test_render_force_never_replaces_a_linked_file_of_the_set(tmp_path, victim, suffix):
     (tmp_path / f"talk{suffix}").symlink_to(victim / "keep.txt")
-    proc = run_process("render", DEFAULT, "--beats", "title", *TINY, "-o",
+    proc = run_warm("render", DEFAULT, "--beats", "title", *TINY, "-o",
                        tmp_path / "talk.mp4", "--force")
     assert refused(proc), proc.stderr
     assert (victim / "keep.txt").read_text() == "the user's own file\n"
@@ -85,6 +85,6 @@ def test_a_linked_folder_the_user_names_is_their_choice(tmp_path, victim):
     inside the set are refused."""
     link = tmp_path / "talks"
     link.symlink_to(victim, target_is_directory=True)
-    proc = run_process("inspect", DEFAULT, "--npz", link / "trace.npz")
+    proc = run_warm("inspect", DEFAULT, "--npz", link / "trace.npz")
     assert proc.returncode == 0, proc.stderr
     assert (victim / "trace.npz").is_file()

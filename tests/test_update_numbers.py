@@ -84,10 +84,10 @@ def test_the_update_beat_of_an_older_trace_says_what_it_lacks(trace, tmp_path):
     lacks) instead of failing."""
     import dataclasses
 
-    from tests.conftest import run_process
+    from tests.conftest import run_warm
     older = dataclasses.replace(trace, contributions=None, output_bias=None, updated=None)
     path = older.save(tmp_path / "old.npz")
-    proc = run_process("frames", "--trace", path, "--beat", "update", "--at", "key",
+    proc = run_warm("frames", "--trace", path, "--beat", "update", "--at", "key",
                        "--resolution", "160x90", "--fps", "5", "--out", tmp_path / "f")
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "f" / "update-key.png").is_file()

@@ -13,7 +13,7 @@ from PIL import Image
 
 from attention_explainer.facts import FILM_BEATS
 from attention_explainer.scenes.pipeline.regression import DEFAULT_MAX_SHARE, DEFAULT_TOLERANCE
-from tests.conftest import DEFAULT, run_process
+from tests.conftest import DEFAULT, run_warm
 
 SIZE = (320, 180)
 pytestmark = pytest.mark.skipif(
@@ -38,7 +38,7 @@ def rasterised(path, folder):
 def test_every_key_frame_as_svg_and_pdf_is_its_png(tmp_path):
     stills = {}
     for fmt in ("png", "svg", "pdf"):
-        proc = run_process("frames", DEFAULT, "--resolution", "x".join(map(str, SIZE)),
+        proc = run_warm("frames", DEFAULT, "--resolution", "x".join(map(str, SIZE)),
                            "--format", fmt, "--out", tmp_path / fmt, "--quiet")
         assert proc.returncode == 0, proc.stderr[-2000:]
         stills[fmt] = sorted((tmp_path / fmt).glob(f"*.{fmt}"))
@@ -55,6 +55,6 @@ def test_every_key_frame_as_svg_and_pdf_is_its_png(tmp_path):
 
 def test_a_golden_check_of_vector_stills_is_refused(tmp_path):
     (tmp_path / "golden").mkdir()
-    proc = run_process("frames", DEFAULT, "--format", "svg", "--check", tmp_path / "golden",
+    proc = run_warm("frames", DEFAULT, "--format", "svg", "--check", tmp_path / "golden",
                        "--out", tmp_path / "out")
     assert proc.returncode == 2 and "--check compares PNG stills" in proc.stderr

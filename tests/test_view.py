@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.conftest import DEFAULT, run_process
+from tests.conftest import DEFAULT, run_warm
 from tests.browser import browser_or_skip as browser
 
 
@@ -41,7 +41,7 @@ def test_the_view_works_offline_and_its_numbers_are_the_models(tmp_path):
 
     chromium, sync_playwright = browser()
     page_file = tmp_path / "view.html"
-    proc = run_process("view", DEFAULT, "-o", page_file, "--quiet")
+    proc = run_warm("view", DEFAULT, "-o", page_file, "--quiet")
     assert proc.returncode == 0, proc.stderr[-2000:]
     layers = ae.attentions(DEFAULT)
     L, H, T, _ = layers.q.shape
@@ -76,9 +76,9 @@ def test_heads_toggle_thumbnails_open_and_silence_says_what_inspect_prints(model
     folder = "minilm" if model == "minilm" else str(tiny_models.build("gpt2", tmp_path / "m"))
     sentence = "The animal didn't cross the street because it was tired"
     page_file = tmp_path / "view.html"
-    proc = run_process("view", sentence, "--model", folder, "-o", page_file, "--quiet")
+    proc = run_warm("view", sentence, "--model", folder, "-o", page_file, "--quiet")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    ablation = run_process("inspect", sentence, "--model", folder, "--ablation", "--json")
+    ablation = run_warm("inspect", sentence, "--model", folder, "--ablation", "--json")
     assert ablation.returncode == 0, ablation.stderr[-2000:]
     import json
 
@@ -123,7 +123,7 @@ def test_heads_toggle_thumbnails_open_and_silence_says_what_inspect_prints(model
         printed = r["kl"] if kl else __import__("math").degrees(
             __import__("math").acos(max(-1.0, min(1.0, r["cosine"]))))
         assert said == f"{printed:.5f}", (head, said, printed)
-    shown = run_process("inspect", sentence, "--model", folder, "--ablation")
+    shown = run_warm("inspect", sentence, "--model", folder, "--ablation")
     for head, said in found.items():        # the digits inspect prints, head by head
         assert re.search(rf"^\s*{head}\s+{re.escape(said)}\s", shown.stdout, re.M), said
 

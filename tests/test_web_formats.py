@@ -68,7 +68,7 @@ def test_a_gif_drops_frames_evenly(tmp_path):
 
 
 def test_another_suffix_is_refused_and_nothing_is_written(tmp_path):
-    from tests.conftest import assert_refused, run_process
-    proc = run_process("render", "-o", tmp_path / "talk.avi", cwd=tmp_path)
+    from tests.conftest import assert_refused, run_warm
+    proc = run_warm("render", "-o", tmp_path / "talk.avi", cwd=tmp_path)
     assert_refused(proc, "'talk.avi' must end in .mp4, .webm or .gif")
     assert list(tmp_path.iterdir()) == []

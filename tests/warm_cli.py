@@ -102,3 +102,19 @@ class WarmCli:
         self.server.stdin.close()
         self.server.wait(timeout=60)
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+_SHARED: list[WarmCli] = []      # this test process's own, started at its first use
+
+
+def shared() -> WarmCli:
+    """The test process's one WarmCli (``conftest.run_warm``), started when first asked."""
+    if not _SHARED:
+        _SHARED.append(WarmCli())
+    return _SHARED[0]
+
+
+def close_shared() -> None:
+    """End the test process's WarmCli, if it started one (at the end of the run)."""
+    while _SHARED:
+        _SHARED.pop().close()
