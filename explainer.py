@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .facts import DEFAULT_SENTENCE
+from .facts import DEFAULT_SENTENCE, DEFAULT_STILLS_DIR
 from .app.arguments import beats as _beats, flag as _flag, force as _force, length as _length
 from .app.arguments import path as _path, refuse as _refuse, text as _text, times as _times
 from .app.arguments import whole as _whole
@@ -142,7 +142,7 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
     return Film(made.files[0], tuple(made.files))
 
 
-def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | None = None,
+def frames(source=DEFAULT_SENTENCE, out: str | Path | None = DEFAULT_STILLS_DIR, *, beats: str | None = None,
            at: str | None = None, resolution: str | None = None, theme: str | None = None,
            format: str = "png", force: bool = False, **trace_options) -> Stills:
     """Stills of ``beats`` at ``at`` (seconds, key or end) into the folder ``out``: PNGs,
@@ -155,7 +155,7 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | 
     given = {"beat": _beats(beats), "at": _times(at),
              "resolution": _text("resolution", resolution, none=True),
              "theme": _text("theme", theme, none=True)}
-    folder = _path("out", out)
+    folder = _path("out", out, none=True) or DEFAULT_STILLS_DIR
     still_format = _text("format", format)
     force = _force(force)
     source, tracing, drawing, config = _drawing_parts("frames", source, given, trace_options)
@@ -171,13 +171,14 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path = "stills", *, beats: str | 
                   tuple(p for p in made.files if p.suffix == f".{still_format}"))
 
 
-def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
+def pack(source=DEFAULT_SENTENCE, out: str | Path | None = None, *,
          resolution: str | None = None, fps: int | None = None, beats: str | None = None,
          theme: str | None = None, force: bool = False, narration: str | Path | None = None,
          captions: str | Path | None = None, length: str | float | None = None,
          pace: str | None = None, pauses: str | None = None, burn_captions: bool = False,
          progress=None, **trace_options) -> Pack:
-    """The lecture pack of ``source`` into the folder ``out``. An option left None is the
+    """The lecture pack of ``source`` into the folder ``out`` (None: named after the
+    sentence in renders/, as the command line names it). An option left None is the
     command line's (settings, variables, default). ``pauses``: where the deck and slides
     stop (``--pauses``); ``burn_captions``: the captions drawn into the film's and every
     clip's frames. ``progress(done, total, beat)``: as :func:`render`'s."""
@@ -188,7 +189,7 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
              "theme": _text("theme", theme, none=True),
              "narration": _path("narration", narration, none=True),
              "captions": _path("captions", captions, none=True),
-             "length": _length(length), "output": _path("out", out),
+             "length": _length(length), "output": _path("out", out, none=True),
              "pace": _text("pace", pace, none=True),
              "pauses": _text("pauses", pauses, none=True)}
     watcher = _progress(progress)
@@ -196,7 +197,8 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path = "lecture", *,
                                    pack=True,
                                    burn_captions=_flag("burn_captions", burn_captions)),
                      progress=watcher, report=_note)
-    return Pack(Path(out).absolute(), tuple(made.files))
+    folder = Path(out) if out is not None else Path(made.files[0]).parent
+    return Pack(folder.absolute(), tuple(made.files))
 
 
 def atlas(sentence: str = DEFAULT_SENTENCE, output: str | Path = "atlas.png", *,
@@ -211,38 +213,40 @@ def atlas(sentence: str = DEFAULT_SENTENCE, output: str | Path = "atlas.png", *,
     return Atlas(png, png.with_suffix(".svg"))
 
 
-def translate(sentence: str, output: str | Path = "translation.mp4", *, target: str | None = None,
+def translate(sentence: str, output: str | Path | None = None, *, target: str | None = None,
               model: str | None = None, focus: str | None = None, resolution: str | None = None,
               theme: str | None = None, force: bool = False, **options) -> Film:
     """The film of ``sentence``'s translation (``target``, or the model's own) through an
     encoder–decoder folder or the scratch encoder–decoder (untrained: give ``target``), as
     the ``translate`` command draws it; ``options``: the command's others (layer, seed, ...).
     An option left None is the command line's (settings, variables, default), and each is
-    checked as the command line checks it. The film's files: the MP4, its poster (the
-    alignment and the answer) and a .json of the numbers drawn."""
+    checked as the command line checks it; ``output`` None names the film after the
+    sentence in renders/, as the command line does. The film's files: the MP4, its poster
+    (the alignment and the answer) and a .json of the numbers drawn."""
     from .app.translation import TranslateRequest, translate as draw
 
     fields = _short_film("translate", TRANSLATE_TYPES, options, model=model, focus=focus,
                          resolution=resolution, theme=theme)
     made = draw(TranslateRequest(sentence=_text("sentence", sentence),
                                  target=_text("target", target, none=True),
-                                 output=Path(_path("output", output)), force=_force(force),
-                                 **fields), report=_note)
+                                 output=_optional_path("output", output),
+                                 force=_force(force), **fields), report=_note)
     return Film(made.files[0].absolute(), tuple(p.absolute() for p in made.files))
 
 
-def generate(sentence: str, output: str | Path = "writes.mp4", *, model: str | Path,
+def generate(sentence: str, output: str | Path | None = None, *, model: str | Path,
              resolution: str | None = None, theme: str | None = None, force: bool = False,
              **options) -> Film:
     """The film of the decoder folder ``model`` writing after ``sentence``, one token at a
     time (the ``generate`` command); ``options``: its others (tokens, layer, heads, ...),
-    resolved and checked as :func:`translate`'s."""
+    resolved and checked as :func:`translate`'s; ``output`` None: named as the command
+    line names it."""
     from .app.writing import WriteRequest, write
 
     fields = _short_film("generate", GENERATE_TYPES, options, model=_path("model", model),
                          resolution=resolution, theme=theme)
     made = write(WriteRequest(sentence=_text("sentence", sentence),
-                              output=Path(_path("output", output)), force=_force(force),
+                              output=_optional_path("output", output), force=_force(force),
                               **fields), report=_note)
     return Film(made.files[0].absolute(), tuple(p.absolute() for p in made.files))
 
@@ -279,6 +283,12 @@ def view(sentence: str = DEFAULT_SENTENCE, output: str | Path | None = None, *,
 
 
 # ---- requests, built as the command line builds them -------------------------------------------
+def _optional_path(name: str, value) -> Path | None:
+    """An output path argument, or None (the command line's default name)."""
+    given = _path(name, value, none=True)
+    return None if given is None else Path(given)
+
+
 def _note(line: str) -> None:
     """A note for the user (a cache that cannot be used, a long render's estimate): stderr,
     as the command line says it."""

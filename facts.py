@@ -10,7 +10,7 @@ from dataclasses import dataclass
 __all__ = [
     "DEFAULT_SENTENCE", "TRACE_ENV", "DEFAULT_TOLERANCE", "DEFAULT_MAX_SHARE", "BEATS", "BEAT_NAMES", "BeatFacts", "beat_facts", "FILM_BEATS", "TRACE_BEATS", "GIF_MAX_FPS",
     "GIF_MAX_WIDTH",
-    "VIDEO_SUFFIXES", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS", "DEFAULT_OUTPUT_DIR", "JOBS_RANGE",
+    "VIDEO_SUFFIXES", "DEFAULT_STILLS_DIR", "DEFAULT_FPS", "DEFAULT_MAX_TOKENS", "DEFAULT_OUTPUT_DIR", "JOBS_RANGE",
     "DEFAULT_PACE", "DEFAULT_PAUSES", "DEFAULT_QUALITY", "DEFAULT_RESOLUTION", "DEFAULT_THEME", "DTYPES", "FPS_RANGE",
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "PACES", "PAUSES", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
@@ -62,6 +62,7 @@ DEFAULT_MAX_SHARE = 0.0
 # the README's sentence, every command's when none is given: "ate" attends to "cat" and "fish"
 DEFAULT_SENTENCE = "The cat ate the fish"
 DEFAULT_OUTPUT_DIR = "renders"    # where outputs go when no path is given
+DEFAULT_STILLS_DIR = "renders/frames"      # where `frames` puts its stills by default
 JOBS_RANGE = (1, 256)             # worker processes (or a course's Dask workers) at once
 # the film's container by the output's suffix: H.264 MP4 (lecture software), VP9 WebM and
 # a GIF (web pages) re-encoded from it

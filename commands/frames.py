@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..facts import DEFAULT_MAX_SHARE, DEFAULT_SENTENCE, DEFAULT_TOLERANCE
+from ..facts import DEFAULT_MAX_SHARE, DEFAULT_SENTENCE, DEFAULT_STILLS_DIR, DEFAULT_TOLERANCE
 from ..facts import BEAT_NAMES, DEFAULT_FPS, DEFAULT_RESOLUTION, STILL_FORMATS
 from .common import report_files, saved_trace, say
 from .options import (BEATS, FPS, RESOLUTION, TIMES, DrawingOptions, TraceOptions,
@@ -25,7 +25,7 @@ __all__ = ["command"]
 @click.option("--at", "times", default="key", show_default=True, type=TIMES,
               help="When, in seconds from the beat's start; key = the frame that best shows "
                    "the beat, end = its last frame.")
-@click.option("--out", "out_dir", default="renders/frames", show_default=True,
+@click.option("--out", "out_dir", default=DEFAULT_STILLS_DIR, show_default=True,
               type=click.Path(file_okay=True), help="Folder for the PNGs (<beat>-<t>s.png).")
 @click.option("--resolution", default=DEFAULT_RESOLUTION, show_default=True, type=RESOLUTION,
               help="Still size.")

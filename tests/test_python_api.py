@@ -99,7 +99,7 @@ BAD = {
     "resolution": NOT_TEXT, "quality": NOT_TEXT,
     "mask": NOT_TEXT + [None], "device": NOT_TEXT + [None], "dtype": NOT_TEXT + [None],
     "theme": NOT_TEXT, "focus": NOT_TEXT,
-    "output": NOT_PATH, "out": NOT_PATH + [None], "narration": NOT_PATH, "captions": NOT_PATH, "length": [b"x", ["short"], True], "format": NOT_TEXT, "model": NOT_PATH + [None],
+    "output": NOT_PATH, "out": NOT_PATH, "narration": NOT_PATH, "captions": NOT_PATH, "length": [b"x", ["short"], True], "format": NOT_TEXT, "model": NOT_PATH + [None],
     "fps": [v for v in NOT_WHOLE if v is not None], "d_model": NOT_WHOLE, "num_heads": NOT_WHOLE, "seed": NOT_WHOLE,
     "max_tokens": NOT_WHOLE,
     "force": ["no", 1, None, "True"], "burn_captions": ["yes", 1, None], "pace": NOT_TEXT, "pauses": NOT_TEXT, "as_torch": ["yes", 1, None], "progress": [42, "bar", [print]],
@@ -237,6 +237,56 @@ def test_the_api_takes_its_defaults_where_the_command_line_does(tmp_path, monkey
     stills = ae.frames("The cat ate the fish", "stills2", at="key", resolution="96x54")
     assert [p.name for p in stills.files] == ["title-key.png"]
     assert Image.open(stills.files[0]).size == (96, 54)
+
+
+# the API's arguments named otherwise than their command's options, and those on purpose
+# its own: a sentence the command line requires, a view shown inline in a notebook
+API_NAMES = {("frames", "out"): "out_dir", ("frames", "beats"): "beat",
+             ("frames", "at"): "times", ("frames", "format"): "still_format",
+             ("pack", "out"): "out_dir", ("atlas", "output"): "out_path",
+             ("view", "output"): "out_path"}
+API_OWN = {("compare", "sentence_a"): "the command requires both sentences",
+           ("view", "output"): "a notebook shows the page inline, no file written",
+           ("flow", "method"): "inspect --flow takes no default method",
+           ("attentions", "as_torch"): "no command gives torch tensors",
+           ("render", "progress"): "a notebook's own bar, called back",
+           ("pack", "progress"): "a notebook's own bar, called back"}
+API_COMMAND = {"trace": "inspect", "compare": "compare", "flow": "inspect",
+               "attentions": "inspect", "render": "render", "frames": "frames",
+               "pack": "pack", "atlas": "atlas", "view": "view", "translate": "translate",
+               "generate": "generate"}
+
+
+def test_every_api_default_is_the_command_lines():
+    """Every argument of every API function that has a command defaults to what that
+    command's option defaults to, or to None, which is resolved as the command line
+    resolves it (a variable, the settings file, the same default, the same output name);
+    the few that differ on purpose are listed with why."""
+    import inspect
+
+    import click
+
+    import attention_explainer as ae
+    from attention_explainer.cli import cli
+    from attention_explainer.commands.settings import commands_of
+
+    commands = commands_of(cli)
+    differ = []
+    for function, command in API_COMMAND.items():
+        options = {p.name: p for p in commands[command].params}
+        for name, parameter in inspect.signature(getattr(ae, function)).parameters.items():
+            if parameter.default is parameter.empty or (function, name) in API_OWN:
+                continue
+            option = options.get(API_NAMES.get((function, name), name)) or \
+                options.get("sentence" if name in ("source", "sentence_a") else name)
+            if option is None:
+                differ.append(f"{function}({name}=): `{command}` has no such option")
+            elif parameter.default is not None:
+                given = False if option.default is click.core.UNSET else option.default
+                if given != parameter.default:
+                    differ.append(f"{function}({name}={parameter.default!r}), but "
+                                  f"`{command}` defaults to {option.default!r}")
+    assert differ == [], "\n".join(differ)
 
 
 def test_a_render_tells_a_progress_callback_of_each_beat(tmp_path):
