@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..attention_core.errors import InputError
+from ..attention_core.word_model import WordModel
 from .requests import ViewRequest
 from .signals import interrupts_held
 
@@ -26,6 +27,14 @@ def _floats(array) -> str:
     return base64.b64encode(np.ascontiguousarray(array, dtype="<f4").tobytes()).decode()
 
 
+def _named(words, tokens, token: int) -> str:
+    """A token as the film names it: ‘word’, or ‘piece’ in ‘word’ where the tokenizer cut
+    the word (and the word's ordinal where it is written twice)."""
+    word = words.word_of(token)
+    whole = f"\u2018{word.text}\u2019{word.told_apart}"
+    return whole if not word.split else f"\u2018{tokens[token]}\u2019 in {whole}"
+
+
 def silencing_of(trace, rows) -> dict:
     """Each head of the trace's layer silenced alone (``ablation.ablation_table``'s rows),
     as `inspect --ablation` prints it: the output, the measure and each head's number at
@@ -33,10 +42,10 @@ def silencing_of(trace, rows) -> dict:
     kl = bool(rows) and rows[0].effect.kl is not None
     return {"layer": int(trace.layer), "output": rows[0].effect.kind if rows else "output",
             "unit": "nats (KL)" if kl else "degrees",
-            "focus": str(trace.display_tokens[trace.focus_index]),
+            "focus": _named(WordModel.of_trace(trace), trace.display_tokens, trace.focus_index),
             "heads": {str(r.head): {
                 "effect": f"{r.effect.size if kl else r.effect.degrees:.5f}",
-                "beside": "" if kl else f"1 \u2212 cos {1 - r.effect.cosine:.6f}",
+                "beside": "" if kl else f"1 \u2212 cos = {1 - r.effect.cosine:.6f}",
                 "answer": f"{r.answer_weight:.3f}"} for r in rows}}
 
 
@@ -44,11 +53,18 @@ def view_data(layers, atlas, palette, silencing: dict | str | None = None) -> di
     """What the page draws, from ``layers`` (an Attentions), ``atlas`` (the patterns), the
     theme's ``palette`` and ``silencing`` (:func:`silencing_of`, or why there is none)."""
     L, H, T, d = layers.q.shape
+    words = layers.words
+    blocked = np.ascontiguousarray(np.asarray(layers.blocked, dtype=np.uint8))
     return {
         "sentence": layers.sentence, "model": layers.model, "tokens": list(layers.tokens),
+        "named": [_named(words, layers.tokens, t) for t in range(T)],
+        "cut": [words.word_of(t).split for t in range(T)],
         "special": [bool(s) for s in layers.special], "L": L, "H": H, "T": T, "d": d,
         "weights": _floats(layers.weights), "q": _floats(layers.q), "k": _floats(layers.k),
+        "blocked": base64.b64encode(blocked.tobytes()).decode(),
         "tags": [[p.tag for p in atlas.patterns[n * H:(n + 1) * H]] for n in range(L)],
+        "shares": [[[round(p.share, 2), round(p.chance, 2), p.of or p.tag]
+                    for p in atlas.patterns[n * H:(n + 1) * H]] for n in range(L)],
         "film": [atlas.film_layer, atlas.film_head],
         "heads": [palette.head(h) for h in range(H)],
         "silencing": silencing if isinstance(silencing, dict) else None,

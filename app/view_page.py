@@ -17,14 +17,17 @@ PAGE = """<!doctype html>
  #pick, #toggles { margin-bottom: 8px; } .dim { color:%DIM%; }
  #toggles label { margin-right: 8px; white-space: nowrap; }
  #toggles .swatch { display:inline-block; width: 10px; height: 10px; margin-right: 3px; }
- #stage { display:flex; flex-wrap: wrap; gap: 24px; align-items:flex-start; }
+ #stage { display:flex; gap: 24px; align-items:flex-start; }
  svg text { fill:%TEXT%; font: 14px "CMU Serif", Georgia, serif; cursor: default; }
  svg text.query { fill:%QUERY%; } svg text.key { fill:%KEY%; }
- #detail { max-width: 420px; }
+ svg text.on { font-weight: bold; text-decoration: underline; }
+ #detail { flex: 1 1 240px; min-width: 220px; max-width: 420px; position: sticky; top: 8px;
+           max-height: 92vh; overflow-y: auto; }
  #silence button { margin: 0 4px 4px 0; } #effect { margin-top: 4px; }
  #model { display:grid; gap: 6px; margin-top: 8px; overflow-x: auto;
           justify-content: start; align-items: center; }
  #model .cell { font-size: 11px; text-align: center; cursor: pointer; }
+ #model .name { white-space: nowrap; } #legend { font-size: 12px; max-width: 900px; }
  #model canvas { display:block; margin: 0 auto; border: 1px solid %DIM%; }
  #model .cell.on canvas { outline: 2px solid %QUERY%; }
 </style></head><body>
@@ -32,16 +35,23 @@ PAGE = """<!doctype html>
 <div id="pick">layer <select id="layer"></select> head <select id="head"></select>
  <span class="dim">(the head whose q·k is explained) — hover a token on the left (its
  query), then one on the right (a key)</span></div>
-<div id="toggles"></div>
+<div id="toggles"></div><div id="hint" class="dim"></div>
 <div id="stage"><svg id="lines"></svg><div id="detail"></div></div>
 <div id="silence"></div>
-<h4>Every layer and head <span class="dim">(click one to open it above)</span></h4>
+<h4>Every layer and head <span class="dim">(rows: queries, columns: keys; each shaded to
+ its own largest weight; click one to open it above)</span></h4>
 <div id="model"></div>
+<p id="legend" class="dim">Tags, each a share of the head's weight measured against an
+ even head's on the same sentence (tagged when 0.15 above it): sink — on the special
+ tokens and the first one; previous, next, self — on the token before, after, itself;
+ punctuation; content — on content words; none — no pattern that far above an even
+ head's.</p>
 <script>
 const D = %DATA%;
 function floats(b64) { const s = atob(b64), u = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i); return new Float32Array(u.buffer); }
 const W = floats(D.weights), Q = floats(D.q), K = floats(D.k);
+const B = Uint8Array.from(atob(D.blocked), c => c.charCodeAt(0));   // 1: masked
 const T = D.T, d = D.d, H = D.H, L = D.L;
 // a layer of many heads and tokens draws the hovered token's lines alone
 const LAZY = H * T * T > 30000;
@@ -49,6 +59,7 @@ let layer = D.film[0], head = D.film[1], hovered = null, key = null;
 const on = new Array(H).fill(true);
 function esc(s) { return String(s).replace(/[&<>"']/g, c => "&#" + c.charCodeAt(0) + ";"); }
 function weight(l, h, i, j) { return W[((l * H + h) * T + i) * T + j]; }
+function masked(l, i, j) { return B[(l * T + i) * T + j] === 1; }
 function vec(A, l, h, i) { const at = ((l * H + h) * T + i) * d; return A.subarray(at, at + d); }
 window.viewWeight = weight;
 const ROW = 22, svg = document.getElementById("lines"), NS = "http://www.w3.org/2000/svg";
@@ -80,6 +91,10 @@ function draw() {            // the layer's lines and the tokens
     t.setAttribute("x", side === "query" ? 120 : 300); t.setAttribute("y", ROW * i + 20);
     if (side === "query") t.setAttribute("text-anchor", "end");
     if (D.special[i]) t.setAttribute("opacity", 0.6);
+    t.setAttribute("data-i", i);
+    if (D.cut[i] || D.named[i] !== "\u2018" + D.tokens[i] + "\u2019") {
+      const tip = document.createElementNS(NS, "title"); tip.textContent = D.named[i];
+      t.appendChild(tip); }
     t.addEventListener("mouseenter", () => {
       if (side === "query") { hovered = i; if (LAZY) lines([i]); } else key = i;
       shown(); explain(); });
@@ -88,24 +103,37 @@ function draw() {            // the layer's lines and the tokens
   lines(LAZY ? (hovered === null ? [] : [hovered]) : [...Array(T).keys()]);
   shown();
 }
+// the mouse leaves the drawing: every query's lines again (bertviz's overview)
+svg.addEventListener("mouseleave", () => { hovered = null; key = null;
+  if (LAZY) lines([]); shown(); });
 function shown() {          // a checked head's lines; a hovered query's alone
   for (const g of svg.querySelectorAll("g")) {
     const mine = on[+g.getAttribute("data-head")] &&
                  (hovered === null || +g.getAttribute("data-i") === hovered);
     g.setAttribute("visibility", mine ? "visible" : "hidden");
   }
+  for (const t of svg.querySelectorAll("text")) {
+    const i = +t.getAttribute("data-i");
+    t.classList.toggle("on", t.classList.contains("query") ? i === hovered : i === key);
+  }
+  document.getElementById("hint").textContent = LAZY && hovered === null ?
+    `This layer has ${H * T * T} lines: hover a token on the left to draw its own.` : "";
 }
 function explain() {
   const box = document.getElementById("detail");
   if (hovered === null) { box.innerHTML = ""; return; }
-  let out = `<p>Layer ${layer}, head ${head}: the query of <b>${esc(D.tokens[hovered])}</b>` +
+  let out = `<p>Layer ${layer}, head ${head}: the query of <b>${esc(D.named[hovered])}</b>` +
             ` (tag: ${esc(D.tags[layer][head])})</p>`;
-  if (key !== null) {
+  if (key !== null && masked(layer, hovered, key)) {
+    out += `<p><b>${esc(D.named[key])}</b> is masked for this query (a decoder's query ` +
+           `never sees a later token): its score is set to −∞ before the softmax, its ` +
+           `weight is 0, whatever q·k is.</p>`;
+  } else if (key !== null) {
     const q = vec(Q, layer, head, hovered), k = vec(K, layer, head, key);
     let dot = 0; const parts = [];
     for (let n = 0; n < d; n++) { dot += q[n] * k[n]; parts.push(q[n] * k[n]); }
     const top = parts.map((p, n) => [Math.abs(p), n]).sort((a, b) => b[0] - a[0]).slice(0, 8);
-    out += `<p>q·k with <b>${esc(D.tokens[key])}</b>: the sum of ${d} products = ${dot.toFixed(3)};` +
+    out += `<p>q·k with <b>${esc(D.named[key])}</b>: the sum of ${d} products = ${dot.toFixed(3)};` +
            ` ÷√${d} = ${(dot / Math.sqrt(d)).toFixed(3)}; after softmax its weight is` +
            ` <b>${weight(layer, head, hovered, key).toFixed(3)}</b></p><p class="dim">the largest products:</p>`;
     for (const [, n] of top) out += `<div>q[${n}]·k[${n}] = ${parts[n].toFixed(3)}</div>`;
@@ -114,7 +142,9 @@ function explain() {
 }
 function toggles() {        // a checkbox per head, in its colour
   const box = document.getElementById("toggles");
-  box.innerHTML = '<span class="dim">heads drawn: </span>';
+  box.innerHTML = '<span class="dim">heads drawn (double-click one for it alone): </span>';
+  const all = document.createElement("button"); all.textContent = "all heads"; all.id = "all";
+  all.addEventListener("click", () => { on.fill(true); toggles(); shown(); });
   for (let h = 0; h < H; h++) {
     const label = document.createElement("label"), box1 = document.createElement("input");
     box1.type = "checkbox"; box1.checked = on[h]; box1.setAttribute("data-head", h);
@@ -122,15 +152,19 @@ function toggles() {        // a checkbox per head, in its colour
     const swatch = document.createElement("span");
     swatch.className = "swatch"; swatch.style.background = D.heads[h];
     label.append(box1, swatch, String(h)); box.appendChild(label);
+    label.addEventListener("dblclick", (e) => { e.preventDefault();
+      for (let x = 0; x < H; x++) on[x] = x === h; toggles(); shown(); });
   }
+  box.appendChild(all);
 }
 function silence() {        // each head of the measured layer silenced alone
   const box = document.getElementById("silence"), S = D.silencing;
   if (!S) { box.innerHTML = D.unsilenced ? `<p class="dim">${esc(D.unsilenced)}</p>` : "";
             return; }
   if (layer !== S.layer) {
-    box.innerHTML = `<p class="dim">Silencing is measured in layer ${S.layer} (the ` +
-      `film's); \\`inspect --ablation --layer ${layer}\\` measures this one.</p>`; return; }
+    box.innerHTML = `<p class="dim">Silencing is measured in layer ${S.layer}, the layer ` +
+      `<code>inspect --ablation</code> measures; ` +
+      `<code>inspect --ablation --layer ${layer}</code> measures this one.</p>`; return; }
   box.innerHTML = `<span class="dim">silence one head of layer ${S.layer} (its output ` +
     `zeroed before W_O) and see the ${esc(S.output)} change: </span>`;
   for (let h = 0; h < H; h++) {
@@ -140,29 +174,36 @@ function silence() {        // each head of the measured layer silenced alone
       const r = S.heads[h];
       document.getElementById("effect").innerHTML = `Head ${h} of layer ${S.layer} ` +
         `silenced: the ${esc(S.output)} moves by <b data-effect>${r.effect}</b> ` +
-        `${esc(S.unit)}${r.beside ? " (" + esc(r.beside) + ")" : ""}; its weight on the ` +
-        `answer of the focus word \u2018${esc(S.focus)}\u2019 is ${r.answer}.`;
+        `${esc(S.unit)}${r.beside ? " (" + esc(r.beside) + ")" : ""}. The weight it ` +
+        `gives the words that answer the focus ${esc(S.focus)} (<code>inspect --ablation</code>'s ` +
+        `"weight on the answer"): ${r.answer}.`;
     });
     box.appendChild(b);
   }
   const effect = document.createElement("div"); effect.id = "effect"; box.appendChild(effect);
 }
 function thumbnails() {     // the model view: every layer x head, its pattern and tag
-  const grid = document.getElementById("model"), size = Math.max(24, Math.min(72, 4 * T));
+  const grid = document.getElementById("model");
+  const fits = Math.floor((document.body.clientWidth - 90) / H) - 10;
+  const size = Math.max(16, Math.min(72, 4 * T, fits));
   grid.innerHTML = ""; grid.style.gridTemplateColumns = `auto repeat(${H}, ${size + 4}px)`;
   for (let l = 0; l < L; l++) {
-    const name = document.createElement("div"); name.className = "dim";
+    const name = document.createElement("div"); name.className = "dim name";
     name.textContent = "layer " + l; grid.appendChild(name);
     for (let h = 0; h < H; h++) {
       const cell = document.createElement("div"), c = document.createElement("canvas");
       cell.className = "cell" + (l === layer && h === head ? " on" : "");
       cell.setAttribute("data-layer", l); cell.setAttribute("data-head", h);
-      cell.title = `layer ${l}, head ${h}: ${D.tags[l][h]}`;
+      const [share, chance, of] = D.shares[l][h];
+      cell.title = `layer ${l}, head ${h}: ${D.tags[l][h]} (${of} ${share.toFixed(2)} ` +
+                   `of its weight; an even head's ${chance.toFixed(2)})`;
       c.width = c.height = size; const g = c.getContext("2d"), s = size / T;
       g.fillStyle = D.colours.background; g.fillRect(0, 0, size, size);
       g.fillStyle = D.heads[h];
+      let most = 0;
+      for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) most = Math.max(most, weight(l, h, i, j));
       for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) {
-        g.globalAlpha = weight(l, h, i, j); g.fillRect(j * s, i * s, s, s); }
+        g.globalAlpha = most > 0 ? weight(l, h, i, j) / most : 0; g.fillRect(j * s, i * s, s, s); }
       cell.append(c, D.tags[l][h]);
       cell.addEventListener("click", () => { layer = l; head = h;
         for (let x = 0; x < H; x++) on[x] = x === h; sync(); });
@@ -178,7 +219,9 @@ function sync() { document.getElementById("layer").value = layer;
 for (const [id, n] of [["layer", L], ["head", H]]) { const s = document.getElementById(id);
   for (let x = 0; x < n; x++) s.add(new Option(x, x));
   s.addEventListener("change", () => { layer = +document.getElementById("layer").value;
-    head = +document.getElementById("head").value; sync(); }); }
+    head = +document.getElementById("head").value;
+    if (id === "head") for (let x = 0; x < H; x++) on[x] = x === head;   // the picked head's lines
+    sync(); }); }
 thumbnails(); sync();
 </script></body></html>
 """

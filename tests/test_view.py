@@ -100,6 +100,19 @@ def test_heads_toggle_thumbnails_open_and_silence_says_what_inspect_prints(model
                              ".every(g => g.getAttribute('visibility') === 'hidden')")
         page.check("input[type=checkbox][data-head='1']")
         assert page.evaluate(VISIBLE) == every
+        # a hovered query draws its own lines; the mouse gone, every query's come back
+        page.hover("svg text.query >> nth=1")
+        page.hover("svg text.key >> nth=4")
+        assert page.evaluate(VISIBLE) == H * T
+        if model == "gpt2":                 # a later key: masked, and said so
+            assert "is masked for this query" in page.inner_text("#detail")
+        page.mouse.move(1, 1)
+        assert page.evaluate(VISIBLE) == every
+        # the head picked in the select is the head drawn
+        page.select_option("#head", "1")
+        assert page.evaluate(VISIBLE) == T * T
+        page.click("#all")
+        assert page.evaluate(VISIBLE) == every
         # a thumbnail opens its head: that layer, that head alone
         last = H - 1
         page.click(f"#model [data-layer='0'][data-head='{last}']")
