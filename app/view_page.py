@@ -55,7 +55,7 @@ const B = Uint8Array.from(atob(D.blocked), c => c.charCodeAt(0));   // 1: masked
 const T = D.T, d = D.d, H = D.H, L = D.L;
 // a layer of many heads and tokens draws the hovered token's lines alone
 const LAZY = H * T * T > 30000;
-let layer = D.film[0], head = D.film[1], hovered = null, key = null;
+let layer = D.film[0], head = D.film[1], hovered = null, key = null, incoming = null;
 const on = new Array(H).fill(true);
 function esc(s) { return String(s).replace(/[&<>"']/g, c => "&#" + c.charCodeAt(0) + ";"); }
 function weight(l, h, i, j) { return W[((l * H + h) * T + i) * T + j]; }
@@ -64,13 +64,14 @@ function vec(A, l, h, i) { const at = ((l * H + h) * T + i) * d; return A.subarr
 window.viewWeight = weight;
 const ROW = 22, svg = document.getElementById("lines"), NS = "http://www.w3.org/2000/svg";
 svg.setAttribute("width", 420); svg.setAttribute("height", ROW * T + 10);
-function lines(queries) {    // each head's lines of each query, a group per (query, head)
+function lines(queries, only = null) {  // each head's lines of each query (into ``only``)
   for (const old of svg.querySelectorAll("g")) old.remove();
   const first = svg.firstChild;
   for (const i of queries) for (let h = 0; h < H; h++) {
     const g = document.createElementNS(NS, "g");
     g.setAttribute("data-i", i); g.setAttribute("data-head", h);
     for (let j = 0; j < T; j++) {
+      if (only !== null && j !== only) continue;
       const line = document.createElementNS(NS, "line");
       line.setAttribute("x1", 130); line.setAttribute("y1", ROW * i + 15);
       line.setAttribute("x2", 290); line.setAttribute("y2", ROW * j + 15);
@@ -96,7 +97,9 @@ function draw() {            // the layer's lines and the tokens
       const tip = document.createElementNS(NS, "title"); tip.textContent = D.named[i];
       t.appendChild(tip); }
     t.addEventListener("mouseenter", () => {
-      if (side === "query") { hovered = i; if (LAZY) lines([i]); } else key = i;
+      if (side === "query") { hovered = i; incoming = null; if (LAZY) lines([i]); }
+      else { key = i;                    // no query hovered: the lines into this key
+        if (hovered === null) { incoming = i; if (LAZY) lines([...Array(T).keys()], i); } }
       shown(); explain(); });
     svg.appendChild(t);
   }
@@ -104,7 +107,7 @@ function draw() {            // the layer's lines and the tokens
   shown();
 }
 // the mouse leaves the drawing: every query's lines again (bertviz's overview)
-svg.addEventListener("mouseleave", () => { hovered = null; key = null;
+svg.addEventListener("mouseleave", () => { hovered = null; key = null; incoming = null;
   if (LAZY) lines([]); shown(); });
 function shown() {          // a checked head's lines; a hovered query's alone
   for (const g of svg.querySelectorAll("g")) {
@@ -112,12 +115,15 @@ function shown() {          // a checked head's lines; a hovered query's alone
                  (hovered === null || +g.getAttribute("data-i") === hovered);
     g.setAttribute("visibility", mine ? "visible" : "hidden");
   }
+  if (!LAZY) for (const line of svg.querySelectorAll("line"))
+    line.setAttribute("visibility", incoming === null || hovered !== null ||
+                      +line.getAttribute("data-j") === incoming ? "inherit" : "hidden");
   for (const t of svg.querySelectorAll("text")) {
     const i = +t.getAttribute("data-i");
     t.classList.toggle("on", t.classList.contains("query") ? i === hovered : i === key);
   }
   document.getElementById("hint").textContent = LAZY && hovered === null ?
-    `This layer has ${H * T * T} lines: hover a token on the left to draw its own.` : "";
+    `This layer has ${H * T * T} lines: hover a token to draw its own.` : "";
 }
 function explain() {
   const box = document.getElementById("detail");

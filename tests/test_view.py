@@ -33,7 +33,8 @@ def opened(page_file, chromium, sync_playwright, check):
 
 
 VISIBLE = "Array.from(document.querySelectorAll('line')).filter(" \
-          "l => l.parentNode.getAttribute('visibility') !== 'hidden').length"
+          "l => l.parentNode.getAttribute('visibility') !== 'hidden' && " \
+          "l.getAttribute('visibility') !== 'hidden').length"
 
 
 def test_the_view_works_offline_and_its_numbers_are_the_models(tmp_path):
@@ -108,6 +109,10 @@ def test_heads_toggle_thumbnails_open_and_silence_says_what_inspect_prints(model
             assert "is masked for this query" in page.inner_text("#detail")
         page.mouse.move(1, 1)
         assert page.evaluate(VISIBLE) == every
+        # a key hovered alone: the lines into it, one per query and head (bertviz's)
+        page.hover("svg text.key >> nth=2")
+        assert page.evaluate(VISIBLE) == H * T
+        page.mouse.move(1, 1)
         # the head picked in the select is the head drawn
         page.select_option("#head", "1")
         assert page.evaluate(VISIBLE) == T * T
