@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.conftest import CLI, DEFAULT, ROOT, run_process
+from tests.conftest import CLI, DEFAULT, ROOT, run_process, run_warm
 from tests.make_golden import GOLDEN, TRACE
 
 TINY = ["--resolution", "160x90", "--fps", "5"]
@@ -44,7 +44,7 @@ def leftovers(folder: Path) -> list[str]:
 def good_set(tmp_path_factory):
     """One finished render of the title beat: talk.mp4 and its sidecars."""
     folder = tmp_path_factory.mktemp("good")
-    proc = run_process("render", DEFAULT, *QUICK, "-o", folder / "talk.mp4")
+    proc = run_warm("render", DEFAULT, *QUICK, "-o", folder / "talk.mp4")
     assert proc.returncode == 0, proc.stderr
     return listing(folder)
 
@@ -110,13 +110,13 @@ def test_check_and_out_naming_one_folder_is_refused(tmp_path, run_cli):
 @pytest.fixture(scope="module")
 def dog_trace(tmp_path_factory):
     path = tmp_path_factory.mktemp("dog") / "dog.npz"
-    proc = run_process("inspect", "The dog chased the ball", "--npz", path)
+    proc = run_warm("inspect", "The dog chased the ball", "--npz", path)
     assert proc.returncode == 0, proc.stderr
     return path
 
 
 def test_a_trace_names_the_outputs_after_its_own_sentence(dog_trace, tmp_path):
-    proc = run_process("render", "--trace", dog_trace, *QUICK, cwd=tmp_path)
+    proc = run_warm("render", "--trace", dog_trace, *QUICK, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "renders" / "the-dog-chased-the-ball-160x90.mp4").is_file()
     assert not list((tmp_path / "renders").glob("the-cat*"))
@@ -161,7 +161,7 @@ def test_broken_and_huge_goldens_fail_their_frame_and_the_check_goes_on(tmp_path
     (golden / "title-key.png").write_bytes((GOLDEN / "title-key.png").read_bytes()[:300])
     Image.new("1", (30000, 20000)).save(golden / "embed-key.png")       # 600 Mpx, tiny file
     (golden / "project-key.png").write_bytes((GOLDEN / "project-key.png").read_bytes())
-    proc = run_process("frames", "--trace", TRACE, "--beat", "title,embed,project", "--at",
+    proc = run_warm("frames", "--trace", TRACE, "--beat", "title,embed,project", "--at",
                        "key", "--resolution", "320x180", "--fps", "10", "--out",
                        tmp_path / "fresh", "--check", golden)
     assert proc.returncode == 1, proc.stderr
@@ -259,7 +259,7 @@ def test_killed_renders_never_touch_the_previous_set_and_the_next_run_sweeps(goo
             files[name] != good_set[name] for name in good_set)), "a mixed set"
         if finished:                      # the render beat the kill: put the old set back
             put(folder, good_set)
-    proc = run_process("render", DEFAULT, *QUICK, "-o", folder / "talk.mp4", "--force")
+    proc = run_warm("render", DEFAULT, *QUICK, "-o", folder / "talk.mp4", "--force")
     assert proc.returncode == 0, proc.stderr
     assert leftovers(folder) == []
 
@@ -271,7 +271,7 @@ def test_a_stale_staging_folder_is_swept_and_said_once(good_set, tmp_path):
     stale.mkdir()
     (stale / "lock").write_text("12345")
     (stale / "talk.mp4").write_bytes(b"half a video")
-    proc = run_process("render", DEFAULT, *QUICK, "-o", folder / "talk.mp4", "--force")
+    proc = run_warm("render", DEFAULT, *QUICK, "-o", folder / "talk.mp4", "--force")
     assert proc.returncode == 0, proc.stderr
     assert "removed 1 stale" in proc.stderr and not stale.exists()
 
@@ -300,12 +300,12 @@ def test_two_renders_to_one_new_name_cannot_both_win(tmp_path):
                                     *TINY, "--quiet", "-o", str(tmp_path / "x.mp4")],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     started(first, tmp_path)
-    second = run_process("render", "A dog sat", *QUICK, "-o", tmp_path / "x.mp4")
+    second = run_warm("render", "A dog sat", *QUICK, "-o", tmp_path / "x.mp4")
     assert second.returncode == 2 and one_line(second.stderr)
     assert "another attention-explainer run" in second.stderr
     _, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
-    third = run_process("render", "A dog sat", *QUICK, "-o", tmp_path / "x.mp4")
+    third = run_warm("render", "A dog sat", *QUICK, "-o", tmp_path / "x.mp4")
     assert third.returncode == 2 and "already exist" in third.stderr
 
 

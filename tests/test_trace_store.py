@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.conftest import DEFAULT, ROOT, run_process
+from tests.conftest import DEFAULT, ROOT, run_warm
 
 # a command run in-process, then whether it imported torch (the kept trace's point)
 TORCH_PROBE = ("import sys\n"
@@ -135,7 +135,7 @@ def test_no_trace_is_kept_with_the_cache_off(tmp_path):
         env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / name))
         if name == "cap 0":
             env["ATTENTION_EXPLAINER_CACHE_MB"] = "0"
-        proc = run_process("frames", DEFAULT, "--beat", "title", "--at", "key",
+        proc = run_warm("frames", DEFAULT, "--beat", "title", "--at", "key",
                            "--resolution", "64x36", "--out", tmp_path / name / "stills",
                            *extra, env=env)
         assert proc.returncode == 0, proc.stderr
