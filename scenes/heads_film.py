@@ -192,9 +192,8 @@ def film_scene(results: dict) -> type:
 
 def write_film(results: dict, target: Path, *, width: int, height: int, fps: int,
                scratch: Path) -> None:
-    """Render the film to ``target`` (an MP4) with manim's own writer, its media in
-    ``scratch``."""
+    """Render the film to ``target`` (an MP4), its media in ``scratch``."""
     from .pipeline.capture import render_alone
 
-    render_alone(lambda: film_scene(results)(), target, width=width, height=height, fps=fps,
-                 scratch=scratch)
+    render_alone(lambda renderer: film_scene(results)(renderer=renderer), target, width=width,
+                 height=height, fps=fps, scratch=scratch)

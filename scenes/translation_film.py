@@ -414,13 +414,13 @@ def _side_text(lines, font_size: float = style.FONT_SMALL) -> VGroup:
 
 def write_translation_film(view, target: Path, *, width: int, height: int, fps: int,
                            scratch: Path, poster: Path | None = None) -> None:
-    """Render the film of ``view`` to ``target`` (an MP4) with manim's own writer, its
+    """Render the film of ``view`` to ``target`` (an MP4, the film's own encoding), its
     media in ``scratch``; ``poster``: the answer's key frame (the alignment and what it
     says) as a PNG."""
     from .pipeline.capture import render_alone
 
-    scene = render_alone(lambda: TranslationFilm(view), target, width=width, height=height,
-                         fps=fps, scratch=scratch)
+    scene = render_alone(lambda renderer: TranslationFilm(view, renderer=renderer), target,
+                         width=width, height=height, fps=fps, scratch=scratch)
     if poster is not None:
         poster_frame(target, scene.key_times["answer"], poster)
 

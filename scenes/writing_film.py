@@ -190,12 +190,12 @@ class WritingFilm(FilmScene):
 
 def write_writing_film(generation, target: Path, *, width: int, height: int, fps: int,
                        scratch: Path, poster: Path | None = None) -> None:
-    """Render the film of ``generation`` to ``target`` (an MP4) with manim's own writer,
+    """Render the film of ``generation`` to ``target`` (an MP4, the film's own encoding),
     its media in ``scratch``; ``poster``: its last picture as a PNG."""
     from .pipeline.capture import render_alone
     from .translation_film import poster_frame
 
-    scene = render_alone(lambda: WritingFilm(generation), target, width=width, height=height,
-                         fps=fps, scratch=scratch)
+    scene = render_alone(lambda renderer: WritingFilm(generation, renderer=renderer), target,
+                         width=width, height=height, fps=fps, scratch=scratch)
     if poster is not None:
         poster_frame(target, scene.key_times["sink"], poster)

@@ -345,22 +345,30 @@ def make_film(trace, beats, *, stills: bool = False, video: SegmentVideo | None 
 
 
 def render_alone(make_scene, target: Path, *, width: int, height: int, fps: int,
-                 scratch: Path):
-    """A scene drawn whole by manim's own writer into ``target`` (an MP4), its media in
-    ``scratch``: a film with no beats to cache or join (a translation's, a decoder's
-    writing, the heads experiment's). ``make_scene()`` builds the scene under the film's
-    configuration; the scene is returned (its key times)."""
-    import shutil
-
+                 scratch: Path, quality: str = "final"):
+    """A scene drawn whole into ``target`` (an MP4), as a beat's segment is drawn: each
+    frame handed to one H.264 stream as it is drawn (``SegmentVideo``, the film's
+    encoding), not manim's writer (a file per play, encoded at its own settings, then
+    joined: a translation's film took as long to render as it lasts). For a film with no
+    beats to cache or join (a translation's, a decoder's writing, the heads experiment's).
+    ``make_scene(renderer)`` builds the scene with that renderer under the film's
+    configuration, its media in ``scratch``; the scene is returned (its key times)."""
     from manim import tempconfig
 
-    with tempconfig(manim_config(width, height, fps, fmt="mp4", media_dir=scratch,
-                                 output_file=None)):
-        scene = make_scene()
-        scene.render()
-    made = sorted(scratch.rglob(f"{type(scene).__name__}.mp4"))
-    if not made:
-        raise RuntimeError("manim wrote no film")
-    shutil.move(str(made[-1]), target)
+    from . import encoding
+
+    video = SegmentVideo(target, width=width, height=height, fps=fps,
+                         options=encoding.options(quality, width, height, fps))
+    try:
+        with tempconfig(manim_config(width, height, fps, fmt="none", media_dir=scratch,
+                                     output_file=None)):
+            scene = make_scene(FilmRenderer(file_writer_class=FrameCaptureWriter,
+                                            camera_class=SteadyCamera))
+            scene.renderer.file_writer.video = video
+            scene.render()
+    finally:
+        video.close()
+    if scene.renderer.file_writer.frames_written == 0:
+        raise RuntimeError("the scene drew no frame")
     return scene
 
