@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 
 from ..attention_core.errors import InputError
-from ..attention_core.word_model import WordModel
 from .requests import ViewRequest
 from .signals import interrupts_held
 
@@ -28,8 +27,9 @@ def _floats(array) -> str:
 
 
 def _named(words, tokens, token: int) -> str:
-    """A token as the film names it: ‘word’, or ‘piece’ in ‘word’ where the tokenizer cut
-    the word (and the word's ordinal where it is written twice)."""
+    """A token of every layer's run (no trace: ``wording.word_name`` needs one) named by
+    the film's rule: ‘word’, or ‘piece’ in ‘word’ where the tokenizer cut the word (and the
+    word's ordinal where it is written twice)."""
     word = words.word_of(token)
     whole = f"\u2018{word.text}\u2019{word.told_apart}"
     return whole if not word.split else f"\u2018{tokens[token]}\u2019 in {whole}"
@@ -38,11 +38,14 @@ def _named(words, tokens, token: int) -> str:
 def silencing_of(trace, rows) -> dict:
     """Each head of the trace's layer silenced alone (``ablation.ablation_table``'s rows),
     as `inspect --ablation` prints it: the output, the measure and each head's number at
-    the same digits, for the view's silence buttons (precomputed: the page runs no model)."""
+    the same digits, for the view's silence buttons (precomputed: the page runs no model);
+    the focus named as the film names it."""
+    from ..scenes.film.wording import focus_name
+
     kl = bool(rows) and rows[0].effect.kl is not None
     return {"layer": int(trace.layer), "output": rows[0].effect.kind if rows else "output",
             "unit": "nats (KL)" if kl else "degrees",
-            "focus": _named(WordModel.of_trace(trace), trace.display_tokens, trace.focus_index),
+            "focus": focus_name(trace),
             "heads": {str(r.head): {
                 "effect": f"{r.effect.size if kl else r.effect.degrees:.5f}",
                 "beside": "" if kl else f"1 \u2212 cos = {1 - r.effect.cosine:.6f}",

@@ -7,6 +7,7 @@ MP4 (yuv420p changes pixels). Frame n of a render shows time n / fps.
 """
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 from fractions import Fraction
 from pathlib import Path
@@ -366,8 +367,13 @@ def render_alone(make_scene, target: Path, *, width: int, height: int, fps: int,
                                             camera_class=SteadyCamera))
             scene.renderer.file_writer.video = video
             scene.render()
-    finally:
-        video.close()
+    except BaseException:
+        # the stream closed, quietly: what stopped the drawing (Ctrl-C, a full disk) is
+        # what the user is told, and the half-written film is the output set's to remove
+        with contextlib.suppress(Exception):
+            video.close()
+        raise
+    video.close()
     if scene.renderer.file_writer.frames_written == 0:
         raise RuntimeError("the scene drew no frame")
     return scene
