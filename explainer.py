@@ -33,7 +33,7 @@ from pathlib import Path
 from .facts import DEFAULT_SENTENCE, DEFAULT_STILLS_DIR
 from .app.arguments import beats as _beats, flag as _flag, force as _force, length as _length
 from .app.arguments import path as _path, refuse as _refuse, text as _text, times as _times
-from .app.arguments import whole as _whole
+from .app.arguments import millimetres as _millimetres, whole as _whole
 from .attention_core.errors import InputError
 from .app.results import Atlas, Film, Pack, Stills
 from .facts import TRANSLATION_DEFAULTS
@@ -144,10 +144,12 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
 
 def frames(source=DEFAULT_SENTENCE, out: str | Path | None = DEFAULT_STILLS_DIR, *, beats: str | None = None,
            at: str | None = None, resolution: str | None = None, theme: str | None = None,
-           format: str = "png", force: bool = False, **trace_options) -> Stills:
+           format: str = "png", width_mm: float | None = None, force: bool = False,
+           **trace_options) -> Stills:
     """Stills of ``beats`` at ``at`` (seconds, key or end) into the folder ``out``: PNGs,
-    or with ``format`` "svg" or "pdf" the same pictures as vector graphics (for print). An
-    option left None is the command line's (settings, variables, default)."""
+    or with ``format`` "svg" or "pdf" the same pictures as vector graphics for print, their
+    labels as text, ``width_mm`` millimetres wide on paper if given. An option left None
+    is the command line's (settings, variables, default)."""
     from .app import work
     from .app.requests import StillsRequest
     from .app.values import resolved
@@ -165,7 +167,8 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path | None = DEFAULT_STILLS_DIR,
                             beats=value["beat"], times=value["at"], out_dir=Path(folder),
                             resolution=value["resolution"], fps=value["fps"],
                             jobs=value["jobs"], no_cache=value["no-cache"], force=force,
-                            format=still_format)
+                            format=still_format,
+                            width_mm=_millimetres("width_mm", width_mm))
     made = work.stills(request, report=None)
     return Stills(Path(folder).absolute(),
                   tuple(p for p in made.files if p.suffix == f".{still_format}"))

@@ -8,7 +8,8 @@ import os
 
 from ..attention_core.errors import InputError
 
-__all__ = ["beats", "flag", "force", "length", "path", "refuse", "text", "times", "whole"]
+__all__ = ["beats", "flag", "force", "length", "millimetres", "path", "refuse", "text", "times",
+           "whole"]
 
 
 def refuse(name: str, value, wanted: str):
@@ -33,6 +34,17 @@ def whole(name: str, value, *, none: bool = False) -> int | None:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         refuse(name, value, "a whole number (int)" + (" or None" if none else ""))
     return int(value)
+
+
+def millimetres(name: str, value) -> float | None:
+    """A length on paper in millimetres, 1 to 10000 (as the command line's), or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        refuse(name, value, "millimetres (a number) or None")
+    if not 1 <= float(value) <= 10000:
+        raise InputError(f"{name} {value!r} is not between 1 and 10000 millimetres.")
+    return float(value)
 
 
 def path(name: str, value, *, none: bool = False):

@@ -121,6 +121,7 @@ class StillsRequest:
     no_cache: bool = False
     force: bool = False
     format: str = "png"                  # png, or svg / pdf: vector graphics
+    width_mm: float | None = None        # a vector still's width on paper (None: a px or pt each)
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ class StillsJob:
     cache: object = None              # a BeatCache: texts built once per machine
     force: bool = False               # replace existing stills and sheet (else refuse)
     format: str = "png"               # png, or svg / pdf: the same picture as vector graphics
+    width_mm: float | None = None     # a vector still's width on paper (None: a px or pt a pixel)
     stills: list[Path] = field(default_factory=list)
 
     def names(self) -> list[tuple[str, str]]:
@@ -57,6 +58,9 @@ class StillsJob:
         asked_out, asked_sheet = Path(self.out_dir), self.sheet    # links are looked for there
         if self.format not in STILL_FORMATS:
             raise InputError(f"--format {self.format!r}: use {', '.join(STILL_FORMATS)}.")
+        if self.width_mm is not None and self.format == "png":
+            raise InputError("--width-mm sizes a vector still on paper; add --format svg or "
+                             "--format pdf, or drop --width-mm.")
         if self.format != "png" and self.golden is not None:
             raise InputError(f"--check compares PNG stills with golden PNGs; drop --format "
                              f"{self.format}, or --check.")
@@ -97,7 +101,7 @@ class StillsJob:
         """Render the stills (and the sheet) and commit them as one set."""
         times = list(self.times) + (["key"] if self.sheet and "key" not in self.times else [])
         texts = self.cache.texts if self.cache is not None else None
-        vector = None if self.format == "png" else self.format
+        vector = None if self.format == "png" else (self.format, self.width_mm)
         calls = [(trace, beat, times, self.width, self.height, self.fps, style.theme_name(),
                   texts, vector) for beat in self.beats]
         with sigterm_as_interrupt(), self.outputs.opened(report=report):

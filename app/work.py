@@ -358,7 +358,8 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
                         width=width, height=height, fps=request.fps, sheet=request.sheet,
                         golden=request.golden, jobs=request.jobs,
                         cache=beat_cache(request.no_cache, report=report),
-                        force=request.force, format=request.format).check()
+                        force=request.force, format=request.format,
+                        width_mm=request.width_mm).check()
         sentence, trace = _sentence_and_trace(request.source, request.tracing,
                                               request.drawing.max_tokens)
         if trace is None:

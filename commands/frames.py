@@ -34,7 +34,10 @@ __all__ = ["command"]
 @click.option("--format", "still_format", default="png", show_default=True,
               type=click.Choice(list(STILL_FORMATS)),
               help="png, or the same picture as vector graphics for print: svg or pdf "
-                   "(every text and shape a path, drawn by Cairo as the PNG is).")
+                   "(drawn by Cairo as the PNG is, every label as text).")
+@click.option("--width-mm", type=click.FloatRange(1, 10000), metavar="MM",
+              help="svg/pdf: the figure's width on paper, in millimetres (its height in "
+                   "proportion) [default: a pixel of --resolution is a px (svg), a pt (pdf)].")
 @click.option("--contact-sheet", "sheet_path", type=click.Path(dir_okay=True), metavar="PATH",
               help="Also write one labelled grid of the beats' key frames (.png, .jpg or .webp).")
 @click.option("--check", "golden_dir", type=click.Path(file_okay=True), metavar="GOLDEN_DIR",
@@ -56,7 +59,7 @@ __all__ = ["command"]
 @click.option("--json", "as_json", is_flag=True, help="Print the files written as JSON.")
 @drawing_options
 @click.pass_context
-def command(ctx, sentence, beat, times, out_dir, resolution, fps, still_format, sheet_path,
+def command(ctx, sentence, beat, times, out_dir, resolution, fps, still_format, width_mm, sheet_path,
             golden_dir, tolerance, max_diff_share, jobs, no_cache, force, quiet, as_json,
             tracing: TraceOptions, drawing: DrawingOptions, trace_path):
     """Write stills of beats at chosen times (PNG, or SVG or PDF for print), a contact sheet,
@@ -71,7 +74,8 @@ def command(ctx, sentence, beat, times, out_dir, resolution, fps, still_format, 
                             resolution=resolution, fps=fps,
                             sheet=Path(sheet_path) if sheet_path else None,
                             golden=Path(golden_dir) if golden_dir else None, jobs=jobs,
-                            no_cache=no_cache, force=force, format=still_format)
+                            no_cache=no_cache, force=force, format=still_format,
+                            width_mm=width_mm)
     made = work.stills(request, report=None if quiet else say, tolerance=tolerance,
                        max_share=max_diff_share)
     files = report_files(made.files, quiet=quiet, as_json=as_json)

@@ -128,6 +128,8 @@ ROWS = [
      "talk.png is a folder"),
     ("option with --trace", ["render", "--trace", "{t}/good.npz", "--focus", "cat", "-o", "{o}"],
      "cannot be used with --trace"),
+    ("width on paper of a png still", ["frames", DEFAULT, "--width-mm", "120", "--out", "{t}/out"],
+     "add --format svg"),
     ("out is the golden folder", ["frames", "--trace", "{t}/good.npz", "--out", "{t}/gold",
                                   "--check", "{t}/gold"], "golden folder"),
     ("time past the end", ["frames", "--trace", "{t}/good.npz", "--beat", "title", "--at", "500",

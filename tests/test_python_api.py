@@ -101,7 +101,7 @@ BAD = {
     "theme": NOT_TEXT, "focus": NOT_TEXT,
     "output": NOT_PATH, "out": NOT_PATH, "narration": NOT_PATH, "captions": NOT_PATH, "length": [b"x", ["short"], True], "format": NOT_TEXT, "model": NOT_PATH + [None],
     "fps": [v for v in NOT_WHOLE if v is not None], "d_model": NOT_WHOLE, "num_heads": NOT_WHOLE, "seed": NOT_WHOLE,
-    "max_tokens": NOT_WHOLE,
+    "max_tokens": NOT_WHOLE, "width_mm": ["120", True, [120], 0.5, 1e6],
     "force": ["no", 1, None, "True"], "burn_captions": ["yes", 1, None], "pace": NOT_TEXT, "pauses": NOT_TEXT, "as_torch": ["yes", 1, None], "progress": [42, "bar", [print]],
     "beats": [42, b"x", [1], []], "at": [True, b"x", [], [None]],
     "layer": [1.5, None, b"x", True, [1]], "heads": [[], 1.5, [True], None, b"x"],

@@ -21,6 +21,7 @@ from manim.utils.exceptions import EndSceneEarlyException
 
 from ..film.scene import FilmScene
 from ..vocabulary import style
+from ..vocabulary.real_text import TextPainter, svg_with_text
 from ..vocabulary.stage import frame_size
 
 __all__ = ["CapturingFilm", "FilmRenderer", "FrameCaptureWriter", "SNAP", "SegmentVideo", "SteadyCamera",
@@ -141,7 +142,7 @@ class FrameCaptureWriter(SceneFileWriter):
         self.wanted: dict[int, list[str]] = defaultdict(list)
         self.captured: dict[str, np.ndarray] = {}
         self.expected: set[str] = set()      # stills: once all are captured, the render stops
-        self.vector: str | None = None        # stills: "svg" or "pdf" too, for each kept frame
+        self.vector: tuple | None = None      # stills: ("svg" or "pdf", width in mm or None) too
         self.vectors: dict[str, bytes] = {}   # label -> that frame as vector graphics
 
     draws = True          # False: a timing run, which keeps (and so draws) no frame at all
@@ -171,25 +172,31 @@ class FrameCaptureWriter(SceneFileWriter):
         self.frames_written += repeat
 
 
-def vector_picture(camera, mobjects, fmt: str) -> bytes:
+def vector_picture(camera, mobjects, fmt: str, width_mm: float | None = None) -> bytes:
     """The frame ``camera`` shows of ``mobjects`` drawn again on Cairo's SVG or PDF surface
     (``fmt``), by the same calls that draw the pixels (manim's own ``capture_mobjects``):
-    every text and shape a path, the stage its background colour, one unit a pixel."""
+    every shape a path, every text as text (:mod:`..vocabulary.real_text`), the stage its
+    background colour; a pixel a px (SVG) or a point (PDF), or the whole ``width_mm``
+    millimetres wide on paper."""
     import io
 
     from manim.utils.color import ManimColor
 
     width, height = camera.pixel_width, camera.pixel_height
     out = io.BytesIO()
-    surface = (cairo.SVGSurface if fmt == "svg" else cairo.PDFSurface)(out, width, height)
+    # points a pixel on a PDF's page (an SVG keeps pixels and says its size in mm)
+    per_pixel = 1.0 if width_mm is None or fmt == "svg" else width_mm / 25.4 * 72 / width
+    surface = (cairo.SVGSurface if fmt == "svg" else cairo.PDFSurface)(
+        out, width * per_pixel, height * per_pixel)
     if fmt == "svg":
         surface.set_document_unit(cairo.SVGUnit.PX)
     ctx = cairo.Context(surface)
+    ctx.scale(per_pixel, per_pixel)
     ctx.set_source_rgba(*ManimColor(camera.background_color).to_rgb(),
                         camera.background_opacity)
     ctx.paint()
     fw, fh, centre = camera.frame_width, camera.frame_height, camera.frame_center
-    ctx.set_matrix(cairo.Matrix(*(float(np.rint(v * SNAP) / SNAP) for v in (
+    ctx.transform(cairo.Matrix(*(float(np.rint(v * SNAP) / SNAP) for v in (
         width / fw, 0, 0, -(height / fh), width / 2 - centre[0] * (width / fw),
         height / 2 + centre[1] * (height / fh)))))       # as SteadyCamera's, snapped
     # every draw of this frame lands on the vector surface (a moving camera caches no
@@ -200,11 +207,18 @@ def vector_picture(camera, mobjects, fmt: str) -> bytes:
     paint = type(camera).set_cairo_context_color
     camera.set_cairo_context_color = lambda context, rgbas, vmobject: paint(
         camera, context, np.asarray(rgbas)[:, [2, 1, 0, 3]], vmobject)
+    # texts are drawn as text, not as their outlines (real_text)
+    texts = TextPainter(camera, ctx, fmt, mobjects)
+    display = type(camera).display_vectorized
+    camera.display_vectorized = lambda vmobject, context: (
+        texts.draw(vmobject) or display(camera, vmobject, context))
     try:
         camera.capture_mobjects(mobjects)
     finally:
-        del camera.get_cairo_context, camera.set_cairo_context_color
+        del camera.get_cairo_context, camera.set_cairo_context_color, camera.display_vectorized
         surface.finish()
+    if fmt == "svg":
+        return svg_with_text(out.getvalue(), texts.elements, width_mm)
     return out.getvalue()
 
 
@@ -243,7 +257,7 @@ class StillsRenderer(CairoRenderer):
             if writer.vector is not None:        # the same picture, as vector graphics
                 for label in [label for i in indices for label in writer.wanted.get(i, [])]:
                     writer.vectors[label] = vector_picture(self.camera, scene.mobjects,
-                                                           writer.vector)
+                                                           *writer.vector)
             writer.keep(indices[0], len(indices), self.get_frame())
         for animation in scene.animations:
             animation.finish()

@@ -46,9 +46,10 @@ def _wanted_frames(times, fps: int) -> dict[str, int | str]:
 
 
 def stills_in_worker(trace, beat: str, times: list, width: int, height: int, fps: int,
-                     theme: str, texts: Path | None, vector: str | None = None) -> dict:
+                     theme: str, texts: Path | None, vector: tuple | None = None) -> dict:
     """:func:`render_stills` in a worker process, told the theme and where texts are kept;
-    with ``vector`` ("svg", "pdf"), each still's vector picture too, as ``vectors``."""
+    with ``vector`` (("svg" or "pdf", its width in mm or None)), each still's vector
+    picture too, as ``vectors``."""
     from ..vocabulary.text import keep_texts_in
     from .text_store import TextStore
 
@@ -61,7 +62,7 @@ def stills_in_worker(trace, beat: str, times: list, width: int, height: int, fps
 
 
 def render_stills(trace, *, beat: str, times: list[float | str], width: int, height: int,
-                  fps: int = DEFAULT_FPS, vector: str | None = None,
+                  fps: int = DEFAULT_FPS, vector: str | tuple | None = None,
                   vectors: dict | None = None) -> dict:
     """Raw frames of one beat, rendered alone, drawing only the frames asked for.
 
@@ -69,8 +70,8 @@ def render_stills(trace, *, beat: str, times: list[float | str], width: int, hei
     frame) or "end" (its last frame, before the stage clears). Everything between is
     skipped, not animated, so a still costs little more than building the beat. Returns
     {still_label(t): RGB image}, each exactly the frame a video render would show there.
-    With ``vector`` ("svg" or "pdf") the same frames are drawn as vector graphics too, into
-    ``vectors`` ({still_label(t): bytes}).
+    With ``vector`` ("svg" or "pdf", or that and the picture's width on paper in mm) the
+    same frames are drawn as vector graphics too, into ``vectors`` ({still_label(t): bytes}).
     """
     from manim import tempconfig
     from PIL import Image
@@ -86,7 +87,7 @@ def render_stills(trace, *, beat: str, times: list[float | str], width: int, hei
                                     output_file=None)):
         scene = make_film(trace, names, stills=True, want_ends="end" in wanted)
         writer = scene.renderer.file_writer
-        writer.vector = vector
+        writer.vector = (vector, None) if isinstance(vector, str) else vector
         for label, index in wanted.items():
             if isinstance(index, int):
                 writer.want(index, label)

@@ -22,15 +22,22 @@ from typing import Any
 import numpy as np
 from manim import ManimColor, Mobject, Scene
 
-__all__ = ["copy_mobject", "family_of", "manims_restructured", "patches", "restructured"]
+__all__ = ["Unchanging", "copy_mobject", "family_of", "manims_restructured", "patches", "restructured"]
 
 try:                                  # the SVG paths glyphs are parsed from
     from svgelements import Shape as _SvgShape
 except ImportError:                   # pragma: no cover - manim depends on svgelements
     _SvgShape = ()
 
+
+class Unchanging:
+    """A value never changed once made: every copy of a mobject shares it."""
+
+    __slots__ = ()
+
+
 _SHARED = (int, float, complex, str, bytes, bool, type(None), enum.Enum, ManimColor,
-           pathlib.PurePath, _SvgShape)
+           pathlib.PurePath, _SvgShape, Unchanging)
 manims_get_family = Mobject.get_family      # manim's own (its tests compare)
 manims_restructured = Scene.get_restructured_mobject_list
 

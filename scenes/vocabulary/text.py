@@ -17,6 +17,7 @@ from manim.mobject.svg.svg_mobject import SVG_HASH_TO_MOB_MAP
 from . import fonts, style
 from .fastcopy import copy_mobject
 from .glyph_svg import QuickMarkupText, QuickText
+from .real_text import keep_rest_shape, keep_word_source
 
 __all__ = [
     "Glyphs", "TextLine", "OUTLINE_WIDTH", "TEXT_CACHE_SIZE", "baseline_text", "dimmed", "fit_width", "font_for",
@@ -77,6 +78,7 @@ def _made(kind, text: str, kwargs: dict):
             made = kind(text, **kwargs)
             # its diagonal as set: a turned word's height is its width, the diagonal stays
             made.set_diagonal = float(np.hypot(made.width, made.height))
+            keep_rest_shape(made)             # so a vector still can draw it as text
             if _store is not None:
                 _store.keep(key, made)
         _TEXTS[key] = made
@@ -233,8 +235,9 @@ def baseline_text(text: str, font_size: float = style.FONT_TOKEN, color: str | N
         return _after_reference(whole, text, font_size)
     # shaping merged glyphs (rare scripts): fall back to centring the ink
     alone.set_color(color or style.PALETTE.text).move_to(ORIGIN)
-    return Glyphs(*(alone.submobjects or [alone]), font_size=font_size, word=text), \
-        alone.get_top()[1], alone.get_bottom()[1]
+    glyphs = Glyphs(*(alone.submobjects or [alone]), font_size=font_size, word=text)
+    keep_word_source(glyphs, alone, based)
+    return glyphs, alone.get_top()[1], alone.get_bottom()[1]
 
 
 _MARK = "#{:06x}"
@@ -434,6 +437,7 @@ def _after_reference(whole: Text, text: str, font_size: float):
     n_ref = len(_BASELINE_REF)
     ref = VGroup(*whole.submobjects[:n_ref])
     glyphs = Glyphs(*whole.submobjects[n_ref:], font_size=font_size, word=text)
+    keep_word_source(glyphs, whole, text)
     top, bottom = ref.get_top()[1], ref.get_bottom()[1]
     shift = -np.array([glyphs.get_center()[0], (top + bottom) / 2, 0])
     glyphs.shift(shift)
