@@ -42,9 +42,12 @@ def millimetres(name: str, value) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         refuse(name, value, "millimetres (a number) or None")
-    if not 1 <= float(value) <= 10000:
-        raise InputError(f"{name} {value!r} is not between 1 and 10000 millimetres.")
-    return float(value)
+    from .values import parse_millimetres
+
+    try:
+        return parse_millimetres(value)
+    except InputError as exc:
+        raise InputError(f"{name}: {exc}") from None
 
 
 def path(name: str, value, *, none: bool = False):

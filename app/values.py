@@ -21,7 +21,7 @@ from ..scenes.pipeline.formats import parse_resolution
 from .settings_file import ENV_PREFIX, ConfigFile, inside_settings_folder
 
 __all__ = ["D_MODEL_RANGE", "NUM_HEADS_RANGE", "SEED_RANGE", "SETTINGS", "Setting",
-           "parse_beats", "parse_heads", "parse_layer", "parse_length", "parse_resolution", "parse_times", "resolved",
+           "parse_beats", "parse_heads", "parse_layer", "parse_millimetres", "parse_length", "parse_resolution", "parse_times", "resolved",
            "setting_value", "shared_values"]
 
 D_MODEL_RANGE = (1, 8192)      # the scratch model: wider cannot be drawn or allocated sensibly
@@ -102,6 +102,18 @@ def _indices_below_limit(numbers_text: list[str], what: str, spec) -> list[int]:
         raise InputError(f"{str(spec)[:20]!r} names a {what.rstrip('s')} no model has "
                          f"(they are numbered from 0, below {INDEX_LIMIT}).")
     return [int(n) for n in numbers_text]
+
+
+def parse_millimetres(value) -> float:
+    """--width-mm: a length on paper from 1 to 10000 millimetres (text or a number)."""
+    try:
+        number = float(value.strip()) if isinstance(value, str) else value
+    except ValueError:
+        number = None
+    if isinstance(number, bool) or not isinstance(number, numbers.Real) \
+            or not 1 <= float(number) <= 10000:          # NaN is no number here either
+        raise InputError(f"{str(value)[:20]!r} is not a width from 1 to 10000 millimetres.")
+    return float(number)
 
 
 def parse_layer(spec) -> str:

@@ -10,7 +10,7 @@ import click
 from ..facts import DEFAULT_MAX_SHARE, DEFAULT_SENTENCE, DEFAULT_STILLS_DIR, DEFAULT_TOLERANCE
 from ..facts import BEAT_NAMES, DEFAULT_FPS, DEFAULT_RESOLUTION, STILL_FORMATS
 from .common import report_files, saved_trace, say
-from .options import (BEATS, FPS, RESOLUTION, TIMES, DrawingOptions, TraceOptions,
+from .options import (BEATS, FPS, MILLIMETRES, RESOLUTION, TIMES, DrawingOptions, TraceOptions,
                       drawing_options, trace_options)
 
 __all__ = ["command"]
@@ -35,7 +35,7 @@ __all__ = ["command"]
               type=click.Choice(list(STILL_FORMATS)),
               help="png, or the same picture as vector graphics for print: svg or pdf "
                    "(drawn by Cairo as the PNG is, every label as text).")
-@click.option("--width-mm", type=click.FloatRange(1, 10000), metavar="MM",
+@click.option("--width-mm", type=MILLIMETRES,
               help="svg/pdf: the figure's width on paper, in millimetres (its height in "
                    "proportion) [default: a pixel of --resolution is a px (svg), a pt (pdf)].")
 @click.option("--contact-sheet", "sheet_path", type=click.Path(dir_okay=True), metavar="PATH",

@@ -17,10 +17,11 @@ from ..facts import (BEAT_NAMES, FILM_BEATS, DEFAULT_FPS, DEFAULT_MAX_TOKENS,
                      MAX_TOKENS_RANGE, PACES, PAUSES, QUALITIES, RESOLUTIONS, THEMES, TRACE_DEFAULTS)
 from ..app.requests import DrawingOptions, TraceOptions, VideoOptions
 from ..app.values import (D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_beats, parse_heads,
-                          parse_layer, parse_length, parse_resolution, parse_times)
+                          parse_layer, parse_length, parse_millimetres, parse_resolution,
+                          parse_times)
 
 __all__ = [
-    "BEATS", "DrawingOptions", "FPS", "HEADS", "LAYER", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
+    "BEATS", "DrawingOptions", "FPS", "HEADS", "LAYER", "MILLIMETRES", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
     "burn_captions_option", "captions_option", "pauses_option", "drawing_options", "picture_options", "dry_run_option", "narration_option",
     "short_film_options", "trace_options",
     "versus_option", "video_options",
@@ -66,6 +67,7 @@ BEATS = _ParsedBy("beats", parse_beats, "all|" + ",".join(BEAT_NAMES[:2]) + ",..
 TIMES = _ParsedBy("times", parse_times, "T[,T...]|key|end")
 LENGTH = _ParsedBy("length", parse_length, "short|full|SECONDS", tuple(LENGTHS))
 FPS = click.IntRange(*FPS_RANGE)
+MILLIMETRES = _ParsedBy("millimetres", parse_millimetres, "MM")
 # which layer and heads: their form checked here, as the API and a settings file check it
 # (the model checks that it has them)
 LAYER = _ParsedBy("layer", parse_layer, "N|auto")

@@ -130,6 +130,8 @@ ROWS = [
      "cannot be used with --trace"),
     ("width on paper of a png still", ["frames", DEFAULT, "--width-mm", "120", "--out", "{t}/out"],
      "add --format svg"),
+    ("width on paper not a number", ["frames", DEFAULT, "--format", "svg", "--width-mm", "nan",
+                                     "--out", "{t}/out"], "1 to 10000 millimetres"),
     ("out is the golden folder", ["frames", "--trace", "{t}/good.npz", "--out", "{t}/gold",
                                   "--check", "{t}/gold"], "golden folder"),
     ("time past the end", ["frames", "--trace", "{t}/good.npz", "--beat", "title", "--at", "500",

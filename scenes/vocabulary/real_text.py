@@ -113,6 +113,7 @@ class _Placed:
     glyphs: list
     matrix: np.ndarray            # 3x3, layout (manimpango's SVG units) -> stage units
     uncoloured: bool              # one colour for all: the markup's colours left out
+    inked: object                 # a glyph with ink: its fill and stroke are the text's
 
 
 class TextPainter:
@@ -153,7 +154,7 @@ class TextPainter:
         return True
 
     def _draw(self, placed: _Placed) -> None:
-        camera, ctx, first = self.camera, self.ctx, placed.glyphs[0]
+        camera, ctx, first = self.camera, self.ctx, placed.inked
         fill = camera.get_fill_rgbas(first)
         stroke = camera.get_stroke_rgbas(first, background=True)
         stroke_width = first.get_stroke_width(background=True)
@@ -271,22 +272,30 @@ def _placement(text, shown: set[int]) -> _Placed | None:
     if any(len(f) != 1 for f in fills):                  # a gradient: outlines
         return None
     fills = np.concatenate(fills)
+    # a glyph of no size (a space manim keeps as a glyph, unfilled) draws nothing either way
+    span = float(np.ptp(now, axis=0).max())
+    inked = np.array([np.ptp(g.points[:, :2], axis=0).max() > 1e-9 * span for g in glyphs])
+    if not inked.any():
+        return None
+    fills = fills[inked]
     uncoloured = bool(np.all(fills == fills[0]))
     # glyphs of several colours: a markup's own, as built (a plain text's glyph hidden or
     # recoloured alone has no text to say it)
     if not uncoloured and not (source.markup and np.allclose(
-            fills, np.frombuffer(source.colours).reshape(-1, 4))):
+            fills, np.frombuffer(source.colours).reshape(-1, 4)[inked])):
         return None
     if any(g.get_stroke_width() > 0 and g.get_stroke_opacity() > 0 for g in glyphs):
         return None                                       # mid-Write: a stroke of its own
     background = {(g.get_stroke_width(background=True),
-                   tuple(g.get_stroke_rgbas(background=True).ravel())) for g in glyphs}
+                   tuple(g.get_stroke_rgbas(background=True).ravel()))
+                  for g, ink in zip(glyphs, inked) if ink}
     if len(background) != 1:
         return None
     fitted = _layout_to_rest(source, rest)
     if fitted is None:
         return None
-    return _Placed(source, glyphs, affine @ fitted, uncoloured)
+    return _Placed(source, glyphs, affine @ fitted, uncoloured,
+                   glyphs[int(np.flatnonzero(inked)[0])])
 
 
 def _affine(rest: np.ndarray, now: np.ndarray) -> np.ndarray | None:
@@ -369,10 +378,14 @@ def _text_element(runs: list[Run], matrix: str, camera, glyph, outlined: bool) -
     for run in runs:
         if not run.text.strip():
             continue
+        # the run's advance as Pango set it: a reader without the font named keeps the line's
+        # spacing in the one it falls back to (a serif, or a sans for another script)
+        fallback = "serif" if run.family.startswith("CMU") else "sans-serif"
         attributes = [f'x="{_number(run.x_end if run.right_to_left else run.x)}"',
                       f'y="{_number(run.baseline)}"',
-                      f'font-family="{html.escape(run.family)}"',
-                      f'font-size="{_number(run.size)}"']
+                      f'font-family="{_attribute(_quoted(run.family))}, {fallback}"',
+                      f'font-size="{_number(run.size)}"',
+                      f'textLength="{_number(run.x_end - run.x)}"', 'lengthAdjust="spacing"']
         if run.weight >= 600:                       # the font's own: CMU Serif says 500
             attributes.append('font-weight="bold"')
         if run.italic:
@@ -385,6 +398,16 @@ def _text_element(runs: list[Run], matrix: str, camera, glyph, outlined: bool) -
                      "</tspan>")
     return (f'<text transform="{matrix}" style="{";".join(style)}" xml:space="preserve">'
             + "".join(spans) + "</text>")
+
+
+def _attribute(value: str) -> str:
+    """``value`` escaped for an attribute in double quotes."""
+    return html.escape(value, quote=False).replace('"', "&quot;")
+
+
+def _quoted(family: str) -> str:
+    """A family name as CSS takes it in a list: quoted."""
+    return "'" + family.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _matrix_of(svg: str) -> np.ndarray:
