@@ -46,8 +46,9 @@ def millimetres(name: str, value) -> float | None:
 
     try:
         return parse_millimetres(value)
-    except InputError as exc:
-        raise InputError(f"{name}: {exc}") from None
+    except InputError:
+        raise InputError(f"{name} {value!r} is not a width from 1 to 10000 millimetres.") \
+            from None
 
 
 def path(name: str, value, *, none: bool = False):

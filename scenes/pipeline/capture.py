@@ -21,7 +21,8 @@ from manim.utils.exceptions import EndSceneEarlyException
 
 from ..film.scene import FilmScene
 from ..vocabulary import style
-from ..vocabulary.real_text import TextPainter, svg_with_text
+from ..vocabulary.real_text import TextPainter
+from ..vocabulary.svg_text import svg_with_text
 from ..vocabulary.stage import frame_size
 
 __all__ = ["CapturingFilm", "FilmRenderer", "FrameCaptureWriter", "SNAP", "SegmentVideo", "SteadyCamera",

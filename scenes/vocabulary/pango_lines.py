@@ -15,7 +15,7 @@ import functools
 import math
 from dataclasses import dataclass
 
-__all__ = ["PANGO_SCALE", "Run", "cairo_pointer", "pango"]
+__all__ = ["PANGO_SCALE", "PartRun", "Run", "cairo_pointer", "pango"]
 
 PANGO_SCALE = 1024
 _ATTR_FOREGROUND = 9                   # PangoAttrType's PANGO_ATTR_FOREGROUND
@@ -39,6 +39,25 @@ class _Item(ctypes.Structure):          # PangoItem
                 ("num_chars", ctypes.c_int), ("analysis", _Analysis)]
 
 
+class _GlyphInfo(ctypes.Structure):   # PangoGlyphInfo: the glyph, its geometry, its flags
+    _fields_ = [("glyph", ctypes.c_uint32), ("width", ctypes.c_int32),
+                ("x_offset", ctypes.c_int32), ("y_offset", ctypes.c_int32),
+                ("attr", ctypes.c_uint32)]
+
+
+class _GlyphString(ctypes.Structure):  # PangoGlyphString
+    _fields_ = [("num_glyphs", ctypes.c_int), ("glyphs", ctypes.POINTER(_GlyphInfo)),
+                ("log_clusters", ctypes.POINTER(ctypes.c_int)), ("space", ctypes.c_int)]
+
+
+class CairoGlyph(ctypes.Structure):    # cairo_glyph_t
+    _fields_ = [("index", ctypes.c_ulong), ("x", ctypes.c_double), ("y", ctypes.c_double)]
+
+
+class _Cluster(ctypes.Structure):      # cairo_text_cluster_t
+    _fields_ = [("num_bytes", ctypes.c_int), ("num_glyphs", ctypes.c_int)]
+
+
 class _GSList(ctypes.Structure):
     pass
 
@@ -50,6 +69,16 @@ class _Attribute(ctypes.Structure):     # PangoAttribute, then PangoAttrColor's 
     _fields_ = [("klass", ctypes.POINTER(ctypes.c_int)), ("start_index", ctypes.c_uint),
                 ("end_index", ctypes.c_uint), ("red", ctypes.c_uint16),
                 ("green", ctypes.c_uint16), ("blue", ctypes.c_uint16)]
+
+
+@dataclass(frozen=True)
+class PartRun:
+    """The glyphs of a part of a laid-out text that fall in one run, placed as Pango
+    placed them (layout units), with the run's font and the part's text in the run."""
+    run: Run                          # its text the part's, x to x_end its glyphs' advance
+    font: int                         # the run's PangoFont (a PangoCairoFont)
+    glyphs: list                      # (glyph index, x, y)
+    clusters: list                    # (bytes, glyphs) of each cluster, in the glyphs' order
 
 
 @dataclass(frozen=True)
@@ -97,6 +126,7 @@ class _Pango:
         pango = _library("libpango-1.0.so.0")
         cairo = _library("libpangocairo-1.0.so.0")
         gobject = _library("libgobject-2.0.so.0")
+        plain_cairo = _library("libcairo.so.2")
         p, i, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
         signatures = {
             (cairo, "pango_cairo_create_layout"): (p, [p]),
@@ -130,6 +160,11 @@ class _Pango:
             (pango, "pango_font_description_get_weight"): (i, [p]),
             (pango, "pango_font_description_get_style"): (i, [p]),
             (gobject, "g_object_unref"): (None, [p]),
+            (cairo, "pango_cairo_font_get_scaled_font"): (p, [p]),
+            (plain_cairo, "cairo_set_scaled_font"): (None, [p, p]),
+            (plain_cairo, "cairo_glyph_path"): (None, [p, ctypes.POINTER(CairoGlyph), i]),
+            (plain_cairo, "cairo_show_text_glyphs"):
+                (None, [p, s, i, ctypes.POINTER(CairoGlyph), i, ctypes.POINTER(_Cluster), i, i]),
         }
         for (library, name), (result, arguments) in signatures.items():
             function = getattr(library, name)
@@ -177,6 +212,78 @@ class _Pango:
         finally:
             self.layout_iter_free(it)
         return runs
+
+    def part_runs(self, layout: int, x0: float, y0: float, scale: float, start: int,
+                  end: int) -> list[PartRun]:
+        """The glyphs of the characters ``start`` to ``end`` of ``layout``'s text, run by
+        run, as :meth:`runs` lays them (a glyph belongs to the part whose character its
+        cluster starts at)."""
+        text = ctypes.string_at(self.layout_get_text(layout))
+        chars = text.decode()
+        first, last = len(chars[:start].encode()), len(chars[:end].encode())
+        parts: list[PartRun] = []
+        it = self.layout_get_iter(layout)
+        try:
+            while True:
+                run = self.layout_iter_get_run_readonly(it)
+                if run:
+                    found = self._part_of_run(it, run, text, x0, y0, scale, first, last)
+                    if found is not None:
+                        parts.append(found)
+                if not self.layout_iter_next_run(it):
+                    break
+        finally:
+            self.layout_iter_free(it)
+        return parts
+
+    def _part_of_run(self, it: int, run, text: bytes, x0: float, y0: float, scale: float,
+                     first: int, last: int) -> PartRun | None:
+        whole = self._run(it, run, text, x0, y0, scale)
+        item = ctypes.cast(run[0], ctypes.POINTER(_Item)).contents
+        string = ctypes.cast(run[1], ctypes.POINTER(_GlyphString)).contents
+        x, glyphs, starts, left, right = whole.x, [], [], None, None
+        for n in range(string.num_glyphs):
+            info = string.glyphs[n]
+            width = info.width / PANGO_SCALE
+            if first <= item.offset + string.log_clusters[n] < last:
+                glyphs.append((info.glyph, x + info.x_offset / PANGO_SCALE,
+                               whole.baseline + info.y_offset / PANGO_SCALE))
+                starts.append(item.offset + string.log_clusters[n])
+                left = x if left is None else min(left, x)
+                right = x + width if right is None else max(right, x + width)
+            x += width
+        if not glyphs:
+            return None
+        start, stop = max(first, item.offset), min(last, item.offset + item.length)
+        # each cluster's bytes run to the next cluster's start (in the text's order)
+        bounds = sorted(set(starts)) + [stop]
+        span = {b: bounds[k + 1] - b for k, b in enumerate(bounds[:-1])}
+        clusters: list[list[int]] = []
+        for n, byte in enumerate(starts):
+            if n and starts[n - 1] == byte:
+                clusters[-1][1] += 1
+            else:
+                clusters.append([span[byte], 1])
+        part = Run(text=text[start:stop].decode(), family=whole.family, size=whole.size,
+                   weight=whole.weight, italic=whole.italic, x=left, x_end=right,
+                   baseline=whole.baseline, right_to_left=whole.right_to_left,
+                   colour=whole.colour)
+        return PartRun(part, item.analysis.font, glyphs, [tuple(c) for c in clusters])
+
+    def draw_part(self, cr: int, part: PartRun, how: str) -> None:
+        """Draw ``part``'s glyphs on ``cr`` as text ("show": its text mapped onto them, so
+        a PDF reader finds the part) or add their outlines to the path ("path")."""
+        glyphs = (CairoGlyph * len(part.glyphs))(*(CairoGlyph(g, x, y)
+                                                   for g, x, y in part.glyphs))
+        self.cairo_set_scaled_font(cr, self.cairo_font_get_scaled_font(part.font))
+        if how == "path":
+            self.cairo_glyph_path(cr, glyphs, len(part.glyphs))
+            return
+        utf8 = part.run.text.encode()
+        clusters = (_Cluster * len(part.clusters))(*(_Cluster(b, g) for b, g in part.clusters))
+        # right to left: the glyphs run backward through the text (CAIRO_TEXT_CLUSTER_FLAG_BACKWARD)
+        self.cairo_show_text_glyphs(cr, utf8, len(utf8), glyphs, len(part.glyphs), clusters,
+                                    len(part.clusters), int(part.run.right_to_left))
 
     def _run(self, it: int, run, text: bytes, x0: float, y0: float, scale: float) -> Run:
         item = ctypes.cast(run[0], ctypes.POINTER(_Item)).contents

@@ -16,28 +16,23 @@ sense, or coloured glyph by glyph other than as built, stays outlines.
 """
 from __future__ import annotations
 
+import ctypes
 import html
 import re
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, replace
 
 import numpy as np
 from manim import MarkupText, Text
 
 from .fastcopy import Unchanging, family_of
 from .pango_lines import Run, cairo_pointer, pango
+from .svg_text import MARKER_COLOUR, glued, svg_matrix, text_element
 
-__all__ = ["TextPainter", "TextSource", "keep_rest_shape", "keep_word_source", "lay_out",
-           "svg_with_text"]
+__all__ = ["TextPainter", "TextSource", "keep_part_source", "keep_rest_shape", "lay_out"]
 
 _LIGATURES_OFF = "<span font_features='liga=0,dlig=0,clig=0,hlig=0'>{}</span>"
 _COLOUR_ATTRIBUTE = re.compile(r"""\s(?:foreground|fgcolor|color)=(?:"[^"]*"|'[^']*')""")
-# the marker a text leaves on Cairo's SVG surface: a square an eighth of a pixel wide at
-# the origin, in a colour no frame of ours draws there
-MARKER_COLOUR = (1.0, 0.0, 1.0)
-_SVG_SIZE = re.compile(r'width="([0-9.]+)px" height="([0-9.]+)px"')
-MARKER_PATH = re.compile(
-    r'<path style=" stroke:none;fill-rule:nonzero;fill:rgb\(100%,0%,100%\);fill-opacity:1;"'
-    r' d="M 0 0 L 0.125 0 L 0.125 0.125 L 0 0.125 Z M 0 0 "/>')
 
 
 @dataclass(frozen=True)
@@ -59,6 +54,7 @@ class TextSource(Unchanging):
     points: bytes                 # its outlines' points then (n x 3 floats)
     counts: tuple                 # ... so many per glyph
     colours: bytes                # each glyph's fill then (RGBA floats)
+    part: tuple | None = None     # glyphs cut out of the text: its characters (start, end)
 
 
 def keep_rest_shape(made) -> None:
@@ -78,17 +74,23 @@ def keep_rest_shape(made) -> None:
                                [g for g in family_of(made) if g.has_points()])
 
 
-def keep_word_source(glyphs, whole, word: str) -> None:
-    """Keep on ``glyphs`` (a word's glyphs cut out of the Text ``whole``, shaped as
-    ``word`` alone shapes) what ``word`` alone is laid out from, and their outlines."""
+def keep_part_source(glyphs, whole, start: int, end: int) -> None:
+    """Keep on ``glyphs`` (glyphs cut out of the text ``whole``: those of its characters
+    ``start`` to ``end``, shaped as they are in it; a negative ``start`` counts from the
+    end, as a slice does) what ``whole`` is laid out from, which part is theirs, and their
+    outlines."""
     source = getattr(whole, "text_source", None)
-    if source is None or source.markup or "\n" in word or len(
-            {s[2:5] for s in source.settings}) != 1:
+    if source is None or source.part is not None or "\n" in source.text \
+            or (not source.markup and len(source.settings) != 1):
         return
-    font, slant, weight = source.settings[0][2:5]
-    glyphs.text_source = _source(whole, False, word, ((0, len(word), font, slant, weight, 0),),
-                                 source.wrap_width,
-                                 [g for g in family_of(glyphs) if g.has_points()])
+    if start < 0:                     # counted from the end of the text laid out
+        length = source.settings[0][1] if not source.markup else None
+        if length is None:
+            return
+        start, end = length + start, length
+    mine = _source(whole, source.markup, source.text, source.settings, source.wrap_width,
+                   [g for g in family_of(glyphs) if g.has_points()])
+    glyphs.text_source = replace(mine, part=(start, end))
 
 
 def _source(made, markup: bool, text: str, settings: tuple, wrap: float, glyphs: list
@@ -137,7 +139,8 @@ class TextPainter:
                 if getattr(text, "text_source", None) is None:
                     continue
                 placed = _placement(text, shown)
-                if placed is None:
+                if placed is not None and fmt == "svg" and _opens_on_a_mark(placed.source):
+                    placed = None     # an SVG reader would set it on a dotted circle
                     if any(id(g) in shown for g in family_of(text)):
                         self.outlines.append(text.text_source.text)
                     continue
@@ -170,7 +173,7 @@ class TextPainter:
         camera.set_cairo_context_color(ctx, fill, first)
         if self.fmt == "svg":
             runs = self._lay(placed, base, "runs")
-            self.elements.append(_text_element(runs, _svg_matrix(base, placed.matrix),
+            self.elements.append(text_element(runs, svg_matrix(base, placed.matrix),
                                                camera, first, outlined))
             ctx.save()
             ctx.identity_matrix()
@@ -214,13 +217,24 @@ def lay_out(source: TextSource, ctx, how: str, *, uncoloured: bool = True) -> li
         ctx.move_to(x, y)
         p.cairo_update_layout(cr, layout)
         p.layout_set_markup(layout, markup.encode(), -1)
-        if how == "show":
+        if source.part is not None:
+            place_part(layout, x, y)
+        elif how == "show":
             p.cairo_show_layout(cr, layout)
         elif how == "path":
             p.cairo_layout_path(cr, layout)
         else:
-            xx, yx, xy, yy, _, _ = ctx.get_matrix()
-            runs.extend(p.runs(layout, x, y, float(np.sqrt(abs(xx * yy - xy * yx)))))
+            runs.extend(p.runs(layout, x, y, _scale(ctx)))
+
+    def place_part(layout, x: float, y: float) -> None:
+        parts = p.part_runs(layout, x, y, _scale(ctx), *source.part)
+        if how == "runs":
+            written = ctypes.string_at(p.layout_get_text(layout)).decode()
+            runs.extend(replace(part.run, text=glued(part.run.text, written, *source.part))
+                        for part in parts)
+            return
+        for part in parts:
+            p.draw_part(cr, part, how)
 
     try:
         if source.markup:
@@ -241,6 +255,24 @@ def lay_out(source: TextSource, ctx, how: str, *, uncoloured: bool = True) -> li
     finally:
         p.object_unref(layout)
     return runs
+
+
+def _opens_on_a_mark(source: TextSource) -> bool:
+    """Whether the text (or part) opens on a combining mark: a vowel sign cut from its
+    letter, which a reader shaping it alone (an SVG's) draws on a dotted circle, where
+    the film draws it as it sits in its word."""
+    start = source.part[0] if source.part is not None else 0
+    text = source.text if not source.markup else None
+    if text is None:                      # a markup's text: its characters without the tags
+        text = re.sub(r"<[^>]*>", "", source.text)
+        text = html.unescape(text)
+    return start < len(text) and unicodedata.category(text[start])[0] == "M"
+
+
+def _scale(ctx) -> float:
+    """How many device units one unit of ``ctx``'s user space is (its matrix's scale)."""
+    xx, yx, xy, yy, _, _ = ctx.get_matrix()
+    return float(np.sqrt(abs(xx * yy - xy * yx)))
 
 
 def _settings(text, whole: str):
@@ -316,7 +348,8 @@ def _layout_to_rest(source: TextSource, rest: np.ndarray) -> np.ndarray | None:
     (y up): the outline box of the layout laid again onto the box of the rest points."""
     import cairo
 
-    key = (source.points, source.text, source.settings, source.size, source.wrap_width)
+    key = (source.points, source.text, source.settings, source.size, source.wrap_width,
+           source.part)
     if key not in _FITTED:
         # a vector surface, as manimpango drew on, unbounded enough: Pango leaves out
         # glyphs outside the clip
@@ -346,95 +379,3 @@ def _box_map(laid: np.ndarray, rest: np.ndarray) -> np.ndarray | None:
         return None
     return np.array([[sx, 0.0, r0 - sx * x0], [0.0, -sy, s1 + sy * y0], [0.0, 0.0, 1.0]])
 
-
-def _svg_matrix(base, matrix: np.ndarray) -> str:
-    import cairo
-
-    m = cairo.Matrix(matrix[0, 0], matrix[1, 0], matrix[0, 1], matrix[1, 1], matrix[0, 2],
-                     matrix[1, 2]).multiply(base)
-    return "matrix(" + " ".join(_number(v) for v in m) + ")"
-
-
-def _number(value: float) -> str:
-    return f"{value:.6f}".rstrip("0").rstrip(".") if value else "0"
-
-
-def _hex(rgb) -> str:
-    return "#" + "".join(f"{int(round(min(max(c, 0.0), 1.0) * 255)):02x}" for c in rgb)
-
-
-def _text_element(runs: list[Run], matrix: str, camera, glyph, outlined: bool) -> str:
-    fill = camera.get_fill_rgbas(glyph)[0]
-    style = [f"fill:{_hex(fill[:3])}", f"fill-opacity:{_number(float(fill[3]))}",
-             "white-space:pre"]
-    if outlined:
-        stroke = camera.get_stroke_rgbas(glyph, background=True)[0]
-        width = (glyph.get_stroke_width(background=True) * camera.cairo_line_width_multiple)
-        scale = float(np.sqrt(abs(np.linalg.det(_matrix_of(matrix)))))
-        style += [f"stroke:{_hex(stroke[:3])}", f"stroke-opacity:{_number(float(stroke[3]))}",
-                  f"stroke-width:{_number(width * _stage_scale(camera) / scale)}",
-                  "paint-order:stroke", "stroke-linejoin:round"]
-    spans = []
-    for run in runs:
-        if not run.text.strip():
-            continue
-        # the run's advance as Pango set it: a reader without the font named keeps the line's
-        # spacing in the one it falls back to (a serif, or a sans for another script)
-        fallback = "serif" if run.family.startswith("CMU") else "sans-serif"
-        attributes = [f'x="{_number(run.x_end if run.right_to_left else run.x)}"',
-                      f'y="{_number(run.baseline)}"',
-                      f'font-family="{_attribute(_quoted(run.family))}, {fallback}"',
-                      f'font-size="{_number(run.size)}"',
-                      f'textLength="{_number(run.x_end - run.x)}"', 'lengthAdjust="spacing"']
-        if run.weight >= 600:                       # the font's own: CMU Serif says 500
-            attributes.append('font-weight="bold"')
-        if run.italic:
-            attributes.append('font-style="italic"')
-        if run.right_to_left:
-            attributes.append('direction="rtl" unicode-bidi="embed"')
-        if run.colour is not None:
-            attributes.append(f'fill="{_hex([c / 255 for c in run.colour])}"')
-        spans.append(f"<tspan {' '.join(attributes)}>{html.escape(run.text, quote=False)}"
-                     "</tspan>")
-    return (f'<text transform="{matrix}" style="{";".join(style)}" xml:space="preserve">'
-            + "".join(spans) + "</text>")
-
-
-def _attribute(value: str) -> str:
-    """``value`` escaped for an attribute in double quotes."""
-    return html.escape(value, quote=False).replace('"', "&quot;")
-
-
-def _quoted(family: str) -> str:
-    """A family name as CSS takes it in a list: quoted."""
-    return "'" + family.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _matrix_of(svg: str) -> np.ndarray:
-    a, b, c, d, _, _ = (float(v) for v in svg[len("matrix("):-1].split())
-    return np.array([[a, c], [b, d]])
-
-
-def _stage_scale(camera) -> float:
-    return camera.pixel_width / camera.frame_width
-
-
-def svg_with_text(svg: bytes, elements: list[str], width_mm: float | None = None) -> bytes:
-    """Cairo's SVG with each text's marker replaced by its ``<text>``, in drawing order;
-    sized ``width_mm`` millimetres wide on paper (its height in proportion) if given."""
-    document = svg.decode()
-    if width_mm is not None:
-        size = _SVG_SIZE.search(document)
-        if size is None:
-            raise RuntimeError("Cairo's SVG does not open with its size in px")
-        mm = width_mm / float(size.group(1))
-        document = (document[:size.start()] + f'width="{_number(width_mm)}mm" '
-                    f'height="{_number(float(size.group(2)) * mm)}mm"' + document[size.end():])
-    markers = MARKER_PATH.findall(document)
-    if len(markers) != len(elements):
-        raise RuntimeError(f"{len(elements)} texts but {len(markers)} markers in the SVG")
-    pieces = MARKER_PATH.split(document)
-    out = [pieces[0]]
-    for element, after in zip(elements, pieces[1:]):
-        out += [element, after]
-    return "".join(out).encode()

@@ -17,7 +17,7 @@ from manim.mobject.svg.svg_mobject import SVG_HASH_TO_MOB_MAP
 from . import fonts, style
 from .fastcopy import copy_mobject
 from .glyph_svg import QuickMarkupText, QuickText
-from .real_text import keep_rest_shape, keep_word_source
+from .real_text import keep_part_source, keep_rest_shape
 
 __all__ = [
     "Glyphs", "TextLine", "OUTLINE_WIDTH", "TEXT_CACHE_SIZE", "baseline_text", "dimmed", "fit_width", "font_for",
@@ -236,7 +236,7 @@ def baseline_text(text: str, font_size: float = style.FONT_TOKEN, color: str | N
     # shaping merged glyphs (rare scripts): fall back to centring the ink
     alone.set_color(color or style.PALETTE.text).move_to(ORIGIN)
     glyphs = Glyphs(*(alone.submobjects or [alone]), font_size=font_size, word=text)
-    keep_word_source(glyphs, alone, based)
+    keep_part_source(glyphs, alone, 0, len(based))
     return glyphs, alone.get_top()[1], alone.get_bottom()[1]
 
 
@@ -262,8 +262,10 @@ def _pieces_in_word(piece, font_size: float, font: str):
     reference = VGroup(*[m for m, n in zip(whole.submobjects, owners) if n < 0])
     word_glyphs = VGroup(*[m for m, n in zip(whole.submobjects, owners) if n >= 0])
     mine = VGroup(*[m for m, n in zip(whole.submobjects, owners) if n == piece.at])
+    a, b = piece.spans[piece.at]
+    at = len(_BASELINE_REF) + lead                # the piece in the text laid out
     return (mine, reference.get_top()[1], reference.get_bottom()[1],
-            word_glyphs.get_left()[0], word_glyphs.get_right()[0])
+            word_glyphs.get_left()[0], word_glyphs.get_right()[0], (whole, at + a, at + b))
 
 
 def _piece_in_word(piece, font_size: float, color: str | None):
@@ -274,8 +276,9 @@ def _piece_in_word(piece, font_size: float, color: str | None):
     found = _pieces_in_word(piece, font_size, font_for(piece.word))
     if found is None or not len(found[0]):
         return None
-    mine, top, bottom, left, right = found
+    mine, top, bottom, left, right, (whole, start, end) = found
     glyphs = Glyphs(*mine.submobjects, font_size=font_size, word=str(piece))
+    keep_part_source(glyphs, whole, start, end)
     glyphs.set_color(color or style.PALETTE.text)
     shift = -np.array([glyphs.get_center()[0], (top + bottom) / 2, 0])
     glyphs.shift(shift)
@@ -437,7 +440,8 @@ def _after_reference(whole: Text, text: str, font_size: float):
     n_ref = len(_BASELINE_REF)
     ref = VGroup(*whole.submobjects[:n_ref])
     glyphs = Glyphs(*whole.submobjects[n_ref:], font_size=font_size, word=text)
-    keep_word_source(glyphs, whole, text)
+    # the word ends the text laid out (which may open on a direction mark before "Hg")
+    keep_part_source(glyphs, whole, -len(text), 0)
     top, bottom = ref.get_top()[1], ref.get_bottom()[1]
     shift = -np.array([glyphs.get_center()[0], (top + bottom) / 2, 0])
     glyphs.shift(shift)
