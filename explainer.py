@@ -268,17 +268,19 @@ class View:
 
 
 def view(sentence: str = DEFAULT_SENTENCE, output: str | Path | None = None, *,
-         theme: str | None = None, force: bool = False, **trace_options) -> View:
+         versus: str | None = None, theme: str | None = None, force: bool = False,
+         **trace_options) -> View:
     """Every layer and head on ``sentence`` as one interactive, offline HTML page (the
     ``view`` command): every head of a layer at once, a token's weights as lines, the
-    query·key products of a pair, a thumbnail of every layer × head, each head silenced.
-    Shows inline in Jupyter; written to ``output`` (an .html file) only when one is
-    given."""
+    query·key products of a pair, a thumbnail of every layer × head, each head silenced;
+    with ``versus``, a second sentence's view beside it at the same layer and head. Shows
+    inline in Jupyter; written to ``output`` (an .html file) only when one is given."""
     from .app.requests import ViewRequest
     from .app.view import view as write
     from .app.view import view_html
 
-    request = ViewRequest(**_picture("view", sentence, output, theme, force, trace_options))
+    request = ViewRequest(**_picture("view", sentence, output, theme, force, trace_options),
+                          versus=_text("versus", versus, none=True))
     if output is None:
         return View(None, view_html(request))
     write(request, report=_note)

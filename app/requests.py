@@ -147,6 +147,7 @@ class ViewRequest:
     output: Path | None
     theme: str
     force: bool = False
+    versus: str | None = None            # a second sentence: both views side by side
 
 
 @dataclass(frozen=True, kw_only=True)

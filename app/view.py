@@ -18,7 +18,7 @@ from ..attention_core.errors import InputError
 from .requests import ViewRequest
 from .signals import interrupts_held
 
-__all__ = ["silencing_of", "view", "view_data", "view_html", "view_page"]
+__all__ = ["pair_page", "silencing_of", "view", "view_data", "view_html", "view_page"]
 
 
 def _floats(array) -> str:
@@ -85,9 +85,16 @@ def view_page(data: dict) -> str:
     c = data["colours"]
     title = html.escape(f"{data['sentence']} · {data['model']}")
     embedded = json.dumps(data).replace("</", "<\\/")     # a token may hold "</script>"
-    return PAGE.replace("%TITLE%", title).replace("%DATA%", embedded) \
-        .replace("%BG%", c["background"]).replace("%TEXT%", c["text"]) \
-        .replace("%DIM%", c["dim"]).replace("%QUERY%", c["query"]).replace("%KEY%", c["key"])
+    return _filled(PAGE, TITLE=title, DATA=embedded, BG=c["background"], TEXT=c["text"],
+                   DIM=c["dim"], QUERY=c["query"], KEY=c["key"])
+
+
+def _filled(template: str, **values: str) -> str:
+    """``template`` with each %NAME% replaced by its value in one pass (a value that holds
+    a %NAME% of its own, from a user's sentence, is left as written)."""
+    import re
+
+    return re.sub(r"%([A-Z_]+)%", lambda m: values.get(m.group(1), m.group(0)), template)
 
 
 # ---- the view as a capability: checked, computed, written whole ------------------------------
@@ -113,19 +120,51 @@ def view(request: ViewRequest, *, report=None) -> list[Path]:
 
 
 def view_html(request: ViewRequest) -> str:
-    """The page of ``request`` as text, nothing written (a notebook shows it inline)."""
+    """The page of ``request`` as text, nothing written (a notebook shows it inline); with
+    ``versus``, both sentences' views side by side (:func:`pair_page`)."""
+    _check(request)
+    if request.versus is not None:
+        from .inspection import pair_report
+
+        with interrupts_held():
+            report = pair_report(request.sentence, request.versus, request.tracing)
+        explained = report.comparison.a
+        return pair_page(request, _one_page(request, request.sentence),
+                         _one_page(request, request.versus), report.lines(),
+                         (int(explained.layer), int(explained.primary_head)))
+    return _one_page(request, request.sentence)
+
+
+def _one_page(request: ViewRequest, sentence: str) -> str:
     import dataclasses
 
     from ..scenes.vocabulary.style import PALETTES
 
-    _check(request)
     with interrupts_held():               # one run of the model gives both
         from ..attention_core.layers import attentions_and_atlas
 
-        req = dataclasses.replace(request.tracing.request(request.sentence), layer="auto")
+        req = dataclasses.replace(request.tracing.request(sentence), layer="auto")
         layers, atlas = attentions_and_atlas(req)
-        silencing = _silencing(request.tracing.request(request.sentence))
+        silencing = _silencing(request.tracing.request(sentence))
     return view_page(view_data(layers, atlas, PALETTES[request.theme], silencing))
+
+
+def pair_page(request: ViewRequest, page_a: str, page_b: str, lines: list[str],
+              opened: tuple[int, int]) -> str:
+    """Two views side by side, each its sentence's whole page in a frame, with what
+    `compare` prints for the pair above them, both opened at ``opened`` (the layer and
+    head it explains); the frames keep one layer, head and heads shown (a change in one
+    is made in the other)."""
+    from ..scenes.vocabulary.style import PALETTES
+    from .view_page import PAIR
+
+    c = PALETTES[request.theme]
+    a, b = request.sentence, request.versus
+    return _filled(PAIR, TITLE=html.escape(f"{a} · versus · {b}"), BG=c.background,
+                   TEXT=c.text, DIM=c.dim, A=html.escape(a), B=html.escape(b),
+                   COMPARE=html.escape("\n".join(lines)), OPEN=json.dumps(list(opened)),
+                   PAGE_A=html.escape(page_a, quote=True),
+                   PAGE_B=html.escape(page_b, quote=True))
 
 
 def _check(request: ViewRequest) -> None:

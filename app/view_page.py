@@ -6,7 +6,40 @@ thumbnail carries ``data-layer`` and ``data-head``, every head's toggle is an
 ``<input type="checkbox" data-head=…>``: a user's own script finds them."""
 from __future__ import annotations
 
-__all__ = ["PAGE"]
+__all__ = ["PAGE", "PAIR"]
+
+# two views side by side (view --versus): each sentence's page in a frame of its own (the
+# same page as alone), what `compare` prints above them, the layer, head and heads shown
+# kept the same in both
+PAIR = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>%TITLE%</title>
+<style>
+ body { background:%BG%; color:%TEXT%; font: 15px/1.4 "CMU Serif", Georgia, serif;
+        margin: 16px; }
+ #pair { display:flex; gap: 12px; } #pair iframe { flex: 1 1 50%; min-width: 0;
+        height: 92vh; border: 1px solid %DIM%; }
+ pre { font-size: 13px; overflow-x: auto; } .dim { color:%DIM%; }
+</style></head><body>
+<h3>%TITLE%</h3>
+<details open><summary class="dim">the pair compared (what <code>compare</code> prints)</summary>
+<pre id="compare">%COMPARE%</pre></details>
+<div id="pair">
+<iframe id="a" title="%A%" srcdoc="%PAGE_A%"></iframe>
+<iframe id="b" title="%B%" srcdoc="%PAGE_B%"></iframe>
+</div>
+<script>
+const frames = [document.getElementById("a"), document.getElementById("b")];
+window.viewMoved = (from, layer, head, shown) => {
+  for (const f of frames) if (f.contentWindow !== from && f.contentWindow.viewShow)
+    f.contentWindow.viewShow(layer, head, shown); };
+// both open at the layer and head the comparison explains, that head's lines alone
+const [LAYER, HEAD] = %OPEN%;
+let loaded = 0;
+for (const f of frames) f.addEventListener("load", () => { if (++loaded === 2) {
+  const heads = frames[0].contentWindow.viewState()[2].map((_, h) => h === HEAD);
+  for (const g of frames) g.contentWindow.viewShow(LAYER, HEAD, heads); } });
+</script></body></html>
+"""
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>%TITLE%</title>
@@ -150,16 +183,16 @@ function toggles() {        // a checkbox per head, in its colour
   const box = document.getElementById("toggles");
   box.innerHTML = '<span class="dim">heads drawn (double-click one for it alone): </span>';
   const all = document.createElement("button"); all.textContent = "all heads"; all.id = "all";
-  all.addEventListener("click", () => { on.fill(true); toggles(); shown(); });
+  all.addEventListener("click", () => { on.fill(true); toggles(); shown(); told(); });
   for (let h = 0; h < H; h++) {
     const label = document.createElement("label"), box1 = document.createElement("input");
     box1.type = "checkbox"; box1.checked = on[h]; box1.setAttribute("data-head", h);
-    box1.addEventListener("change", () => { on[h] = box1.checked; shown(); });
+    box1.addEventListener("change", () => { on[h] = box1.checked; shown(); told(); });
     const swatch = document.createElement("span");
     swatch.className = "swatch"; swatch.style.background = D.heads[h];
     label.append(box1, swatch, String(h)); box.appendChild(label);
     label.addEventListener("dblclick", (e) => { e.preventDefault();
-      for (let x = 0; x < H; x++) on[x] = x === h; toggles(); shown(); });
+      for (let x = 0; x < H; x++) on[x] = x === h; toggles(); shown(); told(); });
   }
   box.appendChild(all);
 }
@@ -217,17 +250,24 @@ function thumbnails() {     // the model view: every layer x head, its pattern a
     }
   }
 }
-function sync() { document.getElementById("layer").value = layer;
+function sync(quietly) { document.getElementById("layer").value = layer;
   document.getElementById("head").value = head;
   draw(); explain(); toggles(); silence();
   for (const cell of document.querySelectorAll("#model .cell"))
-    cell.classList.toggle("on", +cell.dataset.layer === layer && +cell.dataset.head === head); }
+    cell.classList.toggle("on", +cell.dataset.layer === layer && +cell.dataset.head === head);
+  if (!quietly) told(); }
+// a pair's page (view --versus) shows the other sentence's view at the same layer and heads
+function told() { if (window.parent !== window && window.parent.viewMoved)
+  window.parent.viewMoved(window, layer, head, on.slice()); }
+window.viewShow = (l, h, shown) => { layer = l; head = h;
+  for (let x = 0; x < H; x++) on[x] = x < shown.length ? shown[x] : false; sync(true); };
+window.viewState = () => [layer, head, on.slice()];
 for (const [id, n] of [["layer", L], ["head", H]]) { const s = document.getElementById(id);
   for (let x = 0; x < n; x++) s.add(new Option(x, x));
   s.addEventListener("change", () => { layer = +document.getElementById("layer").value;
     head = +document.getElementById("head").value;
     if (id === "head") for (let x = 0; x < H; x++) on[x] = x === head;   // the picked head's lines
     sync(); }); }
-thumbnails(); sync();
+thumbnails(); sync(true);
 </script></body></html>
 """

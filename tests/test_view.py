@@ -176,3 +176,45 @@ def test_in_a_notebook_the_view_shows_inline_twice_and_writes_nothing(tmp_path):
         assert page.startswith("<iframe srcdoc=") and "width:100%" in page
         assert "data-layer" in page and "D.silencing" in page
     assert list(tmp_path.iterdir()) == []
+
+
+def test_two_sentences_side_by_side_keep_one_layer_and_head(tmp_path):
+    """`view --versus`: both sentences' views in one offline file, under what `compare`
+    prints for the pair, opened at the layer and head it explains; a head picked, a
+    thumbnail clicked or a head's box unticked in one view is done in the other."""
+    chromium, sync_playwright = browser()
+    a, b = "The doctor called the nurse because she was late", \
+        "The doctor called the nurse because he was late"
+    page_file = tmp_path / "pair.html"
+    proc = run_warm("view", a, "--versus", b, "-o", page_file, "--quiet")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pair.html"]
+    printed = run_warm("compare", a, b)
+    assert printed.returncode == 0, printed.stderr[-2000:]
+    layer, head = (int(v) for v in re.search(r"layer (\d+), head (\d+)", printed.stdout).groups())
+    found = {}
+
+    def state(frame):
+        return (int(frame.locator("#layer").input_value()),
+                int(frame.locator("#head").input_value()),
+                [frame.locator(f'input[data-head="{h}"]').is_checked() for h in range(12)])
+
+    def check(page):
+        found["compare"] = page.inner_text("#compare")
+        page.wait_for_function("() => document.getElementById('b').contentWindow.viewState && "
+                               f"document.getElementById('b').contentWindow.viewState()[1] "
+                               f"=== {head}")
+        one, two = page.frame_locator("#a"), page.frame_locator("#b")
+        assert state(one) == state(two) == (layer, head, [h == head for h in range(12)])
+        assert a in one.locator("h3").inner_text() and b in two.locator("h3").inner_text()
+        one.locator("#head").select_option(str((head + 1) % 12))
+        assert state(two) == state(one) and state(two)[1] == (head + 1) % 12
+        two.locator('#model .cell[data-layer="0"][data-head="1"]').click()
+        assert state(one)[:2] == (0, 1) and state(one) == state(two)
+        one.locator("#toggles button").click()                    # all heads
+        assert state(two)[2] == [True] * 12
+        one.locator('input[data-head="3"]').uncheck()
+        assert state(two)[2] == [h != 3 for h in range(12)] == state(one)[2]
+
+    opened(page_file, chromium, sync_playwright, check)
+    assert found["compare"].strip() == printed.stdout.strip()
