@@ -62,6 +62,20 @@ def test_a_text_a_word_of_a_line_and_a_piece_of_a_joined_word_read_back(tmp_path
         assert abs((np.ptp(rest[:, 0]) / np.ptp(rest[:, 1])) / (width / height) - 1) < 0.02
 
 
+@pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils is not installed")
+def test_a_word_cut_out_of_a_line_reads_back_as_pango_draws_it_whole(tmp_path):
+    """A right-to-left word with a ligature (lam-alef: two letters, one glyph) cut out of
+    "Hg" + word maps its glyphs to its letters as Pango's own drawing of the word does."""
+    from attention_explainer.scenes.vocabulary.text import user_text
+
+    word = "الطلاب"
+    cut, _, _ = baseline_text(word, style.FONT_TOKEN)
+    whole = user_text(word, style.FONT_TOKEN)
+    assert cut.text_source.part is not None and whole.text_source.part is None
+    assert pdf_of(cut.text_source, tmp_path / "cut.pdf") == \
+        pdf_of(whole.text_source, tmp_path / "whole.pdf")
+
+
 def test_a_piece_alone_is_glued_to_the_form_it_has_in_its_word():
     assert glued("ض", ARABIC, 1, 2) == "\u200dض\u200d"          # medial: joined both sides
     assert glued("ي", ARABIC, 2, 3) == "\u200dي"                 # final: hamza does not join

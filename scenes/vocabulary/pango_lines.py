@@ -78,7 +78,7 @@ class PartRun:
     run: Run                          # its text the part's, x to x_end its glyphs' advance
     font: int                         # the run's PangoFont (a PangoCairoFont)
     glyphs: list                      # (glyph index, x, y)
-    clusters: list                    # (bytes, glyphs) of each cluster, in the glyphs' order
+    clusters: list                    # (bytes, glyphs) of each cluster, in the text's order
 
 
 @dataclass(frozen=True)
@@ -268,6 +268,10 @@ class _Pango:
                    weight=whole.weight, italic=whole.italic, x=left, x_end=right,
                    baseline=whole.baseline, right_to_left=whole.right_to_left,
                    colour=whole.colour)
+        if whole.right_to_left:
+            # cairo reads clusters in the text's order, and with its BACKWARD flag takes
+            # their glyphs from the end of the glyphs' (visual) order
+            clusters.reverse()
         return PartRun(part, item.analysis.font, glyphs, [tuple(c) for c in clusters])
 
     def draw_part(self, cr: int, part: PartRun, how: str) -> None:

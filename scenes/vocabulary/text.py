@@ -417,9 +417,9 @@ def line_of(parts, font_size: float = style.FONT_BODY) -> TextLine:
 
 
 def _touching(before: str, after: str) -> bool:
-    """Whether two parts' facing characters touch in CMU Serif: a closing quote and the
-    punctuation after it, an opening quote and a bracket."""
-    return (before in "\u2019\u201d" and bool(after) and after in ";:?!.,)") \
+    """Whether two parts' facing characters touch in CMU Serif: a closing quote or bracket
+    and the punctuation after it, an opening quote and a bracket."""
+    return (bool(before) and before in "\u2019\u201d)]" and bool(after) and after in ";:?!.,)") \
         or (before in "\u2018\u201c" and bool(before) and after == "[")
 
 
