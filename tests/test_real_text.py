@@ -84,3 +84,26 @@ def test_a_piece_alone_is_glued_to_the_form_it_has_in_its_word():
     assert glued("د", "دب", 0, 1) == "د"                        # dal joins only before it
     assert glued("स्", "पुस्तक", 2, 4) == "स्\u200d"            # a half form before त
     assert glued("fi", "fish", 0, 2) == "fi"
+
+
+@pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils is not installed")
+def test_a_text_that_cannot_be_text_stays_outlines_beside_those_that_are(tmp_path):
+    """A text recoloured glyph by glyph has no text to say it: it is drawn as outlines, and
+    the texts beside it are still text (in the PDF and as the SVG's <text>)."""
+    from manim import DOWN, Camera, tempconfig
+
+    from attention_explainer.scenes.pipeline.capture import vector_picture
+
+    with tempconfig({"pixel_width": 320, "pixel_height": 180}):
+        camera = Camera()
+        plain_line = label_text("plain words")
+        mixed = label_text("mixed colours").next_to(plain_line, DOWN)
+        mixed.submobjects[0].set_fill("#ff0000")
+        pictures = {fmt: vector_picture(camera, [plain_line, mixed], fmt)
+                    for fmt in ("pdf", "svg")}
+    (tmp_path / "both.pdf").write_bytes(pictures["pdf"])
+    read = subprocess.run(["pdftotext", str(tmp_path / "both.pdf"), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    assert "plain words" in read and "mixed" not in read
+    svg = pictures["svg"].decode()
+    assert "plain words" in svg and "mixed" not in svg and svg.count("<text ") == 1

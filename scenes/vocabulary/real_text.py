@@ -141,6 +141,7 @@ class TextPainter:
                 placed = _placement(text, shown)
                 if placed is not None and fmt == "svg" and _opens_on_a_mark(placed.source):
                     placed = None     # an SVG reader would set it on a dotted circle
+                if placed is None:
                     if any(id(g) in shown for g in family_of(text)):
                         self.outlines.append(text.text_source.text)
                     continue
