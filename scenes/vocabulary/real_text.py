@@ -5,8 +5,11 @@ On screen every text is outlines (manim's Text reads the SVG manimpango wrote). 
 vector surface a text is laid out again by the same Pango calls manimpango made
 (:mod:`.pango_lines`), placed where its outlines are and drawn as text: on Cairo's PDF
 surface Pango's glyphs become the PDF's text with the fonts embedded; Cairo's SVG surface
-writes glyphs as outlines, so there each text leaves a marker that :func:`svg_with_text`
-swaps for a ``<text>`` element (each run in the font Pango picked, named).
+writes glyphs as outlines, so there each text leaves a marker that
+:func:`.svg_text.svg_with_text` swaps for a ``<text>`` element (each run in the font Pango
+picked, named). Glyphs cut out of a text (a word after the "Hg" that fixes its baseline, a
+piece of a joined word) are laid out within the whole text and only their glyphs drawn,
+mapped to their own letters (:func:`keep_part_source`).
 
 Where the text goes comes from the outlines themselves: a text keeps the outline points
 it was built with (:func:`keep_rest_shape`), its outlines now must be those points moved by
