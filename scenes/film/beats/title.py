@@ -14,7 +14,7 @@ from ...vocabulary.headers import head_name, layer_name
 from ...vocabulary.text import label_text, legible_fit, line_of, user_text
 from .. import question as asking
 from ..views import strip_row, token_row
-from ..wording import quoted
+from ..wording import LQ, RQ
 
 __all__ = ["NOTE_GAP", "QUESTION_SIZE", "ROLES_GAP", "TITLE_FORMULA_SIZE", "TitleBeat",
            "written_sentence"]
@@ -192,9 +192,12 @@ class TitleBeat(Beat):
             return None
         nth = ("first", "second", "third")[trace.focus_index - first] \
             if trace.focus_index - first < 3 else f"{trace.focus_index - first + 1}th"
-        note = user_text(f"The query of {quoted(trace.focus_word)}, the {nth} of the "
-                         f"{last - first + 1} tokens of {quoted(trace.focus_span_text)}",
-                         style.FONT_SMALL, style.PALETTE.query)
+        # our wording in our serif, the user's words each in its script's font (one Text
+        # in the CJK font would set the whole line in a sans with full-width quotes)
+        colour, user = style.PALETTE.query, ("user", style.PALETTE.query)
+        note = line_of([(f"The query of {LQ}", colour), (trace.focus_word, user),
+                        (f"{RQ}, the {nth} of the {last - first + 1} tokens of {LQ}", colour),
+                        (trace.focus_span_text, user), (RQ, colour)], style.FONT_SMALL)
         return note.next_to(below, DOWN, buff=0.2)
 
 
