@@ -195,23 +195,25 @@ class _Pango:
         self.layout_get_size(layout, ctypes.byref(width), None)
         return width.value / PANGO_SCALE
 
-    def runs(self, layout: int, x0: float, y0: float, scale: float) -> list[Run]:
-        """The runs of ``layout`` laid at (x0, y0) (its top left corner, as
-        ``pango_cairo_show_layout`` lays it at the current point), in line order; ``scale``:
-        how many device units a layout unit is on the context it was laid out on."""
-        text = ctypes.string_at(self.layout_get_text(layout))
-        runs: list[Run] = []
+    def _each_run(self, layout: int):
+        """(the layout's iterator, the run) for every run of ``layout``, in line order."""
         it = self.layout_get_iter(layout)
         try:
             while True:
                 run = self.layout_iter_get_run_readonly(it)
                 if run:
-                    runs.append(self._run(it, run, text, x0, y0, scale))
+                    yield it, run
                 if not self.layout_iter_next_run(it):
                     break
         finally:
             self.layout_iter_free(it)
-        return runs
+
+    def runs(self, layout: int, x0: float, y0: float, scale: float) -> list[Run]:
+        """The runs of ``layout`` laid at (x0, y0) (its top left corner, as
+        ``pango_cairo_show_layout`` lays it at the current point), in line order; ``scale``:
+        how many device units a layout unit is on the context it was laid out on."""
+        text = ctypes.string_at(self.layout_get_text(layout))
+        return [self._run(it, run, text, x0, y0, scale) for it, run in self._each_run(layout)]
 
     def part_runs(self, layout: int, x0: float, y0: float, scale: float, start: int,
                   end: int) -> list[PartRun]:
@@ -221,20 +223,9 @@ class _Pango:
         text = ctypes.string_at(self.layout_get_text(layout))
         chars = text.decode()
         first, last = len(chars[:start].encode()), len(chars[:end].encode())
-        parts: list[PartRun] = []
-        it = self.layout_get_iter(layout)
-        try:
-            while True:
-                run = self.layout_iter_get_run_readonly(it)
-                if run:
-                    found = self._part_of_run(it, run, text, x0, y0, scale, first, last)
-                    if found is not None:
-                        parts.append(found)
-                if not self.layout_iter_next_run(it):
-                    break
-        finally:
-            self.layout_iter_free(it)
-        return parts
+        found = (self._part_of_run(it, run, text, x0, y0, scale, first, last)
+                 for it, run in self._each_run(layout))
+        return [part for part in found if part is not None]
 
     def _part_of_run(self, it: int, run, text: bytes, x0: float, y0: float, scale: float,
                      first: int, last: int) -> PartRun | None:
