@@ -34,6 +34,7 @@ from .facts import DEFAULT_SENTENCE, DEFAULT_STILLS_DIR
 from .app.arguments import beats as _beats, flag as _flag, force as _force, length as _length
 from .app.arguments import path as _path, refuse as _refuse, text as _text, times as _times
 from .app.arguments import millimetres as _millimetres, whole as _whole
+from .app.arguments import with_film_settings as _with_film_settings
 from .attention_core.errors import InputError
 from .app.results import Atlas, Film, Pack, Stills
 from .facts import TRANSLATION_DEFAULTS
@@ -108,16 +109,17 @@ def attentions(sentence: str = DEFAULT_SENTENCE, *, model: str = "minilm",
 
 
 # ---- the commands ---------------------------------------------------------------------------------
+@_with_film_settings
 def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
            resolution: str | None = None, fps: int | None = None, beats: str | None = None,
            theme: str | None = None, quality: str | None = None, force: bool = False,
            narration: str | Path | None = None, captions: str | Path | None = None,
            length: str | float | None = None, versus: str | None = None,
-           burn_captions: bool = False, pace: str | None = None, progress=None,
-           **trace_options) -> Film:
+           burn_captions: bool = False, progress=None, **options) -> Film:
     """Render the film of ``source`` (a sentence or a trace) into ``output`` (.mp4, .webm or
     .gif; default: named after the sentence, as the command line names it).
-    ``trace_options`` are those of :func:`trace` when ``source`` is a sentence. An option
+    ``options``: the film's settings (``pace``, ...: ``FilmSettings``) and those of
+    :func:`trace` when ``source`` is a sentence. An option
     left None is the command line's: the settings file's, a variable's, else its default.
     ``captions``: an .srt of your words for the film's captions (``--captions``);
     ``length``: "short", "full" or seconds (``--length``); ``versus``: a second sentence,
@@ -132,24 +134,25 @@ def render(source=DEFAULT_SENTENCE, output: str | Path | None = None, *,
              "theme": _text("theme", theme, none=True),
              "narration": _path("narration", narration, none=True),
              "captions": _path("captions", captions, none=True),
-             "length": _length(length), "output": _path("output", output, none=True),
-             "pace": _text("pace", pace, none=True)}
+             "length": _length(length), "output": _path("output", output, none=True)}
     watcher = _progress(progress)
-    request = _film_request("render", source, given, trace_options, _force(force),
+    request = _film_request("render", source, given, options, _force(force),
                             versus=_text("versus", versus, none=True),
                             burn_captions=_flag("burn_captions", burn_captions))
     made = work.film(request, progress=watcher, report=_note)
     return Film(made.files[0], tuple(made.files))
 
 
+@_with_film_settings
 def frames(source=DEFAULT_SENTENCE, out: str | Path | None = DEFAULT_STILLS_DIR, *, beats: str | None = None,
            at: str | None = None, resolution: str | None = None, theme: str | None = None,
            format: str = "png", width_mm: float | None = None, force: bool = False,
-           **trace_options) -> Stills:
+           **options) -> Stills:
     """Stills of ``beats`` at ``at`` (seconds, key or end) into the folder ``out``: PNGs,
     or with ``format`` "svg" or "pdf" the same pictures as vector graphics for print, their
-    labels as text, ``width_mm`` millimetres wide on paper if given. An option left None
-    is the command line's (settings, variables, default)."""
+    labels as text, ``width_mm`` millimetres wide on paper if given; ``options``: the
+    film's settings and :func:`trace`'s. An option left None is the command line's
+    (settings, variables, default)."""
     from .app import work
     from .app.requests import StillsRequest
     from .app.values import resolved
@@ -160,7 +163,8 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path | None = DEFAULT_STILLS_DIR,
     folder = _path("out", out, none=True) or DEFAULT_STILLS_DIR
     still_format = _text("format", format)
     force = _force(force)
-    source, tracing, drawing, config = _drawing_parts("frames", source, given, trace_options)
+    source, tracing, drawing, config, settings = _drawing_parts("frames", source, given,
+                                                                options)
     value = {name: resolved("frames", name, given.get(name), config)
              for name in ("beat", "at", "resolution", "fps", "jobs", "no-cache")}
     request = StillsRequest(source=source, tracing=tracing, drawing=drawing,
@@ -168,23 +172,24 @@ def frames(source=DEFAULT_SENTENCE, out: str | Path | None = DEFAULT_STILLS_DIR,
                             resolution=value["resolution"], fps=value["fps"],
                             jobs=value["jobs"], no_cache=value["no-cache"], force=force,
                             format=still_format,
-                            width_mm=_millimetres("width_mm", width_mm))
+                            width_mm=_millimetres("width_mm", width_mm), settings=settings)
     made = work.stills(request, report=None)
     return Stills(Path(folder).absolute(),
                   tuple(p for p in made.files if p.suffix == f".{still_format}"))
 
 
+@_with_film_settings
 def pack(source=DEFAULT_SENTENCE, out: str | Path | None = None, *,
          resolution: str | None = None, fps: int | None = None, beats: str | None = None,
          theme: str | None = None, force: bool = False, narration: str | Path | None = None,
          captions: str | Path | None = None, length: str | float | None = None,
-         pace: str | None = None, pauses: str | None = None, burn_captions: bool = False,
-         progress=None, **trace_options) -> Pack:
+         pauses: str | None = None, burn_captions: bool = False, progress=None,
+         **options) -> Pack:
     """The lecture pack of ``source`` into the folder ``out`` (None: named after the
     sentence in renders/, as the command line names it). An option left None is the
     command line's (settings, variables, default). ``pauses``: where the deck and slides
     stop (``--pauses``); ``burn_captions``: the captions drawn into the film's and every
-    clip's frames. ``progress(done, total, beat)``: as :func:`render`'s."""
+    clip's frames. ``progress(done, total, beat)`` and ``options``: as :func:`render`'s."""
     from .app import work
 
     given = {"resolution": _text("resolution", resolution, none=True),
@@ -193,10 +198,9 @@ def pack(source=DEFAULT_SENTENCE, out: str | Path | None = None, *,
              "narration": _path("narration", narration, none=True),
              "captions": _path("captions", captions, none=True),
              "length": _length(length), "output": _path("out", out, none=True),
-             "pace": _text("pace", pace, none=True),
              "pauses": _text("pauses", pauses, none=True)}
     watcher = _progress(progress)
-    made = work.film(_film_request("pack", source, given, trace_options, _force(force),
+    made = work.film(_film_request("pack", source, given, options, _force(force),
                                    pack=True,
                                    burn_captions=_flag("burn_captions", burn_captions)),
                      progress=watcher, report=_note)
@@ -327,14 +331,18 @@ def _tracing(command: str, options: dict, config):
                            for name in TraceOptions.__dataclass_fields__})
 
 
-def _drawing_parts(command: str, source, given: dict, trace_options: dict):
-    """(source, its trace options or None, the drawing options, the settings file) of a
-    drawing ``command``; a trace's source refuses trace options (it fixes them)."""
+def _drawing_parts(command: str, source, given: dict, options: dict):
+    """(source, its trace options or None, the drawing options, the settings file, the
+    film's settings) of a drawing ``command``, from its ``options`` (the film's settings
+    and the trace's); a trace's source refuses trace options (it fixes them)."""
     from .app.requests import DrawingOptions
     from .app.settings_file import find_config
     from .app.traces import is_trace
+    from .app.arguments import film_settings
     from .app.values import resolved
 
+    config = find_config()
+    settings, trace_options = film_settings(command, options, config)
     options = _trace_options(trace_options, DRAWING_TYPES)
     max_tokens = options.pop("max_tokens", None)
     if not isinstance(source, str) and not is_trace(source):
@@ -342,14 +350,13 @@ def _drawing_parts(command: str, source, given: dict, trace_options: dict):
     if is_trace(source) and options:
         raise InputError(f"{', '.join(options)}: a trace already fixes its sentence and model "
                          "options; drop them, or pass a sentence.")
-    config = find_config()
     tracing = _tracing(command, options, config) if isinstance(source, str) else None
     drawing = DrawingOptions(max_tokens=resolved(command, "max-tokens", max_tokens, config),
                              theme=resolved(command, "theme", given.get("theme"), config))
-    return source, tracing, drawing, config
+    return source, tracing, drawing, config, settings
 
 
-def _film_request(command: str, source, given: dict, trace_options: dict, force: bool, *,
+def _film_request(command: str, source, given: dict, options: dict, force: bool, *,
                   pack: bool = False, versus: str | None = None,
                   burn_captions: bool = False):
     """The FilmRequest of a render or a pack, each option resolved as the command line
@@ -357,21 +364,21 @@ def _film_request(command: str, source, given: dict, trace_options: dict, force:
     from .app.requests import FilmRequest, VideoOptions
     from .app.values import resolved
 
-    source, tracing, drawing, config = _drawing_parts(command, source, given, trace_options)
+    source, tracing, drawing, config, settings = _drawing_parts(command, source, given,
+                                                                options)
     value = {name: resolved(command, name, given.get(name), config)
              for name in ("resolution", "fps", "beats", "quality", "jobs", "no-cache",
-                          "output-dir", "narration", "captions", "length", "pace")}
+                          "output-dir", "narration", "captions", "length")}
     output = given["output"] if pack else resolved(command, "output", given["output"], config)
     video = VideoOptions(resolution=value["resolution"], fps=value["fps"],
                          beats=value["beats"], force=force, jobs=value["jobs"],
                          quality=value["quality"], no_cache=value["no-cache"],
-                         output_dir=value["output-dir"], length=value["length"],
-                         pace=value["pace"])
+                         output_dir=value["output-dir"], length=value["length"])
     pauses = resolved(command, "pauses", given.get("pauses"), config) if pack else None
     return FilmRequest(source=source, tracing=tracing, video=video, drawing=drawing,
                        output=Path(output) if output else None, narration=value["narration"],
                        pack=pack, captions=Path(value["captions"]) if value["captions"] else None,
-                       versus=versus, burn_captions=burn_captions,
+                       versus=versus, burn_captions=burn_captions, settings=settings,
                        **({"pauses": pauses} if pauses is not None else {}))
 
 

@@ -8,8 +8,8 @@ import os
 
 from ..attention_core.errors import InputError
 
-__all__ = ["beats", "flag", "force", "length", "millimetres", "path", "refuse", "text", "times",
-           "whole"]
+__all__ = ["beats", "film_settings", "flag", "force", "length", "millimetres", "path", "refuse",
+           "text", "times", "whole", "with_film_settings"]
 
 
 def refuse(name: str, value, wanted: str):
@@ -103,3 +103,44 @@ def times(value) -> str | None:
                         for item in items):
         refuse("at", value, 'seconds, "key", "end" or a list of those')
     return ",".join(str(item) for item in items)
+
+
+# ---- the film's settings (film.settings), as keyword arguments of render, pack and frames ------
+def film_settings(command: str, options: dict, config):
+    """(the film's settings, the rest of ``options``): each setting ``FilmSettings``
+    declares taken from ``options`` by its name, checked by type (None: the command line's
+    value: a variable's, the settings file's, else its default), then by its parser as
+    the command line parses it."""
+    from .requests import FilmSettings, setting_specs
+    from .values import resolved
+
+    rest, values = dict(options), {}
+    for spec in setting_specs():
+        given = rest.pop(spec.name, None)
+        if given is not None and isinstance(spec.default, bool):
+            given = flag(spec.name, given)
+        elif given is not None and isinstance(spec.default, numbers.Integral):
+            given = whole(spec.name, given)
+        elif given is not None and isinstance(spec.default, str):
+            given = text(spec.name, given)
+        values[spec.name] = resolved(command, spec.option, given, config)
+    return FilmSettings(**values), rest
+
+
+def with_film_settings(function):
+    """``function`` (render, pack, frames) shown with every film setting as a keyword
+    argument (default None: the command line's) before its ``**options``, as ``help()``,
+    an editor and ``inspect.signature`` read it."""
+    import inspect
+
+    from .requests import setting_specs
+
+    signature = inspect.signature(function)
+    listed = list(signature.parameters.values())
+    more = [inspect.Parameter(spec.name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                              annotation=f"{type(spec.default).__name__} | None")
+            for spec in setting_specs() if spec.name not in signature.parameters]
+    tail = [p for p in listed if p.kind is inspect.Parameter.VAR_KEYWORD]
+    head = [p for p in listed if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    function.__signature__ = signature.replace(parameters=head + more + tail)
+    return function

@@ -19,7 +19,7 @@ __all__ = ["MAX_CAPTIONS_BYTES", "MAX_CAPTION_CHARS", "MAX_CAPTIONS", "captions_
 
 MAX_CAPTIONS_BYTES = 4 << 20      # a film's .srt is a few kB; anything this large is not one
 # a film's own captions are under 250 characters, under 100 of them: a caption is read on
-# one screen (the film holds it len / READING_CPS seconds: 1 MB would be 15 hours)
+# one screen (the film holds it len / FilmSettings.reading_cps seconds: 1 MB would be 15 hours)
 MAX_CAPTION_CHARS = 600
 MAX_CAPTIONS = 400
 # what a terminal, a player or a slide would act on rather than show: control characters

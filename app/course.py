@@ -34,7 +34,8 @@ from pathlib import Path
 
 from ..attention_core.errors import InputError, NoSpaceLeft
 from . import fingerprints
-from ..facts import DEFAULT_PACE, DEFAULT_PAUSES, TRACE_DECIDES
+from ..facts import DEFAULT_PAUSES, TRACE_DECIDES
+from ..scenes.film.settings import FilmSettings, setting_specs
 
 __all__ = [
     "COURSE_KEYS", "CourseProgress", "SHARED_KEYS", "OutputPlan", "TRACE_KEYS", "assemble_task",
@@ -45,7 +46,8 @@ __all__ = [
 # the keys of an explainer that decide its trace, as settings name them ("num-heads")
 TRACE_KEYS = tuple(k.replace("_", "-") for k in TRACE_DECIDES if k != "sentence")
 COURSE_KEYS = {"sentence", "output", "pack", "resolution", "fps", "beats", "theme", "quality",
-               "max-tokens", "length", "pace", "pauses", *TRACE_KEYS}
+               "max-tokens", "length", "pauses", *TRACE_KEYS,
+               *(spec.option for spec in setting_specs())}
 # the keys a settings file's top level (or a variable) may give every explainer
 SHARED_KEYS = sorted(COURSE_KEYS - {"sentence", "output", "pack"})
 
@@ -67,7 +69,7 @@ class OutputPlan:
     theme: str
     quality: str
     length: float | None = None    # seconds the film is fitted to (None: as it is)
-    pace: str = DEFAULT_PACE
+    settings: FilmSettings = FilmSettings()   # how its beats are drawn (--pace, ...)
     pauses: str = DEFAULT_PAUSES   # a pack's stops (facts.PAUSES)
     kept: list | None = None       # the beats the output holds, once fitted to its length
     status: str = "pending"        # pending | done (up to date) | ok | failed
@@ -174,6 +176,10 @@ class _Explainer:
         except InputError as exc:
             raise InputError(f"{key} = {value!r}: {exc}") from None
 
+    def settings(self) -> FilmSettings:
+        """The film's settings of the entry (``FilmSettings``: its keys, each checked)."""
+        return FilmSettings(**{spec.name: self.value(spec.option) for spec in setting_specs()})
+
     def plans(self) -> list[OutputPlan]:
         """The entry's output sets, one per resolution."""
         from ..attention_core.api import TraceRequest, check_request, count_tokens
@@ -213,7 +219,7 @@ class _Explainer:
                            width=width, height=height, label=label, fps=self.value("fps"),
                            pack=pack, theme=self.value("theme"),
                            quality=self.value("quality"), length=self.value("length"),
-                           pace=self.value("pace"), pauses=self.value("pauses"))
+                           settings=self.settings(), pauses=self.value("pauses"))
                 for width, height, label in (self.value("resolution", r) for r in resolutions)]
 
 
@@ -324,13 +330,14 @@ def trace_task(sentence: str, options: dict, cache_folder: str):
 
 @_reported_plainly
 def plan_task(trace, beats: list[str], width: int, height: int, fps: int, theme: str,
-              quality: str, pace: str = DEFAULT_PACE, length: float | None = None,
+              quality: str, settings: FilmSettings | None = None, length: float | None = None,
               cache_folder: str | None = None) -> list:
     """The film's segment jobs, planned as a render plans them (``plan_film``), fitted to
     ``length`` seconds where one is given (``app.length``: fewer beats, timed here)."""
     from ..scenes.pipeline.plan import plan_film
 
-    plan = dict(width=width, height=height, fps=fps, quality=quality, theme=theme, pace=pace)
+    plan = dict(width=width, height=height, fps=fps, quality=quality, theme=theme,
+                settings=settings)
     if length is None:
         return plan_film(trace, beats, **plan)
     from .length import fitted_film

@@ -129,7 +129,7 @@ class CourseRun:
     def _plan_task(self, plan: OutputPlan, trace) -> _Task:
         return _Task("its plan", [plan], f"plan-{plan.explainer}-{plan.label}-{id(plan)}",
                      plan_task, (trace, list(plan.beats), plan.width, plan.height, plan.fps,
-                                 plan.theme, plan.quality, plan.pace, plan.length,
+                                 plan.theme, plan.quality, plan.settings, plan.length,
                                  str(self.cache_folder)),
                      lambda jobs: self._beat_tasks(plan, trace, jobs))
 

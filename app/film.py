@@ -9,7 +9,7 @@ import time as wallclock
 from dataclasses import replace
 from pathlib import Path
 
-from ..facts import DEFAULT_PACE, DEFAULT_QUALITY
+from ..facts import DEFAULT_QUALITY
 from ..files.outputs import OutputSet, sigterm_as_interrupt, video_outputs
 from ..scenes.pipeline import encoding
 from ..scenes.pipeline.beat_cache import BeatCache
@@ -31,7 +31,7 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
                  cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY,
                  also=None, narration=None, captions=None,
                  length: float | None = None, burn_captions: bool = False,
-                 pace: str = DEFAULT_PACE) -> RenderResult:
+                 settings=None) -> RenderResult:
     """Render the explainer's ``beats`` for ``trace`` into ``output`` (an .mp4).
 
     Writes, beside it, ``<name>.srt`` (captions), ``<name>.png`` (the poster: the pull
@@ -56,8 +56,8 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
     to the timed film's captions before anything is drawn. ``length``: seconds the film is
     fitted to (``app.length``: fewer beats, holds at their floor; said to ``report``).
     ``burn_captions``: the beats are drawn smaller and each frame is their picture above a
-    band with its caption (``burn``), the film still ``width`` x ``height``. ``pace``: how
-    fast the captions may be read (``facts.PACES``: the holds wait for the slower).
+    band with its caption (``burn``), the film still ``width`` x ``height``. ``settings``: how
+    the beats are drawn (``FilmSettings``; None: the defaults), --pace among them.
     """
     workers = default_workers() if jobs is None else max(1, int(jobs))
     if outputs is None:
@@ -66,7 +66,7 @@ def render_video(trace, *, beats, width: int, height: int, fps: int, output: Pat
         drawn_width, drawn_height = drawn_size(width, height, burn_captions)
         tasks, narration = _planned(trace, beats, dict(width=drawn_width, height=drawn_height,
                                                        fps=fps, quality=quality, audit=audit,
-                                                       pace=pace),
+                                                       settings=settings),
                                     workers, cache, report, length, captions, narration)
     if callable(outputs):        # a set that depends on the beats planned (a fitted pack)
         outputs = outputs([task.beat for task in tasks])

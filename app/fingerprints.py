@@ -1,6 +1,6 @@
 """What each output of a course was made from: its explainer's effective options (the
 sentence, the model and its weights' sha256, layer, heads, focus, mask, beats, size, fps,
-theme, quality, pack, length, pace, a pack's pauses) and the package's version, with the
+theme, quality, pack, length, the film's settings (pace, ...), a pack's pauses) and the package's version, with the
 beats it holds (fewer where it was fitted to a length), kept as a small JSON file in the output
 set itself. A rerun of the course compares it with what the manifest asks now: an output
 whose options changed is rendered again (and replaced whole), one that matches is up to
@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from ..facts import TRACE_DEFAULTS
+from ..scenes.film.settings import setting_specs
 
 __all__ = ["KIND", "SCHEMA", "changes", "file_for", "made_from", "read", "write"]
 
@@ -38,7 +39,8 @@ def made_from(plan) -> dict:
             "focus": plan.trace_options.get("focus") or "", **options,
             "weights_sha256": weights, "beats": list(plan.beats), "size": plan.label,
             "fps": plan.fps, "theme": plan.theme, "quality": plan.quality, "pack": plan.pack,
-            "length": plan.length, "pace": plan.pace,
+            "length": plan.length,
+            **{spec.option: getattr(plan.settings, spec.name) for spec in setting_specs()},
             **({"pauses": plan.pauses} if plan.pack else {}), "version": __version__}
 
 

@@ -13,9 +13,11 @@ __all__ = ["narration_script"]
 
 
 def narration_script(sentence: str, tracing: TraceOptions | None, video: VideoOptions,
-                     drawing: DrawingOptions, trace=None, *, report: Report = None) -> str:
+                     drawing: DrawingOptions, trace=None, *, settings=None,
+                     report: Report = None) -> str:
     """The script of the film of ``sentence`` (or of the saved ``trace``; ``tracing``
-    None then), fitted to ``video.length`` where one is asked."""
+    None then), fitted to ``video.length`` where one is asked, drawn with ``settings``
+    (``FilmSettings``: its pace times its captions; None: the defaults)."""
     beat_cache(video.no_cache, peek=True)         # its variable checked before any work
     if trace is None:
         drawable_sentence(sentence, tracing, drawing.max_tokens)
@@ -39,13 +41,14 @@ def narration_script(sentence: str, tracing: TraceOptions | None, video: VideoOp
         fitted = fitted_film(trace, beats, video.length,
                              workers=video.jobs or default_workers(),
                              cache_folder=cache.folder if cache else None, width=video.width,
-                             height=video.height, fps=video.fps, quality=video.quality)
+                             height=video.height, fps=video.fps, quality=video.quality,
+                             settings=settings)
         if report is not None:
             report(fitted.line())
         beats = fitted.kept
     segments, spans = film_timing(trace, beats=beats, width=video.width,
                                   height=video.height, fps=video.fps, jobs=video.jobs,
                                   cache=cache, quality=video.quality,
-                                  brief=video.length is not None)
+                                  brief=video.length is not None, settings=settings)
     return (f"# Narration of \u201c{trace.sentence}\u201d: one recording per beat, or "
             "per caption, named as below\n\n" + script(segments, spans, TITLES))

@@ -7,10 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_PACE, DEFAULT_PAUSES,
+from ..scenes.film.settings import FilmSettings, setting_specs
+
+from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_PAUSES,
                      DEFAULT_RESOLUTION, DEFAULT_THEME, TRACE_DEFAULTS)
 
 __all__ = ["AtlasRequest", "DrawingOptions", "FilmPlan", "FilmRequest", "FilmResult",
+           "FilmSettings", "setting_specs",
            "ShortFilmRequest", "StillsRequest", "StillsResult", "TraceOptions", "VideoOptions",
            "ViewRequest"]
 
@@ -47,8 +50,8 @@ class TraceOptions:
 @dataclass(frozen=True)
 class VideoOptions:
     """How a video is rendered: size, rate, beats, workers, encoding, cache, overwrite,
-    where outputs go when no path is given, the length asked for (seconds; None: the
-    film as its beats make it) and the captions' pace (``facts.PACES``)."""
+    where outputs go when no path is given, and the length asked for (seconds; None: the
+    film as its beats make it)."""
     resolution: tuple[int, int, str]      # (width, height, label)
     fps: int
     beats: list[str]
@@ -58,7 +61,6 @@ class VideoOptions:
     no_cache: bool
     output_dir: str
     length: float | None = None
-    pace: str = DEFAULT_PACE
 
     @property
     def width(self) -> int:
@@ -89,7 +91,8 @@ class FilmRequest:
     film's captions (``app.captions``), or None. ``versus``: a second sentence, a
     minimal pair of the first (the film ends with the versus beat), or None.
     ``burn_captions``: the captions drawn into the frames too, below a smaller picture.
-    ``pauses``: where a pack's deck and slides stop (``facts.PAUSES``)."""
+    ``pauses``: where a pack's deck and slides stop (``facts.PAUSES``). ``settings``: how
+    its beats are drawn (``--pace`` and the others ``FilmSettings`` declares)."""
     source: object
     tracing: TraceOptions | None
     video: VideoOptions
@@ -101,6 +104,7 @@ class FilmRequest:
     versus: str | None = None
     burn_captions: bool = False
     pauses: str = DEFAULT_PAUSES
+    settings: FilmSettings = FilmSettings()
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,7 @@ class StillsRequest:
     force: bool = False
     format: str = "png"                  # png, or svg / pdf: vector graphics
     width_mm: float | None = None        # a vector still's width on paper (None: a px or pt each)
+    settings: FilmSettings = FilmSettings()   # how the beats are drawn (--pace, ...)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ class StillsJob:
     force: bool = False               # replace existing stills and sheet (else refuse)
     format: str = "png"               # png, or svg / pdf: the same picture as vector graphics
     width_mm: float | None = None     # a vector still's width on paper (None: a px or pt a pixel)
+    settings: object = None           # how the beats are drawn (FilmSettings; None: defaults)
     stills: list[Path] = field(default_factory=list)
 
     def names(self) -> list[tuple[str, str]]:
@@ -103,7 +104,7 @@ class StillsJob:
         texts = self.cache.texts if self.cache is not None else None
         vector = None if self.format == "png" else (self.format, self.width_mm)
         calls = [(trace, beat, times, self.width, self.height, self.fps, style.theme_name(),
-                  texts, vector) for beat in self.beats]
+                  texts, vector, self.settings) for beat in self.beats]
         with sigterm_as_interrupt(), self.outputs.opened(report=report):
             key_frames = []
             drawn = run_in_workers(stills_in_worker, calls,

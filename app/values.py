@@ -11,12 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..attention_core.errors import InputError
-from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_OUTPUT_DIR, DEFAULT_PACE,
+from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_OUTPUT_DIR,
                      DEFAULT_PAUSES, DEFAULT_QUALITY, DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE,
                      JOBS_RANGE, LENGTH_RANGE, LENGTHS, MAX_NEW_TOKENS_RANGE, MAX_TOKENS_RANGE,
-                     PACES, PAUSES, QUALITIES, SEED_RANGE, THEMES, TRACE_DEFAULTS, TRANSLATION_DEFAULTS,
+                     PAUSES, QUALITIES, SEED_RANGE, THEMES, TRACE_DEFAULTS, TRANSLATION_DEFAULTS,
                      WRITING_DEFAULTS, WRITING_TOKENS_RANGE)
 from ..scenes.film.registry import parse_beats
+from ..scenes.film.settings import setting_specs
 from ..scenes.pipeline.formats import parse_resolution
 from .settings_file import ENV_PREFIX, ConfigFile, inside_settings_folder
 
@@ -192,7 +193,6 @@ SETTINGS: dict[str, Setting] = {
     "at": Setting(parse_times, "key"),
     "theme": Setting(_choice(tuple(THEMES)), DEFAULT_THEME),
     "quality": Setting(_choice(QUALITIES), DEFAULT_QUALITY),
-    "pace": Setting(_choice(tuple(PACES)), DEFAULT_PACE),
     "pauses": Setting(_choice(PAUSES), DEFAULT_PAUSES),
     "max-tokens": Setting(_whole(*MAX_TOKENS_RANGE), DEFAULT_MAX_TOKENS),
     "jobs": Setting(_optional(_whole(*JOBS_RANGE)), None),
@@ -204,6 +204,8 @@ SETTINGS: dict[str, Setting] = {
     "output": Setting(_optional(_text), None, output=True),
     "focus": Setting(_text, ""),
     **_TRACE,
+    # the film's settings (--pace, ...), as film.settings declares them
+    **{spec.option: Setting(spec.parse, spec.default) for spec in setting_specs()},
     # translate's and generate's own
     "max-new-tokens": Setting(_whole(*MAX_NEW_TOKENS_RANGE),
                               TRANSLATION_DEFAULTS["max_new_tokens"]),

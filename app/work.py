@@ -287,7 +287,8 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
         use_theme(request.drawing.theme)           # a beat's cache entry is the theme's
         width, height = drawn_size(video.width, video.height, request.burn_captions)
         tasks = plan_film(trace, video.beats, width=width, height=height,
-                          fps=video.fps, quality=video.quality, pace=video.pace)
+                          fps=video.fps, quality=video.quality,
+                          settings=request.settings)
         workers = video.jobs or default_workers()
         if video.length is not None:
             from .length import fitted_film
@@ -296,7 +297,7 @@ def plan(request: FilmRequest, *, report: Report = None) -> FilmPlan:
             fitted = fitted_film(trace, video.beats, video.length, workers=workers,
                                  cache_folder=cache.folder if cache else None,
                                  width=width, height=height, fps=video.fps,
-                                 quality=video.quality, pace=video.pace)
+                                 quality=video.quality, settings=request.settings)
             tasks = fitted.tasks
             if report is not None:
                 report(fitted.line())
@@ -339,7 +340,8 @@ def film(request: FilmRequest, *, progress=None, report: Report = None) -> FilmR
                               quality=video.quality,
                               cache=beat_cache(video.no_cache, report=report), also=also,
                               narration=voice, captions=captions, length=video.length,
-                              burn_captions=request.burn_captions, pace=video.pace)
+                              burn_captions=request.burn_captions,
+                              settings=request.settings)
     files = (list(made[0].files.values()) if request.pack else
              [result.video, result.captions, result.poster, result.trace])
     return FilmResult([Path(f) for f in files], result)
@@ -359,7 +361,7 @@ def stills(request: StillsRequest, *, report: Report = None, tolerance: int | No
                         golden=request.golden, jobs=request.jobs,
                         cache=beat_cache(request.no_cache, report=report),
                         force=request.force, format=request.format,
-                        width_mm=request.width_mm).check()
+                        width_mm=request.width_mm, settings=request.settings).check()
         sentence, trace = _sentence_and_trace(request.source, request.tracing,
                                               request.drawing.max_tokens)
         if trace is None:

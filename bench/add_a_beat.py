@@ -99,42 +99,42 @@ def add_the_beat(tree: Path) -> None:
     facts.write_text(text[:at] + BEAT_ENTRY.lstrip("\n") + "\n" + text[at:], encoding="utf-8")
 
 
-def main(argv: list[str]) -> int:
+def check_tests() -> list[str]:
+    """The tests `make check` runs (the Makefile's CHECK_TESTS)."""
+    return re.search(r"CHECK_TESTS := (.*?)\ncheck:", (ROOT / "Makefile").read_text(),
+                     re.S).group(1).replace("\\\n", " ").split()
+
+
+def run_copy_tests(tree: Path, tests: list[str]):
+    """``tests`` of the copy ``tree`` run against the copy (``PYTHONPATH`` puts it first):
+    (pytest's process, its seconds, its last line)."""
     python = str(Path(sys.prefix) / "bin" / "python")
-    with tempfile.TemporaryDirectory(prefix="add-a-beat-") as tmp:
-        tree = copy_tree(Path(tmp))
-        add_the_beat(tree)
-        env = {**os.environ, "PYTHONPATH": tmp}
-        found = run([python, "-c", "import attention_explainer as a; print(a.__file__)"], tree,
-                    env).stdout.strip()
-        assert found.startswith(tmp), f"the copy is not what runs: {found}"
-        made = run([python, "-m", "tests.make_golden"], tree, env)
-        made.check_returncode()
-        touched = sorted(line[3:] for line in run(["git", "status", "--porcelain",
-                                                   "--untracked-files=all"], tree).stdout
-                         .splitlines())
-        checks = re.search(r"CHECK_TESTS := (.*?)\ncheck:", (ROOT / "Makefile").read_text(),
-                           re.S).group(1).replace("\\\n", " ").split()
-        tests = ["tests"] if "--full" in argv else sorted(set(checks + EVERY_BEAT_TESTS))
-        started = time.perf_counter()
-        suite = run([python, "-m", "pytest", "-q", "-n", str(os.cpu_count() + 1),
-                     "--dist", "loadfile", "-p", "no:cacheprovider", *tests], tree, env)
-        seconds = time.perf_counter() - started
-        summary = suite.stdout.strip().splitlines()[-1] if suite.stdout.strip() else ""
-    result = {"touched": touched, "most_files": MOST_FILES, "tests": tests,
-              "pytest": summary, "passed": suite.returncode == 0,
-              "seconds": round(seconds), "machine": machine()}
-    REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    ok = suite.returncode == 0 and len(touched) <= MOST_FILES
-    update_section("add a beat", "\n".join([
-        "## add a beat: the files a new beat touches",
-        "",
-        f"`bench/add_a_beat.py{' --full' if '--full' in argv else ''}`: a trivial beat, "
-        "`recap`, added to a copy of the tree (its module, its `facts.BEATS` entry, its "
-        "golden from `make golden`), then the copy's tests run against the copy.",
-        "",
-        f"- files touched: {len(touched)} (at most {MOST_FILES}): "
+    env = {**os.environ, "PYTHONPATH": str(tree.parent)}
+    found = run([python, "-c", "import attention_explainer as a; print(a.__file__)"], tree,
+                env).stdout.strip()
+    assert found.startswith(str(tree.parent)), f"the copy is not what runs: {found}"
+    started = time.perf_counter()
+    suite = run([python, "-m", "pytest", "-q", "-n", str(os.cpu_count() + 1),
+                 "--dist", "loadfile", "-p", "no:cacheprovider", *tests], tree, env)
+    seconds = time.perf_counter() - started
+    return suite, seconds, (suite.stdout.strip().splitlines()[-1] if suite.stdout.strip()
+                            else "")
+
+
+def record(report: Path, section: str, title: str, what: str, touched: list[str],
+           most: int, tests: list[str], run_result) -> bool:
+    """The result written to ``report`` (JSON) and to bench/RESULTS.md's ``section``;
+    whether it holds (the tests passed and at most ``most`` files were touched)."""
+    suite, seconds, summary = run_result
+    result = {"touched": touched, "most_files": most, "tests": tests, "pytest": summary,
+              "passed": suite.returncode == 0, "seconds": round(seconds),
+              "machine": machine()}
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    ok = suite.returncode == 0 and len(touched) <= most
+    update_section(section, "\n".join([
+        title, "", what, "",
+        f"- files touched: {len(touched)} (at most {most}): "
         + ", ".join(f"`{t}`" for t in touched),
         f"- tests: {'the whole suite' if tests == ['tests'] else ', '.join(tests)}",
         f"- pytest: {summary} ({seconds:.0f} s)",
@@ -143,6 +143,32 @@ def main(argv: list[str]) -> int:
     print(json.dumps(result, indent=2))
     if suite.returncode:
         print(suite.stdout[-4000:])
+    return ok
+
+
+def touched_files(tree: Path) -> list[str]:
+    """The files of the copy changed or added since it was committed (``git status``)."""
+    return sorted(line[3:] for line in run(["git", "status", "--porcelain",
+                                            "--untracked-files=all"], tree).stdout
+                  .splitlines())
+
+
+def main(argv: list[str]) -> int:
+    python = str(Path(sys.prefix) / "bin" / "python")
+    with tempfile.TemporaryDirectory(prefix="add-a-beat-") as tmp:
+        tree = copy_tree(Path(tmp))
+        add_the_beat(tree)
+        env = {**os.environ, "PYTHONPATH": tmp}
+        made = run([python, "-m", "tests.make_golden"], tree, env)
+        made.check_returncode()
+        touched = touched_files(tree)
+        tests = ["tests"] if "--full" in argv else sorted(set(check_tests() + EVERY_BEAT_TESTS))
+        ran = run_copy_tests(tree, tests)
+    ok = record(REPORT, "add a beat", "## add a beat: the files a new beat touches",
+                f"`bench/add_a_beat.py{' --full' if '--full' in argv else ''}`: a trivial "
+                "beat, `recap`, added to a copy of the tree (its module, its `facts.BEATS` "
+                "entry, its golden from `make golden`), then the copy's tests run against "
+                "the copy.", touched, MOST_FILES, tests, ran)
     return 0 if ok else 1
 
 

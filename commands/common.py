@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from ..app.requests import DrawingOptions, FilmRequest, TraceOptions, VideoOptions
+from ..app.requests import DrawingOptions, FilmRequest, FilmSettings, TraceOptions, VideoOptions
 from ..attention_core.errors import InputError, for_terminal
 from ..facts import TRACE_DECIDES
 
@@ -44,7 +44,8 @@ def saved_trace(ctx: click.Context, trace_path: str | None):
 
 
 def film_command(ctx: click.Context, sentence: str, *, tracing: TraceOptions,
-                 video: VideoOptions, drawing: DrawingOptions, trace_path: str | None,
+                 video: VideoOptions, drawing: DrawingOptions, settings: FilmSettings,
+                 trace_path: str | None,
                  output: str | None, narration: str | None, captions: str | None,
                  versus: str | None, dry_run: bool, quiet: bool, as_json: bool,
                  pack: bool, burn_captions: bool = False,
@@ -60,7 +61,7 @@ def film_command(ctx: click.Context, sentence: str, *, tracing: TraceOptions,
                           drawing=drawing, output=Path(output) if output else None,
                           narration=narration, pack=pack,
                           captions=Path(captions) if captions else None, versus=versus,
-                          burn_captions=burn_captions,
+                          burn_captions=burn_captions, settings=settings,
                           **({"pauses": pauses} if pauses is not None else {}))
     if dry_run:
         return show_plan(work.plan(request, report=say), quiet=quiet, as_json=as_json)

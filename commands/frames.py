@@ -10,7 +10,8 @@ import click
 from ..facts import DEFAULT_MAX_SHARE, DEFAULT_SENTENCE, DEFAULT_STILLS_DIR, DEFAULT_TOLERANCE
 from ..facts import BEAT_NAMES, DEFAULT_FPS, DEFAULT_RESOLUTION, STILL_FORMATS
 from .common import report_files, saved_trace, say
-from .options import (BEATS, FPS, MILLIMETRES, RESOLUTION, TIMES, DrawingOptions, TraceOptions,
+from .options import (BEATS, FPS, MILLIMETRES, RESOLUTION, TIMES, DrawingOptions, FilmSettings,
+                      TraceOptions, film_settings_options,
                       drawing_options, trace_options)
 
 __all__ = ["command"]
@@ -58,10 +59,12 @@ __all__ = ["command"]
 @click.option("--quiet", is_flag=True, help="Print nothing but what changed (with --check).")
 @click.option("--json", "as_json", is_flag=True, help="Print the files written as JSON.")
 @drawing_options
+@film_settings_options
 @click.pass_context
 def command(ctx, sentence, beat, times, out_dir, resolution, fps, still_format, width_mm, sheet_path,
             golden_dir, tolerance, max_diff_share, jobs, no_cache, force, quiet, as_json,
-            tracing: TraceOptions, drawing: DrawingOptions, trace_path):
+            tracing: TraceOptions, drawing: DrawingOptions, trace_path,
+            settings: FilmSettings):
     """Write stills of beats at chosen times (PNG, or SVG or PDF for print), a contact sheet,
     or check against goldens."""
     from ..app import work
@@ -75,7 +78,7 @@ def command(ctx, sentence, beat, times, out_dir, resolution, fps, still_format, 
                             sheet=Path(sheet_path) if sheet_path else None,
                             golden=Path(golden_dir) if golden_dir else None, jobs=jobs,
                             no_cache=no_cache, force=force, format=still_format,
-                            width_mm=width_mm)
+                            width_mm=width_mm, settings=settings)
     made = work.stills(request, report=None if quiet else say, tolerance=tolerance,
                        max_share=max_diff_share)
     files = report_files(made.files, quiet=quiet, as_json=as_json)

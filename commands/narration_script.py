@@ -6,8 +6,8 @@ import click
 
 from ..facts import DEFAULT_SENTENCE
 from .common import echo, saved_trace, say
-from .options import (DrawingOptions, TraceOptions, VideoOptions, drawing_options,
-                      trace_options, video_options)
+from .options import (DrawingOptions, FilmSettings, TraceOptions, VideoOptions,
+                      drawing_options, film_settings_options, trace_options, video_options)
 
 __all__ = ["command"]
 
@@ -21,9 +21,11 @@ Examples:
 @trace_options
 @video_options
 @drawing_options
+@film_settings_options
 @click.pass_context
 def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: VideoOptions,
-            drawing: DrawingOptions, trace_path: str | None, quiet: bool, as_json: bool):
+            drawing: DrawingOptions, settings: FilmSettings, trace_path: str | None,
+            quiet: bool, as_json: bool):
     """Print the narration script: per beat its title, the seconds it lasts now and its
     captions, to read aloud into one recording per beat (title.wav, embed.wav, ...) or per
     caption (title-1.wav, title-2.wav, ...) for `render --narration DIR`. Each beat is timed by running its script without drawing a
@@ -32,4 +34,4 @@ def command(ctx: click.Context, sentence: str, tracing: TraceOptions, video: Vid
 
     trace = saved_trace(ctx, trace_path)
     echo(narration_script(sentence, tracing if trace is None else None, video, drawing, trace,
-                          report=say))
+                          settings=settings, report=say))

@@ -12,17 +12,18 @@ import click
 
 from ..attention_core.errors import InputError
 from ..facts import (BEAT_NAMES, FILM_BEATS, DEFAULT_FPS, DEFAULT_MAX_TOKENS,
-                     DEFAULT_OUTPUT_DIR, DEFAULT_PACE, DEFAULT_PAUSES, DEFAULT_QUALITY,
+                     DEFAULT_OUTPUT_DIR, DEFAULT_PAUSES, DEFAULT_QUALITY,
                      DEFAULT_RESOLUTION, DEFAULT_THEME, DTYPES, FPS_RANGE, JOBS_RANGE, LENGTHS,
-                     MAX_TOKENS_RANGE, PACES, PAUSES, QUALITIES, RESOLUTIONS, THEMES, TRACE_DEFAULTS)
-from ..app.requests import DrawingOptions, TraceOptions, VideoOptions
+                     MAX_TOKENS_RANGE, PAUSES, QUALITIES, RESOLUTIONS, THEMES, TRACE_DEFAULTS)
+from ..app.requests import (DrawingOptions, FilmSettings, TraceOptions, VideoOptions,
+                            setting_specs)
 from ..app.values import (D_MODEL_RANGE, NUM_HEADS_RANGE, SEED_RANGE, parse_beats, parse_heads,
                           parse_layer, parse_length, parse_millimetres, parse_resolution,
                           parse_times)
 
 __all__ = [
-    "BEATS", "DrawingOptions", "FPS", "HEADS", "LAYER", "MILLIMETRES", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
-    "burn_captions_option", "captions_option", "pauses_option", "drawing_options", "picture_options", "dry_run_option", "narration_option",
+    "BEATS", "DrawingOptions", "FilmSettings", "FPS", "HEADS", "LAYER", "MILLIMETRES", "RESOLUTION", "TIMES", "TraceOptions", "VideoOptions",
+    "burn_captions_option", "captions_option", "film_settings_options", "pauses_option", "drawing_options", "picture_options", "dry_run_option", "narration_option",
     "short_film_options", "trace_options",
     "versus_option", "video_options",
 ]
@@ -173,11 +174,6 @@ _VIDEO = [
     click.option("--quality", default=DEFAULT_QUALITY, show_default=True,
                  type=click.Choice(QUALITIES),
                  help=f"Encoding: {QUALITIES[0]}, or {QUALITIES[1]} (faster, larger file)."),
-    click.option("--pace", default=DEFAULT_PACE, show_default=True, type=click.Choice(list(PACES)),
-                 help="How fast the captions go: normal (each up at least its length at "
-                      f"{PACES['normal']:.0f} characters a second), or slow ("
-                      f"{PACES['slow']:.0f}: time to read the numbers on screen too; the "
-                      "holds lengthen and a voice follows)."),
     click.option("--no-cache", is_flag=True,
                  help="Draw every beat afresh, without reading or filling the beat cache."),
     click.option("--quiet", is_flag=True, help="Print nothing (no progress, no file list)."),
@@ -196,6 +192,24 @@ _VIDEO = [
 # options of the commands that render a video: size, rate, beats, workers, encoding, cache,
 # overwrite, quiet
 video_options = _gathered(VideoOptions, "video", _VIDEO)
+
+
+def _film_setting(spec):
+    """The command line's option of one film setting (``film.settings``): its name, default,
+    help, and its value parsed by the setting's own parser (a flag for an on/off one)."""
+    if isinstance(spec.default, bool):
+        return click.option(f"--{spec.option}", spec.name, is_flag=True, default=spec.default,
+                            help=spec.help)
+    return click.option(f"--{spec.option}", spec.name, default=spec.default,
+                        show_default=spec.default not in ("", None),
+                        type=_ParsedBy(spec.name, spec.parse, spec.metavar, spec.choices),
+                        help=spec.help)
+
+
+# how the film is drawn (render, pack, frames): every setting film.settings declares, made
+# into options here and handed over as one FilmSettings
+film_settings_options = _gathered(FilmSettings, "settings",
+                                  [_film_setting(spec) for spec in setting_specs()])
 
 
 # render and pack: say what would be done, and about how long it takes, and do nothing

@@ -7,6 +7,7 @@ import click
 from ..facts import DEFAULT_SENTENCE
 from .common import film_command
 from .options import (burn_captions_option, captions_option, drawing_options, dry_run_option,
+                      film_settings_options,
                       narration_option, pauses_option, trace_options, versus_option,
                       video_options)
 
@@ -26,6 +27,7 @@ Examples:
 @click.option("--out", "out_dir", type=click.Path(file_okay=True), metavar="DIR",
               help="Folder of the pack (default renders/<slug>-<resolution>-pack).")
 @drawing_options
+@film_settings_options
 @narration_option
 @captions_option
 @burn_captions_option

@@ -8,6 +8,7 @@ from ..facts import DEFAULT_SENTENCE
 from ..facts import GIF_MAX_FPS, GIF_MAX_WIDTH
 from .common import film_command
 from .options import (burn_captions_option, captions_option, drawing_options, dry_run_option,
+                      film_settings_options,
                       narration_option, trace_options, versus_option, video_options)
 
 __all__ = ["command"]
@@ -32,6 +33,7 @@ Examples:
                    f"{GIF_MAX_FPS} fps and {GIF_MAX_WIDTH} px wide, one palette of 256 "
                    "colours); its .srt, .png and .npz are written beside it.")
 @drawing_options
+@film_settings_options
 @narration_option
 @captions_option
 @burn_captions_option

@@ -106,6 +106,17 @@ BAD = {
     "beats": [42, b"x", [1], []], "at": [True, b"x", [], [None]],
     "layer": [1.5, None, b"x", True, [1]], "heads": [[], 1.5, [True], None, b"x"],
 }
+
+
+def _bad_setting(name: str) -> list:
+    """Wrong types for a film setting (``FilmSettings``) no table above names: by the type
+    of its default."""
+    from attention_explainer.scenes.film.settings import setting_specs
+
+    default = next(spec.default for spec in setting_specs() if spec.name == name)
+    return {bool: ["yes", 1], int: NOT_WHOLE[:3], str: NOT_TEXT}.get(type(default), [])
+
+
 TRACE_OPTIONS = ("model", "focus", "layer", "heads", "mask", "device", "dtype", "d_model",
                  "num_heads", "seed")
 
@@ -131,7 +142,7 @@ def test_every_public_function_refuses_a_wrong_type_in_one_line(tmp_path, monkey
             TRACE_OPTIONS[-3:] if name in ("trace", "attentions", "compare") else TRACE_OPTIONS)
         names += ["max_tokens"] if name in ("render", "frames", "pack") else []
         for parameter in names:
-            for value in BAD[parameter]:
+            for value in BAD.get(parameter) or _bad_setting(parameter):
                 with pytest.raises(ae.InputError) as raised:
                     function(**{parameter: value})
                 line = str(raised.value)

@@ -237,8 +237,8 @@ class Beat:
 
     def say(self, text: str) -> None:
         """A caption for the steps that follow (in the user's words where the film has
-        them: ``caption_words``), up long enough to be read (``reading_cps``, the film's
-        pace) and, in a voiced film, to be heard (``caption_seconds``): if the last one is
+        them: ``caption_words``), up long enough to be read (the film's ``settings``:
+        its pace) and, in a voiced film, to be heard (``caption_seconds``): if the last one is
         still being read, wait for it first."""
         film = self.film
         now = film.renderer.time
@@ -252,7 +252,7 @@ class Beat:
         heard = film.caption_seconds.get(self.name, ())
         # read at the pace whatever the film does to its end: the gap before the next
         # caption, and the frames its start and its end are rounded to
-        reading = len(text) / film.reading_cps + style.CAPTION_GAP + 1 / config.frame_rate
+        reading = len(text) / film.settings.reading_cps + style.CAPTION_GAP + 1 / config.frame_rate
         duration = max(reading, style.MIN_CAPTION, heard[said] if said < len(heard) else 0.0)
         film.add_subcaption(text, duration=duration)
         film.caption_free_at = now + duration

@@ -14,6 +14,7 @@ from .beat import Beat, Role, Stage
 from .captions import caption_count, hold_captions, separate_captions
 from .readouts import NumberBook
 from .registry import hands_on, load_beat, parse_beats, previous_beat
+from .settings import FilmSettings
 
 __all__ = ["FilmScene", "draws_nothing", "leave_out_empty_groups"]
 
@@ -78,7 +79,7 @@ class FilmScene(MovingCameraScene):
         # beat -> the user's words for its captions, in order (a translation: --captions)
         self.caption_words: dict[str, tuple] = {}
         self.brief = False          # a short film (--length): every hold at its floor
-        self.reading_cps = style.READING_CPS   # a caption's least time: len / this (--pace)
+        self.settings = FilmSettings()      # how it is drawn (--pace, ...: film.settings)
         self.audit_log: list[tuple] = []    # (beat, problem, detail) when auditing
         self.screen_texts: dict[str, set[str]] = {}   # beat -> texts seen, when auditing
         self.layout_log: list[tuple] = []   # (beat, problem, (time, moment, detail))

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ...attention_core.errors import InputError
-from ...facts import DEFAULT_PACE, DEFAULT_QUALITY, PACES, QUALITIES, beat_facts
+from ...facts import DEFAULT_QUALITY, QUALITIES, beat_facts
 from ..film.registry import parse_beats
+from ..film.settings import FilmSettings
 from . import encoding
 from .beat_cache import entry_key
 from .formats import check_fps, check_size
@@ -39,7 +40,7 @@ class SegmentJob:
     caption_seconds: tuple = ()   # the least each caption stays up (a spoken caption's voice)
     caption_words: tuple = ()     # the user's words for its captions, in order (--captions)
     brief: bool = False           # a short film's beat (--length): its holds at their floor
-    pace: str = DEFAULT_PACE      # how fast its captions may be read (facts.PACES)
+    settings: FilmSettings = FilmSettings()   # the film's settings (--pace, ...), whole
 
     def key(self) -> str:
         """The name of this beat's entry in the beat cache (``beat_cache.entry_key``)."""
@@ -51,13 +52,13 @@ class SegmentJob:
 def plan_film(trace, beats, *, width: int, height: int, fps: int,
               quality: str = DEFAULT_QUALITY, audit: bool = False,
               theme: str | None = None, brief: bool = False,
-              pace: str = DEFAULT_PACE) -> list[SegmentJob]:
+              settings: FilmSettings | None = None) -> list[SegmentJob]:
     """The film of ``beats`` (any form ``parse_beats`` reads) as tasks, in storyboard
     order; every beat but the last hands its stage on. ``theme``: the palette's name (None:
-    the one in use); ``brief``: a short film's (its holds at their floor); ``pace``: how
-    fast its captions may be read (``facts.PACES``). The only maker of segment jobs: a
+    the one in use); ``brief``: a short film's (its holds at their floor); ``settings``: the
+    film's settings (``film.settings``; None: their defaults). The only maker of segment jobs: a
     render, a dry run, a film's timing and a course's worker all plan here. Raises
-    InputError for a size, a rate, a beat, a quality or a pace that cannot be rendered."""
+    InputError for a size, a rate, a beat or a quality that cannot be rendered."""
     from ..vocabulary import style
 
     width, height = check_size(width, height)
@@ -65,8 +66,6 @@ def plan_film(trace, beats, *, width: int, height: int, fps: int,
     names = parse_beats(beats)
     if quality not in QUALITIES:
         raise InputError(f"quality {quality!r} is unknown; use {' or '.join(QUALITIES)}.")
-    if pace not in PACES:
-        raise InputError(f"pace {pace!r} is unknown; use {' or '.join(PACES)}.")
     versus = getattr(trace, "versus", None)      # a minimal pair's sentence B
     if "versus" in names and versus is None:
         raise InputError(f"the versus beat needs {beat_facts('versus').needs}.")
@@ -75,7 +74,7 @@ def plan_film(trace, beats, *, width: int, height: int, fps: int,
                        width=width, height=height, fps=fps,
                        theme=theme or style.theme_name(),
                        quality=quality, trace_fingerprint=fingerprint, audit=audit,
-                       brief=brief, pace=pace)
+                       brief=brief, settings=settings or FilmSettings())
             for n, name in enumerate(names)]
 
 

@@ -92,13 +92,14 @@ def film_estimate(tasks: list[SegmentJob], workers: int, cache: BeatCache | None
 
 def film_timing(trace, *, beats, width: int, height: int, fps: int, jobs: int | None = None,
                 cache: BeatCache | None = None, quality: str = DEFAULT_QUALITY,
-                brief: bool = False):
+                brief: bool = False, settings=None):
     """The film's segments as a render would make them, for their times and captions,
     without drawing a frame (``segments.timed_segment``: each beat's script run, or its
-    entry in the ``cache`` read), ``jobs`` beats at once. (segments, spans): each beat's
-    span in the film, in seconds."""
+    entry in the ``cache`` read), ``jobs`` beats at once, drawn with ``settings`` (the
+    film's, ``FilmSettings``; None: the defaults). (segments, spans): each beat's span in
+    the film, in seconds."""
     tasks = plan_film(trace, beats, width=width, height=height, fps=fps, quality=quality,
-                      brief=brief)
+                      brief=brief, settings=settings)
     workers = default_workers() if jobs is None else max(1, int(jobs))
     segments = timed_segments(tasks, trace, workers, cache.folder if cache else None)
     return segments, beat_spans(segments, segment_starts(segments))

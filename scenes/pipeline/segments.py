@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ...facts import PACES
 from . import encoding
 from .beat_cache import BeatCache
 from .cache_files import (ENTRY_FILES, KEY_FRAME, MANIFEST, VIDEO, Damaged, check_entry,
@@ -125,7 +124,7 @@ def timed_segment(job: SegmentJob, trace, cache_folder: Path | None = None) -> B
                           carried_over=job.follows, extra_holds={job.beat: job.hold_extra},
                           caption_seconds={job.beat: job.caption_seconds},
                           caption_words={job.beat: job.caption_words},
-                          brief=job.brief, reading_cps=PACES[job.pace])
+                          brief=job.brief, settings=job.settings)
         writer = scene.renderer.file_writer
         writer.draws = False
         scene.render()
@@ -177,7 +176,7 @@ def _draw(job: SegmentJob, trace, folder: Path) -> BeatSegment:
                               extra_holds={job.beat: job.hold_extra},
                               caption_seconds={job.beat: job.caption_seconds},
                               caption_words={job.beat: job.caption_words},
-                          brief=job.brief, reading_cps=PACES[job.pace])
+                          brief=job.brief, settings=job.settings)
             scene.render()
         video.close()
     except Exception as exc:

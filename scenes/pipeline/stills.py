@@ -14,6 +14,7 @@ from ...attention_core.errors import InputError
 from ...facts import DEFAULT_FPS
 from ...files.outputs import scratch_folder
 from ..film.registry import parse_beats
+from ..film.settings import FilmSettings
 from ..vocabulary import style
 from .capture import make_film, manim_config
 from .formats import check_fps, check_size
@@ -46,10 +47,11 @@ def _wanted_frames(times, fps: int) -> dict[str, int | str]:
 
 
 def stills_in_worker(trace, beat: str, times: list, width: int, height: int, fps: int,
-                     theme: str, texts: Path | None, vector: tuple | None = None) -> dict:
+                     theme: str, texts: Path | None, vector: tuple | None = None,
+                     settings: FilmSettings | None = None) -> dict:
     """:func:`render_stills` in a worker process, told the theme and where texts are kept;
     with ``vector`` (("svg" or "pdf", its width in mm or None)), each still's vector
-    picture too, as ``vectors``."""
+    picture too, as ``vectors``; ``settings``: the film's (None: the defaults)."""
     from ..vocabulary.text import keep_texts_in
     from .text_store import TextStore
 
@@ -57,13 +59,13 @@ def stills_in_worker(trace, beat: str, times: list, width: int, height: int, fps
     keep_texts_in(TextStore(texts) if texts is not None else None)
     vectors: dict = {}
     images = render_stills(trace, beat=beat, times=times, width=width, height=height, fps=fps,
-                           vector=vector, vectors=vectors)
+                           vector=vector, vectors=vectors, settings=settings)
     return {"images": images, "vectors": vectors}
 
 
 def render_stills(trace, *, beat: str, times: list[float | str], width: int, height: int,
                   fps: int = DEFAULT_FPS, vector: str | tuple | None = None,
-                  vectors: dict | None = None) -> dict:
+                  vectors: dict | None = None, settings: FilmSettings | None = None) -> dict:
     """Raw frames of one beat, rendered alone, drawing only the frames asked for.
 
     ``times``: seconds from the beat's start (frame round(t * fps)), "key" (the beat's key
@@ -72,6 +74,7 @@ def render_stills(trace, *, beat: str, times: list[float | str], width: int, hei
     {still_label(t): RGB image}, each exactly the frame a video render would show there.
     With ``vector`` ("svg" or "pdf", or that and the picture's width on paper in mm) the
     same frames are drawn as vector graphics too, into ``vectors`` ({still_label(t): bytes}).
+    ``settings``: how the film is drawn (``FilmSettings``; None: the defaults).
     """
     from manim import tempconfig
     from PIL import Image
@@ -85,7 +88,8 @@ def render_stills(trace, *, beat: str, times: list[float | str], width: int, hei
     with scratch_folder("stills-") as scratch, \
             tempconfig(manim_config(width, height, fps, fmt="none", media_dir=scratch,
                                     output_file=None)):
-        scene = make_film(trace, names, stills=True, want_ends="end" in wanted)
+        scene = make_film(trace, names, stills=True, want_ends="end" in wanted,
+                          settings=settings or FilmSettings())
         writer = scene.renderer.file_writer
         writer.vector = (vector, None) if isinstance(vector, str) else vector
         for label, index in wanted.items():

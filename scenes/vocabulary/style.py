@@ -17,14 +17,14 @@ from pathlib import Path
 from manim import rate_functions
 
 from ... import facts
-from ...facts import DEFAULT_PACE, DEFAULT_THEME, PACES
+from ...facts import DEFAULT_THEME
 
 __all__ = [
     "CAP_PX_PER_POINT", "CJK", "DIM_CONTRAST", "EASE", "FAINT_ROW", "FEW", "FONT_BODY",
     "FONT_LABEL", "FONT_NUMBER", "FONT_SMALL", "FONT_TITLE", "FONT_TOKEN", "LAG_ARCS",
     "HEAD_CLEAR", "HEAD_GAP", "LAG_ARCS_MANY", "LAG_FEW", "LAG_MANY", "MAX_TOKENS_DRAWN",
     "MIN_ARROW", "MIN_CAPTION", "MIN_CAP_PX", "MIN_FONT", "MIN_LABEL_SCALE", "PALETTES",
-    "CAPTION_GAP", "Palette", "READING_CPS", "ROLE_ANGLE", "ROLE_GAP",
+    "CAPTION_GAP", "Palette", "ROLE_ANGLE", "ROLE_GAP",
     "SCORE_DECIMALS", "SEED", "SERIF", "T_ARC", "T_BUILD", "T_BUNDLE", "T_BUNDLE_MANY",
     "T_CAMERA", "T_COOL", "T_FLICK", "T_HANDOFF", "T_HOLD", "T_HOLD_FLOOR", "T_LAST_HOLD", "T_MOVE",
     "T_PAUSE", "T_POP", "T_QUICK", "T_ROW", "T_ROW_FAST", "T_SHORT", "T_SPARK", "T_STEP",
@@ -216,7 +216,6 @@ T_LAST_HOLD = 4.0   # ... on the film's last picture
 T_HOLD_FLOOR = 2.5  # a short film's holds (--length): the least a key frame is held
 T_HANDOFF = 1.4     # a beat hands its stage to the next: things move, nothing goes black
 T_CAMERA = 2.0      # a camera move
-READING_CPS = PACES[DEFAULT_PACE]   # captions stay up at least len / this (--pace)
 CAPTION_GAP = 0.05  # seconds between one caption's end and the next one's start
 MIN_CAPTION = 1.6   # ... and at least this long
 T_ROW = 0.5         # a matrix row times the vector (the sweep's first matrix)
