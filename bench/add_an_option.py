@@ -69,11 +69,11 @@ from PIL import Image
 from tests.conftest import run_warm
 
 SENTENCE = "The cat ate the fish"
-STILL = ["--beat", "title", "--at", "end", "--resolution", "320x180"]
+STILL = ["--beat", "title", "--at", "3", "--resolution", "320x180"]   # the heading is up
 
 
 def _still(folder):
-    return np.asarray(Image.open(folder / "title-end.png").convert("RGB"), dtype=int)
+    return np.asarray(Image.open(folder / "title-3.00s.png").convert("RGB"), dtype=int)
 
 
 def test_the_credit_reaches_the_command_line_the_api_and_the_settings(tmp_path):
@@ -85,7 +85,7 @@ def test_the_credit_reaches_the_command_line_the_api_and_the_settings(tmp_path):
     assert made.returncode == 0, made.stderr
     assert np.abs(_still(plain) - _still(credited)).sum() > 0
     # the API draws the same still, and refuses a credit that is not text
-    ae.frames(SENTENCE, tmp_path / "api", beats="title", at="end", resolution="320x180",
+    ae.frames(SENTENCE, tmp_path / "api", beats="title", at="3", resolution="320x180",
               credit="Prof. Ada")
     assert np.array_equal(_still(tmp_path / "api"), _still(credited))
     try:
