@@ -418,6 +418,7 @@ def _trace(setup: _Setup, choice: _Choice, cap, run: Forward) -> AttentionTrace:
         focus_weights_all=f(cap.weights[0, :, setup.focus.index]),
         positions=None if positions is None else f(positions),
         residual=f(cap.residual[0, setup.focus.index]) if prenorm else None,
+        score_terms=None if cap.terms is None else f(cap.terms[:, 0, sel]),
     )
 
 

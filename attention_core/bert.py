@@ -323,6 +323,9 @@ class LayerCapture:
     # B x T x D the residual stream entering the layer, where it is not the attention's
     # input (a pre-norm model's attention reads its layer norm); None where it is
     residual: object = None
+    # S x B x H x T x T what a family adds to each score of its own (counted in ``scores``:
+    # MPNet's relative position bias), by the names of meta "score_terms"; None where none
+    terms: object = None
 
 
 def _linear(x, wb):

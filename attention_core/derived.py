@@ -17,6 +17,7 @@ from .variants import head_blocked, real_weights
 from .word_model import WordModel
 from .rounding import shown_row
 from .derived_flow import FLOW_DERIVED
+from .score_terms import SCORE_TERMS_DERIVED
 
 __all__ = ["DERIVED", "FIELDS", "causal_mask", "causal_masked_score", "causal_weights",
            "answer_words", "illustrated_row", "influence", "influence_angle", "influence_of", "kept_percent", "output_error_percent", "closeness_after", "closeness_before", "word_weight", "word_update_share",
@@ -372,6 +373,7 @@ DERIVED = {
     "update_norm": lambda trace: float(np.linalg.norm(
         trace.output[trace.focus_index].astype(np.float64))),
     **FLOW_DERIVED,                  # the flow beat's, from meta["flow"]
+    **SCORE_TERMS_DERIVED,           # a model's own score terms (MPNet's position bias)
 }
 
 

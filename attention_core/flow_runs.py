@@ -65,10 +65,13 @@ class ZeroingRunner:
                 states, _ = bert.forward(self.model, self.ids, [self.ids.shape[1]],
                                          zeroed=zeroed)
             else:
+                from .term_watch import values_zeroed
+
                 _WATCH.zeroed, _WATCH.count = zeroed, 0
                 try:
-                    states = self.model(input_ids=self.ids, output_hidden_states=True
-                                        ).hidden_states
+                    with values_zeroed(self.model, self.setup.kind.files.family, zeroed):
+                        states = self.model(input_ids=self.ids, output_hidden_states=True
+                                            ).hidden_states
                 finally:
                     _WATCH.zeroed = None
         return [bert.to_numpy(s[0]).astype(np.float64) for s in states]

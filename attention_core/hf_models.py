@@ -51,12 +51,8 @@ AGREEMENT = {"float32": 1e-5, "float64": 1e-9, "float16": 2e-3, "bfloat16": 1.6e
 # families whose attention does not go through transformers' attention interface, and
 # what it adds that the film would have to draw
 NOT_DRAWN = {
-    "mpnet": "adds a learned relative position bias to every score, outside transformers' "
-             "attention interface",
-    "deberta": "is disentangled (content-to-position and position-to-content terms added to "
-               "each score), outside transformers' attention interface",
-    "deberta-v2": "is disentangled (content-to-position and position-to-content terms added "
-                  "to each score), outside transformers' attention interface",
+    "deberta": "fuses its query, key and value with biases of their own (DeBERTa's first "
+               "version; v2 and v3, model type 'deberta-v2', are drawn)",
 }
 
 
@@ -174,6 +170,12 @@ class HFModelFiles(ModelFiles):
             raise InputError(f"{self.what} shares its layers in {c.num_hidden_groups} groups "
                              f"of {c.inner_group_num} (num_hidden_groups, inner_group_num): "
                              "only an ALBERT whose layers all share one is supported.")
+        if self.family.relative_positions and (getattr(c, "position_biased_input", False)
+                                               or not getattr(c, "relative_attention", False)):
+            raise InputError(f"{self.what} is a DeBERTa that adds position vectors to its "
+                             "input or has no relative attention (position_biased_input, "
+                             "relative_attention): only one whose positions enter its scores "
+                             "alone, as DeBERTa-v3's, is supported.")
         if getattr(c, "clip_qkv", None):
             raise InputError(f"{self.what} clips its queries, keys and values to "
                              f"±{c.clip_qkv:g} (clip_qkv): the film's W_Q times the input would "
@@ -225,7 +227,10 @@ class HFModelFiles(ModelFiles):
 
         self.check_memory(device, dtype)
         _register_watch()
-        model, info = from_folder(AutoModel, self, dtype, CAPTURE_ATTENTION)
+        # a family outside transformers' attention interface runs its own eager attention,
+        # watched by hooks (run_watched)
+        model, info = from_folder(AutoModel, self, dtype,
+                                  "eager" if self.family.score_terms else CAPTURE_ATTENTION)
         # transformers fills a weight the file lacks with random numbers: never drawn
         missing = sorted(info.get("missing_keys") or []) + sorted(
             str(k[0]) if isinstance(k, tuple) else str(k) for k in info.get("mismatched_keys") or [])
@@ -287,6 +292,9 @@ class LayerWatch:
     output: object = None   # B x T x D   W_O's output
     bias: object = None     # what the model adds to the scores besides the mask (T5's
     #                         relative position bias), or None
+    terms: object = None    # S x B x H x T x T: the terms of a family that adds its own to
+    #                         each score (Family.score_terms), or None
+    term_names: tuple = ()  # ... each one's name, in that order
     softcap: float | None = None   # scores capped as cap·tanh(s/cap) (Gemma 2), or None
 
 
@@ -341,13 +349,21 @@ def run_watched(model, family: Family, ids) -> list[LayerWatch]:
                 store.append(args[0] if args else kwargs["hidden_states"])
         return hook
 
+    _WATCH.calls = calls = []
+
+    def watched(module, args, kwargs, output):     # a family outside the interface
+        from .term_watch import watched_call
+
+        calls.append(watched_call(module, args, kwargs, output))
+
     for layer in layers:
-        handles.append(module_at(layer, family.attention).register_forward_pre_hook(
-            keep(inputs), with_kwargs=True))
+        attention = module_at(layer, family.attention)
+        handles.append(attention.register_forward_pre_hook(keep(inputs), with_kwargs=True))
+        if family.score_terms:
+            handles.append(attention.register_forward_hook(watched, with_kwargs=True))
         handles.append(layer.register_forward_pre_hook(keep(residuals), with_kwargs=True))
         handles.append(module_at(layer, family.out).register_forward_hook(
             keep(outputs, True), with_kwargs=True))
-    _WATCH.calls = calls = []
     try:
         model(input_ids=ids, output_attentions=True)
     finally:

@@ -43,16 +43,23 @@ class Family:
     windowed: bool = False              # some layers see only a window of nearby words
     input_norm: str | None = None       # in a layer: the norm of the stream attention reads
     #                                     (a pre-norm model's), which --why splits
+    relative_positions: bool = False    # no position vectors added: positions enter only
+    #                                     its score terms (DeBERTa-v2 and v3)
+    score_terms: tuple = ()             # what it adds to each score besides QKᵀ scaled and
+    #                                     the mask, by name: its attention runs outside
+    #                                     transformers' interface and is watched by hooks
+    #                                     (:mod:`.term_watch`), each term kept apart
 
     @property
     def rotary(self) -> bool:
-        return self.positions is None
+        return self.positions is None and not self.relative_positions
 
     def facts(self) -> list[str]:
         """What this family's attention does beyond softmax(QKᵀ/√d_k)V on an embedding, in
         words (the docs' families table)."""
         said = ["causal mask, its own" if self.causal else "reads both ways",
                 "rotary positions" if self.rotary else
+                "relative positions, in its score terms" if self.relative_positions else
                 "learned positions" + (", counted from pad + 1" if self.positions_after_pad
                                        else ""),
                 "post-norm (a norm of E + ΔE)" if self.post_norm else "pre-norm"]
@@ -77,6 +84,7 @@ class Family:
             said.append(f"ΔE scaled ({self.residual_scale})")
         if self.shared_layers:
             said.append("one layer's weights in every layer")
+        said += [f"a {term} added to every score" for term in self.score_terms]
         return said
 
 
@@ -143,6 +151,18 @@ FAMILIES = {
     "modernbert": Family("ModernBERT encoder", layers="layers", attention="attn",
                          projections=("Wqkv",), out="attn.Wo", post_norm=None, causal=False,
                          positions=None, windowed=True),
+    "mpnet": Family("MPNet encoder", layers="encoder.layer", attention="attention.attn",
+                    projections=("q", "k", "v"), out="attention.attn.o",
+                    post_norm="attention.LayerNorm", causal=False,
+                    positions="embeddings.position_embeddings", positions_after_pad=True,
+                    score_terms=("relative position bias",)),
+    "deberta-v2": Family("DeBERTa-v2 encoder (and v3)", layers="encoder.layer",
+                         attention="attention.self",
+                         projections=("query_proj", "key_proj", "value_proj"),
+                         out="attention.output.dense", post_norm="attention.output.LayerNorm",
+                         causal=False, positions=None, relative_positions=True,
+                         scale_setting="pos_att_type",
+                         score_terms=("content-to-position term", "position-to-content term")),
     "gpt_neox": Family("GPT-NeoX decoder", layers="layers", attention="attention",
                        projections=("query_key_value",), out="attention.dense", post_norm=None,
                        causal=True, positions=None, fused_per_head=True,

@@ -15,7 +15,8 @@ from . import bert, hf_models, scratch
 from .attention import attend, heads_blocked, padding_blocked
 from .errors import InputError
 from .hub_cache import cached_snapshot, is_hub_id
-from .trace import POSITIONS_LEARNED, POSITIONS_ROTARY, POSITIONS_SINUSOIDAL
+from .trace_kinds import (POSITIONS_LEARNED, POSITIONS_RELATIVE, POSITIONS_ROTARY,
+                          POSITIONS_SINUSOIDAL)
 
 from .hf_models import HFModelFiles
 
@@ -176,21 +177,27 @@ def hf_forward(model, ids, setup) -> Forward:
         hf_models.check_agreement(gap, setup.dtype, files.what, f"layer {n}")
         residual = None if files.family.post_norm else watch.residual
         captures.append(bert.LayerCapture(watch.hidden, q, k, v, scores, blocked,
-                                          weights, context, output, residual))
+                                          weights, context, output, residual, watch.terms))
 
     def rerun(layer, cap, blocked):
         scores, weights, context, output = recompute(layer, cap.q, cap.k, cap.v, blocked)
         return bert.LayerCapture(cap.embeddings, cap.q, cap.k, cap.v, scores, blocked,
-                                 weights, context, output, cap.residual)
+                                 weights, context, output, cap.residual, cap.terms)
 
     def after(layer):
         return (hf_models.out_map(files, layers[layer]),
                 hf_models.post_norm(files, layers[layer]))
 
     own = hf_models.own_scale(files, watches[0])
-    terms = {**({"score_scale": own, "score_scale_setting": files.family.scale_setting}
+    setting = files.family.scale_setting
+    if own is not None and files.family.relative_positions:     # DeBERTa: √(parts · d_k)
+        parts = round(1 / (own * own * int(watches[0].q.shape[-1])))
+        setting = f"\u221a({parts}\u00b7d_k), for q\u00b7k and its {parts - 1} position terms"
+    terms = {**({"score_scale": own, "score_scale_setting": setting}
                 if own is not None else {}),
              **({"score_softcap": float(watches[0].softcap)} if watches[0].softcap else {}),
+             **({"score_terms": list(watches[0].term_names)}
+                if watches[0].terms is not None else {}),
              **({"residual_scale": scale, "residual_scale_setting": files.family.residual_scale}
                 if scale is not None else {}),
              # attention reads the residual stream itself, not its norm (OLMo 2)
@@ -199,6 +206,7 @@ def hf_forward(model, ids, setup) -> Forward:
     return Forward(captures, rerun, lambda layer: hf_models.qkv_maps(files, layers[layer]),
                    after, lambda count: hf_models.position_table(model, files, count),
                    POSITIONS_ROTARY if files.family.rotary else
+                   POSITIONS_RELATIVE if files.family.relative_positions else
                    POSITIONS_SINUSOIDAL if getattr(files.config, "sinusoidal_pos_embds", False)
                    else POSITIONS_LEARNED,
                    lambda layer: hf_models.output_norm(files, layers[layer]),

@@ -74,7 +74,8 @@ def own_scale(files, watch) -> float | None:
 def model_scores(files, watch, q, k):
     """The scores the model's softmax takes (before the mask), from the heads' q and k
     (:func:`heads_and_mask`): q·k/√d_k or times its own scale, soft-capped where the
-    model caps them (cap·tanh(s/cap), Gemma 2)."""
+    model caps them (cap·tanh(s/cap), Gemma 2), plus the terms a family adds of its own
+    (``Family.score_terms``: MPNet's relative position bias)."""
     import torch
 
     from .attention import scaled_scores
@@ -84,6 +85,8 @@ def model_scores(files, watch, q, k):
         torch.matmul(q, k.transpose(-2, -1)) * scale
     if watch.softcap:
         scores = torch.tanh(scores / watch.softcap) * watch.softcap
+    if watch.terms is not None:          # a family's own terms (MPNet's position bias)
+        scores = scores + watch.terms.sum(0).to(scores.dtype)
     return scores
 
 
@@ -184,8 +187,9 @@ def post_norm(files, layer):
 
 def position_table(model, files, count: int):
     """The learned position vectors of the first ``count`` positions, as the model adds
-    them; None for a rotary model, or where they live in a smaller space (ELECTRA's)."""
-    if files.family.rotary:
+    them; None for a rotary model, one whose positions enter only its score terms
+    (DeBERTa-v3), or where they live in a smaller space (ELECTRA's)."""
+    if files.family.positions is None:          # rotary, or positions in the score terms
         return None
     positions = module_at(model, files.family.positions)
     table = positions.weight

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..facts import TRACE_DEFAULTS, TRACE_ENV
 from .errors import InputError, is_json_int, short_repr
+from .score_terms import check_score_terms
 from .trace_file import (HINT, OPTIONAL_SHAPES, SHAPES, arrays_from, check_token_lists,
                          describe_shape, read_trace_arrays)
 # how the numbers were made (meta update and positions), said in trace_kinds
@@ -110,6 +111,8 @@ class AttentionTrace:
     # model (``meta["update"]`` is UPDATE_PRENORM): its update is added to this, while
     # ``embeddings`` holds what attention read, the layer norm of it
     residual: np.ndarray | None = None
+    # optional: terms a model adds to each score (S x H x T x T, meta "score_terms"), in scores
+    score_terms: np.ndarray | None = None
 
     # ---- convenient views used by the scenes and the CLI -------------------------
     @property
@@ -321,6 +324,7 @@ class AttentionTrace:
         self._check_update()
         self._check_focus_weights_all()
         self._check_positions()
+        check_score_terms(self)
 
     @property
     def has_update(self) -> bool:

@@ -42,16 +42,18 @@ SHAPES = {
 # The focus row of the weights of every head of the layer (the update sums over them all),
 # and the position vectors the model adds to its first N tokens, are groups of one; so is
 # the focus word's residual stream entering the layer, where a pre-norm model's attention
-# reads its layer norm instead (the update is added to it).
+# reads its layer norm instead (the update is added to it); and the terms a model adds to
+# each score of its own (MPNet's relative position bias), counted in the scores.
 OPTIONAL_GROUPS = (("projection_rows", "projection_bias"),
                    ("contributions", "output_bias", "updated"),
-                   ("focus_weights_all",), ("positions",), ("residual",))
+                   ("focus_weights_all",), ("positions",), ("residual",), ("score_terms",))
 OPTIONAL_SHAPES = {"projection_rows": ("P", "R", "D"), "projection_bias": ("P", "R"),
                    "contributions": ("T", "D"), "output_bias": ("D",), "updated": ("D",),
                    "focus_weights_all": ("A", "T"), "positions": ("N", "D"),
-                   "residual": ("D",)}
+                   "residual": ("D",), "score_terms": ("S", "H", "T", "T")}
 ALL_SHAPES = {**SHAPES, **OPTIONAL_SHAPES}
-LIMITS = {"T": 512, "H": 64, "d_k": 1024, "D": 8192, "P": 3, "R": 64, "A": 64, "N": 512}
+LIMITS = {"T": 512, "H": 64, "d_k": 1024, "D": 8192, "P": 3, "R": 64, "A": 64, "N": 512,
+          "S": 4}
 LIMITS_TEXT = "at most 512 tokens, 64 heads, d_k 1024 and d_model 8192"
 MAX_TOKEN_CHARS = 1000               # one model token; real ones are a few characters
 MAX_META_CHARS = 1_000_000           # the JSON metadata; a real one is a few thousand

@@ -3,7 +3,7 @@ update joins its stream (``meta["update"]``) and what tells the model where each
 stands (``meta["positions"]``). Kept in :mod:`.trace`'s name as well."""
 from __future__ import annotations
 
-__all__ = ["POSITIONS_LEARNED", "POSITIONS_NONE", "POSITIONS_ROTARY", "POSITIONS_SINUSOIDAL",
+__all__ = ["POSITIONS_LEARNED", "POSITIONS_NONE", "POSITIONS_RELATIVE", "POSITIONS_ROTARY", "POSITIONS_SINUSOIDAL",
            "UPDATES_TO_STREAM", "UPDATE_NORMED", "UPDATE_PLAIN", "UPDATE_PRENORM",
            "UPDATE_SANDWICH"]
 
@@ -27,3 +27,6 @@ POSITIONS_ROTARY = "rotary"
 # ... or none at all in this layer (SmolLM3's NoPE layers): order reaches it only through
 # the causal mask and what earlier layers made
 POSITIONS_NONE = "none"
+# no vectors added: positions enter each score as terms of their own (DeBERTa-v3's
+# content-to-position and position-to-content terms, ``score_terms``)
+POSITIONS_RELATIVE = "relative"

@@ -111,9 +111,10 @@ _TRACE = [
                  metavar="minilm|scratch|PATH|HUB-ID",
                  help="minilm (all-MiniLM-L6-v2, bundled), scratch (the seed's "
                       "MultiHeadAttention, seeded), a local Hugging Face model folder (BERT, "
-                      "RoBERTa, XLM-RoBERTa, CamemBERT, DistilBERT, ELECTRA, GPT-2, Llama, "
-                      "Mistral, Qwen2, Qwen3, Phi-3, Phi, Gemma, StarCoder2, OLMo, GPT-NeoX or "
-                      "OPT: docs/own-model.md) or its hub id (gpt2, org/name@rev), read from the "
+                      "RoBERTa, XLM-RoBERTa, CamemBERT, DistilBERT, ELECTRA, ALBERT, "
+                      "ModernBERT, MPNet, DeBERTa-v3, GPT-2, Llama, Mistral, Qwen2, Qwen3, "
+                      "Phi-3, Phi, Gemma, StarCoder2, OLMo, GPT-NeoX or OPT: "
+                      "docs/own-model.md) or its hub id (gpt2, org/name@rev), read from the "
                       "local cache, never fetched."),
     click.option("--layer", default=TRACE_DEFAULTS["layer"], show_default=True, type=LAYER,
                  help="Layer to show (auto: the layer holding the best head)."),

@@ -55,8 +55,10 @@ def json_files(printed: str) -> list:
 # ---- the oracle, every family ------------------------------------------------------------
 # the tiny models' own score scales (tiny_models: Gemma 2's query_pre_attn_scalar 16,
 # Granite's attention_multiplier) and caps, where they are not 1/√d_k and none
-OWN_SCALE = {"gemma2": 16 ** -0.5, "granite": 0.25}
+OWN_SCALE = {"gemma2": 16 ** -0.5, "granite": 0.25, "deberta-v2": (3 * 8) ** -0.5}
 SOFTCAP = {"gemma2": 5.0}
+TERMS = {"mpnet": ["relative position bias"],
+         "deberta-v2": ["content-to-position term", "position-to-content term"]}
 SANDWICH = ("gemma2", "gemma3_text", "olmo2")      # ΔE normed before the residual adds it
 PRENORM = (*tiny_models.DECODERS, "modernbert")     # ΔE added to the residual stream x
 
@@ -90,6 +92,10 @@ def test_weights_are_transformers_own(family, sentence, folders):
         assert trace.meta.get("score_scale") == OWN_SCALE.get(family)
         assert trace.meta.get("score_softcap") == cap
         again = again * scale if cap is None else cap * np.tanh(again * scale / cap)
+        # plus the terms a family adds of its own (MPNet's relative position bias)
+        assert trace.meta.get("score_terms") == TERMS.get(family)
+        if family in TERMS:
+            again = again + trace.score_terms.astype(np.float64).sum(0)
         np.testing.assert_allclose(trace.scores, again, atol=1e-4)
         # and the update adds up to the model's attention output
         made = trace.contributions.sum(0) + trace.output_bias
@@ -162,8 +168,9 @@ def test_what_each_family_is_said_to_be(folders):
         # SmolLM3's second layer turns nothing (its NoPE layer); ALBERT's position table
         # is in its narrower embedding space: not drawn
         assert t.meta["positions"] == ("none" if (family, t.layer) == ("smollm3", 1) else
-                                       "rotary" if rotary else "learned")
-        assert (t.positions is None) is (rotary or family == "albert")
+                                       "rotary" if rotary else
+                                       "relative" if family == "deberta-v2" else "learned")
+        assert (t.positions is None) is (rotary or family in ("albert", "deberta-v2"))
         if rotary and family not in ("gpt_neox", "phi", "modernbert"):   # keys of their own
             assert t.meta["kv_head_of"] == [h // 2 for h in t.heads]
         assert ("start_token" in t.meta) is (family in ("llama", "mistral"))
@@ -235,7 +242,8 @@ def test_the_film_of_a_decoder(family, folders, tmp_path):
 
 @pytest.mark.parametrize("family", ["xlm-roberta", "camembert", "gemma", "starcoder2", "olmo",
                                     "phi", "gpt_neox", "opt", "albert", "gemma2", "gemma3_text",
-                                    "olmo2", "granite", "smollm3", "falcon", "modernbert"])
+                                    "olmo2", "granite", "smollm3", "falcon", "modernbert",
+                                    "mpnet", "deberta-v2"])
 def test_a_two_beat_film_of_each_family_added_by_its_facts(family, folders, tmp_path):
     """A family the watcher runs by a row of facts (hf_models.FAMILIES) draws: its
     softmax and update beats pass the layout and claims audits, every number re-derived,
@@ -261,7 +269,15 @@ SAID = {"gemma2": ["Divide by 4, the model\u2019s own scale (query_pre_attn_scal
                    "This model norms \u0394E first"],
         "granite": ["Divide by 4, the model\u2019s own scale (attention_multiplier)",
                     "adds it, scaled by 0.5 (residual_multiplier, counted in \u0394E here)"],
-        "olmo2": ["(attention read it as it is): x + norm(\u0394E)"]}
+        "olmo2": ["(attention read it as it is): x + norm(\u0394E)"],
+        "mpnet": ["Then the model adds b: its relative position bias, a number it learned "
+                  "for each distance between two tokens", "Each column summed: these are the "
+                  "scores"],
+        "deberta-v2": ["Divide by 4.899, the model\u2019s own scale (\u221a(3\u00b7d_k), for "
+                       "q\u00b7k and its 2 position terms), not \u221ad_k",
+                       "Then the model adds b, 2 terms of its own: its content-to-position "
+                       "term", "And its position-to-content term",
+                       "Each column summed: these are the scores"]}
 
 
 def test_minilm_mask_beat_still_says_illustration(folders):

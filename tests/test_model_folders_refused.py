@@ -20,7 +20,7 @@ def folders(tmp_path_factory):
     """The tiny models the bad folders are made from."""
     root = tmp_path_factory.mktemp("families")
     yield {family: tiny_models.build(family, root / family)
-           for family in ("gpt2", "olmo", "opt", "llama", "falcon", "albert")}
+           for family in ("gpt2", "olmo", "opt", "llama", "falcon", "albert", "deberta-v2")}
     model_files.cache_clear()
 
 
@@ -82,8 +82,10 @@ def _bad_folders(root, folders):
     os.mkfifo(made["weights-fifo"] / "model.safetensors")
     made["weights-huge"] = copy("weights-huge", "llama")
     os.truncate(made["weights-huge"] / "model.safetensors", 1 << 30)     # sparse
-    made["mpnet"] = copy("mpnet")
-    tiny_models.write_config(made["mpnet"], model_type="mpnet")
+    made["deberta-v1"] = copy("deberta-v1")
+    tiny_models.write_config(made["deberta-v1"], model_type="deberta")
+    made["deberta-absolute"] = copy("deberta-absolute", "deberta-v2")
+    tiny_models.write_config(made["deberta-absolute"], position_biased_input=True)
     made["falcon-alibi"] = copy("falcon-alibi", "falcon")
     tiny_models.write_config(made["falcon-alibi"], alibi=True)
     made["albert-groups"] = copy("albert-groups", "albert")
@@ -108,8 +110,9 @@ BAD_ROWS = [
                               f"types: {SUPPORTED}"),
     ("clipped", SENTENCE, "clips its queries, keys and values to ±8 (clip_qkv)"),
     ("opt-post-norm", SENTENCE, "is an OPT that norms after attention"),
-    ("mpnet", SENTENCE, "is a 'mpnet' model, whose attention adds a learned relative "
-                        "position bias to every score"),
+    ("deberta-v1", SENTENCE, "is a 'deberta' model, whose attention fuses its query, key "
+                             "and value with biases of their own"),
+    ("deberta-absolute", SENTENCE, "is a DeBERTa that adds position vectors to its input"),
     ("falcon-alibi", SENTENCE, "adds ALiBi's linear position bias to its scores"),
     ("albert-groups", SENTENCE, "shares its layers in 2 groups of 1"),
     ("remote", SENTENCE, "needs code of its own (config.json has auto_map)"),

@@ -9,7 +9,7 @@ from pathlib import Path
 from attention_explainer.attention_core import bert
 
 FAMILIES = ("roberta", "xlm-roberta", "camembert", "distilbert", "electra", "albert",
-            "modernbert", "gpt2",
+            "modernbert", "mpnet", "deberta-v2", "gpt2",
             "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3_text",
             "starcoder2", "olmo", "olmo2", "granite", "smollm3", "phi", "gpt_neox", "falcon",
             "opt")
@@ -90,6 +90,19 @@ def config_for(family: str, vocab: int, **changes):
                                global_attn_every_n_layers=2, local_attention=6,
                                pad_token_id=0, bos_token_id=1, eos_token_id=2, cls_token_id=1,
                                sep_token_id=2, **common)
+    elif family == "mpnet":            # its relative position bias: 32 buckets, as MPNet's
+        c = T.MPNetConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+                          intermediate_size=i, max_position_embeddings=p + 2,
+                          relative_attention_num_buckets=32, pad_token_id=0, bos_token_id=1,
+                          eos_token_id=2, **common)
+    elif family == "deberta-v2":       # DeBERTa-v3's: positions in the scores alone, both terms,
+        #                                log buckets past a few tokens, the key shared
+        c = T.DebertaV2Config(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+                              intermediate_size=i, max_position_embeddings=p,
+                              relative_attention=True, position_buckets=8,
+                              max_relative_positions=p, pos_att_type=["p2c", "c2p"],
+                              position_biased_input=False, share_att_key=True, norm_rel_ebd="layer_norm",
+                              pad_token_id=0, **common)
     elif family == "gpt2":
         c = T.GPT2Config(n_embd=h, n_layer=n, n_head=a, n_positions=p, bos_token_id=None,
                          eos_token_id=None, **common)
@@ -141,7 +154,7 @@ def build(family: str, folder: Path, seed: int = 0, **changes) -> Path:
         vocab = 30522
     else:
         start, end = {"roberta": ("<s>", "</s>"), "xlm-roberta": ("<s>", "</s>"),
-                      "camembert": ("<s>", "</s>"),
+                      "camembert": ("<s>", "</s>"), "mpnet": ("<s>", "</s>"),
                       "llama": ("<s>", None),
                       "mistral": ("<s>", None)}.get(family, (None, None))
         tok = _bpe_tokenizer(start, end)

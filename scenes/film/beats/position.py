@@ -13,7 +13,8 @@ from manim import (DOWN, LEFT, RIGHT, Create, Dot, FadeIn, LaggedStart, Line, Re
                    VGroup, VMobject)
 
 from ....attention_core.derived import position_dims
-from ....attention_core.trace import POSITIONS_NONE, POSITIONS_ROTARY, POSITIONS_SINUSOIDAL
+from ....attention_core.trace_kinds import (POSITIONS_NONE, POSITIONS_RELATIVE, POSITIONS_ROTARY,
+                                           POSITIONS_SINUSOIDAL)
 from ...vocabulary import stage, style
 from ...vocabulary.headers import beat_line
 from ...vocabulary.text import label_text, line_of, wrapped
@@ -36,6 +37,8 @@ def line(trace):
         return beat_line("Where each word stands: rotary positions, no vectors added")
     if kind == POSITIONS_NONE:
         return beat_line("Where each word stands: this layer uses no positions")
+    if kind == POSITIONS_RELATIVE:
+        return beat_line("Where each word stands: relative positions, in the scores")
     what = "sine and cosine" if kind == POSITIONS_SINUSOIDAL else "learned"
     return beat_line(f"Where each word stands: the {what} position vectors")
 
@@ -46,6 +49,11 @@ def without_vectors(trace) -> str:
         return ("This layer uses no positions at all: no vectors added, no queries or keys "
                 "turned (the model's other layers turn them); word order reaches it only "
                 "through the causal mask and what earlier layers made")
+    if trace.meta.get("positions") == POSITIONS_RELATIVE:
+        terms = " and ".join(trace.meta.get("score_terms") or ["terms"])
+        return ("This model adds no position vectors: how far apart two words are enters "
+                f"each score through terms of its own (its {terms}, added to the scores "
+                "before the softmax)")
     if trace.meta.get("positions") == POSITIONS_ROTARY:
         return ("This model adds no position vectors: it turns each query and key by angles "
                 "that grow with its position (rotary), so q\u00b7k depends on how far apart "

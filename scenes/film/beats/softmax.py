@@ -21,6 +21,7 @@ from ...vocabulary.formula import FormulaMap, divisor, role_colored
 from ...vocabulary.headers import beat_line
 from ...vocabulary.labels.geometry import box_of, overlap_areas
 from ..readouts import magnitude_decimals
+from ....attention_core.score_terms import term_names
 from ...vocabulary.scripts import reading_slot
 from ...vocabulary.text import fit_width, label_text, line_of, make_math, wrapped
 from ...vocabulary.tokens import word_row
@@ -47,6 +48,13 @@ LIST_LEFT = 2.6         # the list of weights the beat hands on (right side)
 LIST_TOP = 1.3
 LIST_ROWS = 8
 LIST_NOTE_WIDTH = 3.4   # the list's note (of words outside the window) wraps to this
+# what a model's own term of its scores is, said after its name
+TERM_GLOSS = {"relative position bias": ", a number it learned for each distance between "
+                                        "two tokens (far ones share one)",
+              "content-to-position term": " (the query times a learned vector of its "
+                                          "distance to the key)",
+              "position-to-content term": " (the key times a learned vector of its "
+                                          "distance to the query)"}
 
 
 def line(trace):
@@ -128,6 +136,8 @@ class SoftmaxBeat(Beat):
         self.open(line(trace), "softmax")
         self.lift_the_focus_row()
         self.divide_by_root_dk()
+        if term_names(trace):
+            self.add_the_models_terms()
         if self.masked_row.any():
             self.masked_scores_become_minus_infinity()
         self.softmax_makes_weights()
@@ -211,16 +221,19 @@ class SoftmaxBeat(Beat):
         d_k = self.record("d_k", (), 0)
         meta = self.trace.meta
         own, cap = meta.get("score_scale"), meta.get("score_softcap")
-        exact = own is not None and abs(1 / own - round(1 / own)) < 1e-9   # ÷ 128, not 128.00
-        root = self.record("sqrt_dk", (), 0 if exact else 2)
-        values = [self.book.value("scores", (self.slot, self.f, j)) for j in self.indices]
-        self.score_dec = self.decimals_for("scores",
-                                           magnitude_decimals(values, style.SCORE_DECIMALS))
-        self.scaled = self.row_of_numbers("scores", self.score_dec)
+        # a model's own divisor is said as the formulas write it (÷ 128, ÷ 4.899): one value
+        written = divisor().partition(".")[2]
+        root = self.record("sqrt_dk", (), 2 if own is None else len(written))
+        # a model that adds terms of its own to each score (MPNet) is divided first, and
+        # its terms added next (add_the_models_terms)
+        kind = "scaled_qk" if term_names(self.trace) else "scores"
+        values = [self.book.value(kind, (self.slot, self.f, j)) for j in self.indices]
+        self.score_dec = self.decimals_for(kind, magnitude_decimals(values, style.SCORE_DECIMALS))
+        self.scaled = self.row_of_numbers(kind, self.score_dec)
         scaled_label = role_colored(make_math(
             f"frac({{{{ q : q }}}} dot {{{{ k : k }}}}, {divisor()})", font_size=34,
             color=pal.text))
-        scaled_label.move_to(self.label, aligned_edge=RIGHT)
+        self.place_label(scaled_label)
         # a model that scales its scores its own way (Gemma 2, Granite) is divided by its
         # number, named; one that caps them (Gemma 2) says so, and the row is capped
         capped = "" if cap is None else f", capped at \u00b1{cap:g}"
@@ -232,13 +245,78 @@ class SoftmaxBeat(Beat):
               f"not \u221ad_k")
         then = "" if cap is None else (f", then cap them as {cap:g}\u00b7tanh(s/{cap:g}), "
                                        f"so none passes \u00b1{cap:g}")
-        self.say(f"Divide by {by}{then}: these are the scores")
+        self.say(f"Divide by {by}{then}" + ("" if term_names(self.trace)
+                                            else ": these are the scores"))
         self.play(FadeIn(self.divisor, shift=UP * 0.2), run_time=style.T_QUICK)
         self.play(LaggedStart(*[replace_in_place(a, b) for a, b in zip(self.raw, self.scaled)],
                               lag_ratio=style.LAG_MANY),
                   # the name grows into its new form: q·k moves up over the bar, √d_k comes in
                   TransformMatchingShapes(self.label, scaled_label), run_time=style.T_STEP)
         self.label = scaled_label
+
+    def label_below(self) -> bool:
+        """Whether the row's name stands under the row (no room beside it)."""
+        return self.label.get_y() < ROW_Y - 0.3
+
+    def place_label(self, label) -> None:
+        """The row's new name where its old one stood: beside the row, ending where the row
+        begins; under it, from the left edge, clear of the row as it is now written (its
+        numbers may have taken a second line)."""
+        if self.label_below():
+            label.next_to(VGroup(*self.scaled), DOWN, buff=0.25)
+            label.align_to([LEFT_EDGE, 0, 0], LEFT)
+        else:
+            label.move_to(self.label, aligned_edge=RIGHT)
+
+    # ---- 2a. a model's own terms, each a row under the scores, added in ---------------------
+    def add_the_models_terms(self):
+        """Each term the model adds to every score (MPNet's relative position bias), its row
+        written under the scaled scores and named, then summed into them: the scores."""
+        pal, trace = style.PALETTE, self.trace
+        names = term_names(trace)
+        label_below = self.label_below()
+        below = min(self.label.get_bottom()[1], VGroup(*self.scaled).get_bottom()[1]) \
+            if label_below else VGroup(*self.scaled).get_bottom()[1]
+        rows, names_drawn = [], []
+        top = below - 0.32
+        for t, name in enumerate(names):       # each row, its name under it
+            row = VGroup(*[self.number("score_term", (t, self.slot, self.f, j),
+                                       decimals=self.score_dec, signed=True,
+                                       font_size=style.FONT_LABEL, color=pal.soft)
+                           for j in self.indices])
+            fit_width(row, 0.86 * self.spacing * (2 if self.staggered else 1))
+            for n, (x, m) in enumerate(zip(self.xs, row)):
+                m.move_to([x, top - STAGGER * (self.staggered and n % 2 == 1), 0])
+            named = label_text(f"+ {name}", style.FONT_SMALL, pal.soft)
+            named.next_to(row, DOWN, buff=0.12).set_x(float(self.xs.mean()))
+            stage.keep_right_of(named)
+            rows.append(row)
+            names_drawn.append(named)
+            top = named.get_bottom()[1] - 0.3
+        # b: the terms' sum, as the row's name says once they are added; a caption and a
+        # row for each term
+        many = f", {len(names)} terms of its own" if len(names) > 1 else ""
+        for t, (name, row, named) in enumerate(zip(names, rows, names_drawn)):
+            self.say((f"Then the model adds b{many}: its " if t == 0 else "And its ")
+                     + name + TERM_GLOSS.get(name, ""))
+            self.play(*([FadeOut(self.divisor)] if t == 0 else []),
+                      FadeIn(row, shift=DOWN * 0.15), FadeIn(named), run_time=style.T_STEP)
+        self.divisor = VGroup()
+        named = VGroup(*names_drawn)
+        summed = self.row_of_numbers("scores", self.score_dec)
+        label = role_colored(make_math(
+            f"frac({{{{ q : q }}}} dot {{{{ k : k }}}}, {divisor()}) + b", font_size=34,
+            color=pal.text))
+        scaled, self.scaled = self.scaled, summed     # placed under the summed row
+        self.place_label(label)
+        self.scaled = scaled
+        self.say("Each column summed: these are the scores")
+        self.play(*[replace_in_place(a, b) for a, b in zip(self.scaled, summed)],
+                  *[FadeOut(m, target_position=a.get_center())
+                    for row in rows for m, a in zip(row, summed)],
+                  FadeOut(named), TransformMatchingShapes(self.label, label),
+                  run_time=style.T_STEP)
+        self.scaled, self.label = summed, label
 
     # ---- 2b. a masked trace: the forbidden scores become -inf ---------------------------------
     def masked_scores_become_minus_infinity(self):

@@ -15,6 +15,7 @@ from ..beat import Beat, Role, Stage
 from ...vocabulary.formula import ROOT_DK, FormulaMap, attention_formula, divisor
 from ...vocabulary.headers import beat_line, head_name
 from ...vocabulary.text import label_text, line_of
+from ....attention_core.score_terms import term_names
 from ....attention_core.word_model import WordModel
 from ..ranking import listed_claim, outside_said, ranked_words
 from ..views import drawn_words, sentence_grid, shown_tokens_note
@@ -170,6 +171,8 @@ class SummaryBeat(Beat):
         over = "\u221ad_k" if divisor() == ROOT_DK else divisor()
         cap = self.trace.meta.get("score_softcap")     # Gemma 2 caps the scores first
         capped = "" if cap is None else f" (capped at \u00b1{cap:g})"
+        # a model's own terms of the scores (MPNet's relative position bias), named
+        capped += "".join(f" plus its {name}" for name in term_names(self.trace))
         self.say(f"One formula does all of it: softmax of QK\u1d40 over {over}{capped}, "
                  "times V")
         # the film's map, in the corner all along, grows into the formula beside the map
