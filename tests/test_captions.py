@@ -122,5 +122,25 @@ def test_a_slow_pace_keeps_every_caption_at_15_characters_a_second_or_fewer(film
     assert slow[-1].end > normal[-1].end
 
 
+def test_the_pace_times_the_narration_script_and_the_stills_as_the_film(run_cli, tmp_path):
+    """--pace is the film's setting everywhere the film is timed: narration-script's beat
+    lasts as long as the slow film's, and a still past the normal title's end exists at the
+    slow pace (the beat is longer there too)."""
+    seconds = {}
+    for pace in ("normal", "slow"):
+        code, out, err = run_cli("narration-script", DEFAULT, "--beats", "title", "--pace", pace)
+        assert code == 0, err
+        seconds[pace] = float(re.search(r"\(title\.wav\): ([\d.]+) s", out).group(1))
+    assert seconds["slow"] > seconds["normal"] + 1
+    late = f"{seconds['normal'] + 0.5:.1f}"
+    code, _, err = run_cli("frames", DEFAULT, "--beat", "title", "--at", late, *TINY[:2],
+                           "--out", tmp_path / "normal")
+    assert code == 2 and "the title beat is only" in err
+    code, _, err = run_cli("frames", DEFAULT, "--beat", "title", "--at", late, *TINY[:2],
+                           "--out", tmp_path / "slow", "--pace", "slow")
+    assert code == 0, err
+    assert list((tmp_path / "slow").glob("title-*.png"))
+
+
 def test_numbers_are_read_as_written_in_either_decimal_mark():
     assert numbers_in("0,40 et 0.40, W_Q, 7 × 7") == {"0.40": 2, "7": 2}
