@@ -20,11 +20,11 @@ import math
 import os
 import sys
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from .bert import ModelFiles, sha256_of
 from .errors import InputError, quoted_reason
+from .layer_watch import LayerWatch
 from .user_files import checked_folder
 from .model_checks import (check_config_numbers, check_finite_weights, check_folder_files,
                            check_memory_for, check_weight_files, parameter_estimate,
@@ -277,27 +277,6 @@ def _quiet_transformers() -> None:
 
 
 # ---- watching the model's own attention ----------------------------------------------------
-@dataclass
-class LayerWatch:
-    """What one layer's attention call was given and gave back, batch first."""
-    module: object
-    hidden: object          # B x T x D   what the attention module read (after a pre-norm)
-    residual: object        # B x T x D   the layer's input (the residual stream)
-    q: object               # B x H x T x d_k   as the model rotated it
-    k: object               # B x KV x T x d_k
-    v: object               # B x KV x T x d_k
-    mask: object            # the additive mask the model built, or None
-    scaling: float
-    weights: object         # B x H x T x T   the model's own
-    output: object = None   # B x T x D   W_O's output
-    bias: object = None     # what the model adds to the scores besides the mask (T5's
-    #                         relative position bias), or None
-    terms: object = None    # S x B x H x T x T: the terms of a family that adds its own to
-    #                         each score (Family.score_terms), or None
-    term_names: tuple = ()  # ... each one's name, in that order
-    softcap: float | None = None   # scores capped as cap·tanh(s/cap) (Gemma 2), or None
-
-
 _WATCH = threading.local()
 
 

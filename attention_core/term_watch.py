@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 
 from .errors import InputError
+from .layer_watch import LayerWatch
 
 __all__ = ["values_zeroed", "watched_call"]
 
@@ -28,8 +29,6 @@ def _heads(x, heads: int):
 def _mpnet(module, args, kwargs, output):
     """MPNetSelfAttention: softmax(QKᵀ/√d_k + B + mask), B the relative position bias its
     encoder computed once for every layer (B x H x T x T, or broadcast)."""
-    from .hf_models import LayerWatch
-
     hidden = _argument(args, kwargs, 0, "hidden_states")
     mask = _argument(args, kwargs, 1, "attention_mask")
     bias = _argument(args, kwargs, 2, "position_bias")
@@ -51,8 +50,6 @@ def _deberta(module, args, kwargs, output):
     """DisentangledSelfAttention: softmax(QKᵀ/√(d·s) + c2p + p2c + mask), s = 1 + the number
     of position terms; each term made by the module's own code, one at a time."""
     import torch
-
-    from .hf_models import LayerWatch
 
     hidden = _argument(args, kwargs, 0, "hidden_states")
     allowed = _argument(args, kwargs, 1, "attention_mask")

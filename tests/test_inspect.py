@@ -89,9 +89,10 @@ def test_npz_keys_and_meta(tmp_path, run_cli):
     code, out, err = run_cli("inspect", DEFAULT, "--heads", "all", "--npz", path)
     assert code == 0, err
     with np.load(path, allow_pickle=False) as data:
-        # every optional field but the residual stream, which only pre-norm models need
+        # every optional field but the residual stream, which only pre-norm models need,
+        # and the score terms, which only models that add their own to the scores have
         assert sorted(data.files) == sorted(NPZ_KEYS + tuple(
-            f for f in OPTIONAL_FIELDS if f != "residual"))
+            f for f in OPTIONAL_FIELDS if f not in ("residual", "score_terms")))
         meta = json.loads(str(data["meta"]))
         for key in ("model", "weights_sha256", "layer", "heads", "focus", "device", "dtype"):
             assert key in meta

@@ -90,19 +90,8 @@ def config_for(family: str, vocab: int, **changes):
                                global_attn_every_n_layers=2, local_attention=6,
                                pad_token_id=0, bos_token_id=1, eos_token_id=2, cls_token_id=1,
                                sep_token_id=2, **common)
-    elif family == "mpnet":            # its relative position bias: 32 buckets, as MPNet's
-        c = T.MPNetConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
-                          intermediate_size=i, max_position_embeddings=p + 2,
-                          relative_attention_num_buckets=32, pad_token_id=0, bos_token_id=1,
-                          eos_token_id=2, **common)
-    elif family == "deberta-v2":       # DeBERTa-v3's: positions in the scores alone, both terms,
-        #                                log buckets past a few tokens, the key shared
-        c = T.DebertaV2Config(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
-                              intermediate_size=i, max_position_embeddings=p,
-                              relative_attention=True, position_buckets=8,
-                              max_relative_positions=p, pos_att_type=["p2c", "c2p"],
-                              position_biased_input=False, share_att_key=True, norm_rel_ebd="layer_norm",
-                              pad_token_id=0, **common)
+    elif family in SCORE_TERMS:
+        c = _score_terms_config(family, vocab)
     elif family == "gpt2":
         c = T.GPT2Config(n_embd=h, n_layer=n, n_head=a, n_positions=p, bos_token_id=None,
                          eos_token_id=None, **common)
@@ -135,6 +124,29 @@ def config_for(family: str, vocab: int, **changes):
     for key, value in changes.items():
         setattr(c, key, value)
     return c
+
+
+SCORE_TERMS = ("mpnet", "deberta-v2")     # the families that add terms of their own to scores
+
+
+def _score_terms_config(family: str, vocab: int):
+    """MPNet's (its relative position bias: 32 buckets, as MPNet's) or DeBERTa-v3's
+    (positions in the scores alone, both terms, log buckets past a few tokens, the key
+    shared)."""
+    import transformers as T
+
+    h, n, a, i, p = (SIZE[k] for k in ("hidden", "layers", "heads", "inner", "positions"))
+    if family == "mpnet":
+        return T.MPNetConfig(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+                             intermediate_size=i, max_position_embeddings=p + 2,
+                             relative_attention_num_buckets=32, pad_token_id=0,
+                             bos_token_id=1, eos_token_id=2, vocab_size=vocab)
+    return T.DebertaV2Config(hidden_size=h, num_hidden_layers=n, num_attention_heads=a,
+                             intermediate_size=i, max_position_embeddings=p,
+                             relative_attention=True, position_buckets=8,
+                             max_relative_positions=p, pos_att_type=["p2c", "c2p"],
+                             position_biased_input=False, share_att_key=True,
+                             norm_rel_ebd="layer_norm", pad_token_id=0, vocab_size=vocab)
 
 
 def build(family: str, folder: Path, seed: int = 0, **changes) -> Path:
