@@ -156,7 +156,7 @@ FAMILIES = {
                     post_norm="attention.LayerNorm", causal=False,
                     positions="embeddings.position_embeddings", positions_after_pad=True,
                     score_terms=("relative position bias",)),
-    "deberta-v2": Family("DeBERTa-v2 encoder (and v3)", layers="encoder.layer",
+    "deberta-v2": Family("DeBERTa-v2 encoder", layers="encoder.layer",
                          attention="attention.self",
                          projections=("query_proj", "key_proj", "value_proj"),
                          out="attention.output.dense", post_norm="attention.output.LayerNorm",

@@ -189,12 +189,13 @@ def hf_forward(model, ids, setup) -> Forward:
                 hf_models.post_norm(files, layers[layer]))
 
     own = hf_models.own_scale(files, watches[0])
-    setting = files.family.scale_setting
+    setting, parts = files.family.scale_setting, None
     if own is not None and files.family.relative_positions:     # DeBERTa: √(parts · d_k)
         parts = round(1 / (own * own * int(watches[0].q.shape[-1])))
         setting = f"\u221a({parts}\u00b7d_k), for q\u00b7k and its {parts - 1} position terms"
     terms = {**({"score_scale": own, "score_scale_setting": setting}
                 if own is not None else {}),
+             **({"score_scale_parts": parts} if setting != files.family.scale_setting else {}),
              **({"score_softcap": float(watches[0].softcap)} if watches[0].softcap else {}),
              **({"score_terms": list(watches[0].term_names)}
                 if watches[0].terms is not None else {}),

@@ -50,8 +50,8 @@ def model_label(meta: dict) -> str:
         return f"scratch (seed {meta['seed']})"
     if meta.get("family_title"):
         title = str(meta["family_title"])
-        # "an" before a vowel's sound: an OPT, an ELECTRA, an XLM-RoBERTa; a Llama
-        article = "an" if title and title[0] in "AEIOUX" else "a"
+        # "an" before a vowel's sound: an OPT, an ELECTRA, an XLM-RoBERTa, an MPNet; a Llama
+        article = "an" if title[:1] in tuple("AEIOU") or title[:2].isupper() and title[0] in "FHLMNRSX" else "a"
         return f"{Path(model).name}, {article} {title}"
     return model
 

@@ -270,14 +270,14 @@ SAID = {"gemma2": ["Divide by 4, the model\u2019s own scale (query_pre_attn_scal
         "granite": ["Divide by 4, the model\u2019s own scale (attention_multiplier)",
                     "adds it, scaled by 0.5 (residual_multiplier, counted in \u0394E here)"],
         "olmo2": ["(attention read it as it is): x + norm(\u0394E)"],
-        "mpnet": ["Then the model adds b: its relative position bias, a number it learned "
+        "mpnet": ["Then the model adds its relative position bias, a number it learned "
                   "for each distance between two tokens", "Each column summed: these are the "
-                  "scores"],
+                  "scores, b its relative position bias"],
         "deberta-v2": ["Divide by 4.899, the model\u2019s own scale (\u221a(3\u00b7d_k), for "
                        "q\u00b7k and its 2 position terms), not \u221ad_k",
-                       "Then the model adds b, 2 terms of its own: its content-to-position "
+                       "Then the model adds 2 terms of its own: its content-to-position "
                        "term", "And its position-to-content term",
-                       "Each column summed: these are the scores"]}
+                       "Each column summed: these are the scores, b its 2 position terms"]}
 
 
 def test_minilm_mask_beat_still_says_illustration(folders):

@@ -172,9 +172,10 @@ def strip_width(windowed: bool) -> float:
 
 def strip_right_end() -> float:
     """The farthest right a lifted strip may reach: short of the corner formula."""
-    from ..vocabulary.formula import FormulaMap, divisor
+    from ..vocabulary.formula import FormulaMap, added_terms, divisor
 
-    key = f"map_left {divisor()}"         # a model's own divisor is wider or narrower
+    # a model's own divisor is wider or narrower; its own score terms add " + B"
+    key = f"map_left {divisor()}{added_terms()}"
     if key not in _MAP:
         _MAP[key] = float(FormulaMap(None).formula.get_left()[0])
     return _MAP[key] - STRIP_CLEAR

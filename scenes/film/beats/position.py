@@ -51,9 +51,8 @@ def without_vectors(trace) -> str:
                 "through the causal mask and what earlier layers made")
     if trace.meta.get("positions") == POSITIONS_RELATIVE:
         terms = " and ".join(trace.meta.get("score_terms") or ["terms"])
-        return ("This model adds no position vectors: how far apart two words are enters "
-                f"each score through terms of its own (its {terms}, added to the scores "
-                "before the softmax)")
+        return (f"No position vectors are added: the model\u2019s {terms} carry how far apart two words "
+                "are into every score")
     if trace.meta.get("positions") == POSITIONS_ROTARY:
         return ("This model adds no position vectors: it turns each query and key by angles "
                 "that grow with its position (rotary), so q\u00b7k depends on how far apart "
@@ -204,6 +203,8 @@ class PositionBeat(Beat):
         sines = trace.meta.get("positions") == POSITIONS_SINUSOIDAL
         then = ("added to its word's vector: the layer's input" if sines else
                 "added to its word's vector, then a layer norm, before layer 0")
+        terms = trace.meta.get("score_terms")       # MPNet: relative positions as well
+        then += f"; each score gets its {' and '.join(terms)} too" if terms else ""
         self.say(f"{focus_name(trace)} stands at position {f}: this vector is {then}")
         self.play(Create(marker), FadeIn(dots, scale=0.5), FadeIn(where),
                   LaggedStart(*[FadeIn(v, shift=LEFT * 0.1) for v in values],

@@ -237,7 +237,9 @@ class SoftmaxBeat(Beat):
         # a model that scales its scores its own way (Gemma 2, Granite) is divided by its
         # number, named; one that caps them (Gemma 2) says so, and the row is capped
         capped = "" if cap is None else f", capped at \u00b1{cap:g}"
-        shown = f"\u00f7 \u221a{d_k} = {root}" if own is None else f"\u00f7 {root}"
+        parts = meta.get("score_scale_parts")       # DeBERTa's √(3·d_k)
+        shown = f"\u00f7 \u221a{d_k} = {root}" if own is None else \
+            f"\u00f7 \u221a({parts}\u00b7{d_k}) = {root}" if parts else f"\u00f7 {root}"
         self.divisor = label_text(shown + capped, style.FONT_LABEL, pal.soft)
         self.divisor.next_to(VGroup(self.raw), DOWN, buff=0.3)
         by = (f"\u221ad_k = \u221a{d_k} = {root}" if own is None else
@@ -293,16 +295,22 @@ class SoftmaxBeat(Beat):
             rows.append(row)
             names_drawn.append(named)
             top = named.get_bottom()[1] - 0.3
-        # b: the terms' sum, as the row's name says once they are added; a caption and a
-        # row for each term
-        many = f", {len(names)} terms of its own" if len(names) > 1 else ""
+        # a caption and a row for each term
         for t, (name, row, named) in enumerate(zip(names, rows, names_drawn)):
-            self.say((f"Then the model adds b{many}: its " if t == 0 else "And its ")
-                     + name + TERM_GLOSS.get(name, ""))
+            lead = ("Then the model adds its " if len(names) == 1 else
+                    f"Then the model adds {len(names)} terms of its own: its " if t == 0
+                    else "And its ")
+            self.say(lead + name + TERM_GLOSS.get(name, ""))
             self.play(*([FadeOut(self.divisor)] if t == 0 else []),
                       FadeIn(row, shift=DOWN * 0.15), FadeIn(named), run_time=style.T_STEP)
         self.divisor = VGroup()
-        named = VGroup(*names_drawn)
+        self.sum_the_terms(rows, VGroup(*names_drawn), names, label_below)
+
+    def sum_the_terms(self, rows, names_drawn, names, label_below: bool) -> None:
+        """Each column's terms rise into its scaled score: the scores. The row's name says
+        q·k/√d_k + b, and under it what b is. The terms' names go first, and a name under
+        the row steps aside while the numbers pass it."""
+        pal = style.PALETTE
         summed = self.row_of_numbers("scores", self.score_dec)
         label = role_colored(make_math(
             f"frac({{{{ q : q }}}} dot {{{{ k : k }}}}, {divisor()}) + b", font_size=34,
@@ -310,13 +318,21 @@ class SoftmaxBeat(Beat):
         scaled, self.scaled = self.scaled, summed     # placed under the summed row
         self.place_label(label)
         self.scaled = scaled
-        self.say("Each column summed: these are the scores")
+        what = names[0] if len(names) == 1 else f"its {len(names)} position terms" \
+            if all("position" in n for n in names) else f"its {len(names)} terms"
+        note = label_text(f"b: {what}", style.FONT_SMALL, pal.soft)
+        note.next_to(label, DOWN, buff=0.12).align_to(label, LEFT)
+        self.say(f"Each column summed: these are the scores, b its {what.removeprefix('its ')}")
+        self.play(FadeOut(names_drawn), *([FadeOut(self.label)] if label_below else []),
+                  run_time=style.T_QUICK)
         self.play(*[replace_in_place(a, b) for a, b in zip(self.scaled, summed)],
                   *[FadeOut(m, target_position=a.get_center())
                     for row in rows for m, a in zip(row, summed)],
-                  FadeOut(named), TransformMatchingShapes(self.label, label),
+                  *([] if label_below else [TransformMatchingShapes(self.label, label)]),
                   run_time=style.T_STEP)
-        self.scaled, self.label = summed, label
+        self.play(*([FadeIn(label)] if label_below else []), FadeIn(note, shift=UP * 0.1),
+                  run_time=style.T_QUICK)
+        self.scaled, self.label = summed, VGroup(label, note)
 
     # ---- 2b. a masked trace: the forbidden scores become -inf ---------------------------------
     def masked_scores_become_minus_infinity(self):

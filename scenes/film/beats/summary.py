@@ -171,8 +171,9 @@ class SummaryBeat(Beat):
         over = "\u221ad_k" if divisor() == ROOT_DK else divisor()
         cap = self.trace.meta.get("score_softcap")     # Gemma 2 caps the scores first
         capped = "" if cap is None else f" (capped at \u00b1{cap:g})"
-        # a model's own terms of the scores (MPNet's relative position bias), named
-        capped += "".join(f" plus its {name}" for name in term_names(self.trace))
+        # a model's own terms of the scores (MPNet's relative position bias), as B
+        names = term_names(self.trace)
+        capped += "" if not names else f", plus B (its {' and '.join(names)})"
         self.say(f"One formula does all of it: softmax of QK\u1d40 over {over}{capped}, "
                  "times V")
         # the film's map, in the corner all along, grows into the formula beside the map
