@@ -201,8 +201,9 @@ class SoftmaxBeat(Beat):
         self.raw = self.row_of_numbers("qk_dot", decimals)
         if beside:
             self.label.next_to([self.xs.min() - self.spacing / 2, ROW_Y, 0], LEFT, buff=0.2)
-        else:
-            self.label.move_to([LEFT_EDGE, ROW_Y - 0.8, 0], aligned_edge=LEFT)
+        else:          # under the row, clear of its second line where it takes two
+            self.label.next_to(VGroup(*self.raw), DOWN, buff=0.25)
+            self.label.align_to([LEFT_EDGE, 0, 0], LEFT)
         self.say(f"Lift the row of {focus_name(self.trace)} out of QK\u1d40: its raw dot products")
         if grid is not None:           # the row rises out of the grid, the rest sinks away
             lifted = grid.row_cells(grid.focus_row)
