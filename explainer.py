@@ -34,6 +34,7 @@ from .facts import DEFAULT_SENTENCE, DEFAULT_STILLS_DIR
 from .app.arguments import beats as _beats, flag as _flag, force as _force, length as _length
 from .app.arguments import path as _path, refuse as _refuse, text as _text, times as _times
 from .app.arguments import millimetres as _millimetres, whole as _whole
+from .app.arguments import film_settings as _film_settings
 from .app.arguments import with_film_settings as _with_film_settings
 from .attention_core.errors import InputError
 from .app.results import Atlas, Film, Pack, Stills
@@ -220,16 +221,20 @@ def atlas(sentence: str = DEFAULT_SENTENCE, output: str | Path = "atlas.png", *,
     return Atlas(png, png.with_suffix(".svg"))
 
 
+@_with_film_settings
 def translate(sentence: str, output: str | Path | None = None, *, target: str | None = None,
               model: str | None = None, focus: str | None = None, resolution: str | None = None,
-              theme: str | None = None, force: bool = False, **options) -> Film:
+              theme: str | None = None, force: bool = False, pack: bool = False,
+              progress=None, **options) -> Film:
     """The film of ``sentence``'s translation (``target``, or the model's own) through an
     encoder–decoder folder or the scratch encoder–decoder (untrained: give ``target``), as
-    the ``translate`` command draws it; ``options``: the command's others (layer, seed, ...).
-    An option left None is the command line's (settings, variables, default), and each is
-    checked as the command line checks it; ``output`` None names the film after the
-    sentence in renders/, as the command line does. The film's files: the MP4, its poster
-    (the alignment and the answer) and a .json of the numbers drawn."""
+    the ``translate`` command draws it; ``options``: the command's others (layer, seed,
+    narration, length, captions, pace, ...). An option left None is the command line's
+    (settings, variables, default), and each is checked as the command line checks it;
+    ``output`` None names the film after the sentence in renders/, as the command line
+    does. The film's files: the video, its .srt captions, its poster (the alignment and
+    the answer) and a .json of the numbers drawn; with ``pack``, ``output`` is a lecture
+    pack's folder. ``progress(done, total, beat)``: as :func:`render`'s."""
     from .app.translation import TranslateRequest, translate as draw
 
     fields = _short_film("translate", TRANSLATE_TYPES, options, model=model, focus=focus,
@@ -237,24 +242,27 @@ def translate(sentence: str, output: str | Path | None = None, *, target: str | 
     made = draw(TranslateRequest(sentence=_text("sentence", sentence),
                                  target=_text("target", target, none=True),
                                  output=_optional_path("output", output),
-                                 force=_force(force), **fields), report=_note)
+                                 force=_force(force), pack=_flag("pack", pack), **fields),
+                report=_note, progress=_progress(progress))
     return Film(made.files[0].absolute(), tuple(p.absolute() for p in made.files))
 
 
+@_with_film_settings
 def generate(sentence: str, output: str | Path | None = None, *, model: str | Path,
              resolution: str | None = None, theme: str | None = None, force: bool = False,
-             **options) -> Film:
+             pack: bool = False, progress=None, **options) -> Film:
     """The film of the decoder folder ``model`` writing after ``sentence``, one token at a
-    time (the ``generate`` command); ``options``: its others (tokens, layer, heads, ...),
-    resolved and checked as :func:`translate`'s; ``output`` None: named as the command
-    line names it."""
+    time (the ``generate`` command); ``options``: its others (tokens, layer, heads,
+    narration, length, ...), resolved and checked as :func:`translate`'s; ``output`` None:
+    named as the command line names it; ``pack`` and ``progress``: as :func:`translate`'s."""
     from .app.writing import WriteRequest, write
 
     fields = _short_film("generate", GENERATE_TYPES, options, model=_path("model", model),
                          resolution=resolution, theme=theme)
     made = write(WriteRequest(sentence=_text("sentence", sentence),
                               output=_optional_path("output", output), force=_force(force),
-                              **fields), report=_note)
+                              pack=_flag("pack", pack), **fields),
+                 report=_note, progress=_progress(progress))
     return Film(made.files[0].absolute(), tuple(p.absolute() for p in made.files))
 
 
@@ -393,7 +401,12 @@ DRAWING_TYPES = {"max_tokens": "whole"}
 _SCRATCH_TYPES = {name: TRACE_TYPES[name] for name in ("d_model", "num_heads", "seed")}
 SHORT_FILM_TYPES = {**{name: kind for name, kind in TRACE_TYPES.items()
                        if name not in ("focus", "mask", *_SCRATCH_TYPES)},
-                    "resolution": "text", "fps": "whole", "theme": "text", **DRAWING_TYPES}
+                    "resolution": "text", "fps": "whole", "theme": "text", **DRAWING_TYPES,
+                    # the explainer's pipeline, as render's: "setting" is left to the
+                    # setting's own parser (``app.values.SETTINGS``)
+                    "narration": "text or none", "captions": "text or none",
+                    "length": "setting", "quality": "text", "jobs": "setting",
+                    "no_cache": "setting"}
 TRANSLATE_TYPES = {**SHORT_FILM_TYPES, "focus": TRACE_TYPES["focus"], "max_new_tokens": "whole",
                    **_SCRATCH_TYPES}
 GENERATE_TYPES = {**SHORT_FILM_TYPES, "tokens": "whole"}
@@ -412,13 +425,16 @@ def _short_film(command: str, kinds: dict, options: dict, **named) -> dict:
         if name not in kinds or name in named:
             raise InputError(f"{command}() takes no {name!r}; choose from "
                              f"{', '.join(sorted(set(kinds) - set(named)))}.")
-    given = _typed({**{k: v for k, v in named.items() if v is not None}, **options}, kinds)
     config = find_config()
+    settings, options = _film_settings(command, options, config)
+    given = _typed({**{k: v for k, v in named.items() if v is not None}, **options}, kinds)
     fields = {name: resolved(command, name.replace("_", "-"), given.get(name), config,
                              default=_OWN_DEFAULTS.get((command, name))) for name in kinds}
     if "focus" in fields and "focus" not in given and not fields["focus"]:
         fields["focus"] = None              # none asked for: the most decided word
-    return fields
+    if fields["captions"] is not None:
+        fields["captions"] = Path(fields["captions"])
+    return {**fields, "settings": settings}
 
 
 def _progress(value):

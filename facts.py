@@ -15,7 +15,7 @@ __all__ = [
     "MAX_SIZE", "MAX_TOKENS_DRAWN", "MAX_TOKENS_RANGE", "MIN_SIZE", "PACES", "PAUSES", "QUALITIES",
     "RESOLUTIONS", "THEMES", "TRACE_DEFAULTS", "TRACE_DECIDES", "LENGTHS", "LENGTH_RANGE",
     "KEPT_FIRST", "STILL_FORMATS", "EXPERIMENT_DEFAULTS", "EXPERIMENT_RANGES",
-    "TRANSLATION_BEATS", "TRANSLATION_DEFAULTS", "MAX_NEW_TOKENS_RANGE", "WRITING_DEFAULTS",
+    "TRANSLATION_BEATS", "WRITING_BEATS", "STORYBOARDS", "MAX_WRITING_STEPS", "TRANSLATION_DEFAULTS", "MAX_NEW_TOKENS_RANGE", "WRITING_DEFAULTS",
     "WRITING_TOKENS_RANGE", "SEED_RANGE",
 ]
 
@@ -103,8 +103,6 @@ EXPERIMENT_RANGES = {"d_model": (4, 4096), "layers": (1, 12), "epochs": (1, 200)
                      "repeats": (1, 20)}
 
 # ---- a translation's film (`translate`: scenes.translation_film) and what it reads -------
-# the beats of the cross-attention film, in order (its own storyboard: two rows of tokens)
-TRANSLATION_BEATS = ("question", "sparks", "weights", "mask", "heads", "alignment", "answer")
 TRANSLATION_DEFAULTS = {"model": "scratch", "max_new_tokens": 32}
 MAX_NEW_TOKENS_RANGE = (1, 64)     # the longest translation or continuation a model writes
 # a decoder's writing as a film (`generate`: scenes.writing_film): a step per token
@@ -255,6 +253,63 @@ BEATS: tuple[BeatFacts, ...] = (
 )
 BEAT_NAMES: tuple[str, ...] = tuple(b.name for b in BEATS)
 
+# ---- the other films' storyboards: their beats run on the explainer's pipeline (beat
+# cache, segments, captions, chapters, voice, --length, the pack), each name its film's alone
+TRANSLATION_BEAT_FACTS: tuple[BeatFacts, ...] = (
+    BeatFacts("question", seconds=8, cost=6.0, title="Which source words does it draw on?",
+              shows="the source (the encoder's tokens: keys and values) above the target (the "
+              "decoder's: queries), the focus word marked and its question asked",
+              ask="Before any number: which source words should {focus} draw on?"),
+    BeatFacts("keys", seconds=6, cost=6.0, title="One query, every source key",
+              shows="sparks from the focus word's query to every source key, each as bold as "
+              "its weight",
+              ask="Which source word will the query of {focus} match best?"),
+    BeatFacts("weights", seconds=7, cost=6.0, title="The weights over the source",
+              shows="a bar over each source word as tall as the focus word's weight on it, "
+              "the heaviest written, and their sum, 1",
+              ask="Is the heaviest word the one a translator would align {focus} with?"),
+    BeatFacts("masks", seconds=8, cost=5.0, title="Two masks: the decoder's, and none",
+              shows="the decoder's causal mask over the target (what is not written yet is "
+              "hidden) beside cross-attention, open to every source token",
+              ask="Why may cross-attention read the whole source when the decoder may not "
+                  "read its own future?"),
+    BeatFacts("rows", seconds=7, cost=6.0, title="Every head of the layer",
+              shows="the focus word's row of weights in each head of the layer, the head "
+              "followed boxed",
+              ask="Do the heads agree on where {focus} looks?"),
+    BeatFacts("alignment", seconds=7, cost=7.0, title="The alignment",
+              shows="the followed head's weights from every target token over the source, as "
+              "translators draw an alignment, the focus word's row boxed",
+              ask="Where does the alignment run along a diagonal, and where not?"),
+    BeatFacts("answer", seconds=9, cost=5.0, title="The answer",
+              shows="the source words the focus word draws on most with their weights, or, "
+              "for an untrained model, how near even its weights are",
+              ask="Would another head, or a trained model, give the same answer?"),
+)
+# a decoder writing: the prompt as a cache of keys, a step per token written, the sink
+MAX_WRITING_STEPS = WRITING_TOKENS_RANGE[1]
+WRITING_BEAT_FACTS: tuple[BeatFacts, ...] = (
+    BeatFacts("prompt", seconds=5, cost=3.0, title="The prompt, a cache of keys",
+              shows="the prompt's tokens as a row: the cache of keys every new query reads",
+              ask="Which word do you expect the model to write next?"),
+    *(BeatFacts(f"step{n}", seconds=6, cost=5.0, title=f"Token {n}",
+                shows="the model's next-token distribution (its likeliest, chosen: greedy), the "
+                "new token's query sparking to every key of the cache, the first token's "
+                "share; its key joins the cache",
+                ask="Where does the new token's query put its weight?")
+      for n in range(1, MAX_WRITING_STEPS + 1)),
+    BeatFacts("sink", seconds=9, cost=3.0, title="The first token's share",
+              shows="the first token's mean share of each new token's weight: an attention "
+              "sink where it takes most, and why",
+              ask="Why would a head park its weight on the first token?"),
+)
+# the beats of the cross-attention film, in order (its own storyboard: two rows of tokens)
+TRANSLATION_BEATS = tuple(b.name for b in TRANSLATION_BEAT_FACTS)
+WRITING_BEATS = tuple(b.name for b in WRITING_BEAT_FACTS)
+# each film's storyboard, by the name a trace gives (``storyboard``: the explainer's by default)
+STORYBOARDS: dict[str, tuple[BeatFacts, ...]] = {
+    "explainer": BEATS, "translation": TRANSLATION_BEAT_FACTS, "writing": WRITING_BEAT_FACTS}
+
 # a film of a chosen length (--length): its first beat (the question) and its last (the
 # answer) always stay, every hold is at its floor, and the other beats are kept in this
 # order while the film fits (a beat not named here comes last, in storyboard order)
@@ -269,7 +324,8 @@ def beat_facts(name: str) -> BeatFacts:
     return _BY_NAME[name]
 
 
-_BY_NAME = {b.name: b for b in BEATS}
+_BY_NAME = {b.name: b for beats in STORYBOARDS.values() for b in beats}
+assert len(_BY_NAME) == sum(map(len, STORYBOARDS.values())), "a beat's name is its film's alone"
 # the default film ("all"): every beat but the optional ones
 FILM_BEATS: tuple[str, ...] = tuple(b.name for b in BEATS if not b.optional)
 # every beat a trace alone draws (the others need a second sentence or the model again)

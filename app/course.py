@@ -34,22 +34,21 @@ from pathlib import Path
 
 from ..attention_core.errors import InputError, NoSpaceLeft
 from . import fingerprints
-from ..facts import DEFAULT_PAUSES, TRACE_DECIDES
+from ..facts import DEFAULT_PAUSES
+from .course_films import FILMS, TRACE_KEYS, Storyboard, view_of, view_options
 from ..scenes.film.settings import FilmSettings, setting_specs
 
 __all__ = [
-    "COURSE_KEYS", "CourseProgress", "SHARED_KEYS", "OutputPlan", "TRACE_KEYS", "assemble_task",
+    "COURSE_KEYS", "CourseProgress", "FILMS", "SHARED_KEYS", "OutputPlan", "TRACE_KEYS", "assemble_task",
     "dry_run_lines", "estimate_seconds", "load_course", "long_work_line", "output_set",
     "plan_task", "segment_task", "sort_out_existing", "summary_table", "trace_task",
 ]
 
-# the keys of an explainer that decide its trace, as settings name them ("num-heads")
-TRACE_KEYS = tuple(k.replace("_", "-") for k in TRACE_DECIDES if k != "sentence")
 COURSE_KEYS = {"sentence", "output", "pack", "resolution", "fps", "beats", "theme", "quality",
-               "max-tokens", "length", "pauses", *TRACE_KEYS,
-               *(spec.option for spec in setting_specs())}
+               "max-tokens", "length", "pauses", "film", "target", "max-new-tokens", "tokens",
+               *TRACE_KEYS, *(spec.option for spec in setting_specs())}
 # the keys a settings file's top level (or a variable) may give every explainer
-SHARED_KEYS = sorted(COURSE_KEYS - {"sentence", "output", "pack"})
+SHARED_KEYS = sorted(COURSE_KEYS - {"sentence", "output", "pack", "film", "target"})
 
 
 @dataclass
@@ -72,6 +71,7 @@ class OutputPlan:
     settings: FilmSettings = FilmSettings()   # how its beats are drawn (--pace, ...)
     pauses: str = DEFAULT_PAUSES   # a pack's stops (facts.PAUSES)
     kept: list | None = None       # the beats the output holds, once fitted to its length
+    film: str = "explainer"        # the film's storyboard (FILMS: a translation's, a writing)
     status: str = "pending"        # pending | done (up to date) | ok | failed
     state: str = "new"             # new | changed: what | up to date | again (--force)
     made: dict = field(default_factory=dict)   # what it is made from (fingerprints)
@@ -190,15 +190,25 @@ class _Explainer:
         sentence = merged.get("sentence")
         if not isinstance(sentence, str) or not sentence.strip():
             raise InputError("no sentence")
-        trace_options = {k.replace("-", "_"): self.value(k) for k in TRACE_KEYS if k in merged}
-        max_tokens = self.value("max-tokens")
-        count = count_tokens(sentence, self.value("model"))
-        if count > max_tokens:
-            raise InputError(f"the sentence is {count} tokens long, more than max-tokens "
-                             f"{max_tokens}")
-        # focus, heads and layer against the tokenizer and the model's config, now: not in
-        # a worker, half a minute after the cluster started
-        check_request(TraceRequest(sentence=sentence, **trace_options))
+        film = merged.get("film", "explainer")
+        if film == "explainer" and "target" in merged:
+            raise InputError("target: not an option of an explainer (film = \"translation\" "
+                             "draws a translation)")
+        if film != "explainer":
+            trace_options = view_options(film, merged, self.value)
+            storyboard = Storyboard(film, merged)
+        else:
+            storyboard = None
+            trace_options = {k.replace("-", "_"): self.value(k) for k in TRACE_KEYS
+                             if k in merged}
+            max_tokens = self.value("max-tokens")
+            count = count_tokens(sentence, self.value("model"))
+            if count > max_tokens:
+                raise InputError(f"the sentence is {count} tokens long, more than max-tokens "
+                                 f"{max_tokens}")
+            # focus, heads and layer against the tokenizer and the model's config, now: not
+            # in a worker, half a minute after the cluster started
+            check_request(TraceRequest(sentence=sentence, **trace_options))
         resolutions = merged.get("resolution", self.options["resolution"].default)
         resolutions = resolutions if isinstance(resolutions, list) else [resolutions]
         if not resolutions:
@@ -215,7 +225,8 @@ class _Explainer:
                 isinstance(beats, list) and all(isinstance(b, str) for b in beats)):
             raise InputError(f"beats = {beats!r}: use a list of beat names or \"all\"")
         return [OutputPlan(explainer=self.index, line=self.line, name=name, sentence=sentence,
-                           trace_options=trace_options, beats=parse_beats(beats),
+                           trace_options=trace_options, beats=parse_beats(beats, storyboard),
+                           film=film,
                            width=width, height=height, label=label, fps=self.value("fps"),
                            pack=pack, theme=self.value("theme"),
                            quality=self.value("quality"), length=self.value("length"),
@@ -230,11 +241,14 @@ def output_set(plan: OutputPlan, out_dir: Path, beats: list | None = None):
     from .lecture_pack import pack_outputs
     from ..files.outputs import video_outputs
 
+    numbers = ".npz" if plan.film == "explainer" else ".json"      # a view's numbers
     if plan.pack:
         beats = beats or plan.kept or plan.beats
-        outputs = pack_outputs(out_dir / f"{plan.name}-{plan.label}", beats, force=True)
+        outputs = pack_outputs(out_dir / f"{plan.name}-{plan.label}", beats, force=True,
+                               numbers=numbers)
     else:
-        outputs = video_outputs(out_dir / f"{plan.name}-{plan.label}.mp4", force=True)
+        outputs = video_outputs(out_dir / f"{plan.name}-{plan.label}.mp4", force=True,
+                                numbers=numbers)
     return outputs.add(fingerprints.KIND,
                        fingerprints.file_for(plan.name, plan.label, plan.pack, out_dir))
 
@@ -319,6 +333,8 @@ def _cut_loops(exc: BaseException) -> None:
 
 @_reported_plainly
 def trace_task(sentence: str, options: dict, cache_folder: str):
+    if "film" in options:           # a translation's or a writing's view, made as its command
+        return view_of(sentence, dict(options))
     from ..attention_core.api import TraceRequest, trace_for, trace_key
     from ..scenes.pipeline.beat_cache import BeatCache
     from ..scenes.pipeline.trace_store import kept_or_computed
@@ -334,8 +350,11 @@ def plan_task(trace, beats: list[str], width: int, height: int, fps: int, theme:
               cache_folder: str | None = None) -> list:
     """The film's segment jobs, planned as a render plans them (``plan_film``), fitted to
     ``length`` seconds where one is given (``app.length``: fewer beats, timed here)."""
+    from ..scenes.film.registry import film_beats
     from ..scenes.pipeline.plan import plan_film
 
+    if hasattr(trace, "storyboard"):        # a writing that ended early has fewer steps
+        beats = [b for b in beats if b in film_beats(trace)]
     plan = dict(width=width, height=height, fps=fps, quality=quality, theme=theme,
                 settings=settings)
     if length is None:

@@ -36,7 +36,7 @@ def check_burnt_film(request: FilmRequest, output) -> None:
 def beats_of(request: FilmRequest) -> list[str]:
     from ..scenes.film.registry import parse_beats
 
-    return parse_beats(request.video.beats or "all")
+    return parse_beats(request.video.beats or "all", request.source)   # its film's beats
 
 
 # each measured beat: (its meta key, what the model must do for it, where that is made)

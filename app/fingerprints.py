@@ -34,7 +34,16 @@ def made_from(plan) -> dict:
 
     options = {k: plan.trace_options.get(k, v) for k, v in TRACE_DEFAULTS.items()}
     model = options["model"]
-    weights = model_files(model).sha256 if model != "scratch" else f"seed {options['seed']}"
+    if model == "scratch":
+        weights = f"seed {options['seed']}"
+    elif getattr(plan, "film", "explainer") != "explainer":     # a translation's, a writing's
+        from ..attention_core.bert import sha256_of
+        from ..attention_core.model_checks import weight_files
+
+        weights = ",".join(sha256_of(p) for p in weight_files(Path(model), model))
+        options = {**options, **{k: v for k, v in plan.trace_options.items() if k != "focus"}}
+    else:
+        weights = model_files(model).sha256
     return {"schema": SCHEMA, "sentence": plan.sentence,
             "focus": plan.trace_options.get("focus") or "", **options,
             "weights_sha256": weights, "beats": list(plan.beats), "size": plan.label,

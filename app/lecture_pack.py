@@ -15,10 +15,11 @@ import contextlib
 import datetime
 import html
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..attention_core.errors import InputError
-from ..facts import BEATS, DEFAULT_PAUSES
+from ..facts import DEFAULT_PAUSES, beat_facts
 from ..files.outputs import OutputSet, check_place, output_path
 from ..scenes.vocabulary.scripts import isolated
 
@@ -35,13 +36,16 @@ def clip_name(number: int, beat: str) -> str:
     return f"clips/{number:02d}-{beat}"
 
 
-def pack_outputs(folder: Path, beats: list[str], *, force: bool = False) -> OutputSet:
-    """Every file of a pack in ``folder`` as one output set (checked, nothing written)."""
+def pack_outputs(folder: Path, beats: list[str], *, force: bool = False,
+                 numbers: str = ".npz") -> OutputSet:
+    """Every file of a pack in ``folder`` as one output set (checked, nothing written);
+    ``numbers``: the suffix of the film's numbers (a trace's .npz, a view's .json)."""
     folder = output_path(folder)
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file; give a folder for the lecture pack.")
     check_place(folder)
     files = {kind: folder / name for kind, name in FIXED.items()}
+    files["trace"] = files["trace"].with_suffix(numbers)
     for n, beat in enumerate(beats, 1):
         for suffix in (".mp4", ".png", ".vtt"):
             files[f"clip:{beat}{suffix}"] = folder / (clip_name(n, beat) + suffix)
@@ -91,6 +95,35 @@ def vtt(cues: list[tuple[float, float, str]], *, numbered: bool = False) -> str:
 
 
 # ---- the pack ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Subject:
+    """What a pack says its film is of: the sentence, the model, the layer and head drawn
+    ("line"), and the word it follows (the explainer's focus, a translation's target
+    word; a writing, the text written)."""
+    sentence: str
+    model: str
+    line: str
+    focus: str
+    followed: str
+    explainer: bool
+
+    @classmethod
+    def of(cls, trace) -> "Subject":
+        board = getattr(trace, "storyboard", "explainer")
+        if board == "translation":
+            return cls(trace.sentence, trace.model, f"{trace.model} · layer {trace.layer} · "
+                       f"head {trace.head}", trace.focus_text,
+                       f"focus “{trace.focus_text}”", False)
+        if board == "writing":
+            heads = len(trace.heads)
+            return cls(trace.sentence, trace.model, f"{trace.model} · layer {trace.layer} · "
+                       f"the mean of {heads} head{'s' * (heads != 1)}", trace.text,
+                       f"writes “{trace.text.strip()}”", False)
+        return cls(trace.sentence, trace.meta.get("model", "the model"),
+                   f"{trace.model_label} · layer {trace.layer} · head {trace.primary_head}",
+                   trace.focus_word, f"focus “{trace.focus_word}”", True)
+
+
 class LecturePack:
     """Writes the pack's files (beyond the render's own four) into an opened output set:
     the ``also`` step of ``render_video``. Chapters, slides and the deck are titled with
@@ -101,8 +134,7 @@ class LecturePack:
         self.trace, self.width, self.height = trace, width, height
         self.captions_language = captions_language      # the captions' (a translation's)
         self.pauses = pauses            # where the deck and the slides stop (facts.PAUSES)
-        self.titles = {beat.name: beat.title for beat in BEATS}
-        self.facts = {beat.name: beat for beat in BEATS}
+        self.subject = Subject.of(trace)
         self.burnt = False              # the captions drawn into the clips' frames
 
     def __call__(self, segments, starts: list[float], paths: dict, sound=None,
@@ -114,7 +146,7 @@ class LecturePack:
         from ..scenes.pipeline.join import beat_spans, caption_cues, handoff_frame
 
         spans = beat_spans(segments, starts)
-        chapters = [(a, b, self.titles[s.beat]) for s, (a, b) in zip(segments, spans)]
+        chapters = [(a, b, beat_facts(s.beat).title) for s, (a, b) in zip(segments, spans)]
         paths["chapters"].write_text(vtt(chapters, numbered=True), encoding="utf-8")
         captions = caption_cues(segments, starts)      # the film's .srt, as cues
         paths["captions_vtt"].write_text(vtt(captions), encoding="utf-8")
@@ -145,7 +177,7 @@ class LecturePack:
                                                    encoding="utf-8")
         from ..attention_core.notes import beat_quotes
 
-        quotes = beat_quotes(self.trace)
+        quotes = beat_quotes(self.trace) if self.subject.explainer else {}
         beats = [self._beat_facts(n, s, spans[n - 1], captions, quotes.get(s.beat, []))
                  for n, s in enumerate(segments, 1)]
         for beat, after in zip(beats, beats[1:] + [None]):
@@ -180,13 +212,13 @@ class LecturePack:
             burnt.unlink(missing_ok=True)
 
     def _beat_facts(self, number: int, segment, span, captions, quotes) -> dict:
-        facts = self.facts[segment.beat]
+        facts = beat_facts(segment.beat)
         return {"beat": segment.beat, "number": number, "title": facts.title,
                 "clip": clip_name(number, segment.beat), "duration": span[1] - span[0],
                 "start": span[0], "shows": self._shows(facts),
                 "say": [" ".join(text.split()) for _, _, text in segment.captions],
                 "quote": quotes,
-                "ask": facts.ask.format(focus=f"\u2018{self.trace.focus_word}\u2019"),
+                "ask": facts.ask.format(focus=f"\u2018{self.subject.focus}\u2019"),
                 "cues": clip_cues(captions, *span),
                 "steps": beat_steps(clip_cues(captions, *span), span[1] - span[0])}
 
@@ -196,7 +228,8 @@ class LecturePack:
         from ..attention_core.word_model import WordModel
         from ..scenes.film.views import reads_from_right
 
-        applies = (["right_to_left"] if reads_from_right(self.trace) else []) + \
+        applies = [] if not self.subject.explainer else \
+            (["right_to_left"] if reads_from_right(self.trace) else []) + \
             (["pieces"] if WordModel.of_trace(self.trace).any_split() else [])
         shows = facts.shows_for(*applies)
         return shows[:1].upper() + shows[1:]
@@ -216,7 +249,6 @@ class LecturePack:
         deck.slide_height = Inches(7.5)
         deck.slide_width = Inches(min(max(7.5 * self.width / self.height, 1.0), 56.0))
         blank = deck.slide_layouts[6]
-        meta = self.trace.meta
         colours = {k: RGBColor.from_string(v.lstrip("#").upper())
                    for k, v in deck_colours().items() if v.startswith("#")}
 
@@ -241,12 +273,11 @@ class LecturePack:
 
         first = new_slide()
         text_box(first, "Attention, step by step", 1.6, 40, bold=True)
-        text_box(first, f"“{self.trace.sentence}”", 2.8, 32, height=1.4)
-        text_box(first, f"{self.trace.model_label} · layer {self.trace.layer} · head "
-                 f"{self.trace.primary_head} · focus “{self.trace.focus_word}” · "
+        text_box(first, f"“{self.subject.sentence}”", 2.8, 32, height=1.4)
+        text_box(first, f"{self.subject.line} · {self.subject.followed} · "
                  f"{len(beats)} beats", 4.6, 20)
         first.notes_slide.notes_text_frame.text = (
-            f"Real attention of {meta.get('model', 'the model')} on this sentence: every "
+            f"Real attention of {self.subject.model} on this sentence: every "
             "number in the clips is computed by the model, not made up.")
         # the movie fills the slide below the title, in the video's aspect ratio
         top, bottom, side = Inches(1.25), Inches(7.2), Inches(0.6)
@@ -286,7 +317,7 @@ class LecturePack:
         pdf = FPDF(orientation="portrait", unit="mm", format="A4")
         pdf.set_auto_page_break(True, margin=14)
         pdf.set_creation_date(EPOCH)             # the same pack, the same bytes
-        pdf.set_title(f"Attention: {self.trace.sentence}")
+        pdf.set_title(f"Attention: {self.subject.sentence}")
         fonts = {"serif": FONT_FILES[0], "serif-bold": FONT_FILES[1],
                  "cjk": FONT_FILES[3], "symbols": FONT_FILES[4], "other": FONT_FILES[5]}
         for name, file in fonts.items():
@@ -298,9 +329,9 @@ class LecturePack:
             pdf.add_page()
             pdf.set_font("serif", size=9)
             pdf.set_text_color(90, 90, 90)
-            pdf.multi_cell(width, 4.5, f"\u201c{self.trace.sentence}\u201d \u00b7 "
-                           f"{self.trace.model_label}, layer {self.trace.layer}, head "
-                           f"{self.trace.primary_head}", new_x="LMARGIN", new_y="NEXT")
+            pdf.multi_cell(width, 4.5, f"\u201c{self.subject.sentence}\u201d \u00b7 "
+                           f"{self.subject.line.replace(' · ', ', ')}", new_x="LMARGIN",
+                           new_y="NEXT")
             pdf.ln(2)
             pdf.set_font("serif-bold", size=16)
             pdf.set_text_color(0, 0, 0)
@@ -344,7 +375,7 @@ class LecturePack:
       </video>
       <p class="caption" aria-live="polite"{' hidden' if self.burnt else ''}></p>
     </section>''' for n, b in enumerate(beats, 1))
-        title = html.escape(self.trace.sentence)
+        title = html.escape(self.subject.sentence)
         notes = [{key: b[key] for key in ("number", "title", "duration", "shows", "say",
                                           "quote", "ask", "next")} for b in beats]
         # inside <script>: no "</" may close it early
@@ -353,9 +384,7 @@ class LecturePack:
 
         return DECK.format(title=title, sentence=title, chapters=chapters, sections=sections,
                            notes=notes_json, **deck_colours(),
-                           model=html.escape(f"{self.trace.model_label} · layer "
-                                             f"{self.trace.layer} · head "
-                                             f"{self.trace.primary_head}"),
+                           model=html.escape(self.subject.line),
                            count=json.dumps(len(beats)), pauses=self.pauses,
                            aspect=f"{self.width / self.height:.6f}")
 

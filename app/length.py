@@ -52,7 +52,7 @@ def fitted_film(trace, beats, target: float, *, workers: int, cache_folder=None,
                 **plan) -> FittedFilm:
     """The film of ``beats`` (any form ``parse_beats`` reads) fitted to ``target``
     seconds. ``plan``: ``plan_film``'s size, rate, quality and audit."""
-    names = parse_beats(beats)
+    names = parse_beats(beats, trace)
     _, segments = _timed(trace, names, plan, workers, cache_folder)
     seconds = {s.beat: s.frames / s.fps for s in segments}
     kept = [names[0]] + ([names[-1]] if len(names) > 1 else [])

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..scenes.film.settings import FilmSettings, setting_specs
 
-from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_PAUSES,
-                     DEFAULT_RESOLUTION, DEFAULT_THEME, TRACE_DEFAULTS)
+from ..facts import (DEFAULT_FPS, DEFAULT_MAX_TOKENS, DEFAULT_OUTPUT_DIR, DEFAULT_PAUSES,
+                     DEFAULT_QUALITY, DEFAULT_RESOLUTION, DEFAULT_THEME, TRACE_DEFAULTS)
 
 __all__ = ["AtlasRequest", "DrawingOptions", "FilmPlan", "FilmRequest", "FilmResult",
            "FilmSettings", "setting_specs",
@@ -171,6 +171,29 @@ class ShortFilmRequest:
     theme: str = DEFAULT_THEME
     force: bool = False
     max_tokens: int = DEFAULT_MAX_TOKENS
+    # the explainer's pipeline, as render and pack take it: a voice, the user's captions,
+    # a length, a lecture pack (``output`` a folder), workers, encoding, the beat cache,
+    # how the beats are drawn
+    narration: str | None = None
+    captions: Path | None = None
+    length: float | None = None
+    pack: bool = False
+    jobs: int | None = None
+    quality: str = DEFAULT_QUALITY
+    no_cache: bool = False
+    settings: FilmSettings = FilmSettings()
+
+    def film_request(self, source, beats: list[str]) -> "FilmRequest":
+        """The film (or pack) of ``source`` (a translation's or a writing's view; None
+        before it is made: its outputs are checked first) drawing ``beats``."""
+        video = VideoOptions(resolution=tuple(self.resolution), fps=self.fps, beats=beats,
+                             force=self.force, jobs=self.jobs, quality=self.quality,
+                             no_cache=self.no_cache, output_dir=DEFAULT_OUTPUT_DIR,
+                             length=self.length)
+        return FilmRequest(source=source, tracing=None, video=video,
+                           drawing=DrawingOptions(self.max_tokens, self.theme),
+                           output=self.output, narration=self.narration, pack=self.pack,
+                           captions=self.captions, settings=self.settings)
 
 
 # ---- what the application returns -------------------------------------------------------

@@ -1,14 +1,14 @@
 """`translate`: the film of a translation's cross-attention, checked, drawn and written as
-one set (the MP4, its poster .png — the alignment — and a .json of the numbers drawn): all
-of them, or — interrupted, failed — none, with every earlier file kept."""
+one set (the MP4, its .srt captions, its poster .png — the alignment and the answer — and a
+.json of the numbers drawn; or a lecture pack): all of them, or — interrupted, failed —
+none, with every earlier file kept. Drawn on the explainer's pipeline (``view_films``)."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..attention_core.errors import InputError
-from ..facts import TRACE_DEFAULTS, TRANSLATION_DEFAULTS
+from ..facts import TRACE_DEFAULTS, TRANSLATION_BEATS, TRANSLATION_DEFAULTS
 from .requests import ShortFilmRequest
 from .signals import interrupts_held
 
@@ -35,18 +35,19 @@ class TranslateRequest(ShortFilmRequest):
 class TranslateResult:
     files: list[Path]
     view: object
+    render: object = None         # the render's facts (``RenderResult``)
 
 
-def translate(request: TranslateRequest, *, report=None) -> TranslateResult:
+def translate(request: TranslateRequest, *, report=None, progress=None) -> TranslateResult:
     """Check the outputs' place and the drawing, run the model, then draw and write the
-    set."""
+    set (``progress``: told of each beat, as a render's)."""
     from .work import drawing_turn
 
     with drawing_turn():          # one drawing at a time in a process (the API's threads)
-        return _translated(request, report)
+        return _translated(request, report, progress)
 
 
-def _translated(request: TranslateRequest, report) -> TranslateResult:
+def _translated(request: TranslateRequest, report, progress) -> TranslateResult:
     from .work import check_printable, use_theme
 
     if not request.sentence.strip():
@@ -61,10 +62,9 @@ def _translated(request: TranslateRequest, report) -> TranslateResult:
         # its encoder, decoder and cross-attention are one seeded module each
         raise InputError(f"--layer {request.layer}: the scratch encoder–decoder has one layer, "
                          "0; give --layer 0 or auto, or a model folder with more.")
-    from ..files.outputs import short_film_outputs
+    from .view_films import check_outputs, film_of
 
-    outputs = short_film_outputs(request.output, request.sentence, "translation",
-                                 request.resolution[2], force=request.force)
+    check_outputs(request, request.sentence, "translation", list(TRANSLATION_BEATS))
     # a hostile folder refused at once: its files and config.json as written, then (after
     # the first import of torch, held: C++ calling Python) its sizes' memory; manim after
     from ..attention_core.translation import cross_view, translation_files
@@ -94,14 +94,8 @@ def _translated(request: TranslateRequest, report) -> TranslateResult:
 
     check_drawable(len(view.source), request.max_tokens)      # render's limit, each row
     check_drawable(len(view.target), request.max_tokens, what="translation")
-    with interrupts_held():
-        from ..scenes.translation_film import write_translation_film
-    width, height, _ = request.resolution
-    with outputs.opened(report=report):
-        write_translation_film(view, outputs.path("video"), width=width, height=height,
-                               fps=request.fps, scratch=outputs.scratch,
-                               poster=outputs.path("poster"))
-        outputs.path("numbers").write_text(json.dumps(view.to_json(), ensure_ascii=False,
-                                                      indent=2) + "\n", encoding="utf-8")
-        outputs.commit()
-    return TranslateResult([Path(p) for p in outputs.files.values()], view)
+    from dataclasses import replace
+
+    made = film_of(request, replace(view, sentence=request.sentence), report=report,
+                   progress=progress)
+    return TranslateResult(made.files, view, made.render)

@@ -23,7 +23,7 @@ from .signals import interrupts_held    # one rule, which the faces reach throug
 
 __all__ = ["FilmPlan", "FilmResult", "StillsResult", "atlas", "beat_cache", "callback_progress",
            "check_drawable", "check_printable", "check_readable", "compare", "drawing_turn",
-           "compute_trace", "drawable_sentence", "film", "interrupts_held", "narration_for",
+           "compute_trace", "drawable_sentence", "film", "film_outputs", "interrupts_held", "narration_for",
            "plan", "stills", "use_theme"]
 
 Report = Callable[[str], None] | None      # receives one-line notes for the user
@@ -86,6 +86,8 @@ def _sentence_and_trace(source, tracing: TraceOptions | None, max_tokens: int):
     """(the sentence, the trace given or None), checked drawable."""
     from ..attention_core.trace import AttentionTrace
 
+    if hasattr(source, "storyboard"):       # a translation's or a writing's view, checked
+        return source.sentence, source
     if isinstance(source, AttentionTrace):
         check_printable(source.sentence)
         check_drawable(source.num_tokens, max_tokens)
@@ -224,23 +226,35 @@ def callback_progress(report: Callable[[int, int, str], None]):
 
 
 # ---- a film or a lecture pack -------------------------------------------------------------------
-def _outputs(request: FilmRequest, sentence: str, beats=None):
-    """The output set of ``request``; a pack's clips those of ``beats`` (default: the beats
-    asked for; a film fitted to --length has fewer, known once it is planned)."""
+# a film of another storyboard than the explainer's: the word its files are named with
+# (renders/<slug>-translation-1080p.mp4), and its numbers' suffix (a view's .json)
+FILM_KINDS = {"translation": "translation", "writing": "writes"}
+
+
+def film_outputs(request: FilmRequest, sentence: str, beats=None, storyboard=None):
+    """The output set of ``request`` (a film of ``storyboard``'s; None: the source's), checked;
+    a pack's clips those of ``beats`` (default: the beats asked for; a film fitted to
+    --length has fewer, known once it is planned)."""
     from ..files.outputs import slugify, video_outputs
 
     video = request.video
+    board = storyboard or getattr(request.source, "storyboard", "explainer")
+    stem = "-".join([slugify(sentence), *([FILM_KINDS[board]] if board in FILM_KINDS else []),
+                     video.label])
+    numbers = ".json" if board in FILM_KINDS else ".npz"
     if request.pack:
         from .lecture_pack import FIXED, pack_outputs
 
-        folder = request.output or (Path(video.output_dir)
-                                    / f"{slugify(sentence)}-{video.label}-pack")
+        folder = request.output or Path(video.output_dir) / f"{stem}-pack"
         check_burnt_film(request, Path(folder) / FIXED["video"])
         return pack_outputs(Path(folder), video.beats if beats is None else beats,
-                            force=video.force)
-    output = request.output or Path(video.output_dir) / f"{slugify(sentence)}-{video.label}.mp4"
+                            force=video.force, numbers=numbers)
+    output = request.output or Path(video.output_dir) / f"{stem}.mp4"
     check_burnt_film(request, Path(output))
-    return video_outputs(Path(output), force=video.force).check()
+    return video_outputs(Path(output), force=video.force, numbers=numbers).check()
+
+
+_outputs = film_outputs
 
 
 def _prepared(request: FilmRequest, *, peek: bool, report: Report):
@@ -265,6 +279,8 @@ def _prepared(request: FilmRequest, *, peek: bool, report: Report):
         trace = compute_trace(sentence, pair_tracing(request.tracing, sentence, request.versus),
                               beat_cache(video.no_cache, peek=peek, report=report),
                               keep=not peek)
+    if hasattr(trace, "storyboard"):        # a view: its film measures nothing more
+        return trace, outputs, voice, captions
     check_readable(trace)
     trace = with_measures(trace, beats_of(request), request.tracing)
     if request.versus is not None:

@@ -1,10 +1,10 @@
 """`generate`: the film of a decoder writing, one token at a time, checked, drawn and
-written as one set (the MP4, its poster .png and a .json of the numbers drawn): all of
-them, or — interrupted, failed — none, with every earlier file kept."""
+written as one set (the MP4, its .srt captions, its poster .png and a .json of the numbers
+drawn; or a lecture pack): all of them, or — interrupted, failed — none, with every
+earlier file kept. Drawn on the explainer's pipeline (``view_films``)."""
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..attention_core.errors import InputError
@@ -28,9 +28,10 @@ class WriteRequest(ShortFilmRequest):
 class WriteResult:
     files: list[Path]
     generation: object
+    render: object = None         # the render's facts (``RenderResult``)
 
 
-def write(request: WriteRequest, *, report=None) -> WriteResult:
+def write(request: WriteRequest, *, report=None, progress=None) -> WriteResult:
     """Check the outputs' place and the drawing, let the decoder write, then draw and
     write the set (one drawing at a time in a process)."""
     from .work import check_printable, drawing_turn, use_theme
@@ -44,10 +45,10 @@ def write(request: WriteRequest, *, report=None) -> WriteResult:
         # the cache row holds the prompt and every token written: render's drawing limit
         check_drawable(count_tokens(request.sentence, request.model) + request.tokens,
                        request.max_tokens, what="prompt with the tokens written")
-        from ..files.outputs import short_film_outputs
+        from .view_films import check_outputs, film_of
 
-        outputs = short_film_outputs(request.output, request.sentence, "writes",
-                                     request.resolution[2], force=request.force)
+        steps = [f"step{n}" for n in range(1, request.tokens + 1)]
+        check_outputs(request, request.sentence, "writing", ["prompt", *steps, "sink"])
         use_theme(request.theme)
         check_printable(request.sentence, "prompt")
         with interrupts_held():              # the first import of torch
@@ -62,14 +63,6 @@ def write(request: WriteRequest, *, report=None) -> WriteResult:
             drawn = [*generation.prompt, *(w.text for w in generation.written),
                      *(t for w in generation.written for t, _ in w.top)]
             check_printable("".join(drawn), "model's writing")
-            from ..scenes.writing_film import write_writing_film
-        width, height, _ = request.resolution
-        with outputs.opened(report=report):
-            write_writing_film(generation, outputs.path("video"), width=width, height=height,
-                               fps=request.fps, scratch=outputs.scratch,
-                               poster=outputs.path("poster"))
-            outputs.path("numbers").write_text(
-                json.dumps(generation.to_json(), ensure_ascii=False, indent=2) + "\n",
-                encoding="utf-8")
-            outputs.commit()
-    return WriteResult([Path(p) for p in outputs.files.values()], generation)
+        made = film_of(request, replace(generation, sentence=request.sentence),
+                       report=report, progress=progress)
+    return WriteResult(made.files, generation, made.render)

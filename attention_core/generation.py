@@ -10,12 +10,14 @@ sink where it is large) and the next token's likeliest choices from the model.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ..facts import MAX_NEW_TOKENS_RANGE
 from .errors import InputError
 from .lm_head import with_lm_head
+from .numbers_file import numbers_fingerprint, save_json
 
 __all__ = ["Generation", "MAX_NEW_TOKENS", "SINK_SHARE", "WrittenToken", "generate",
            "sink_line"]
@@ -49,6 +51,33 @@ class Generation:
     heads: list
     model: str
     stopped: str                        # why it stopped: "length" or "end of text"
+    sentence: str = ""                  # the prompt as the user wrote it
+    storyboard: ClassVar[str] = "writing"      # the film it is drawn by
+
+    @property
+    def steps(self) -> int:
+        """Tokens written: a step of the film each."""
+        return len(self.written)
+
+    def number(self, kind: str, index: tuple) -> float:
+        """A number the film draws, by kind: "probability" (step, rank) in its
+        distribution's five likeliest; "first_share" (step,), the first token's share of
+        the new query's weight (the heads' mean); "mean_first_share" (), over every step."""
+        if kind == "probability":
+            return float(self.written[index[0]].top[index[1]][1])
+        if kind == "first_share":
+            return float(self.written[index[0]].weights.mean(axis=0)[0])
+        if kind == "mean_first_share":
+            return self.mean_first_share()
+        raise KeyError(kind)
+
+    def fingerprint(self) -> str:
+        """A hash of everything the film draws (the beat cache's key)."""
+        return numbers_fingerprint(self.storyboard, self.sentence, self.to_json())
+
+    def save(self, path) -> None:
+        """The numbers drawn, as JSON (the film's sidecar)."""
+        save_json(path, self.to_json())
 
     @property
     def text(self) -> str:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
+from typing import ClassVar
 from functools import cached_property
 
 import numpy as np
 
 from .errors import InputError
+from .numbers_file import numbers_fingerprint, save_json
 from .word_model import SPACE_TOKEN, WordModel
 
 __all__ = ["CrossView", "cross_view", "scratch_alignment", "translation_files", "view_of",
@@ -90,6 +92,34 @@ class CrossView:
     untrained: bool = False
     source_unknown: tuple = ()  # tokens the model reads as its unknown token
     target_unknown: tuple = ()
+    sentence: str = ""          # the source sentence as the user wrote it
+    storyboard: ClassVar[str] = "translation"      # the film it is drawn by
+
+    def number(self, kind: str, index: tuple) -> float:
+        """A number the film draws, by kind: "word_weight" (head, source word), the focus
+        word's weight on it; "row_sum" (head,), the sum of those; "words_sum" (head,
+        words...), of some; "even_ratio" (head, word), its weight over the share an even
+        spread gives it (its tokens' share of the source)."""
+        sums = self.word_weights(index[0])
+        if kind == "word_weight":
+            return float(sums[index[1]])
+        if kind == "row_sum":
+            return float(sums.sum())
+        if kind == "words_sum":          # (head, word, word...): those words' weights summed
+            return float(sum(sums[w] for w in index[1:]))
+        if kind == "even_ratio":         # (head, word): its weight over an even spread's
+            words = self.source_words.words
+            count = sum(len(w.pieces) for w in words)
+            return float(sums[index[1]]) * count / len(words[index[1]].pieces)
+        raise KeyError(kind)
+
+    def fingerprint(self) -> str:
+        """A hash of everything the film draws (the beat cache's key)."""
+        return numbers_fingerprint(self.storyboard, self.sentence, self.to_json())
+
+    def save(self, path) -> None:
+        """The numbers drawn, as JSON (the film's sidecar)."""
+        save_json(path, self.to_json())
 
     @property
     def source(self) -> list:

@@ -97,6 +97,22 @@ def show_plan(plan, *, quiet: bool, as_json: bool) -> list[Path]:
     return plan.files
 
 
+def short_film(film: dict) -> dict:
+    """The request's fields from a film of a view's options (``short_film_options``):
+    paths as paths."""
+    return {**film, "output": Path(film["output"]) if film["output"] else None,
+            "captions": Path(film["captions"]) if film["captions"] else None}
+
+
+def progress_bar(quiet: bool = False):
+    """The render's bar on a terminal (``RenderBar``), told of each beat."""
+    from ..app import work
+
+    with work.interrupts_held():         # the progress bar's module loads the drawing's
+        from .progress import RenderBar
+    return RenderBar(not quiet)
+
+
 def report_files(files, *, quiet: bool, as_json: bool, facts: dict | None = None) -> list:
     """Every file written, one per line (--quiet: nothing; --json: one JSON object); the
     files, as the command's value (what the Python API returns)."""

@@ -3,12 +3,11 @@ each new token's query meeting the growing cache of keys, the model's next-token
 distribution, the first token's share (an attention sink, where it is large)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import click
 
 from ..facts import TRACE_DEFAULTS, WRITING_DEFAULTS, WRITING_TOKENS_RANGE
-from .common import report_files, say
+from .common import progress_bar, report_files, say, short_film, summary, video_facts
 from .options import HEADS, LAYER, short_film_options
 
 __all__ = ["command"]
@@ -30,22 +29,22 @@ Examples:
 @click.option("--heads", default=TRACE_DEFAULTS["heads"], show_default=True, type=HEADS,
               help="The heads whose mean weight the sparks draw.")
 @short_film_options("writes")
-def command(sentence, model, tokens, layer, heads, device, dtype, output, resolution, fps,
-            theme, max_tokens, force, quiet, as_json):
+def command(sentence, model, tokens, layer, heads, film, settings, quiet, as_json):
     """Draw a decoder writing: one token at a time, each new query over the growing cache.
 
     The prompt's keys make the cache, a row; each step shows the model's next-token
     distribution (the chosen token is its likeliest: greedy), the new token's query
     sparking to every key, the first token's share, and its key joining the cache. Where
     the first token takes most of the weight, the film names the attention sink and says
-    why. Interrupted, it writes nothing."""
+    why. A film with captions and chapters (a voice, a length, a lecture pack: as
+    render's). Interrupted, it writes nothing."""
     from ..app.writing import WriteRequest, write
 
     result = write(WriteRequest(sentence=sentence, model=model, tokens=tokens, layer=layer,
-                                heads=heads, device=device, dtype=dtype,
-                                output=Path(output) if output else None,
-                                resolution=resolution, fps=fps, theme=theme, force=force,
-                                max_tokens=max_tokens),
-                   report=None if quiet else say)
-    facts = {"written": result.generation.text} if as_json else None
+                                heads=heads, settings=settings, **short_film(film)),
+                   report=None if quiet else say, progress=progress_bar(quiet or as_json))
+    if not (quiet or as_json):
+        summary(result.render)
+    facts = {"written": result.generation.text, **video_facts(result.render)} \
+        if as_json else None
     return report_files(result.files, quiet=quiet, as_json=as_json, facts=facts)

@@ -160,6 +160,22 @@ _DRAWING = [
 # options of the commands that draw: the legible limit and the colour theme
 drawing_options = _gathered(DrawingOptions, "drawing", _DRAWING)
 
+# a video's workers, encoding, beat cache and length: render's, pack's, translate's, ...
+JOBS_OPTION = click.option(
+    "--jobs", type=click.IntRange(*JOBS_RANGE), metavar="N",
+    help="Beats rendered at once, each in its own process [default: the cores].")
+QUALITY_OPTION = click.option(
+    "--quality", default=DEFAULT_QUALITY, show_default=True, type=click.Choice(QUALITIES),
+    help=f"Encoding: {QUALITIES[0]}, or {QUALITIES[1]} (faster, larger file).")
+NO_CACHE_OPTION = click.option(
+    "--no-cache", is_flag=True,
+    help="Draw every beat afresh, without reading or filling the beat cache.")
+LENGTH_OPTION = click.option(
+    "--length", default="full", show_default=True, type=LENGTH,
+    help=f"A film of about this length: short ({LENGTHS['short']:.0f} s, a five-minute "
+         "slot), full, or seconds. The first beat (the question) and the last (the answer) "
+         "stay, every hold is at its floor, and the others are kept while the film fits "
+         "(which, is said); a film that cannot be that short is as short as it can be.")
 _VIDEO = [
     click.option("--resolution", default=DEFAULT_RESOLUTION, show_default=True, type=RESOLUTION,
                  help="Video size."),
@@ -170,22 +186,13 @@ _VIDEO = [
                       + ", ".join(BEAT_NAMES) + "; all is the default film, every beat but "
                       + " and ".join(OPTIONAL_BEATS) + " (drawn only when named)."),
     click.option("--force", is_flag=True, help="Overwrite existing outputs (the whole set)."),
-    click.option("--jobs", type=click.IntRange(*JOBS_RANGE), metavar="N",
-                 help="Beats rendered at once, each in its own process [default: the cores]."),
-    click.option("--quality", default=DEFAULT_QUALITY, show_default=True,
-                 type=click.Choice(QUALITIES),
-                 help=f"Encoding: {QUALITIES[0]}, or {QUALITIES[1]} (faster, larger file)."),
-    click.option("--no-cache", is_flag=True,
-                 help="Draw every beat afresh, without reading or filling the beat cache."),
+    JOBS_OPTION,
+    QUALITY_OPTION,
+    NO_CACHE_OPTION,
     click.option("--quiet", is_flag=True, help="Print nothing (no progress, no file list)."),
     click.option("--json", "as_json", is_flag=True,
                  help="Print the files written as JSON (and the video's facts)."),
-    click.option("--length", default="full", show_default=True, type=LENGTH,
-                 help=f"A film of about this length: short ({LENGTHS['short']:.0f} s, a "
-                      "five-minute slot), full, or seconds. The first beat (the question) "
-                      "and the last (the answer) stay, every hold is at its floor, and the "
-                      "others are kept while the film fits (which, is said); a film that "
-                      "cannot be that short is as short as it can be."),
+    LENGTH_OPTION,
     click.option("--output-dir", default=DEFAULT_OUTPUT_DIR, show_default=True, metavar="DIR",
                  type=click.Path(file_okay=False),
                  help="Where outputs go when -o/--out is not given."),
@@ -221,35 +228,62 @@ dry_run_option = click.option(
 
 # a picture of every head (atlas, view): overwrite, colours, quiet
 def short_film_options(kind: str):
-    """The options of a film drawn whole (``translate``, ``generate``): where the model runs
-    and in what precision, the MP4 (named <slug>-``kind``-<resolution>.mp4 by default), its
-    size, rate and colours, the drawing limit, overwriting, --quiet and --json."""
+    """The options of a film of a model's view (``translate``, ``generate``): where the
+    model runs and in what precision, the MP4 (named <slug>-``kind``-<resolution>.mp4 by
+    default) or a lecture pack, its size, rate and colours, the drawing limit, the voice,
+    captions and length, workers, encoding and the beat cache as render's, the film's
+    settings, overwriting; handed over as ``film``, a dict of the request's fields (and
+    ``settings``); --quiet and --json stay the command's."""
+    options = [
+        click.option("--device", default=TRACE_DEFAULTS["device"], show_default=True,
+                     metavar="auto|cpu|cuda",
+                     help="Where the model runs (auto: CUDA when available)."),
+        click.option("--dtype", default=TRACE_DEFAULTS["dtype"], show_default=True,
+                     type=click.Choice(DTYPES), help="Precision of the model."),
+        click.option("-o", "--output", type=click.Path(), metavar="PATH",
+                     help=f"The film (default renders/<slug>-{kind}-<resolution>.mp4, or "
+                          ".webm, .gif); its .srt captions, poster .png and numbers .json "
+                          "are written beside it. With --pack: the pack's folder."),
+        click.option("--pack", is_flag=True,
+                     help="Write a lecture pack (the film, a clip per beat, chapters, "
+                          "slides, an offline deck, a handout) into the -o folder."),
+        click.option("--resolution", default=DEFAULT_RESOLUTION, show_default=True,
+                     type=RESOLUTION, help="The film's size."),
+        click.option("--fps", default=DEFAULT_FPS, show_default=True, type=FPS,
+                     help="The film's frames per second."),
+        click.option("--theme", default=DEFAULT_THEME, show_default=True,
+                     type=click.Choice(list(THEMES)), help="The film's colours."),
+        max_tokens_option,
+        JOBS_OPTION, QUALITY_OPTION, NO_CACHE_OPTION, LENGTH_OPTION,
+        narration_option, captions_option,
+        click.option("--force", is_flag=True,
+                     help="Overwrite an earlier film and its sidecars."),
+    ]
+    names = [*_SHORT_FILM_FIELDS]
+
     def decorate(func):
+        @functools.wraps(func)
+        def gather(*args, **kwargs):
+            kwargs["film"] = {name: kwargs.pop(name) for name in names}
+            return func(*args, **kwargs)
+
+        # listed in --help as written here: the film's, its settings, then --quiet, --json
         for option in reversed([
-                click.option("--device", default=TRACE_DEFAULTS["device"], show_default=True,
-                             metavar="auto|cpu|cuda",
-                             help="Where the model runs (auto: CUDA when available)."),
-                click.option("--dtype", default=TRACE_DEFAULTS["dtype"], show_default=True,
-                             type=click.Choice(DTYPES), help="Precision of the model."),
-                click.option("-o", "--output", type=click.Path(dir_okay=False),
-                             metavar="PATH.mp4",
-                             help=f"The film (default renders/<slug>-{kind}-<resolution>.mp4); "
-                                  "its poster .png and numbers .json are written beside it."),
-                click.option("--resolution", default=DEFAULT_RESOLUTION, show_default=True,
-                             type=RESOLUTION, help="The film's size."),
-                click.option("--fps", default=DEFAULT_FPS, show_default=True, type=FPS,
-                             help="The film's frames per second."),
-                click.option("--theme", default=DEFAULT_THEME, show_default=True,
-                             type=click.Choice(list(THEMES)), help="The film's colours."),
-                max_tokens_option,
-                click.option("--force", is_flag=True,
-                             help="Overwrite an earlier film and its sidecars."),
                 click.option("--quiet", is_flag=True, help="Print nothing but errors."),
                 click.option("--json", "as_json", is_flag=True,
                              help="Print the files written as JSON.")]):
-            func = option(func)
-        return func
+            gather = option(gather)
+        gather = film_settings_options(gather)
+        for option in reversed(options):
+            gather = option(gather)
+        return gather
     return decorate
+
+
+# the request's fields a film of a view's options hand over (``ShortFilmRequest``)
+_SHORT_FILM_FIELDS = ("device", "dtype", "output", "pack", "resolution", "fps", "theme",
+                      "max_tokens", "jobs", "quality", "no_cache", "length", "narration",
+                      "captions", "force")
 
 
 def picture_options(what: str):

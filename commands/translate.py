@@ -3,12 +3,11 @@ decoder's queries over the encoder's keys — on an encoder–decoder folder (Ma
 mBART, T5, mT5) or the scratch encoder–decoder (seeded, untrained)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import click
 
 from ..facts import MAX_NEW_TOKENS_RANGE, TRACE_DEFAULTS, TRANSLATION_DEFAULTS
-from .common import report_files, say
+from .common import progress_bar, report_files, say, short_film, summary, video_facts
 from .options import (D_MODEL_RANGE, HEADS, LAYER, NUM_HEADS_RANGE, SEED_RANGE,
                       short_film_options)
 
@@ -48,23 +47,24 @@ Examples:
               type=click.IntRange(*SEED_RANGE), help="scratch: seed of its weights.")
 @short_film_options("translation")
 def command(sentence, model, target, focus, layer, heads, max_new_tokens, num_heads, d_model,
-            seed, device, dtype, output, resolution, fps, theme, max_tokens, force, quiet,
-            as_json):
+            seed, film, settings, quiet, as_json):
     """Draw a translation's cross-attention: which source words a target word draws on.
 
     The source (the encoder's tokens: keys and values) above, the target (the decoder's:
     queries) below; sparks from the focus word's query to every source key, the weights,
     the decoder's causal mask beside cross-attention's none, every head of the layer, the
-    alignment matrix and the answer. Interrupted, it writes nothing."""
+    alignment and the answer. A film with captions and chapters (a voice, a length, a
+    lecture pack: as render's). Interrupted, it writes nothing."""
     from ..app.translation import TranslateRequest, translate
 
     request = TranslateRequest(sentence=sentence, model=model, target=target, focus=focus,
                                layer=layer, heads=heads, max_new_tokens=max_new_tokens,
-                               seed=seed, d_model=d_model, num_heads=num_heads, device=device,
-                               dtype=dtype, output=Path(output) if output else None,
-                               resolution=resolution, fps=fps, theme=theme, force=force,
-                               max_tokens=max_tokens)
-    result = translate(request, report=None if quiet else say)
+                               seed=seed, d_model=d_model, num_heads=num_heads,
+                               settings=settings, **short_film(film))
+    result = translate(request, report=None if quiet else say,
+                       progress=progress_bar(quiet or as_json))
+    if not (quiet or as_json):
+        summary(result.render)
     facts = {"focus": result.view.focus_text, "head": result.view.head,
-             "layer": result.view.layer} if as_json else None
+             "layer": result.view.layer, **video_facts(result.render)} if as_json else None
     return report_files(result.files, quiet=quiet, as_json=as_json, facts=facts)

@@ -424,9 +424,9 @@ class OutputSet:
 VIDEO_SIDECARS = {"captions": ".srt", "poster": ".png", "trace": ".npz"}
 
 
-def video_outputs(output: Path, *, force: bool = False) -> OutputSet:
+def video_outputs(output: Path, *, force: bool = False, numbers: str = ".npz") -> OutputSet:
     """The files of one render: the video (MP4, WebM or GIF) and, beside it, its captions,
-    poster and trace."""
+    poster and trace (``numbers``: its suffix; a translation's or a writing's view, .json)."""
     output = Path(output)
     if output.suffix.lower() not in VIDEO_SUFFIXES:
         raise InputError(f"the output {output.name!r} must end in "
@@ -434,6 +434,7 @@ def video_outputs(output: Path, *, force: bool = False) -> OutputSet:
                          f"; give -o NAME.mp4 (or .webm, .gif).")
     files = {"video": output}
     files.update({kind: output.with_suffix(suffix) for kind, suffix in VIDEO_SIDECARS.items()})
+    files["trace"] = output.with_suffix(numbers)
     return OutputSet(files, force=force, what="video or one of its sidecars")
 
 

@@ -5,17 +5,22 @@ that is not square fitted to its space, the focus word marked in a row and boxed
 from __future__ import annotations
 
 import numpy as np
-from manim import Rectangle, RoundedRectangle, VGroup
+from manim import DOWN, LEFT, UP, Rectangle, RoundedRectangle, VGroup, VMobject
 
 from .vocabulary import style
 from .vocabulary.grid import AttentionGrid, grid_cell
 from .vocabulary.scripts import InWord, in_their_words, reads_right_to_left
+from .vocabulary.text import label_text, line_of, wrapped
 from .vocabulary.tokens import TokenRow
 
-__all__ = ["ROW_WIDTH", "WRITTEN", "drawn_windows", "fitted_grid", "mark_focus", "row",
-           "rows_box"]
+__all__ = ["ROW_WIDTH", "WRITTEN", "centred_lines", "drawn_windows", "fitted_grid", "mark_focus",
+           "row", "rows_box", "side_lines", "side_text", "spark_trail", "spread_numbers"]
 
 ROW_WIDTH = 13.0          # scene units a row of tokens may take
+# the grids' beats: words in a column on the right of the stage
+SIDE_X, SIDE_WIDTH = 2.3, 4.4
+SIDE_ROOM = 6.9 - SIDE_X    # to the frame's edge, its margin kept
+SIDE_TOP = 2.55             # under the title
 WRITTEN = 3               # the heaviest source words get their weight written
 
 
@@ -125,3 +130,54 @@ def rows_box(grid: AttentionGrid, rows) -> VGroup:
     for r in rows:
         grid.row_labels[r].set_color(style.PALETTE.query)
     return VGroup(box.set_stroke(style.PALETTE.highlight, width=3))
+
+
+def spark_trail(spark) -> VMobject:
+    """The arc a spark travelled, as one stroke as bold as its weight."""
+    points = [segment.get_start() for segment in spark.halo] + [spark.halo[-1].get_end()]
+    return VMobject(stroke_width=1 + 5 * spark.strength, stroke_color=style.PALETTE.key,
+                    stroke_opacity=0.25 + 0.75 * spark.strength).set_points_smoothly(points)
+
+
+def spread_numbers(numbers) -> None:
+    """Written weights side by side never touch: a later one steps up a line."""
+    placed = []
+    for n in sorted(numbers, key=lambda m: m.get_x()):
+        while any(abs(n.get_x() - p.get_x()) < (n.width + p.width) / 2 + 0.08
+                  and abs(n.get_y() - p.get_y()) < n.height + 0.05 for p in placed):
+            n.shift(UP * (n.height + 0.08))
+        placed.append(n)
+
+
+def centred_lines(text: str, width: float, colour: str) -> VGroup:
+    """Our wording wrapped to ``width``, each line centred under the one before."""
+    lines = VGroup(*[label_text(line, style.FONT_SMALL, colour)
+                     for line in wrapped(text, width, style.FONT_SMALL).split("\n")])
+    return lines.arrange(DOWN, buff=0.1)
+
+
+def side_lines(text: str, colour: str) -> list:
+    return [[(line, colour)] for line in wrapped(text, SIDE_WIDTH, style.FONT_SMALL).split("\n")]
+
+
+def _flowed(lines, font_size: float) -> list:
+    """Each line of parts as drawn, broken between its parts where it is wider than the
+    stage's right column (a long quoted word goes to a line of its own)."""
+    drawn = []
+    for parts in lines:
+        current: list = []
+        for part in parts:
+            if current and line_of(current + [part], font_size).width > SIDE_ROOM:
+                drawn.append(line_of(current, font_size))
+                current = [(part[0].lstrip(), part[1])]
+            else:
+                current.append(part)
+        drawn.append(line_of(current, font_size))
+    return drawn
+
+
+def side_text(lines, font_size: float = style.FONT_SMALL) -> VGroup:
+    """Lines of words (``line_of``'s parts each) left-aligned in the stage's right column."""
+    group = VGroup(*_flowed(lines, font_size))
+    group.arrange(DOWN, aligned_edge=LEFT, buff=0.14)
+    return group.move_to([SIDE_X + group.width / 2, SIDE_TOP - group.height / 2, 0])

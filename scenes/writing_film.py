@@ -4,19 +4,19 @@ next-token distribution (its five likeliest, the chosen one the likeliest: greed
 token taking its place at the end of the row, its query's sparks to every key of the cache
 (the mean weight of the heads shown) and the first token's share; the cache then holds its
 key too. Last, where the first token takes most of the weight, the attention sink named,
-with why. Every number drawn is recorded in ``shown`` and every claim in ``claims``.
+with why. Its beats (``facts.WRITING_BEAT_FACTS``: the prompt, a step per token, the sink)
+run on the explainer's film and pipeline; every number drawn is recorded in the film's
+book and every claim too, for the claims audit (``claims``).
 """
 from __future__ import annotations
 
 import math
-from pathlib import Path
-
 from manim import (DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, LaggedStart, Rectangle, VGroup,
                    Write)
 
 from ..attention_core.generation import SINK_SHARE
 from ..attention_core.word_model import SPACE_TOKEN
-from .film.readouts import format_number
+from .film.beat import Beat, Stage
 from .film.scene import FilmScene
 from .vocabulary import style
 from .vocabulary.scripts import reads_right_to_left
@@ -24,7 +24,7 @@ from .vocabulary.sparks import Spark, SparkTravel
 from .vocabulary.text import label_text, line_of, wrapped
 from .vocabulary.tokens import TokenRow
 
-__all__ = ["WritingFilm", "drawn_tokens", "write_writing_film"]
+__all__ = ["WritingFilm", "drawn_tokens"]
 
 ROW_Y = 0.75
 ROW_WIDTH = 13.0
@@ -33,7 +33,11 @@ BAR_WIDTH = 3.2           # a probability of 1 is this long
 
 
 def _shown(text: str) -> str:
-    return text.strip() or SPACE_TOKEN
+    """A token as drawn: its spaces trimmed (a space alone, the space token), a control
+    character as its Unicode picture (U+2400 on), never an invisible glyph."""
+    text = "".join(chr(0x2400 + ord(c)) if ord(c) < 0x20 else "\u2421" if c == "\x7f"
+                   else c for c in text.strip())
+    return text or SPACE_TOKEN
 
 
 def drawn_tokens(generation) -> list[int]:
@@ -59,58 +63,156 @@ def drawn_tokens(generation) -> list[int]:
 
 
 class WritingFilm(FilmScene):
-    """The film of ``generation``; ``shown`` holds (beat, what, index, text) of every
-    number drawn, ``claims`` (beat, kind, facts, said) of every claim in words."""
+    """The film of ``generation``, every beat (or ``beats``): the explainer's film on the
+    writing film's storyboard."""
 
-    def __init__(self, generation, **kwargs):
+    def __init__(self, generation, beats=None, **kwargs):
+        super().__init__(trace=generation, beats=beats, **kwargs)
+
+
+class Layout:
+    """What every beat of one generation's film draws alike: its row of tokens, the title
+    and the cache's label."""
+
+    def __init__(self, generation):
         self.generation = generation
-        self.shown: list[tuple] = []
-        self.claims: list[tuple] = []
         self.drawn = drawn_tokens(generation)
-        super().__init__(trace=generation, beats=["title"], **kwargs)
+        self.texts = [_shown(t) for t in generation.written[-1].keys]
+        self.prompt = len(generation.prompt)
 
-    def number(self, what: str, index: tuple, value: float, **kwargs):
-        text = format_number(value, 2)
-        self.shown.append((self.book.beat, what, tuple(index), text))
-        return label_text(text, **kwargs)
+    def row(self) -> TokenRow:
+        row = TokenRow(self.texts, indices=self.drawn, max_width=ROW_WIDTH,
+                       right_to_left=reads_right_to_left(self.texts)).set_y(ROW_Y)
+        if row.window_note is not None:
+            row.remove(row.window_note)
+        return row
 
-    def construct(self) -> None:
+    def title(self) -> VGroup:
         g, pal = self.generation, style.PALETTE
-        self.book.beat = "cache"
-        texts = [_shown(t) for t in g.written[-1].keys]
-        self.row = TokenRow(texts, indices=self.drawn, max_width=ROW_WIDTH,
-                            right_to_left=reads_right_to_left(texts)).set_y(ROW_Y)
-        if self.row.window_note is not None:
-            self.row.remove(self.row.window_note)
-        prompt = len(g.prompt)
         title = label_text(f"One token at a time: {g.model}, layer {g.layer}",
                            style.FONT_BODY).to_edge(UP, buff=0.35)
         heads = len(g.heads)
         note = VGroup(*[label_text(line, style.FONT_SMALL, pal.soft) for line in wrapped(
             "greedy: each token is the likeliest of the model's next-token distribution; "
             f"sparks: the new token's query, the mean of {heads} head{'s' * (heads != 1)}"
-            + (f"; showing {len(self.drawn)} of the {len(texts)} tokens"
-               if len(self.drawn) < len(texts) else ""), 13.0).split("\n")])
+            + (f"; showing {len(self.drawn)} of the {len(self.texts)} tokens"
+               if len(self.drawn) < len(self.texts) else ""), 13.0).split("\n")])
         note.arrange(DOWN, buff=0.08).next_to(title, DOWN, 0.15)
-        label = label_text("the cache: a key for every token so far", style.FONT_SMALL,
-                           pal.key).next_to(self.row, UP, buff=0.75)
-        written = [self.row.chip(j) for j in range(prompt, len(texts))]
-        prompt_part = VGroup(*[c for c in self.row.chips if c not in written],
-                             *self.row.ellipses)
-        self.play(Write(title), FadeIn(note), run_time=style.T_SHORT)
-        self.play(FadeIn(prompt_part), FadeIn(label), run_time=style.T_STEP)
-        self.mark_key_frame("cache")
-        self.wait(style.T_PAUSE)
-        self.first = None
-        for n, chip in enumerate(written):
-            self.book.beat = f"step {n + 1}"
-            self._step(n, chip)
-        self.book.beat = "sink"
-        self._sink()
-        self.mark_key_frame("sink")
-        self.wait(style.T_LAST_HOLD)
-        if self.audit:
-            self.settle_faults()
+        return VGroup(title, note)
+
+    def cache(self, steps: int, row: TokenRow | None = None) -> VGroup:
+        """The cache after ``steps`` tokens written: the prompt's chips (and the window's
+        ellipses), then each token written, its key joined (of ``row``: a new one)."""
+        row = row or self.row()
+        written = [row.chip(j) for j in range(self.prompt, len(self.texts))]
+        for chip in written[:steps]:
+            chip.set_role_color(style.PALETTE.query)
+            chip.box.set_stroke(style.PALETTE.key)
+        return VGroup(*[c for c in row.chips if c not in written], *row.ellipses,
+                      *written[:steps])
+
+    @staticmethod
+    def label(cache) -> VGroup:
+        return label_text("the cache: a key for every token so far", style.FONT_SMALL,
+                          style.PALETTE.key).next_to(cache, UP, buff=0.75)
+
+    def first_share(self, book_number, n: int, row: TokenRow) -> VGroup:
+        """"first token: x", over the first token, for step ``n`` (0-based)."""
+        pal = style.PALETTE
+        first = VGroup(label_text("first token:", style.FONT_SMALL, pal.soft),
+                       book_number("first_share", (n,), font_size=style.FONT_SMALL))
+        first.arrange(RIGHT, buff=0.12).next_to(row.chip(0), UP, buff=0.15)
+        return first.align_to(row.chip(0), LEFT)
+
+
+def layout_of(film) -> Layout:
+    if "_writing_layout" not in film.__dict__:
+        film._writing_layout = Layout(film.trace)
+    return film._writing_layout
+
+
+class WritingBeat(Beat):
+    def __init__(self, film, stage: Stage):
+        super().__init__(film, stage)
+        self.generation, self.layout = film.trace, layout_of(film)
+        self.roles = dict(stage)
+
+
+class PromptBeat(WritingBeat):
+    name = "prompt"
+    hold = style.T_PAUSE
+
+    @classmethod
+    def leaves(cls, film) -> Stage:
+        layout = layout_of(film)
+        cache = layout.cache(0)
+        return Stage(title=layout.title(), label=layout.label(cache), row=cache)
+
+    def script(self) -> None:
+        stage = self.leaves(self.film)
+        self.roles.update(stage)
+        self.say("The prompt's tokens: the cache, a key for every token so far, which each "
+                 "new token's query reads")
+        self.play(Write(stage["title"][0]), FadeIn(stage["title"][1]), run_time=style.T_SHORT)
+        self.play(FadeIn(stage["row"]), FadeIn(stage["label"]), run_time=style.T_STEP)
+
+
+class StepBeat(WritingBeat):
+    """Step n: the next-token distribution, the new token in its place, its query's
+    sparks to every key before it, the first token's share, its key joining the cache."""
+    name = "step1"
+
+    @classmethod
+    def handles(cls, name: str) -> bool:
+        return name.startswith("step") and name[4:].isdigit()
+
+    @classmethod
+    def step(cls) -> int:
+        return int(cls.name[4:])
+
+    @classmethod
+    def leaves(cls, film) -> Stage:
+        layout, n = layout_of(film), cls.step()
+        row = layout.row()
+        cache = layout.cache(n, row)
+        return Stage(title=layout.title(), label=layout.label(cache), row=cache,
+                     first=layout.first_share(film.book.text_mobject, n - 1, row))
+
+    def script(self) -> None:
+        g, layout, pal = self.generation, self.layout, style.PALETTE
+        n = self.step() - 1
+        w = g.written[n]
+        row = layout.row()
+        chip = row.chip(layout.prompt + n)
+        chip.set_role_color(pal.query)
+        panel = self._panel(n)
+        self.say(f"Token {n + 1}: \u2018{_shown(w.text)}\u2019, the likeliest "
+                 f"({self.record('probability', (n, 0))})")
+        self.play(FadeIn(panel), run_time=style.T_SHORT)
+        self.play(FadeIn(chip, shift=DOWN * 0.15), run_time=style.T_SHORT)
+        mean = w.weights.mean(axis=0)
+        own = len(w.keys) - 1
+        top = float(mean.max()) or 1.0
+        sparks = [Spark(chip.get_bottom() + DOWN * 0.05,
+                        row.chip(j).get_bottom() + DOWN * 0.05, float(mean[j]) / top,
+                        angle=math.pi / 2.2, side=DOWN, seed=j)
+                  for j in layout.drawn if j < own]
+        first = layout.first_share(self.number, n, row)
+        self.say(f"Its query reads the cache; the first token takes "
+                 f"{first[1].original_text}")
+        if sparks:
+            self.add(*sparks)
+            self.play(LaggedStart(*[SparkTravel(s) for s in sparks], lag_ratio=0.06),
+                      run_time=style.T_BUNDLE / 2)
+            self.remove(*sparks)
+        old = self.roles.get("first")
+        self.play(FadeIn(first), *([FadeOut(old)] if old is not None else []),
+                  run_time=style.T_QUICK)
+        self.play(chip.box.animate.set_stroke(pal.key), FadeOut(panel),
+                  run_time=style.T_QUICK)      # its key joins the cache
+        self.remove(chip)
+        self.roles["row"].add(chip)
+        self.roles["first"] = first
 
     def _panel(self, n: int) -> VGroup:
         """The next-token distribution's five likeliest, the chosen one first."""
@@ -126,53 +228,32 @@ class WritingFilm(FilmScene):
                             ("\u2019", pal.text)], style.FONT_SMALL)
             bar = Rectangle(width=max(0.02, BAR_WIDTH * p), height=0.22, stroke_width=0,
                             fill_color=colour, fill_opacity=0.85)
-            value = self.number("probability", (n, rank), p, font_size=style.FONT_SMALL)
+            value = self.number("probability", (n, rank), font_size=style.FONT_SMALL)
             # the words right-aligned against one column of bars, a line each
             y = heading.get_bottom()[1] - 0.32 - 0.42 * rank
             word.move_to([PANEL_X + 1.7 - word.width / 2, y, 0])
             bar.move_to([PANEL_X + 1.95 + bar.width / 2, y, 0])
             value.next_to(bar, RIGHT, buff=0.15)
             lines.add(VGroup(word, bar, value))
-        self.claims.append((self.book.beat, "greedy", (n,), w.text))
+        self.book.claim("greedy", (n,), w.text)
         return lines
 
-    def _step(self, n: int, chip) -> None:
-        g, pal = self.generation, style.PALETTE
-        w = g.written[n]
-        panel = self._panel(n)
-        chip.set_role_color(pal.query)
-        self.play(FadeIn(panel), run_time=style.T_SHORT)
-        self.play(FadeIn(chip, shift=DOWN * 0.15), run_time=style.T_SHORT)
-        mean = w.weights.mean(axis=0)
-        own = len(w.keys) - 1
-        top = float(mean.max()) or 1.0
-        sparks = [Spark(chip.get_bottom() + DOWN * 0.05,
-                        self.row.chip(j).get_bottom() + DOWN * 0.05, float(mean[j]) / top,
-                        angle=math.pi / 2.2, side=DOWN, seed=j)
-                  for j in self.drawn if j < own]
-        if sparks:
-            self.add(*sparks)
-            self.play(LaggedStart(*[SparkTravel(s) for s in sparks], lag_ratio=0.06),
-                      run_time=style.T_BUNDLE / 2)
-            self.remove(*sparks)
-        first = VGroup(label_text("first token:", style.FONT_SMALL, pal.soft),
-                       self.number("first_share", (n,), float(mean[0]),
-                                   font_size=style.FONT_SMALL))
-        first.arrange(RIGHT, buff=0.12).next_to(self.row.chip(0), UP, buff=0.15)
-        first.align_to(self.row.chip(0), LEFT)
-        shown = [FadeIn(first)] + ([FadeOut(self.first)] if self.first is not None else [])
-        self.play(*shown, run_time=style.T_QUICK)
-        self.first = first
-        self.play(chip.box.animate.set_stroke(pal.key), FadeOut(panel),
-                  run_time=style.T_QUICK)      # its key joins the cache
 
-    def _sink(self) -> None:
-        """The first token's share over every step: named an attention sink, with why,
-        where it takes most; else what it took."""
+class SinkBeat(WritingBeat):
+    """The first token's share over every step: named an attention sink, with why, where
+    it takes most; else what it took."""
+    name = "sink"
+
+    @classmethod
+    def leaves(cls, film) -> Stage:
+        from .film.registry import load_beat
+
+        return load_beat(f"step{film.trace.steps}").leaves(film)
+
+    def script(self) -> None:
         g, pal = self.generation, style.PALETTE
         share = g.mean_first_share()
-        value = format_number(share, 2)
-        self.shown.append(("sink", "mean_first_share", (), value))
+        value = self.record("mean_first_share")
         if share > SINK_SHARE:
             said = (f"The first token took {value} of each new token's weight on average: an "
                     "attention sink. A softmax must give a row's whole weight somewhere; a head "
@@ -181,21 +262,12 @@ class WritingFilm(FilmScene):
         else:
             said = (f"The first token took {value} of each new token's weight on average: "
                     "no sink here (a sink takes more than half).")
-        self.claims.append(("sink", "sink", (share > SINK_SHARE,), said))
+        self.book.claim("sink", (share > SINK_SHARE,), said)
         text = VGroup(*[label_text(line, style.FONT_SMALL, pal.text)
                         for line in wrapped(said, 12.6).split("\n")])
         text.arrange(DOWN, buff=0.1).to_edge(DOWN, buff=0.6)
-        self.play(FadeIn(text), run_time=style.T_STEP)
-
-
-def write_writing_film(generation, target: Path, *, width: int, height: int, fps: int,
-                       scratch: Path, poster: Path | None = None) -> None:
-    """Render the film of ``generation`` to ``target`` (an MP4, the film's own encoding),
-    its media in ``scratch``; ``poster``: its last picture as a PNG."""
-    from .pipeline.capture import render_alone
-    from .translation_film import poster_frame
-
-    scene = render_alone(lambda renderer: WritingFilm(generation, renderer=renderer), target,
-                         width=width, height=height, fps=fps, scratch=scratch)
-    if poster is not None:
-        poster_frame(target, scene.key_times["sink"], poster)
+        self.roles["sink"] = text
+        self.say(said)
+        last = self.roles.pop("first", None)    # the last step's share: not the mean said
+        self.play(FadeIn(text), *([FadeOut(last)] if last is not None else []),
+                  run_time=style.T_STEP)

@@ -228,3 +228,33 @@ def test_ctrl_c_during_a_course_leaves_only_whole_sets_and_no_process(tmp_path):
     for video in (p for p in files if p.suffix == ".mp4" and p.parent == out):
         for suffix in (".srt", ".png", ".npz"):         # a film is there with its sidecars
             assert video.with_suffix(suffix).is_file(), (video, suffix)
+
+
+def test_a_course_renders_a_translation_and_a_writing_as_its_commands_do(tmp_path):
+    """`film = "translation"` and `film = "writing"` entries: the translate and generate
+    films on the course's tasks (a pack of one), each set whole, a rerun up to date."""
+    import os
+
+    from tests import tiny_models
+
+    gpt2 = tiny_models.build("gpt2", tmp_path / "gpt2")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    course = _course(tmp_path, [
+        'sentence = "The cat ate the fish"\nfilm = "translation"\nfocus = "Katze"\n'
+        'target = "Die Katze hat den Fisch gegessen"\nd-model = 64\nnum-heads = 4\n'
+        'beats = "question,answer"\noutput = "katze"',
+        f'sentence = "The animal did not cross because it"\nfilm = "writing"\n'
+        f'model = "{gpt2}"\ntokens = 2\noutput = "writes"\npack = true'],
+        defaults='resolution = "160x90"\nfps = 5\n')
+    first = run_warm("batch", course, "--out", tmp_path / "out", "--jobs", 2, env=env)
+    assert first.returncode == 0, first.stderr[-3000:]
+    out = tmp_path / "out"
+    _valid_video(out / "katze-160x90.mp4")
+    assert sorted(p.name for p in out.glob("katze-160x90.*")) == [
+        "katze-160x90.course.json", "katze-160x90.json", "katze-160x90.mp4",
+        "katze-160x90.png", "katze-160x90.srt"]
+    assert "Katze" in (out / "katze-160x90.srt").read_text()
+    clips = sorted(p.name for p in (out / "writes-160x90" / "clips").glob("*.mp4"))
+    assert clips == ["01-prompt.mp4", "02-step1.mp4", "03-step2.mp4", "04-sink.mp4"]
+    second = run_warm("batch", course, "--out", tmp_path / "out", "--jobs", 2, env=env)
+    assert second.returncode == 0 and second.stdout.count("up to date") == 2, second.stdout

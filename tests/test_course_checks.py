@@ -46,3 +46,22 @@ def test_a_manifest_that_is_not_a_regular_file_is_refused_unread(tmp_path):
     folder = tmp_path / "folder.toml"
     folder.mkdir()
     refused(run_warm("batch", folder, "--dry-run", timeout=60))
+
+
+@pytest.mark.parametrize("entry, fragment", [
+    ('film = "poem"\n', "film = 'poem'"),
+    ('film = "translation"\nmask = "causal"\n', "mask: not an option of a translation film"),
+    ('film = "translation"\ntarget = "le chat"\nbeats = "question,sparks"\n',
+     "'sparks' is not a beat; choose from question, keys"),
+    ('film = "writing"\n', "a writing film needs a decoder folder"),
+    ('film = "writing"\nmodel = "gpt2"\ntokens = 3\nbeats = "prompt,step4"\n',
+     "'step4' is not a beat"),
+    ('target = "le chat"\n', "target: not an option"),
+])
+def test_a_translation_or_writing_entry_is_checked_by_its_films_spec(entry, fragment,
+                                                                    tmp_path):
+    """What a translation's or a writing's entry may name is its command's and its film's
+    beats, refused before the cluster starts (a target given an explainer, too)."""
+    course = tmp_path / "course.toml"
+    course.write_text('[[explainer]]\nsentence = "The cat sat"\n' + entry)
+    refused(run_warm("batch", course, "--out", tmp_path / "out", "--dry-run"), fragment)

@@ -261,7 +261,9 @@ API_OWN = {("compare", "sentence_a"): "the command requires both sentences",
            ("flow", "method"): "inspect --flow takes no default method",
            ("attentions", "as_torch"): "no command gives torch tensors",
            ("render", "progress"): "a notebook's own bar, called back",
-           ("pack", "progress"): "a notebook's own bar, called back"}
+           ("pack", "progress"): "a notebook's own bar, called back",
+           ("translate", "progress"): "a notebook's own bar, called back",
+           ("generate", "progress"): "a notebook's own bar, called back"}
 API_COMMAND = {"trace": "inspect", "compare": "compare", "flow": "inspect",
                "attentions": "inspect", "render": "render", "frames": "frames",
                "pack": "pack", "atlas": "atlas", "view": "view", "translate": "translate",

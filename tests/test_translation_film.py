@@ -1,9 +1,11 @@
-"""The film of a translation's cross-attention (issue 39): `translate` on a tiny random
+"""The film of a translation's cross-attention (issues 39, 59): `translate` on a tiny random
 Marian (its SentencePiece model trained here) and on the scratch encoder–decoder. Every
 beat passes the layout audit on pairs in Latin, CJK, accented and right-to-left script and
 on pairs of 15 tokens and more (drawn in a window); every number drawn and every claim in
-words is re-derived from the view; the scratch model's weights are the formula's; the
-command writes its three files or, refused, nothing."""
+words is re-derived from the view, and the claims audit agrees (a planted lie fails it);
+the scratch model's weights are the formula's; the command writes its four files (the film
+with its chapters, captions, poster and numbers), a re-render comes from the beat cache, a
+lecture pack holds a clip per beat; refused, it writes nothing."""
 from __future__ import annotations
 
 import json
@@ -11,6 +13,7 @@ import json
 import numpy as np
 import pytest
 
+from attention_explainer.facts import TRANSLATION_BEATS
 from tests import tiny_models
 from tests.layout_corpus import audited
 
@@ -57,19 +60,33 @@ def _audited(view, folder):
 
 
 def _rederived(view, scene) -> None:
-    """Every number drawn is the view's, as drawn; every claim holds."""
+    """Every number drawn is the view's, as drawn; every claim holds, here and in the
+    claims audit."""
+    from attention_explainer.scenes.film.claims import claim_faults
     from attention_explainer.scenes.film.readouts import format_number
+    from attention_explainer.scenes.translation_film import layout_of
 
-    assert scene.shown, "the film drew no number"
-    for beat, what, index, text in scene.shown:
+    assert scene.book.shown, "the film drew no number"
+    assert claim_faults(view, scene.book.claims) == []
+    for number in scene.book.shown:
+        beat, what, index, text = number.beat, number.kind, number.index, number.text
+        sums = view.word_weights(index[0])
         if what == "word_weight":
-            head, word = index
-            expected = view.word_weights(head)[word]
+            expected = sums[index[1]]
+        elif what == "words_sum":        # the tokens a window leaves out: their weight
+            expected = sum(sums[w] for w in index[1:])
+            assert not any(view.source_words.words[w].first in layout_of(scene).src
+                           for w in index[1:])
+        elif what == "even_ratio":
+            words = view.source_words.words
+            count = sum(len(w.pieces) for w in words)
+            expected = sums[index[1]] * count / len(words[index[1]].pieces)
         else:
             assert what == "row_sum"
-            expected = view.word_weights(index[0]).sum()
-        assert text == format_number(float(expected), 2), (beat, what, index, text)
-    (beat, kind, facts, said), = scene.claims
+            expected = sums.sum()
+        assert text == format_number(float(expected), number.decimals), (beat, what, index,
+                                                                          text)
+    (beat, kind, facts, said), = [(c.beat, c.kind, c.facts, c.said) for c in scene.book.claims]
     head, *named = facts
     sums = view.word_weights(head)
     words = view.source_words.words
@@ -77,25 +94,26 @@ def _rederived(view, scene) -> None:
         # no winner named: the words furthest below and above an even spread, with its
         # share of a token, and nothing said to be preferred
         count = sum(len(w.pieces) for w in words)
-        gaps = [sums[w] - len(words[w].pieces) / count for w in range(len(words))]
-        assert kind == "even" and named == [int(np.argmin(gaps)), int(np.argmax(gaps))], said
-        assert format_number(1 / count, 2) in said and "draws most" not in said
         ratios = [sums[w] * count / len(words[w].pieces) for w in range(len(words))]
+        assert kind == "even" and named == [int(np.argmin(ratios)), int(np.argmax(ratios))]
+        assert format_number(1 / count, 2) in said and "draws most" not in said
+        assert f"{format_number(min(ratios), 1)} to {format_number(max(ratios), 1)} times" \
+            in said, said
         assert ("near evenly" in said) == all(0.5 <= r <= 2.0 for r in ratios), said
         return
     assert kind == "most" and named[0] == int(np.argmax(sums)), said
     assert all(sums[a] >= sums[b] for a, b in zip(named, named[1:])), said
     assert all(words[w].text[:10] in said for w in named), said
     # the words the answer names are drawn, whatever the windows leave out
-    for drawn in (scene.src, scene.grid_src):
+    for drawn in (layout_of(scene).src, layout_of(scene).grid_src):
         assert all(j in drawn for w in named for j in words[w].pieces)
 
 
 def _assert_clean(scene, label) -> None:
     assert not scene.layout_log, f"{label}: {scene.layout_log[:6]}"
     assert not scene.audit_log, f"{label}: {scene.audit_log[:6]}"
-    assert set(scene.key_times) == {"question", "sparks", "weights", "mask", "heads",
-                                    "alignment", "answer"}
+    assert list(scene.key_times) == list(TRANSLATION_BEATS)
+    assert all(scene.book.claims or beat != "answer" for beat in scene.key_times)
 
 
 @pytest.mark.slow
@@ -194,19 +212,46 @@ def test_the_marian_view_is_its_checked_cross_attention(marian):
     assert view.translation == "given" and not view.untrained
 
 
+def test_the_claims_audit_catches_a_lying_answer():
+    from attention_explainer.scenes.film.claims import claim_faults
+    from attention_explainer.scenes.film.readouts import Claim
+
+    view = _view("scratch", *SCRATCH_PAIRS[0])
+    sums = view.word_weights()
+    light = int(np.argmin(sums))
+    lie = Claim("answer", "most", (view.head, light), f"draws most on {view.source_words.words[light].text}")
+    assert any("not the heaviest" in f for f in claim_faults(view, [lie]))
+    even = Claim("answer", "even", (view.head, 0, 0), "spreads its weight unevenly")
+    assert claim_faults(view, [even])
+
+
 @pytest.mark.slow
-def test_translate_writes_the_film_its_poster_and_its_numbers(run_cli, tmp_path):
+def test_translate_writes_the_film_its_captions_poster_and_numbers(run_cli, tmp_path):
     import av
 
+    from attention_explainer.facts import beat_facts
+
     out = tmp_path / "cat.mp4"
-    code, stdout, stderr = run_cli("translate", "The cat ate the fish", "--target",
-                                   "Die Katze hat den Fisch gegessen", "--focus", "Katze",
-                                   "--d-model", "64", "--num-heads", "4",
-                                   "--resolution", "320x180", "--fps", "5", "-o", out)
+    args = ("translate", "The cat ate the fish", "--target", "Die Katze hat den Fisch gegessen",
+            "--focus", "Katze", "--d-model", "64", "--num-heads", "4",
+            "--resolution", "320x180", "--fps", "5", "--theme", "light", "-o", out)
+    code, stdout, stderr = run_cli(*args, "--json")
     assert code == 0, stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cat.json", "cat.mp4", "cat.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cat.json", "cat.mp4", "cat.png",
+                                                          "cat.srt"]
     with av.open(str(out)) as box:
         assert box.streams.video[0].width == 320
+        titles = [c["metadata"]["title"] for c in box.chapters()]
+        assert titles == [beat_facts(b).title for b in TRANSLATION_BEATS]
+        duration = box.duration / 1e6
+    captions = (tmp_path / "cat.srt").read_text()
+    assert "Katze" in captions and captions.count("-->") >= len(TRANSLATION_BEATS)
+    last = captions.strip().split("\n\n")[-1].splitlines()[1].split(" --> ")[1]
+    h, m, rest = last.split(":")
+    assert int(h) * 3600 + int(m) * 60 + float(rest.replace(",", ".")) <= duration + 0.05
+    code, stdout, stderr = run_cli(*args, "--force", "--json")      # again: from the cache
+    assert code == 0, stderr
+    assert set(json.loads(stdout)["cached_beats"]) == set(TRANSLATION_BEATS)
     numbers = json.loads((tmp_path / "cat.json").read_text())
     view = _view("scratch", "The cat ate the fish", "Die Katze hat den Fisch gegessen",
                  "Katze", seed=0)
@@ -246,12 +291,34 @@ def test_the_python_api_draws_the_same_film(tmp_path):
     made = ae.translate("The cat ate the fish", tmp_path / "cat.mp4",
                         target="Die Katze hat den Fisch gegessen", focus="Katze",
                         resolution="320x180", d_model=64, num_heads=4, fps=5)
-    assert [p.suffix for p in made.files] == [".mp4", ".png", ".json"]
+    assert [p.suffix for p in made.files] == [".mp4", ".srt", ".png", ".json"]
     assert all(p.exists() for p in made.files) and made.video == made.files[0]
-    assert json.loads(made.files[2].read_text())["focus"]["word"] == "Katze"
+    assert json.loads(made.files[3].read_text())["focus"]["word"] == "Katze"
     assert "<video" in made._repr_html_()
     with pytest.raises(ae.InputError, match="takes no 'colour'"):
         ae.translate("The cat", tmp_path / "x.mp4", target="Le chat", colour="red")
     with pytest.raises(ae.InputError, match="whole number"):
         ae.translate("The cat", tmp_path / "x.mp4", target="Le chat", d_model="64")
     assert not (tmp_path / "x.mp4").exists()
+
+
+@pytest.mark.slow
+def test_a_translation_makes_a_lecture_pack_of_a_length_with_a_voice(run_cli, tmp_path):
+    """--pack, --length and --narration as render's: the pack's clips are the beats the
+    length keeps (the question and the answer always), each with its sound."""
+    import av
+
+    folder = tmp_path / "pack"
+    code, stdout, stderr = run_cli("translate", "The coffee was too hot", "--target",
+                                   "Le café était trop chaud", "--focus", "café",
+                                   "--d-model", "64", "--num-heads", "4",
+                                   "--resolution", "320x180", "--fps", "5", "--pack",
+                                   "--length", "30", "--narration", "speak", "-o", folder)
+    assert code == 0, stderr
+    clips = sorted(p.name for p in (folder / "clips").glob("*.mp4"))
+    assert clips[0] == "01-question.mp4" and clips[-1].endswith("-answer.mp4")
+    assert len(clips) < len(TRANSLATION_BEATS)
+    assert (folder / "explainer.json").is_file() and (folder / "slides.pptx").is_file()
+    assert "café" in (folder / "index.html").read_text()
+    with av.open(str(folder / "explainer.mp4")) as box:
+        assert box.streams.audio and box.duration / 1e6 <= 30 + 15

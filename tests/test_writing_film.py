@@ -2,7 +2,7 @@
 built here. Every step passes the layout audit (a short prompt, a CJK one, one too long for
 the row, one token and eight); every number drawn is the model's, re-derived; the chosen
 token is the likeliest (greedy); an attention sink is named, with why, only where the first
-token takes more than half; the command writes its three files or, refused, nothing."""
+token takes more than half; the command writes its four files (a re-render from the beat cache) or, refused, nothing."""
 from __future__ import annotations
 
 import json
@@ -43,9 +43,12 @@ def _audited(generation, folder):
 
 def _rederived(generation, scene) -> None:
     from attention_explainer.attention_core.generation import SINK_SHARE
+    from attention_explainer.scenes.film.claims import claim_faults
     from attention_explainer.scenes.film.readouts import format_number
 
-    for beat, what, index, text in scene.shown:
+    assert claim_faults(generation, scene.book.claims) == []
+    for shown in scene.book.shown:
+        beat, what, index, text = shown.beat, shown.kind, shown.index, shown.text
         if what == "probability":
             n, rank = index
             expected = generation.written[n].top[rank][1]
@@ -56,8 +59,11 @@ def _rederived(generation, scene) -> None:
             expected = generation.mean_first_share()
         assert text == format_number(float(expected), 2), (beat, what, index, text)
     steps = len(generation.written)
-    assert len([s for s in scene.shown if s[1] == "first_share"]) == steps
-    for beat, kind, facts, said in scene.claims:
+    assert {s.index for s in scene.book.shown if s.kind == "first_share"} == \
+        {(n,) for n in range(steps)}
+    assert list(scene.key_times) == ["prompt", *(f"step{n + 1}" for n in range(steps)), "sink"]
+    for beat, kind, facts, said in [(c.beat, c.kind, c.facts, c.said)
+                                    for c in scene.book.claims]:
         if kind == "greedy":
             written = generation.written[facts[0]]
             assert said == written.text == written.top[0][0]
@@ -77,9 +83,12 @@ def test_every_step_of_a_writing_film_holds_its_layout(family, prompt, count, de
     assert not scene.audit_log, scene.audit_log[:6]
     _rederived(generation, scene)
     # the first token is always drawn (where a sink parks weight), and every written one
-    assert 0 in scene.drawn
-    assert all(j in scene.drawn for j in range(len(generation.prompt),
-                                               len(generation.written[-1].keys)))
+    from attention_explainer.scenes.writing_film import layout_of
+
+    drawn = layout_of(scene).drawn
+    assert 0 in drawn
+    assert all(j in drawn for j in range(len(generation.prompt),
+                                         len(generation.written[-1].keys)))
 
 
 def test_a_sink_is_named_with_why_where_the_first_token_takes_most(tmp_path):
@@ -97,19 +106,27 @@ def test_a_sink_is_named_with_why_where_the_first_token_takes_most(tmp_path):
     generation = Generation(prompt, written, 1, [0, 1], "a decoder", "length")
     scene = _audited(generation, tmp_path)
     assert not scene.layout_log and not scene.audit_log
-    (beat, kind, facts, said), = [c for c in scene.claims if c[1] == "sink"]
+    (beat, kind, facts, said), = [(c.beat, c.kind, c.facts, c.said)
+                                  for c in scene.book.claims if c.kind == "sink"]
     assert facts == (True,) and "attention sink" in said and "0.80" in said
     assert "softmax must give a row's whole weight somewhere" in said
 
 
 @pytest.mark.slow
-def test_generate_writes_the_film_its_poster_and_its_numbers(decoders, run_cli, tmp_path):
+def test_generate_writes_the_film_its_captions_poster_and_numbers(decoders, run_cli,
+                                                                  tmp_path):
     out = tmp_path / "w.mp4"
     prompt = "The animal didn't cross the street because it"
-    code, _, err = run_cli("generate", prompt, "--model", decoders["gpt2"], "--tokens", "2",
-                           "--resolution", "320x180", "--fps", "5", "-o", out)
+    args = ("generate", prompt, "--model", decoders["gpt2"], "--tokens", "2",
+            "--resolution", "320x180", "--fps", "5", "--theme", "colorblind", "-o", out)
+    code, stdout, err = run_cli(*args, "--json")
     assert code == 0, err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json", "w.mp4", "w.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json", "w.mp4", "w.png", "w.srt"]
+    assert json.loads(stdout)["beats"] == ["prompt", "step1", "step2", "sink"]
+    assert "Token 2:" in (tmp_path / "w.srt").read_text()
+    code, stdout, err = run_cli(*args, "--force", "--json")      # again: from the cache
+    assert code == 0, err
+    assert json.loads(stdout)["cached_beats"] == ["prompt", "step1", "step2", "sink"]
     doc = json.loads((tmp_path / "w.json").read_text())
     again = _generation(decoders["gpt2"], prompt, 2)
     assert doc["written"] == again.text and len(doc["tokens"]) == 2
@@ -120,7 +137,7 @@ BAD = [
     (["generate", "The cat sat", "--model", "minilm"], "is an encoder"),
     (["generate", "The cat sat", "--model", "{gpt2}", "--tokens", "9"], "9 is not in the range"),
     (["generate", "   ", "--model", "{gpt2}"], "the prompt is empty"),
-    (["generate", "The cat sat", "--model", "{gpt2}", "-o", "{t}/w.webm"], "must end in .mp4"),
+    (["generate", "The cat sat", "--model", "{gpt2}", "-o", "{t}/w.txt"], "must end in .mp4"),
 ]
 
 

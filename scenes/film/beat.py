@@ -27,7 +27,7 @@ from . import audits
 from .wording import tidy
 from ..vocabulary import style
 
-__all__ = ["Beat", "Role", "Stage", "morph"]
+__all__ = ["Beat", "Role", "Stage", "looks_the_same", "morph"]
 
 
 class Role:
@@ -63,6 +63,12 @@ class Beat:
         self.stage = stage            # what the previous beat left, by role
         self.roles: dict = {}         # this beat's objects that live on, by role
 
+    @classmethod
+    def handles(cls, name: str) -> bool:
+        """Whether this class draws beat ``name`` (its own; a class of several beats, a
+        writing film's steps, says so)."""
+        return name == cls.name
+
     def script(self) -> None:
         raise NotImplementedError
 
@@ -90,7 +96,10 @@ class Beat:
         for role, mob in target.items():
             current = self.roles.get(role)
             if current is not None and current in self.film.mobjects:
-                moves.append(morph(current, mob))
+                # what the next beat starts from exactly as it stands stays still: a still
+                # object below every moving one is painted once for the play, not per frame
+                if not looks_the_same(current, mob):
+                    moves.append(morph(current, mob))
                 staying.add(id(current))
             else:
                 moves.append(FadeIn(mob))
@@ -265,6 +274,27 @@ class Beat:
                signed: bool = False) -> str:
         """The text of a number drawn some other way (or said in a caption), recorded."""
         return self.book.text(kind, index, decimals, signed)
+
+
+def looks_the_same(a, b) -> bool:
+    """Whether ``a`` and ``b`` draw the same picture: the same family, point for point, in
+    the same colours, widths and opacities."""
+    family_a, family_b = a.get_family(), b.get_family()
+    if len(family_a) != len(family_b):
+        return False
+    for m, n in zip(family_a, family_b):
+        if type(m) is not type(n) or m.points.shape != n.points.shape \
+                or not np.array_equal(m.points, n.points):
+            return False
+        for read in ("get_fill_rgbas", "get_stroke_rgbas"):
+            if hasattr(m, read) and not np.array_equal(getattr(m, read)(), getattr(n, read)()):
+                return False
+        if getattr(m, "stroke_width", None) != getattr(n, "stroke_width", None):
+            return False
+        if hasattr(m, "get_stroke_rgbas") and not np.array_equal(
+                m.get_stroke_rgbas(background=True), n.get_stroke_rgbas(background=True)):
+            return False
+    return True
 
 
 def replace_in_place(source, target):

@@ -71,7 +71,12 @@ def _among(trace, words: WordModel, among: str) -> list[int]:
 
 
 def claim_faults(trace, claims) -> list[str]:
-    """Each claim that the trace's numbers do not support, said in one line."""
+    """Each claim that the trace's numbers do not support, said in one line (a
+    translation's or a writing's film: ``view_claims``)."""
+    if hasattr(trace, "storyboard"):
+        from .view_claims import view_claim_faults
+
+        return view_claim_faults(trace, claims)
     words = WordModel.of_trace(trace)
     f = trace.focus_index
     said_outside = _said_outside(words, claims)

@@ -80,13 +80,16 @@ class NumberBook:
             from ...attention_core.compare import pair_lookup
 
             return pair_lookup(self.trace, self.versus, kind, tuple(index))
+        if hasattr(self.trace, "number"):       # a translation's or a writing's own numbers
+            return float(self.trace.number(kind, tuple(index)))
         return lookup(self.trace, kind, tuple(index))
 
     def text(self, kind: str, index: tuple = (), decimals: int = 2,
              signed: bool = False) -> str:
         """The text of a number that is drawn (or said in a caption), recorded. A weight
         is drawn rounded with its row, so a row's drawn weights add up to its drawn sum."""
-        kind, index = shown_kind(kind, tuple(index), decimals)
+        if not hasattr(self.trace, "number"):
+            kind, index = shown_kind(kind, tuple(index), decimals)
         text = format_number(self.value(kind, index), decimals, signed)
         self.shown.append(ShownNumber(self.beat, kind, index, decimals, signed, text))
         return text

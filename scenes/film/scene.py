@@ -63,7 +63,7 @@ class FilmScene(MovingCameraScene):
         # a minimal pair's sentence B, for the versus beat (given, or carried by the trace)
         self.versus = versus if versus is not None else getattr(trace, "versus", None)
         self.book = NumberBook(trace, self.versus)
-        self.beat_names = parse_beats(beats if beats is not None else self.default_beats)
+        self.beat_names = parse_beats(beats if beats is not None else self.default_beats, trace)
         # import every beat before any frame is drawn: a missing one fails fast
         self.beat_classes = [load_beat(name) for name in self.beat_names]
         self.key_times: dict[str, float] = {}                  # beat -> key frame time
@@ -72,6 +72,7 @@ class FilmScene(MovingCameraScene):
         self.stage: Stage | None = None
         self._next_stage: tuple | None = None  # (beat class, the stage it leaves), once built
         self.played: list[str] = []          # the beats drawn so far, in order
+        self.follows_last = True    # the beat being drawn comes right after its predecessor
         self.caption_free_at = 0.0
         self.extra_holds: dict[str, float] = {}  # beat -> seconds more on its last picture
         # beat -> the least each of its captions stays up, in order (a spoken caption's voice)
@@ -213,10 +214,11 @@ class FilmScene(MovingCameraScene):
         self.book.beat = beat_cls.name
         start = self.renderer.time
         first_caption = caption_count(self)
-        before = previous_beat(beat_cls.name)
-        handed = [hands_on(b) for b in self.played[-1:]]
+        before = previous_beat(beat_cls.name, self.trace)
+        handed = [hands_on(b, self.trace) for b in self.played[-1:]]
         follows = handed == [before] if self.played or self.carried_over is None \
             else self.carried_over
+        self.follows_last = follows     # the beat before it here is its storyboard's
         if self.stage is None or handed != [before]:
             # a beat starts where its storyboard predecessor ends, whether or not that one
             # was drawn just before it (the first of a film, or one after a gap) ...

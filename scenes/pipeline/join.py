@@ -13,7 +13,7 @@ import contextlib
 from fractions import Fraction
 from pathlib import Path
 
-from ...facts import BEATS
+from ...facts import STORYBOARDS
 from .cache_files import KEY_FRAME, VIDEO
 from .narration import encode_sound, sound_stream_in
 from .subtitles import add_caption_track, mux_captions
@@ -21,7 +21,8 @@ from .subtitles import add_caption_track, mux_captions
 __all__ = ["POSTER_BEAT", "TITLES", "assemble", "beat_spans", "caption_cues", "chapter_marks",
            "cut_clip", "handoff_frame", "join_segments", "poster_of", "segment_starts", "write_captions"]
 
-TITLES = {entry.name: entry.title for entry in BEATS}     # the chapter marks
+# the chapter marks: every film's beats (a name is its film's alone)
+TITLES = {entry.name: entry.title for beats in STORYBOARDS.values() for entry in beats}
 POSTER_BEAT = "pull"        # its key frame is the poster; without it, the last beat's
 
 

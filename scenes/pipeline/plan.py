@@ -63,14 +63,14 @@ def plan_film(trace, beats, *, width: int, height: int, fps: int,
 
     width, height = check_size(width, height)
     fps = check_fps(fps)
-    names = parse_beats(beats)
+    names = parse_beats(beats, trace)
     if quality not in QUALITIES:
         raise InputError(f"quality {quality!r} is unknown; use {' or '.join(QUALITIES)}.")
     versus = getattr(trace, "versus", None)      # a minimal pair's sentence B
     if "versus" in names and versus is None:
         raise InputError(f"the versus beat needs {beat_facts('versus').needs}.")
     fingerprint = trace.fingerprint() + (f"+{versus.fingerprint()}" if versus else "")
-    return [SegmentJob(beat=name, hands_off=n < len(names) - 1, follows=follows(names, n),
+    return [SegmentJob(beat=name, hands_off=n < len(names) - 1, follows=follows(names, n, trace),
                        width=width, height=height, fps=fps,
                        theme=theme or style.theme_name(),
                        quality=quality, trace_fingerprint=fingerprint, audit=audit,
@@ -78,9 +78,9 @@ def plan_film(trace, beats, *, width: int, height: int, fps: int,
             for n, name in enumerate(names)]
 
 
-def follows(names: list[str], n: int) -> bool:
-    """Whether beat ``n`` of ``names`` comes right after the beat whose stage it starts
-    from (or after an optional beat that hands that stage on)."""
+def follows(names: list[str], n: int, trace=None) -> bool:
+    """Whether beat ``n`` of ``names`` (``trace``'s film) comes right after the beat whose
+    stage it starts from (or after an optional beat that hands that stage on)."""
     from ..film.registry import hands_on, previous_beat
 
-    return n > 0 and hands_on(names[n - 1]) == previous_beat(names[n])
+    return n > 0 and hands_on(names[n - 1], trace) == previous_beat(names[n], trace)
