@@ -185,8 +185,8 @@ def _target_word_rows(target_words: WordModel) -> list[tuple[int, list[int]]]:
 
 def _focus_rows(view: CrossView, focus: str | None) -> tuple:
     """The focus word's rows: the word asked for (as written, case and spaces aside; or
-    one of its pieces), else the most decided target word (the largest weight any one
-    source word takes from it, the heads averaged)."""
+    one of its pieces), else the most decided target word with content of its own (the
+    largest weight any one source word takes from it, the heads averaged)."""
     words = view.target_words
     candidates = _target_word_rows(words)
     if not candidates:
@@ -209,7 +209,13 @@ def _focus_rows(view: CrossView, focus: str | None) -> tuple:
     def decided(pieces):
         rows = view.weights[:, pieces].mean(axis=(0, 1))
         return float(view.source_words.sums(rows).max())
-    return tuple(max(candidates, key=lambda c: (decided(c[1]), -c[0]))[1])
+    # a word with content of its own, never a function word of its language (as the
+    # explainer's focus), where the translation has one
+    from .words import content_words
+
+    kept = content_words([words.words[n].text for n, _ in candidates])
+    pool = [c for c, keep in zip(candidates, kept) if keep] or candidates
+    return tuple(max(pool, key=lambda c: (decided(c[1]), -c[0]))[1])
 
 
 def _followed_head(view: CrossView, heads) -> int:

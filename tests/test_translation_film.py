@@ -322,3 +322,18 @@ def test_a_translation_makes_a_lecture_pack_of_a_length_with_a_voice(run_cli, tm
     assert "café" in (folder / "index.html").read_text()
     with av.open(str(folder / "explainer.mp4")) as box:
         assert box.streams.audio and box.duration / 1e6 <= 30 + 15
+
+
+@pytest.mark.parametrize("source, target", [
+    ("The cat ate the fish because it was very hungry this morning",
+     "Η γάτα έφαγε το ψάρι επειδή πεινούσε πολύ σήμερα το πρωί"),
+    ("The cat ate the fish", "Die Katze hat den Fisch gegessen"),
+    ("The mouse was eaten by the cat", "La souris a été mangée par le chat")])
+def test_the_automatic_focus_of_a_translation_is_a_content_word(source, target):
+    """No --focus: the most decided word with content of its own, never an article or a
+    preposition of the translation's language (the explainer's rule)."""
+    from attention_explainer.attention_core.words import content_words
+
+    view = _view("scratch", source, target, None)
+    words = [w.text for w in view.target_words.words if w.kind == "word"]
+    assert dict(zip(words, content_words(words)))[view.focus_text], view.focus_text
