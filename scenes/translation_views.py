@@ -36,7 +36,8 @@ def fitted_grid(rows, cols, row_special, col_special, *, max_width: float,
         grid = AttentionGrid(list(rows), list(cols), row_special=list(row_special),
                              col_special=list(col_special), cell_size=cell,
                              font_size=style.FONT_LABEL, row_title=row_title,
-                             col_title=col_title, right_to_left=reads_right_to_left(cols))
+                             col_title=col_title,
+                             right_to_left=_reads_from_right(cols, col_special))
         over = max(grid.width - max_width, grid.height - max_height)
         if over <= 1e-3:
             break
@@ -44,12 +45,18 @@ def fitted_grid(rows, cols, row_special, col_special, *, max_width: float,
     return grid
 
 
+def _reads_from_right(texts, special) -> bool:
+    """Whether a row reads from the right: its own words decide, not the tokens its
+    tokenizer adds (a [CLS] before an Arabic sentence is no Latin word), as the film's."""
+    return reads_right_to_left(t for t, added in zip(texts, special) if not added)
+
+
 def row(texts, special, indices, words) -> TokenRow:
     """A row of the drawn tokens, the pieces of a word drawn together (its window said
     once, under the title, not under the row)."""
     row = TokenRow(texts, special, max_width=ROW_WIDTH, indices=indices,
                    joined=[(w.first, w.last) for w in words.words if w.split],
-                   right_to_left=reads_right_to_left(texts))
+                   right_to_left=_reads_from_right(texts, special))
     if row.window_note is not None:
         row.remove(row.window_note)
     return row

@@ -337,3 +337,16 @@ def test_the_automatic_focus_of_a_translation_is_a_content_word(source, target):
     view = _view("scratch", source, target, None)
     words = [w.text for w in view.target_words.words if w.kind == "word"]
     assert dict(zip(words, content_words(words)))[view.focus_text], view.focus_text
+
+
+def test_a_right_to_left_row_reads_from_the_right_whatever_its_tokenizer_adds():
+    """[CLS] before an Arabic source is no Latin word: the row and the grid's source keys
+    read from the right, the English target from the left (the film's own rule)."""
+    from attention_explainer.scenes.translation_film import Layout
+
+    view = _view("scratch", *SCRATCH_PAIRS[4])
+    assert view.source_special[0]                   # [CLS], a Latin-looking added token
+    layout = Layout(view)
+    source, target = layout.rows()
+    assert source.right_to_left and not target.right_to_left
+    assert layout.alignment()[0].right_to_left
