@@ -396,7 +396,7 @@ TRACE_TYPES = {"model": "path", "focus": "text or none", "layer": "text or whole
                "heads": "heads", "mask": "text", "device": "text", "dtype": "text",
                "d_model": "whole", "num_heads": "whole", "seed": "whole"}
 DRAWING_TYPES = {"max_tokens": "whole"}
-# a film drawn whole (translate, generate): its options' types (then each is checked by the
+# a film of a model's view (translate, generate): its options' types (then each is checked by the
 # command line's own spec: ``app.values.SETTINGS``)
 _SCRATCH_TYPES = {name: TRACE_TYPES[name] for name in ("d_model", "num_heads", "seed")}
 SHORT_FILM_TYPES = {**{name: kind for name, kind in TRACE_TYPES.items()
@@ -415,7 +415,7 @@ _OWN_DEFAULTS = {("translate", "model"): TRANSLATION_DEFAULTS["model"]}
 
 
 def _short_film(command: str, kinds: dict, options: dict, **named) -> dict:
-    """The request's fields of a film drawn whole (``translate``, ``generate``): each
+    """The request's fields of a film of a model's view (``translate``, ``generate``): each
     argument of its type, then as the command line takes the option — given, else its
     variable's or the settings file's, else the default — and checked by the same spec."""
     from .app.settings_file import find_config

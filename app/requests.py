@@ -157,10 +157,11 @@ class ViewRequest:
 
 @dataclass(frozen=True, kw_only=True)
 class ShortFilmRequest:
-    """What a film drawn whole (a translation's, a decoder's writing) shares: the layer and
-    heads drawn, where the model runs and in what precision, the MP4 (None: named after the
-    sentence), its size, rate and colours, overwriting, and the most tokens a row of it
-    draws (the render's drawing limit, --max-tokens)."""
+    """What a film of a model's view (a translation's, a decoder's writing) shares: the
+    layer and heads drawn, where the model runs and in what precision, the video (None:
+    named after the sentence) or a pack's folder, its size, rate and colours, overwriting,
+    the most tokens a row of it draws (the render's drawing limit, --max-tokens), and the
+    render's voice, captions, length, workers, encoding, cache and film settings."""
     layer: str = TRACE_DEFAULTS["layer"]
     heads: str = TRACE_DEFAULTS["heads"]
     device: str = TRACE_DEFAULTS["device"]

@@ -366,7 +366,7 @@ def render_alone(make_scene, target: Path, *, width: int, height: int, fps: int,
     frame handed to one H.264 stream as it is drawn (``SegmentVideo``, the film's
     encoding), not manim's writer (a file per play, encoded at its own settings, then
     joined: a translation's film took as long to render as it lasts). For a film with no
-    beats to cache or join (a translation's, a decoder's writing, the heads experiment's).
+    beats to cache or join (the heads experiment's).
     ``make_scene(renderer)`` builds the scene with that renderer under the film's
     configuration, its media in ``scratch``; the scene is returned (its key times)."""
     from manim import tempconfig
