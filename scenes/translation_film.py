@@ -22,7 +22,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge,
 
 from ..attention_core.word_model import PIECES_SUM_NOTE
 from ..facts import TRANSLATION_BEATS
-from .film.beat import Beat, Stage
+from .film.beat import Stage, ViewBeat
 from .film.readouts import format_number
 from .film.scene import FilmScene
 from .vocabulary import style
@@ -165,20 +165,13 @@ class Layout:
         return VGroup(grid, dots, boxes, said)
 
 
-def layout_of(film) -> Layout:
-    """The film's :class:`Layout`, made once."""
-    if "_cross_layout" not in film.__dict__:
-        film._cross_layout = Layout(film.trace)
-    return film._cross_layout
-
-
-class CrossBeat(Beat):
+class CrossBeat(ViewBeat):
     """A beat of the translation's film: its view and layout at hand."""
+    layout_class = Layout
 
     def __init__(self, film, stage: Stage):
         super().__init__(film, stage)
-        self.view, self.layout = film.trace, layout_of(film)
-        self.roles = dict(stage)          # what the last beat left lives on, by role
+        self.view = film.trace
 
     @property
     def focus(self) -> str:
@@ -191,6 +184,11 @@ class CrossBeat(Beat):
         self.play(LaggedStart(*[FadeIn(d) for d in dots], lag_ratio=lag),
                   run_time=style.T_BUILD)
         self.play(Create(box), FadeIn(said), run_time=style.T_QUICK)
+
+
+def layout_of(film) -> Layout:
+    """The film's :class:`Layout`, made once."""
+    return CrossBeat.layout_of(film)
 
 
 class QuestionBeat(CrossBeat):

@@ -16,7 +16,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, LaggedStart, Rectangl
 
 from ..attention_core.generation import SINK_SHARE
 from ..attention_core.word_model import SPACE_TOKEN
-from .film.beat import Beat, Stage
+from .film.beat import Stage, ViewBeat
 from .film.scene import FilmScene
 from .vocabulary import style
 from .vocabulary.scripts import reads_right_to_left
@@ -125,17 +125,18 @@ class Layout:
         return first.align_to(row.chip(0), LEFT)
 
 
-def layout_of(film) -> Layout:
-    if "_writing_layout" not in film.__dict__:
-        film._writing_layout = Layout(film.trace)
-    return film._writing_layout
+class WritingBeat(ViewBeat):
+    """A beat of the writing film: its generation and layout at hand."""
+    layout_class = Layout
 
-
-class WritingBeat(Beat):
     def __init__(self, film, stage: Stage):
         super().__init__(film, stage)
-        self.generation, self.layout = film.trace, layout_of(film)
-        self.roles = dict(stage)
+        self.generation = film.trace
+
+
+def layout_of(film) -> Layout:
+    """The film's :class:`Layout`, made once."""
+    return WritingBeat.layout_of(film)
 
 
 class PromptBeat(WritingBeat):

@@ -27,7 +27,7 @@ from . import audits
 from .wording import tidy
 from ..vocabulary import style
 
-__all__ = ["Beat", "Role", "Stage", "looks_the_same", "morph"]
+__all__ = ["Beat", "Role", "Stage", "ViewBeat", "looks_the_same", "morph"]
 
 
 class Role:
@@ -274,6 +274,27 @@ class Beat:
                signed: bool = False) -> str:
         """The text of a number drawn some other way (or said in a caption), recorded."""
         return self.book.text(kind, index, decimals, signed)
+
+
+class ViewBeat(Beat):
+    """A beat of a film of a model's view (a translation's, a writing's): what every beat
+    of the film draws alike (``layout_class`` of the view) made once per film, and the
+    stage the last beat left carried over as this beat's roles."""
+
+    layout_class: type | None = None
+
+    def __init__(self, film, stage: Stage):
+        super().__init__(film, stage)
+        self.layout = self.layout_of(film)
+        self.roles = dict(stage)
+
+    @classmethod
+    def layout_of(cls, film):
+        """The film's layout, made once."""
+        made = film.__dict__.setdefault("_layouts", {})
+        if cls.layout_class not in made:
+            made[cls.layout_class] = cls.layout_class(film.trace)
+        return made[cls.layout_class]
 
 
 def looks_the_same(a, b) -> bool:
