@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from manim import DOWN, ORIGIN, RIGHT, Line, Rectangle, RoundedRectangle, VGroup, VMobject, config
@@ -9,11 +10,29 @@ from manim import DOWN, ORIGIN, RIGHT, Line, Rectangle, RoundedRectangle, VGroup
 from . import style
 from .grid import tier_centre, tier_line
 from .scripts import may_turn, reads_as_sign
+from .fastcopy import copy_mobject
 from .text import baseline_text, glyphs_of, label_text, line_box_height
 
-__all__ = ["PIECE_GAP", "TokenChip", "TokenRow", "word_row"]
+__all__ = ["PIECE_GAP", "TokenChip", "TokenRow", "rounded_box", "word_row"]
 
 PIECE_GAP = 0.3     # between the pieces of one word, against the gap between words
+_BOXES: OrderedDict = OrderedDict()
+_BOXES_KEPT = 1024
+
+
+def rounded_box(width: float, height: float, corner_radius: float) -> RoundedRectangle:
+    """``RoundedRectangle(corner_radius=, width=, height=)`` at the origin, built once per
+    size and copied afterwards: manim rounds the corners with arcs built and fitted in
+    Python (profiled: 10 ms a box, most of the time a row of tokens takes), and a film
+    builds the same rows again in every beat that shows them. A copy is exact."""
+    key = (float(width), float(height), float(corner_radius))
+    if key in _BOXES:
+        _BOXES.move_to_end(key)
+    else:
+        _BOXES[key] = RoundedRectangle(corner_radius=corner_radius, width=width, height=height)
+        if len(_BOXES) > _BOXES_KEPT:
+            _BOXES.popitem(last=False)
+    return copy_mobject(_BOXES[key])
 
 
 class TokenChip(VGroup):
@@ -41,8 +60,7 @@ class TokenChip(VGroup):
         # one height for every chip of a size, whatever the script (rows mix fonts)
         height = line_box_height(font_size) + 2 * pad_y
         width = max(self.word.width + 2 * pad_x, min_width, height)
-        self.box = RoundedRectangle(corner_radius=0.1 * font_size / 30, width=width,
-                                    height=height)
+        self.box = rounded_box(width, height, 0.1 * font_size / 30)
         self.box.move_to([0, (top + bottom) / 2, 0])
         edge = box_color or (pal.special if special else pal.dim)
         self.box.set_stroke(edge, width=1.5, opacity=0.6 if special else 1.0)
@@ -211,8 +229,7 @@ class TokenRow(VGroup):
             chip.remove(chip.box)
             chip.box = box
             chip.submobjects.insert(0, box)
-        outline = RoundedRectangle(corner_radius=0.1 * height / 0.5, width=cuts[-1] - cuts[0],
-                                   height=height).move_to([(cuts[0] + cuts[-1]) / 2, y, 0])
+        outline = rounded_box(cuts[-1] - cuts[0], height, 0.1 * height / 0.5).move_to([(cuts[0] + cuts[-1]) / 2, y, 0])
         outline.set_stroke(style.PALETTE.dim, width=1.5).set_fill(opacity=0)
         order[0].add(outline)       # drawn, moved and faded with the word's first piece
         return cuts[-1] - cuts[0]
