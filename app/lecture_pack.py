@@ -194,19 +194,20 @@ class LecturePack:
         from ..scenes.pipeline.join import cut_clip
 
         if burn is None:
-            cut_clip(parts, target, sound, cues, self.captions_language)
+            cut_clip(parts, target, sound, cues, self.captions_language, fps=fps)
             return
         from ..scenes.pipeline.burn import burn_captions
 
         cut, burnt = (target.with_name(target.name + suffix) for suffix in (".cut.mp4",
                                                                             ".burnt.mp4"))
         try:
-            cut_clip(parts, cut)
+            cut_clip(parts, cut, fps=fps)
             width, height, options = burn
-            burn_captions([cut], cues, burnt, width=width, height=height, fps=fps,
-                          options=options)
             frames = sum(max(0, end - first) for _, first, end in parts)
-            cut_clip([(burnt, 0, frames)], target, sound, cues, self.captions_language)
+            burn_captions([cut], cues, burnt, width=width, height=height, fps=fps,
+                          options=options, lengths=[frames])
+            cut_clip([(burnt, 0, frames)], target, sound, cues, self.captions_language,
+                     fps=fps)
         finally:
             cut.unlink(missing_ok=True)
             burnt.unlink(missing_ok=True)

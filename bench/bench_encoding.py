@@ -84,9 +84,14 @@ def measure(options: dict, out: Path) -> dict:
     index = json.loads((out / "index.json").read_text())
     wanted = {n: label for label, n in index.items()}
     psnr, ssim = {}, {}
+    from attention_explainer.scenes.pipeline.timeline import frames_in_time
+
     with av.open(str(out / "v.mp4")) as container:
+        # a held frame is stored once (scenes/pipeline/timeline.py): one per 1/fps here
+        stream = container.streams.video[0]
+        total = int(round(stream.duration * stream.time_base * FPS))
         frames = 0
-        for n, frame in enumerate(container.decode(video=0)):
+        for n, frame in enumerate(frames_in_time(container, stream, FPS, total)):
             frames += 1
             if n in wanted:
                 label = wanted[n]

@@ -50,8 +50,10 @@ def video_facts(path: Path) -> dict:
 
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
-        frames = stream.frames or sum(1 for _ in container.decode(stream))
-        return {"duration": frames / float(stream.average_rate), "frames": frames,
+        # a held frame is stored once (scenes/pipeline/timeline.py): the stream's length
+        fps = stream.codec_context.framerate
+        frames = int(round(stream.duration * stream.time_base * fps))
+        return {"duration": frames / float(fps), "frames": frames,
                 "level": stream.codec_context.level, "pix_fmt": stream.codec_context.pix_fmt,
                 "bytes": path.stat().st_size}
 
@@ -59,10 +61,15 @@ def video_facts(path: Path) -> dict:
 def decoded_frames(path: Path, indices: dict[str, int]) -> dict[str, np.ndarray]:
     import av
 
+    from attention_explainer.scenes.pipeline.timeline import frames_in_time
+
     wanted = {n: beat for beat, n in indices.items()}
     found = {}
     with av.open(str(path)) as container:
-        for n, frame in enumerate(container.decode(video=0)):
+        stream = container.streams.video[0]
+        fps = int(stream.codec_context.framerate)
+        total = int(round(stream.duration * stream.time_base * fps))
+        for n, frame in enumerate(frames_in_time(container, stream, fps, total)):
             if n in wanted:
                 found[wanted[n]] = frame.to_ndarray(format="rgb24")
     return found

@@ -14,7 +14,6 @@ claim too, so the claims audit re-derives them from the view (``claims``).
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart,
@@ -33,7 +32,7 @@ from .vocabulary.scripts import in_their_words
 from .vocabulary.sparks import Spark, SparkTravel
 from .vocabulary.text import label_text, line_of
 
-__all__ = ["BEATS", "TranslationFilm", "poster_frame"]
+__all__ = ["BEATS", "TranslationFilm"]
 
 BEATS = TRANSLATION_BEATS
 SOURCE_Y, TARGET_Y = 1.15, -1.35
@@ -459,16 +458,3 @@ class AnswerBeat(CrossBeat):
         self.book.claim("even", (view.head, low, high),
                         " ".join(line.original_text for line in answer))
         return answer
-
-
-def poster_frame(film: Path, at: float, png: Path) -> None:
-    """The film's frame at ``at`` seconds, as a PNG."""
-    import av
-
-    with av.open(str(film)) as box:
-        stream = box.streams.video[0]
-        for frame in box.decode(stream):
-            if frame.time is not None and frame.time >= at:
-                frame.to_image().save(png, format="PNG")
-                return
-    raise RuntimeError("the film has no frame at its poster's time")

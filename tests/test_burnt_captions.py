@@ -4,7 +4,6 @@
 drawn smaller so that no caption ever covers it."""
 from __future__ import annotations
 
-import av
 import numpy as np
 import pytest
 import srt
@@ -15,6 +14,7 @@ from attention_explainer.scenes.pipeline.regression import compare
 from attention_explainer.scenes.pipeline.subtitles import caption_track
 from tests.conftest import run_process
 from tests.make_golden import BURNT_ARGS, BURNT_POSTER, TRACE
+from tests.videos import shown_frames
 
 WIDTH, HEIGHT = 320, 180
 
@@ -31,8 +31,7 @@ def burnt(tmp_path_factory):
 
 
 def frames_of(path) -> list[np.ndarray]:
-    with av.open(str(path)) as box:
-        return [f.to_ndarray(format="rgb24") for f in box.decode(box.streams.video[0])]
+    return shown_frames(path)
 
 
 def test_the_burnt_poster_matches_its_golden(burnt):

@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 import pytest
+from tests.videos import shown_frames
 
 FPS = 10
 NEAR_BLACK = 0.5          # mean luminance (0-255) below which a frame shows nothing (the
@@ -33,10 +34,8 @@ def film(default_trace, tmp_path_factory):
 @pytest.fixture(scope="module")
 def luminance(film) -> np.ndarray:
     """Every frame of the video as luminance (frames x 180 x 320)."""
-    import av
-    with av.open(str(film.video)) as container:
-        return np.stack([np.asarray(f.to_ndarray(format="gray"), dtype=np.float32)
-                         for f in container.decode(video=0)])
+    return np.stack([np.asarray(f, dtype=np.float32)
+                     for f in shown_frames(film.video, "gray")])
 
 
 def captions(film) -> list[tuple[float, float, str]]:

@@ -13,6 +13,7 @@ from conftest import run_warm
 
 from attention_explainer.facts import FILM_BEATS
 from tests.browser import browser_or_skip, launch
+from tests.videos import shown_frames
 
 BEATS = list(FILM_BEATS)        # the default film, in storyboard order
 WIDTH, HEIGHT, FPS = 160, 90, 5
@@ -29,8 +30,7 @@ def pack(default_trace, tmp_path_factory):
 
 
 def _frames(path: Path) -> list[np.ndarray]:
-    with av.open(str(path)) as container:
-        return [f.to_ndarray(format="rgb24") for f in container.decode(video=0)]
+    return shown_frames(path)
 
 
 def test_a_pack_writes_every_file_and_lists_them(pack):

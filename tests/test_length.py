@@ -13,6 +13,7 @@ import pytest
 from attention_explainer.facts import FILM_BEATS, LENGTHS
 from tests.conftest import DEFAULT, assert_refused, run_warm
 from tests.layout_corpus import audit_film, sum_faults
+from tests.videos import shown_count
 
 SHORT = LENGTHS["short"]
 SENTENCES = [(DEFAULT, {}), ("小猫吃了一条鱼", {}), ("She gave him the book because he asked", {})]
@@ -61,7 +62,6 @@ def test_a_short_pack_holds_the_clips_of_the_beats_it_keeps(tmp_path):
     """`pack --length short` (it always failed: the set was made for every beat before the
     film was fitted): its clips, slides and deck are those of the beats kept, numbered in
     order; the dry run lists the same files; and the clips make the film."""
-    import av
 
     args = ["pack", DEFAULT, "--length", "short", "--resolution", "64x36", "--fps", "5"]
     dry = run_warm(*args, "--dry-run", "--json", "--out", tmp_path / "pack")
@@ -78,12 +78,8 @@ def test_a_short_pack_holds_the_clips_of_the_beats_it_keeps(tmp_path):
     assert on_disk == {str(p.relative_to(folder)) for p in map(Path, report["files"])}
     assert {str(Path(p).relative_to(folder)) for p in json.loads(dry.stdout)["files"]} \
         == on_disk
-    frames = 0
-    for clip in clips:
-        with av.open(str(folder / "clips" / clip)) as container:
-            frames += sum(1 for _ in container.decode(video=0))
-    with av.open(str(folder / "explainer.mp4")) as container:
-        assert frames == sum(1 for _ in container.decode(video=0))
+    frames = sum(shown_count(folder / "clips" / clip) for clip in clips)
+    assert frames == shown_count(folder / "explainer.mp4")
     # every other kind of the pack holds the beats kept, in order: the slides (a title
     # slide, then one per beat, each its clip), the web deck's sections, the handout's
     # pages, the chapters, and the captions (the film's track is its .srt)

@@ -40,7 +40,7 @@ def test_the_precedence_is_command_line_then_environment_then_file(tmp_path):
         with av.open(str(tmp_path / "renders" / proc.stdout.split('"')[3].split("/")[-1])) \
                 as container:
             stream = container.streams.video[0]
-            return stream.width, stream.height, int(stream.average_rate)
+            return stream.width, stream.height, int(stream.codec_context.framerate)
 
     assert render(env=env_set) == (160, 90, 4)
     assert render("--resolution", "64x36", env=env_set) == (64, 36, 4)

@@ -155,31 +155,42 @@ def _set_in_lines(text: str, width: float) -> tuple[float, list[str]]:
 
 
 def burn_captions(videos: list, cues: list, target: Path, *, width: int, height: int,
-                  fps: int, options: dict) -> None:
+                  fps: int, options: dict, lengths: list[int]) -> None:
     """Encode into ``target`` (an MP4 of one H.264 stream) the frames of the segment
-    videos ``videos`` (paths or open files, drawn at :func:`picture_size`), each placed
-    above the band with the caption of its moment (``cues``: (start s, end s, text), the
-    film's seconds, in order and apart). ``options``: the encoder's, as the segments'."""
+    videos ``videos`` (paths or open files, drawn at :func:`picture_size`; ``lengths``:
+    each one's frames), each placed above the band with the caption of its moment
+    (``cues``: (start s, end s, text), the film's seconds, in order and apart).
+    ``options``: the encoder's, as the segments'. A picture held while the caption
+    under it changes is encoded once per caption (``timeline``)."""
     import av
 
     from .capture import SegmentVideo
+    from .timeline import frames_in_time
 
     band = CaptionBand(width, height)
     # the band is never blank for a frame between two captions (the .srt's gap)
     cues = [(a, nxt[0] if nxt is not None and 0 <= nxt[0] - b <= MERGED_GAP else b, text)
             for (a, b, text), nxt in zip(cues, [*cues[1:], None])]
     out = SegmentVideo(target, width=width, height=height, fps=fps, options=options)
-    index, at = 0, 0
+    index, at, run = 0, 0, None         # run: (picture, caption, frames) not yet written
     try:
-        for video in videos:
+        for video, length in zip(videos, lengths, strict=True):
             with av.open(str(video) if isinstance(video, (str, Path)) else video) as box:
-                for frame in box.decode(box.streams.video[0]):
+                for frame in frames_in_time(box, box.streams.video[0], fps, length):
                     seconds = index / fps
                     while at < len(cues) and cues[at][1] <= seconds:
                         at += 1
                     shown = cues[at][2] if at < len(cues) and cues[at][0] <= seconds else None
-                    out.write(band.compose(frame.to_ndarray(format="rgba"), shown))
+                    if run is not None and run[0] is frame and run[1] == shown:
+                        run[2] += 1
+                    else:
+                        if run is not None:
+                            out.write(band.compose(run[0].to_ndarray(format="rgba"), run[1]),
+                                      run[2])
+                        run = [frame, shown, 1]
                     index += 1
+        if run is not None:
+            out.write(band.compose(run[0].to_ndarray(format="rgba"), run[1]), run[2])
     finally:
         out.close()
 

@@ -24,6 +24,7 @@ from ..vocabulary import style
 from ..vocabulary.real_text import TextPainter
 from ..vocabulary.svg_text import svg_with_text
 from ..vocabulary.stage import frame_size
+from .timeline import HeldBack
 
 __all__ = ["CapturingFilm", "FilmRenderer", "FrameCaptureWriter", "SNAP", "SegmentVideo", "SteadyCamera",
            "render_alone",
@@ -92,13 +93,16 @@ class SegmentVideo:
         self._key_frames: set[int] = set()
         self._rgba = None                     # the RGBA frame each frame is copied into
         self._rgba_pixels: np.ndarray | None = None
+        self._packets = HeldBack(self._container)
 
     def key_frame_at(self, index: int) -> None:
         """Make frame ``index`` (not yet written) a key frame."""
         self._key_frames.add(int(index))
 
     def write(self, pixels: np.ndarray, repeat: int = 1) -> None:
-        """Encode ``pixels`` (RGBA, read now and not kept) as the next ``repeat`` frames."""
+        """Encode ``pixels`` (RGBA, read now and not kept) as the next ``repeat`` frames:
+        once, shown until the next frame's time (``timeline``), and again where one of
+        those frames is to be a key frame."""
         import av
 
         # the RGBA frame is one buffer, filled anew each time: a fresh 8 MB buffer per
@@ -114,18 +118,21 @@ class SegmentVideo:
         # converter, and a render's worker forked meanwhile would hang freeing them
         frame = self._rgba.reformat(format="yuv420p", threads=1)
         frame.time_base = self._time_base
-        for _ in range(repeat):
-            frame.pts = self._next_pts
-            frame.pict_type = av.video.frame.PictureType.I if frame.pts in self._key_frames \
+        first, end = self._next_pts, self._next_pts + repeat
+        starts = [first, *sorted(k for k in self._key_frames if first < k < end)]
+        for start in starts:
+            frame.pts = start
+            frame.pict_type = av.video.frame.PictureType.I if start in self._key_frames \
                 else av.video.frame.PictureType.NONE
-            self._next_pts += 1
             for packet in self._stream.encode(frame):
-                self._container.mux(packet)
+                self._packets.mux(packet)
+        self._next_pts = end
 
     def close(self) -> None:
         self._rgba = self._rgba_pixels = None
         for packet in self._stream.encode():
-            self._container.mux(packet)
+            self._packets.mux(packet)
+        self._packets.finish(self._next_pts)
         self._container.close()
 
 

@@ -17,6 +17,7 @@ from ...facts import STORYBOARDS
 from .cache_files import KEY_FRAME, VIDEO
 from .narration import encode_sound, sound_stream_in
 from .subtitles import add_caption_track, mux_captions
+from .timeline import HeldBack
 
 __all__ = ["POSTER_BEAT", "TITLES", "assemble", "beat_spans", "caption_cues", "chapter_marks",
            "cut_clip", "handoff_frame", "join_segments", "poster_of", "segment_starts", "write_captions"]
@@ -53,10 +54,12 @@ def chapter_marks(segments, starts: list[float]) -> list[tuple[float, float, str
     return [(a, b, TITLES[s.beat]) for s, (a, b) in zip(segments, beat_spans(segments, starts))]
 
 
-def cut_clip(parts: list, target: Path, sound=None, cues=None, language: str = "en") -> None:
-    """Frames of segment MP4s joined into ``target`` without re-encoding: ``parts`` are
-    (video, first frame, end frame), each first frame a key frame of its segment (the
-    start, or a hand-off: ``SegmentVideo.key_frame_at``). ``video`` as in
+def cut_clip(parts: list, target: Path, sound=None, cues=None, language: str = "en", *,
+             fps: int) -> None:
+    """Frames of segment MP4s (at ``fps``) joined into ``target`` without re-encoding:
+    ``parts`` are (video, first frame, end frame), each first frame a key frame of its
+    segment (the start, or a hand-off: ``SegmentVideo.key_frame_at``), each end frame
+    where a stored frame starts or the segment ends. ``video`` as in
     :func:`join_segments`. ``sound``: the clip's samples, encoded beside it as AAC;
     ``cues``: its captions, in its own seconds, as its subtitle track in ``language``."""
     import av
@@ -64,7 +67,7 @@ def cut_clip(parts: list, target: Path, sound=None, cues=None, language: str = "
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(av.open(str(target), "w", format="mp4",
                                           options={"movflags": "+faststart"}))
-        out_stream, offset = None, 0
+        out_stream, offset, packets = None, 0, HeldBack(out)
         for path, first, end in parts:
             if end <= first:
                 continue
@@ -75,10 +78,12 @@ def cut_clip(parts: list, target: Path, sound=None, cues=None, language: str = "
                 out_stream = out.add_stream_from_template(template=stream)
                 sound_stream = sound_stream_in(out) if sound is not None else None
                 text_stream = add_caption_track(out, language) if cues is not None else None
-            per_frame = 1 / (stream.average_rate * stream.time_base)
-            offset = _copy_packets(src, stream, out, out_stream, offset,
-                                   int(round(first * per_frame)), int(round(end * per_frame)))
+            per_frame = 1 / (fps * stream.time_base)
+            offset = _copy_packets(src, stream, packets, out_stream, offset,
+                                   int(round(first * per_frame)), int(round(end * per_frame)),
+                                   int(round(per_frame)))
             src.close()
+        packets.finish(offset)
         if sound is not None and out_stream is not None:
             encode_sound(out, sound_stream, sound)
         if cues is not None and out_stream is not None:
@@ -148,21 +153,23 @@ def assemble(segments, trace, paths: dict, also=None, narration=None, burn=None,
     try:
         with contextlib.ExitStack() as stack:
             videos = [stack.enter_context(s.opened(VIDEO)) for s in segments]
+            lengths = [s.frames for s in segments]
             if burn is not None:
                 from .burn import burn_captions
 
                 width, height, options = burn
                 burn_captions(videos, cues, burnt, width=width, height=height,
-                              fps=segments[0].fps, options=options)
-                videos = [burnt]
+                              fps=segments[0].fps, options=options, lengths=lengths)
+                videos, lengths = [burnt], [sum(lengths)]
             join_segments(videos, joined, chapter_marks(segments, starts), sound, cues,
-                          language)
+                          language, fps=segments[0].fps, lengths=lengths)
     finally:
         burnt.unlink(missing_ok=True)
     if joined != target:
         from .web_formats import transcode
         try:
-            transcode(joined, target)
+            transcode(joined, target, fps=segments[0].fps,
+                      frames=sum(s.frames for s in segments))
         finally:
             joined.unlink(missing_ok=True)
     write_captions(segments, starts, paths["captions"])
@@ -181,9 +188,11 @@ def assemble(segments, trace, paths: dict, also=None, narration=None, burn=None,
 
 
 def join_segments(videos: list, target: Path, chapters: list | None = None,
-                  sound=None, cues=None, language: str = "en") -> None:
+                  sound=None, cues=None, language: str = "en", *, fps: int,
+                  lengths: list[int]) -> None:
     """Join segment MP4s of identical streams (same encoder settings, each starting on a
-    key frame) into ``target`` without re-encoding, its index first (faststart), with
+    key frame; ``lengths``: each one's frames at ``fps``) into ``target`` without
+    re-encoding, its index first (faststart), with
     ``chapters`` [(start s, end s, title)] as the MP4's chapter marks, ``sound`` (mono
     samples at ``narration.RATE``) as an AAC stream and ``cues`` [(start s, end s, text)]
     as its subtitle track (in ``language``). ``videos`` are paths or open binary files
@@ -197,9 +206,9 @@ def join_segments(videos: list, target: Path, chapters: list | None = None,
             out.set_chapters([{"id": n, "start": round(start * 1000), "end": round(end * 1000),
                                "time_base": Fraction(1, 1000), "metadata": {"title": title}}
                               for n, (start, end, title) in enumerate(chapters)])
-        out_stream = None
+        out_stream, packets = None, HeldBack(out)
         offset = 0           # in the segments' time base (the same in each)
-        for path in videos:
+        for path, length in zip(videos, lengths, strict=True):
             src = stack.enter_context(av.open(str(path) if isinstance(path, (str, Path))
                                               else path))
             stream = src.streams.video[0]
@@ -207,37 +216,59 @@ def join_segments(videos: list, target: Path, chapters: list | None = None,
                 out_stream = out.add_stream_from_template(template=stream)
                 sound_stream = sound_stream_in(out) if sound is not None else None
                 text_stream = add_caption_track(out, language) if cues is not None else None
-            offset = _copy_packets(src, stream, out, out_stream, offset)
+            per_frame = 1 / (fps * stream.time_base)
+            offset = _copy_packets(src, stream, packets, out_stream, offset, 0,
+                                   int(round(length * per_frame)), int(round(per_frame)))
             src.close()
+        packets.finish(offset)
         if sound is not None and out_stream is not None:
             encode_sound(out, sound_stream, sound)
         if cues is not None and out_stream is not None:
             mux_captions(out, text_stream, cues)
 
 
-def _copy_packets(src, stream, out, out_stream, offset: int, first: int = 0,
-                  end: int | None = None) -> int:
-    """Mux ``stream``'s packets shown from ``first`` to before ``end`` (time base units;
-    default: all) into ``out_stream``, moved to start at ``offset``; the end of the last
-    one, where the next part starts."""
+def _copy_packets(src, stream, packets: HeldBack, out_stream, offset: int, first: int,
+                  end: int, tick: int) -> int:
+    """Mux (through ``packets``) ``stream``'s packets shown from ``first`` to before
+    ``end`` (time base units; ``tick``: a frame's) into ``out_stream``, moved to start at
+    ``offset``; where the next part starts (a held frame is shown up to ``end``:
+    ``timeline``)."""
     from av.bitstream import BitStreamFilterContext
 
     # x264 stamps every segment with an SEI note of its version, settings and web
     # address; players ignore it, and an offline lecture pack names no address
     without_notes = BitStreamFilterContext("filter_units=remove_types=6", stream, out_stream)
-    shift, last = offset - first, offset
+    shift = offset - first
+
+    def mux(packet) -> None:
+        packet.pts += shift
+        packet.dts += shift
+        for filtered in without_notes.filter(packet):
+            filtered.stream = out_stream
+            packets.mux(filtered)
+
+    # x264 decodes the first frames (those a B-frame waits for) before the part's start,
+    # as early as the frames after them are late: a held frame's length earlier. Those
+    # decoding times are drawn in to one frame apart, just before the start, so that they
+    # never fall before the last part's (still before each frame's own time)
+    leading: list = []
     for packet in src.demux(stream):
         if packet.dts is None:      # demux's flushing packets
             continue
-        if packet.pts < first or (end is not None and packet.pts >= end):
+        if packet.pts < first or packet.pts >= end:
             continue
-        packet.pts += shift
-        packet.dts += shift
-        last = max(last, packet.pts + (packet.duration or 0))
-        for filtered in without_notes.filter(packet):
-            filtered.stream = out_stream
-            out.mux(filtered)
+        if leading is not None and packet.dts < first:
+            leading.append(packet)
+            continue
+        for n, early in enumerate(leading or ()):
+            early.dts = first - (len(leading) - n) * tick
+            mux(early)
+        leading = None
+        mux(packet)
+    for n, early in enumerate(leading or ()):
+        early.dts = first - (len(leading) - n) * tick
+        mux(early)
     for filtered in without_notes.filter(None):
         filtered.stream = out_stream
-        out.mux(filtered)
-    return last
+        packets.mux(filtered)
+    return offset + end - first

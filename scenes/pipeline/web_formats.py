@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ...facts import GIF_MAX_FPS, GIF_MAX_WIDTH
+from .timeline import frames_in_time
 
 __all__ = ["PALETTE_SAMPLES", "VP9_OPTIONS", "gif_size", "transcode"]
 
@@ -25,18 +26,19 @@ PALETTE_SAMPLES = 48      # frames a GIF's palette is taken from
 VP9_OPTIONS = {"crf": "32", "b": "0", "deadline": "good", "cpu-used": "5", "row-mt": "1"}
 
 
-def transcode(source: Path, target: Path) -> None:
-    """Re-encode the MP4 ``source`` into ``target``, a .webm or a .gif (by its suffix)."""
+def transcode(source: Path, target: Path, *, fps: int, frames: int) -> None:
+    """Re-encode the MP4 ``source`` (``frames`` frames at ``fps``, a held one stored once:
+    ``timeline``) into ``target``, a .webm or a .gif (by its suffix)."""
     kind = target.suffix.lower()
     if kind == ".webm":
-        _webm(source, target)
+        _webm(source, target, fps, frames)
     elif kind == ".gif":
-        _gif(source, target)
+        _gif(source, target, fps, frames)
     else:
         raise ValueError(f"no web format for {target.name!r}")
 
 
-def _webm(source: Path, target: Path) -> None:
+def _webm(source: Path, target: Path, fps: int, frames: int) -> None:
     """VP9, and the film's sound (if it has one) as Opus."""
     import av
 
@@ -45,12 +47,12 @@ def _webm(source: Path, target: Path) -> None:
     sound = decode(source) if _has_sound(source) else None
     with av.open(str(source)) as src, av.open(str(target), "w", format="webm") as out:
         stream = src.streams.video[0]
-        vp9 = out.add_stream("libvpx-vp9", rate=stream.average_rate)
+        vp9 = out.add_stream("libvpx-vp9", rate=fps)
         vp9.width, vp9.height, vp9.pix_fmt = stream.width, stream.height, "yuv420p"
         vp9.options = dict(VP9_OPTIONS)
         opus = sound_stream_in(out, "libopus") if sound is not None else None
-        for n, frame in enumerate(src.decode(stream)):
-            frame.pts, frame.time_base = n, Fraction(1, 1) / stream.average_rate
+        for n, frame in enumerate(frames_in_time(src, stream, fps, frames)):
+            frame.pts, frame.time_base = n, Fraction(1, fps)
             for packet in vp9.encode(frame):
                 out.mux(packet)
         for packet in vp9.encode():
@@ -73,18 +75,16 @@ def gif_size(width: int, height: int) -> tuple[int, int]:
     return GIF_MAX_WIDTH, max(2, round(height * GIF_MAX_WIDTH / width / 2) * 2)
 
 
-def _palette(source: Path, size: tuple[int, int]):
+def _palette(source: Path, size: tuple[int, int], fps: int, total: int):
     """One palette of 256 colours for the whole GIF, from PALETTE_SAMPLES frames spread
     evenly over the film."""
     import av
     from PIL import Image
 
-    with av.open(str(source)) as src:
-        total = src.streams.video[0].frames or sum(1 for _ in src.demux(video=0))
     step = max(1, total // PALETTE_SAMPLES)
     frames = []
     with av.open(str(source)) as src:
-        for n, frame in enumerate(src.decode(video=0)):
+        for n, frame in enumerate(frames_in_time(src, src.streams.video[0], fps, total)):
             if n % step == 0:
                 frames.append(frame.to_image().resize(size, Image.Resampling.LANCZOS))
     sheet = Image.new("RGB", (size[0], size[1] * len(frames)))
@@ -116,16 +116,16 @@ def _pal8_entries(rgb: np.ndarray) -> np.ndarray:
     return entries
 
 
-def _gif(source: Path, target: Path) -> None:
+def _gif(source: Path, target: Path, film_fps: int, frames: int) -> None:
     import av
     from PIL import Image
 
     with av.open(str(source)) as src:
         stream = src.streams.video[0]
-        rate = Fraction(stream.average_rate)
+        rate = Fraction(film_fps)
         fps = min(rate, Fraction(GIF_MAX_FPS))
         size = gif_size(stream.width, stream.height)
-    palette = _palette(source, size)
+    palette = _palette(source, size, film_fps, frames)
     rgb = np.zeros((256, 3), np.uint8)
     used = np.array(palette.getpalette()[:768], np.uint8).reshape(-1, 3)
     rgb[:len(used)] = used
@@ -135,7 +135,7 @@ def _gif(source: Path, target: Path) -> None:
         gif = out.add_stream("gif", rate=fps)
         gif.width, gif.height, gif.pix_fmt = size[0], size[1], "pal8"
         shown = 0                            # GIF frames written so far
-        for n, frame in enumerate(src.decode(stream)):
+        for n, frame in enumerate(frames_in_time(src, stream, film_fps, frames)):
             # the film's frame n is on screen from n / rate: keep those the GIF's clock
             # reaches (at its capped rate, frames are dropped evenly)
             if n / rate + 1e-9 < shown / fps:
