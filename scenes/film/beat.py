@@ -290,11 +290,27 @@ class ViewBeat(Beat):
 
     @classmethod
     def layout_of(cls, film):
-        """The film's layout, made once."""
+        """The film's layout, made once per process for the same view, frame and theme:
+        a worker draws several of a film's beats, each a film of its own, and measuring
+        the windows (rows of tokens built until they fit) is most of a short beat's
+        setting up. A layout holds what is measured, never a drawn object."""
         made = film.__dict__.setdefault("_layouts", {})
         if cls.layout_class not in made:
-            made[cls.layout_class] = cls.layout_class(film.trace)
+            fingerprint = film.__dict__.get("_fingerprint")
+            if fingerprint is None:
+                fingerprint = film._fingerprint = film.trace.fingerprint()
+            key = (cls.layout_class, fingerprint, config.pixel_width, config.pixel_height,
+                   round(config.frame_width, 6), style.theme_name())
+            if key not in _LAYOUTS:
+                _LAYOUTS[key] = cls.layout_class(film.trace)
+                while len(_LAYOUTS) > _LAYOUTS_KEPT:
+                    _LAYOUTS.pop(next(iter(_LAYOUTS)))
+            made[cls.layout_class] = _LAYOUTS[key]
         return made[cls.layout_class]
+
+
+_LAYOUTS: dict = {}        # the layouts this process made, by view, frame and theme
+_LAYOUTS_KEPT = 8
 
 
 def looks_the_same(a, b) -> bool:
