@@ -31,6 +31,11 @@ def shown_frames(path: Path, fmt: str = "rgb24") -> list[np.ndarray]:
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
         fps = int(stream.codec_context.framerate)
-        arrays: dict[int, np.ndarray] = {}
-        return [arrays.setdefault(id(frame), frame.to_ndarray(format=fmt))
-                for frame in frames_in_time(container, stream, fps, total)]
+        shown: list[np.ndarray] = []
+        last = None
+        for frame in frames_in_time(container, stream, fps, total):
+            if frame is not last:     # one thread: a process that forks later must not
+                array = frame.to_ndarray(format=fmt, threads=1)     # hold swscale's
+            shown.append(array)
+            last = frame
+        return shown

@@ -185,12 +185,12 @@ def burn_captions(videos: list, cues: list, target: Path, *, width: int, height:
                         run[2] += 1
                     else:
                         if run is not None:
-                            out.write(band.compose(run[0].to_ndarray(format="rgba"), run[1]),
+                            out.write(band.compose(run[0].to_ndarray(format="rgba", threads=1), run[1]),
                                       run[2])
                         run = [frame, shown, 1]
                     index += 1
         if run is not None:
-            out.write(band.compose(run[0].to_ndarray(format="rgba"), run[1]), run[2])
+            out.write(band.compose(run[0].to_ndarray(format="rgba", threads=1), run[1]), run[2])
     finally:
         out.close()
 

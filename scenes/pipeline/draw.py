@@ -99,15 +99,25 @@ def run_in_workers(function, calls: list[tuple], *, workers: int, weights=None,
     # would render recursively). Workers only draw: no torch, no threads of ours.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     results: dict[int, object] = {}
+    # what this process left for its garbage collector is collected here, where the
+    # threads it may hold (a video converter's) still run; what stays is frozen, never
+    # collected in a worker, whose copy of a lock such threads held would never open
+    import gc
+
+    gc.collect()
+    gc.freeze()
     pool = ProcessPoolExecutor(max_workers=min(workers, len(calls)),
                                mp_context=multiprocessing.get_context(method),
                                initializer=_worker_start)
     processes = {}
     try:
         order = sorted(range(len(calls)), key=lambda n: -(weights[n] if weights else 0))
-        with _signals_held_while_forking():
-            futures = {pool.submit(function, *calls[n]): n for n in order}
-            processes = dict(pool._processes or {})      # to stop them on an interrupt
+        try:
+            with _signals_held_while_forking():
+                futures = {pool.submit(function, *calls[n]): n for n in order}
+                processes = dict(pool._processes or {})      # to stop them on an interrupt
+        finally:
+            gc.unfreeze()
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)

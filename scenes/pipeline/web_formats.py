@@ -86,7 +86,7 @@ def _palette(source: Path, size: tuple[int, int], fps: int, total: int):
     with av.open(str(source)) as src:
         for n, frame in enumerate(frames_in_time(src, src.streams.video[0], fps, total)):
             if n % step == 0:
-                frames.append(frame.to_image().resize(size, Image.Resampling.LANCZOS))
+                frames.append(frame.to_image(threads=1).resize(size, Image.Resampling.LANCZOS))
     sheet = Image.new("RGB", (size[0], size[1] * len(frames)))
     for n, image in enumerate(frames):
         sheet.paste(image, (0, n * size[1]))
@@ -104,7 +104,7 @@ def _pal8_order() -> tuple[int, ...]:
         entry = np.zeros((256, 4), np.uint8)
         entry[0, list(order)] = (*probe, 255)
         frame = av.VideoFrame.from_ndarray((np.zeros((2, 2), np.uint8), entry), format="pal8")
-        if tuple(frame.to_ndarray(format="rgba")[0, 0]) == (*probe, 255):
+        if tuple(frame.to_ndarray(format="rgba", threads=1)[0, 0]) == (*probe, 255):
             return order
     raise RuntimeError("PyAV's pal8 palette layout is not one we know")
 
@@ -140,7 +140,7 @@ def _gif(source: Path, target: Path, film_fps: int, frames: int) -> None:
             # reaches (at its capped rate, frames are dropped evenly)
             if n / rate + 1e-9 < shown / fps:
                 continue
-            image = frame.to_image().resize(size, Image.Resampling.LANCZOS)
+            image = frame.to_image(threads=1).resize(size, Image.Resampling.LANCZOS)
             indices = np.asarray(image.quantize(palette=palette, dither=Image.Dither.NONE))
             out_frame = av.VideoFrame.from_ndarray((indices, colours), format="pal8")
             out_frame.pts, out_frame.time_base = shown, 1 / fps
