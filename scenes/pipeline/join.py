@@ -251,7 +251,13 @@ def _copy_packets(src, stream, packets: HeldBack, out_stream, offset: int, first
     # as early as the frames after them are late: a held frame's length earlier. Those
     # decoding times are drawn in to one frame apart, just before the start, so that they
     # never fall before the last part's (still before each frame's own time)
-    leading: list = []
+    leading: list | None = []
+
+    def mux_leading() -> None:
+        for n, early in enumerate(leading or ()):
+            early.dts = first - (len(leading) - n) * tick
+            mux(early)
+
     for packet in src.demux(stream):
         if packet.dts is None:      # demux's flushing packets
             continue
@@ -260,14 +266,10 @@ def _copy_packets(src, stream, packets: HeldBack, out_stream, offset: int, first
         if leading is not None and packet.dts < first:
             leading.append(packet)
             continue
-        for n, early in enumerate(leading or ()):
-            early.dts = first - (len(leading) - n) * tick
-            mux(early)
+        mux_leading()
         leading = None
         mux(packet)
-    for n, early in enumerate(leading or ()):
-        early.dts = first - (len(leading) - n) * tick
-        mux(early)
+    mux_leading()
     for filtered in without_notes.filter(None):
         filtered.stream = out_stream
         packets.mux(filtered)
