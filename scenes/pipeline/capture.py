@@ -92,6 +92,7 @@ class SegmentVideo:
         self._next_pts = 0
         self._key_frames: set[int] = set()
         self._rgba = None                     # the RGBA frame each frame is copied into
+        self._converter = None                # RGBA to the encoder's YUV, made with it
         self._rgba_pixels: np.ndarray | None = None
         self._packets = HeldBack(self._container)
 
@@ -108,15 +109,21 @@ class SegmentVideo:
         # the RGBA frame is one buffer, filled anew each time: a fresh 8 MB buffer per
         # 1080p frame cost more (its pages faulted in) than the copy into it
         if self._rgba is None:
+            from av.video.reformatter import VideoReformatter
+
             height, width = pixels.shape[:2]
             self._rgba = av.VideoFrame(width, height, "rgba")
             plane = self._rgba.planes[0]
             self._rgba_pixels = np.frombuffer(plane, dtype=np.uint8).reshape(
                 height, plane.line_size // 4, 4)[:, :width]
+            # a converter of this video's own, made here: a render worker forked from a
+            # process whose swscale held threads hung (twice in a fresh clone's suite)
+            # converting through a frame's cached converter that reached that state
+            self._converter = VideoReformatter()
         np.copyto(self._rgba_pixels, pixels)
-        # on this thread alone: swscale's own threads would live on in the frame's cached
-        # converter, and a render's worker forked meanwhile would hang freeing them
-        frame = self._rgba.reformat(format="yuv420p", threads=1)
+        # on this thread alone: swscale's own threads would live on in the converter, and
+        # a render's worker forked meanwhile would hang freeing them
+        frame = self._converter.reformat(self._rgba, format="yuv420p", threads=1)
         frame.time_base = self._time_base
         first, end = self._next_pts, self._next_pts + repeat
         starts = [first, *sorted(k for k in self._key_frames if first < k < end)]
@@ -129,7 +136,7 @@ class SegmentVideo:
         self._next_pts = end
 
     def close(self) -> None:
-        self._rgba = self._rgba_pixels = None
+        self._rgba = self._rgba_pixels = self._converter = None
         for packet in self._stream.encode():
             self._packets.mux(packet)
         self._packets.finish(self._next_pts)
