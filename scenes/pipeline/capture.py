@@ -117,7 +117,7 @@ class SegmentVideo:
             self._rgba_pixels = np.frombuffer(plane, dtype=np.uint8).reshape(
                 height, plane.line_size // 4, 4)[:, :width]
             # a converter of this video's own, made here: a render worker forked from a
-            # process whose swscale held threads hung (twice in a fresh clone's suite)
+            # process whose swscale held threads hung (CI, and a fresh clone here, twice)
             # converting through a frame's cached converter that reached that state
             self._converter = VideoReformatter()
         np.copyto(self._rgba_pixels, pixels)
